@@ -1,0 +1,22 @@
+// Enumerations of SPEC.md and CONTRACT §8, in the order SPEC.md lists them.
+
+export const OPERATION_TYPES = ["SALE", "RENT", "SEASONAL"] as const;
+export const PROPERTY_STATUSES = ["AVAILABLE", "RENTED", "RESERVED", "SOLD", "UNAVAILABLE"] as const;
+/** Portal publication tiers used by the sandbox data; `highlight` itself is free text. */
+export const HIGHLIGHT_TIERS = ["STANDARD", "PREMIUM", "SUPER_PREMIUM", "TRIPLE"] as const;
+
+export const LEAD_SOURCES = [
+  "WEBSITE", "WHATSAPP", "PHONE", "EMAIL", "SOCIAL_MEDIA", "INSTAGRAM", "FACEBOOK", "PORTAL",
+  "PORTAL_VIVAREAL", "PORTAL_ZAPIMOVEIS", "PORTAL_OLX", "PORTAL_IMOVELWEB", "PORTAL_CHAVESNAMAO",
+  "META_ADS", "GOOGLE_ADS", "RD_STATION", "REFERRAL", "REAL_ESTATE", "OTHER", "API",
+] as const;
+export const LEAD_STATUSES = [
+  "NEW_LEAD", "IN_SERVICE", "VISIT_SCHEDULED", "VISIT_COMPLETED", "PROPOSAL_MADE", "CONVERTED", "LOST",
+] as const;
+export const LEAD_PRIORITIES = ["LOW", "MEDIUM", "HIGH", "URGENT"] as const;
+
+export type OperationType = (typeof OPERATION_TYPES)[number];
+export type PropertyStatus = (typeof PROPERTY_STATUSES)[number];
+export type LeadSource = (typeof LEAD_SOURCES)[number];
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+export type LeadPriority = (typeof LEAD_PRIORITIES)[number];

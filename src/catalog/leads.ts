@@ -1,0 +1,42 @@
+// The lead field catalogue: names, descriptions, SQL and value schemas of every readable field.
+import { Type as T } from "@sinclair/typebox";
+import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES } from "./enums.ts";
+import type { EntityCatalog, FieldSpec } from "./types.ts";
+
+const NullableString = T.Union([T.String(), T.Null()]);
+const DateTime = T.String({ format: "date-time" });
+const oneOf = (values: readonly string[]) => T.Union(values.map((v) => T.Literal(v)));
+
+export const LEAD_FIELDS: readonly FieldSpec[] = [
+  { name: "id", description: "Unique identifier (UUID)", sql: "l.id", schema: T.String({ format: "uuid" }) },
+  { name: "name", description: "Contact name", sql: "l.name", schema: T.String() },
+  { name: "email", description: "Contact e-mail", sql: "l.email", schema: T.String({ format: "email" }) },
+  { name: "phone", description: "Contact phone", sql: "l.phone", schema: T.String() },
+  { name: "message", description: "Message from the contact", sql: "l.message", schema: T.String() },
+  { name: "source", description: "Where the lead came from", sql: "l.source", schema: oneOf(LEAD_SOURCES) },
+  { name: "status", description: "Position in the sales funnel", sql: "l.status", schema: oneOf(LEAD_STATUSES) },
+  { name: "priority", description: "Lead priority", sql: "l.priority", schema: oneOf(LEAD_PRIORITIES) },
+  { name: "propertyId", description: "Id of the linked property, or null", sql: "l.property_id", schema: NullableString },
+  { name: "interestedPropertyTitle", description: "Title of the property of interest, or null", sql: "l.interested_property_title", schema: NullableString },
+  { name: "createdAt", description: "Creation time (ISO 8601, UTC)", sql: "l.created_at", schema: DateTime },
+  { name: "updatedAt", description: "Last update time (ISO 8601, UTC)", sql: "l.updated_at", schema: DateTime },
+];
+
+export const LEAD_CATALOG: EntityCatalog = {
+  entity: "leads",
+  table: "leads",
+  alias: "l",
+  visible: "1 = 1",
+  fields: LEAD_FIELDS,
+  filters: [
+    { param: "status", column: "l.status", description: "Lead status", values: LEAD_STATUSES, countColumn: "status" },
+    { param: "source", column: "l.source", description: "Lead source", values: LEAD_SOURCES, countColumn: "source" },
+    { param: "priority", column: "l.priority", description: "Lead priority", values: LEAD_PRIORITIES, countColumn: "priority" },
+  ],
+  values: [
+    { field: "status", values: LEAD_STATUSES },
+    { field: "source", values: LEAD_SOURCES },
+    { field: "priority", values: LEAD_PRIORITIES },
+  ],
+  countsTable: "lead_counts",
+};

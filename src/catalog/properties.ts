@@ -1,0 +1,142 @@
+// The property field catalogue: names, descriptions, SQL and value schemas of every readable field.
+import { Type as T } from "@sinclair/typebox";
+import { HIGHLIGHT_TIERS, OPERATION_TYPES, PROPERTY_STATUSES } from "./enums.ts";
+import { jsonBool, jsonObject } from "./sql.ts";
+import type { EntityCatalog, FieldSpec, SubField } from "./types.ts";
+
+const NullableString = T.Union([T.String(), T.Null()]);
+const NullableNumber = T.Union([T.Number(), T.Null()]);
+const NullableInteger = T.Union([T.Integer(), T.Null()]);
+const DateTime = T.String({ format: "date-time" });
+
+function group(description: string, fields: Record<string, SubField & { sql: string }>): Omit<FieldSpec, "name"> {
+  const sub: Record<string, SubField> = {};
+  const sql: Record<string, string> = {};
+  const schemas: Record<string, SubField["schema"]> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    sub[name] = { description: field.description, schema: field.schema };
+    sql[name] = field.sql;
+    schemas[name] = field.schema;
+  }
+  return { description, sql: jsonObject(sql), schema: T.Object(schemas), fields: sub };
+}
+
+const PHOTO_FIELDS = {
+  id: { description: "Photo identifier", schema: T.String(), sql: "ph.id" },
+  url: { description: "Absolute URL of the image", schema: T.String(), sql: "ph.url" },
+  alt: { description: "Alternative text, or null", schema: NullableString, sql: "ph.alt" },
+  order: { description: "Position in the gallery, starting at 1", schema: T.Integer(), sql: "ph.position" },
+  isMain: { description: "True for the cover photo (exactly one per gallery)", schema: T.Boolean(), sql: jsonBool("ph.is_main") },
+};
+
+export const PROPERTY_FIELDS: readonly FieldSpec[] = [
+  { name: "id", description: "Unique identifier (UUID)", sql: "p.id", schema: T.String({ format: "uuid" }) },
+  { name: "code", description: "The agency's own code for the listing, or null", sql: "p.code", schema: NullableString },
+  { name: "title", description: "Listing title", sql: "p.title", schema: T.String() },
+  { name: "description", description: "Full description", sql: "p.description", schema: T.String() },
+  {
+    name: "operationType",
+    description: `Kind of deal: ${OPERATION_TYPES.join(", ")}`,
+    sql: "p.operation_type",
+    schema: T.Union(OPERATION_TYPES.map((v) => T.Literal(v))),
+  },
+  {
+    name: "status",
+    description: `Availability: ${PROPERTY_STATUSES.join(", ")}`,
+    sql: "p.status",
+    schema: T.Union(PROPERTY_STATUSES.map((v) => T.Literal(v))),
+  },
+  { name: "propertyType", description: "Kind of property as free text (e.g. Apartamento, Casa), or null", sql: "p.property_type", schema: NullableString },
+  {
+    name: "highlight",
+    description: `Publication highlight level (the sandbox uses ${HIGHLIGHT_TIERS.join(", ")})`,
+    sql: "p.highlight",
+    schema: T.String(),
+  },
+  { name: "exclusive", description: "True when the agency holds the listing exclusively", sql: jsonBool("p.exclusive"), schema: T.Boolean() },
+  { name: "isPublished", description: "Always true: only published properties are exposed", sql: jsonBool("p.is_published"), schema: T.Boolean() },
+  { name: "createdAt", description: "Creation time (ISO 8601, UTC)", sql: "p.created_at", schema: DateTime },
+  { name: "updatedAt", description: "Last update time (ISO 8601, UTC)", sql: "p.updated_at", schema: DateTime },
+  {
+    name: "address",
+    ...group("Postal address (all sub-fields are strings or null)", {
+      street: { description: "Street name", schema: NullableString, sql: "p.street" },
+      number: { description: "Street number", schema: NullableString, sql: "p.number" },
+      complement: { description: "Complement (apartment, block…)", schema: NullableString, sql: "p.complement" },
+      neighborhood: { description: "Neighbourhood (bairro)", schema: NullableString, sql: "p.neighborhood" },
+      city: { description: "City", schema: NullableString, sql: "p.city" },
+      state: { description: "State, full name", schema: NullableString, sql: "p.state" },
+      uf: { description: "State abbreviation (UF)", schema: NullableString, sql: "p.uf" },
+      cep: { description: "Postal code (CEP), NNNNN-NNN", schema: NullableString, sql: "p.cep" },
+    }),
+  },
+  {
+    name: "coordinates",
+    ...group("Geographic position (numbers or null)", {
+      latitude: { description: "Latitude in decimal degrees", schema: NullableNumber, sql: "p.latitude" },
+      longitude: { description: "Longitude in decimal degrees", schema: NullableNumber, sql: "p.longitude" },
+    }),
+  },
+  {
+    name: "features",
+    ...group("Physical characteristics", {
+      totalArea: { description: "Total area in m², or null", schema: NullableNumber, sql: "p.total_area" },
+      builtArea: { description: "Built area in m², or null", schema: NullableNumber, sql: "p.built_area" },
+      bedrooms: { description: "Bedrooms, or null", schema: NullableInteger, sql: "p.bedrooms" },
+      bathrooms: { description: "Bathrooms, or null", schema: NullableInteger, sql: "p.bathrooms" },
+      suites: { description: "Suites (bedrooms with a bathroom), or null", schema: NullableInteger, sql: "p.suites" },
+      parkingSpaces: { description: "Parking spaces, or null", schema: NullableInteger, sql: "p.parking_spaces" },
+      floor: { description: "Floor of the unit, or null", schema: NullableInteger, sql: "p.floor" },
+      totalFloors: { description: "Floors of the building, or null", schema: NullableInteger, sql: "p.total_floors" },
+      isFurnished: { description: "True when furnished", schema: T.Boolean(), sql: jsonBool("p.is_furnished") },
+    }),
+  },
+  {
+    name: "pricing",
+    ...group("Prices in BRL, plain numbers (null when not applicable)", {
+      salePrice: { description: "Sale price", schema: NullableNumber, sql: "p.sale_price" },
+      rentalPrice: { description: "Monthly rent", schema: NullableNumber, sql: "p.rental_price" },
+      condominiumFee: { description: "Monthly condominium fee", schema: NullableNumber, sql: "p.condominium_fee" },
+      iptu: { description: "Annual IPTU (property tax)", schema: NullableNumber, sql: "p.iptu" },
+    }),
+  },
+  {
+    name: "financing",
+    ...group("Financing conditions", {
+      acceptsFinancing: { description: "True when the seller accepts bank financing", schema: T.Boolean(), sql: jsonBool("p.accepts_financing") },
+    }),
+  },
+  {
+    name: "photos",
+    description: "Photo gallery, ordered by `order`",
+    // Read only when requested: a correlated subquery over the photos primary key.
+    sql:
+      "(SELECT coalesce(json_group_array(json(o)), json('[]')) FROM " +
+      `(SELECT ${jsonObject(Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, f.sql])))} AS o ` +
+      "FROM photos ph WHERE ph.property_id = p.id ORDER BY ph.position, ph.id))",
+    schema: T.Array(T.Object(Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, f.schema])))),
+    fields: Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, { description: f.description, schema: f.schema }])),
+  },
+];
+
+export const PROPERTY_CATALOG: EntityCatalog = {
+  entity: "properties",
+  table: "properties",
+  alias: "p",
+  visible: "p.is_published = 1",
+  fields: PROPERTY_FIELDS,
+  filters: [
+    { param: "status", column: "p.status", description: "Property status", values: PROPERTY_STATUSES, countColumn: "status" },
+    { param: "operationType", column: "p.operation_type", description: "Kind of deal", values: OPERATION_TYPES, countColumn: "operation_type" },
+    { param: "propertyType", column: "p.property_type", description: "Kind of property, exact text (see /v1/values/properties/propertyType)", countColumn: "property_type" },
+    { param: "highlight", column: "p.highlight", description: "Highlight level, exact text (see /v1/values/properties/highlight)", countColumn: "highlight" },
+    { param: "code", column: "p.code", description: "The agency's code of the listing, exact" },
+  ],
+  values: [
+    { field: "status", values: PROPERTY_STATUSES },
+    { field: "operationType", values: OPERATION_TYPES },
+    { field: "propertyType", column: "property_type" },
+    { field: "highlight", column: "highlight" },
+  ],
+  countsTable: "property_counts",
+};

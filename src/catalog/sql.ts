@@ -1,0 +1,13 @@
+// Small SQL builders for catalogue entries: JSON values out of 0/1 booleans and column groups.
+
+/** A 0/1 column as a JSON boolean. */
+export function jsonBool(column: string): string {
+  return `CASE WHEN ${column} THEN json('true') ELSE json('false') END`;
+}
+
+/** A JSON object of named SQL expressions, keys in the given order. */
+export function jsonObject(entries: Record<string, string>): string {
+  return `json_object(${Object.entries(entries)
+    .map(([key, sql]) => `'${key}', ${sql}`)
+    .join(", ")})`;
+}

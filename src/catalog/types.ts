@@ -1,0 +1,50 @@
+// The shape of a field catalogue entry: one entry drives selection, SQL, /v1/fields and OpenAPI.
+import type { TSchema } from "@sinclair/typebox";
+
+export interface SubField {
+  description: string;
+  schema: TSchema;
+}
+
+export interface FieldSpec {
+  name: string;
+  description: string;
+  /** SQL expression (over the entity's table alias) giving the field's JSON value. */
+  sql: string;
+  /** TypeBox schema of the value as it appears in responses. */
+  schema: TSchema;
+  /** Present for grouped fields: the sub-fields returned together, never selectable alone. */
+  fields?: Record<string, SubField>;
+}
+
+/** An equality filter of a list endpoint: query parameter → column. */
+export interface FilterSpec {
+  param: string;
+  column: string;
+  description: string;
+  /** Allowed values; absent for free text. */
+  values?: readonly string[];
+  /** Column of the counters table that holds this dimension, when totals can come from it. */
+  countColumn?: string;
+}
+
+/** A field of GET /v1/values/{entity}/{field}. */
+export interface ValuesSpec {
+  field: string;
+  /** A fixed enumeration, or the column whose distinct published values are listed. */
+  values?: readonly string[];
+  column?: string;
+}
+
+export interface EntityCatalog {
+  entity: "properties" | "leads";
+  table: string;
+  alias: string;
+  /** Condition every row leaving the server must meet (published properties only). */
+  visible: string;
+  fields: readonly FieldSpec[];
+  filters: readonly FilterSpec[];
+  values: readonly ValuesSpec[];
+  /** Counters table kept by triggers, with its filterable columns. */
+  countsTable: string;
+}

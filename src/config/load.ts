@@ -1,0 +1,146 @@
+// Loads, validates and resolves a config file. Every problem is named with its JSON path.
+import { Value } from "@sinclair/typebox/value";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { parseRange, RangeMatcher } from "../security/ip.ts";
+import { randomToken } from "../security/secrets.ts";
+import { MIN_SECRET_BYTES } from "../security/tokens.ts";
+import type { Client, RuntimeConfig } from "./model.ts";
+import { ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, type ConfigFile } from "./schema.ts";
+
+export const SANDBOX_KEY_PREFIX = "pk_sandbox_";
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`${file}: invalid config\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/** Schema problems as "<json path>: <message>", one per path. */
+function schemaProblems(value: unknown): string[] {
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const error of Value.Errors(ConfigSchema, value)) {
+    const path = error.path || "/";
+    // Union members each report; the first message per path is the useful one.
+    if (seen.has(path)) continue;
+    seen.add(path);
+    const unknownKey = error.message.startsWith("Unexpected property");
+    problems.push(unknownKey ? `${path}: unknown key` : `${path}: ${error.message.toLowerCase()}`);
+  }
+  return problems;
+}
+
+function semanticProblems(config: ConfigFile): string[] {
+  const problems: string[] = [];
+  const environment = config.environment ?? "production";
+  const ids = new Map<string, number>();
+  const keys = new Map<string, number>();
+  (config.trustedProxies ?? []).forEach((range, i) => {
+    if (!parseRange(range)) problems.push(`/trustedProxies/${i}: "${range}" is not an IP address or CIDR range`);
+  });
+  if (config.jwtSecret !== undefined && Buffer.byteLength(config.jwtSecret) < MIN_SECRET_BYTES) {
+    problems.push(`/jwtSecret: must be at least ${MIN_SECRET_BYTES} bytes`);
+  }
+  config.clients.forEach((client, i) => {
+    const first = ids.get(client.id);
+    if (first !== undefined) problems.push(`/clients/${i}/id: duplicate client id "${client.id}" (also /clients/${first}/id)`);
+    else ids.set(client.id, i);
+    const firstKey = keys.get(client.apiKey);
+    if (firstKey !== undefined) problems.push(`/clients/${i}/apiKey: duplicate apiKey (also /clients/${firstKey}/apiKey)`);
+    else keys.set(client.apiKey, i);
+    if (environment === "production" && client.apiKey.startsWith(SANDBOX_KEY_PREFIX)) {
+      problems.push(`/clients/${i}/apiKey: sandbox keys (${SANDBOX_KEY_PREFIX}…) are not accepted in production`);
+    }
+    (client.ipWhitelist ?? []).forEach((range, j) => {
+      if (!parseRange(range)) {
+        problems.push(`/clients/${i}/ipWhitelist/${j}: "${range}" is not an IP address or CIDR range`);
+      }
+    });
+  });
+  return problems;
+}
+
+/** Validates a parsed config object; throws ConfigError listing every problem. */
+export function validateConfig(value: unknown, file: string): ConfigFile {
+  const problems = schemaProblems(value);
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  const config = value as ConfigFile;
+  const semantic = semanticProblems(config);
+  if (semantic.length > 0) throw new ConfigError(file, semantic);
+  return config;
+}
+
+function resolvePath(baseDir: string, path: string): string {
+  return isAbsolute(path) ? path : resolve(baseDir, path);
+}
+
+/** The secret to sign tokens with: configured, or generated once and kept beside the config. */
+function jwtSecretFor(config: ConfigFile, configPath: string): string {
+  if (config.jwtSecret) return config.jwtSecret;
+  const secretFile = `${configPath}.jwt-secret`;
+  if (existsSync(secretFile)) return readFileSync(secretFile, "utf8").trim();
+  const secret = randomToken(64);
+  writeFileSync(secretFile, secret + "\n", { mode: 0o600 });
+  chmodSync(secretFile, 0o600);
+  return secret;
+}
+
+/** Turns a validated config into the frozen runtime form. */
+export function resolveConfig(config: ConfigFile, options: { baseDir: string; jwtSecret: string }): RuntimeConfig {
+  const databases = new Map(
+    Object.entries(config.databases ?? {}).map(([name, path]) => [name, resolvePath(options.baseDir, path)]),
+  );
+  const clients = new Map<string, Client>();
+  for (const entry of config.clients) {
+    const whitelist = entry.ipWhitelist ?? [];
+    clients.set(
+      entry.id,
+      Object.freeze({
+        id: entry.id,
+        name: entry.name ?? entry.id,
+        apiKey: entry.apiKey,
+        secretHash: entry.secretHash,
+        enabled: entry.enabled ?? true,
+        databasePath: entry.database !== undefined ? (databases.get(entry.database) ?? null) : null,
+        ipWhitelist: whitelist.length > 0 ? new RangeMatcher(whitelist) : null,
+        rateLimitPerMinute: entry.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+        burstPerSecond: entry.burstPerSecond ?? null,
+      }),
+    );
+  }
+  return Object.freeze({
+    environment: config.environment ?? "production",
+    port: config.port ?? null,
+    host: config.host ?? "0.0.0.0",
+    trustedProxies: new RangeMatcher(config.trustedProxies ?? []),
+    jwtSecret: options.jwtSecret,
+    databases,
+    clients,
+    clientsByKey: new Map([...clients.values()].map((c) => [c.apiKey, c])),
+    metricsToken: config.metrics?.token ?? null,
+    logLevel: config.logLevel ?? "info",
+  });
+}
+
+/** Reads, validates and resolves a config file; throws ConfigError naming every problem. */
+export function loadConfigFile(path: string): RuntimeConfig {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(path, [`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(path, [`not valid JSON: ${(error as Error).message}`]);
+  }
+  const config = validateConfig(value, path);
+  return resolveConfig(config, { baseDir: dirname(file), jwtSecret: jwtSecretFor(config, file) });
+}

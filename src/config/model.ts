@@ -1,0 +1,31 @@
+// The validated, frozen configuration the server runs with (swapped whole on reload).
+import type { RangeMatcher } from "../security/ip.ts";
+import type { Environment } from "../security/tokens.ts";
+
+export interface Client {
+  id: string;
+  name: string;
+  apiKey: string;
+  secretHash: string;
+  enabled: boolean;
+  /** Resolved database file, or null when the client names none (or an unknown one). */
+  databasePath: string | null;
+  /** Null when any address is allowed. */
+  ipWhitelist: RangeMatcher | null;
+  rateLimitPerMinute: number;
+  burstPerSecond: number | null;
+}
+
+export interface RuntimeConfig {
+  environment: Environment;
+  port: number | null;
+  host: string;
+  trustedProxies: RangeMatcher;
+  jwtSecret: string;
+  /** Database name → absolute file path. */
+  databases: ReadonlyMap<string, string>;
+  clients: ReadonlyMap<string, Client>;
+  clientsByKey: ReadonlyMap<string, Client>;
+  metricsToken: string | null;
+  logLevel: string;
+}

@@ -1,0 +1,62 @@
+// The config file's TypeBox schema: the single source of its validation, its types and the
+// JSON Schema printed by `partner-api config-schema`.
+import { Type as T, type Static } from "@sinclair/typebox";
+import { SECRET_HASH_PATTERN } from "../security/secrets.ts";
+
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
+export const DEFAULT_PORT = 8080;
+
+export const ClientSchema = T.Object(
+  {
+    id: T.String({ pattern: "^[A-Za-z0-9._-]{1,64}$", description: "Stable client identifier (letters, digits, . _ -)" }),
+    name: T.Optional(T.String({ maxLength: 200, description: "Partner company name" })),
+    apiKey: T.String({ minLength: 8, maxLength: 200, description: "Public key sent as X-API-Key" }),
+    secretHash: T.String({ pattern: SECRET_HASH_PATTERN, description: "Output of `partner-api hash-secret SECRET`" }),
+    enabled: T.Optional(T.Boolean({ default: true, description: "False refuses the client with API_DISABLED" })),
+    database: T.Optional(T.String({ description: "Name of an entry of `databases`" })),
+    ipWhitelist: T.Optional(
+      T.Array(T.String(), { description: "Allowed source addresses or CIDR ranges; absent or empty allows any" }),
+    ),
+    rateLimitPerMinute: T.Optional(
+      T.Integer({ minimum: 1, default: DEFAULT_RATE_LIMIT_PER_MINUTE, description: "Requests per sliding minute" }),
+    ),
+    burstPerSecond: T.Optional(T.Integer({ minimum: 1, description: "Optional cap on requests per second" })),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = T.Object(
+  {
+    $schema: T.Optional(T.String({ description: "Path or URL of this schema, for editors" })),
+    environment: T.Optional(
+      T.Union([T.Literal("production"), T.Literal("sandbox")], { default: "production" }),
+    ),
+    port: T.Optional(T.Integer({ minimum: 1, maximum: 65535, default: DEFAULT_PORT })),
+    host: T.Optional(T.String({ default: "0.0.0.0", description: "Address to listen on" })),
+    trustedProxies: T.Optional(
+      T.Array(T.String(), { description: "Proxies whose X-Forwarded-For is honoured (addresses or CIDR ranges)" }),
+    ),
+    jwtSecret: T.Optional(
+      T.String({ minLength: 32, description: "HMAC key for tokens; absent: generated once and kept beside the config" }),
+    ),
+    databases: T.Optional(
+      T.Record(T.String({ pattern: "^[A-Za-z0-9._-]{1,64}$" }), T.String({ minLength: 1 }), {
+        description: "Database name → SQLite file (relative paths resolve against the config's folder)",
+      }),
+    ),
+    clients: T.Array(ClientSchema, { description: "Partner clients" }),
+    metrics: T.Optional(
+      T.Object(
+        { token: T.String({ minLength: 16, description: "Bearer token required by GET /metrics" }) },
+        { additionalProperties: false },
+      ),
+    ),
+    logLevel: T.Optional(
+      T.Union(["fatal", "error", "warn", "info", "debug"].map((l) => T.Literal(l)), { default: "info" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ConfigFile = Static<typeof ConfigSchema>;
+export type ClientEntry = Static<typeof ClientSchema>;

@@ -1,0 +1,34 @@
+// Versioned schema migrations, compiled into the binary. The schema version lives in the
+// file itself (PRAGMA user_version): an older file is upgraded at open, a newer one refused.
+import type { Database } from "bun:sqlite";
+import init from "./migrations/001_init.sql" with { type: "text" };
+
+/** Migrations in order; migration i (0-based) takes the schema from version i to i + 1. */
+export const MIGRATIONS: readonly string[] = [init];
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export class SchemaTooNewError extends Error {
+  constructor(readonly found: number) {
+    super(
+      `database schema version ${found} is newer than this partner-api understands (${SCHEMA_VERSION}); ` +
+        "upgrade partner-api to serve it",
+    );
+  }
+}
+
+export function schemaVersion(db: Database): number {
+  const row = db.query("PRAGMA user_version").get() as { user_version: number };
+  return row.user_version;
+}
+
+/** Brings the schema up to SCHEMA_VERSION, one transaction per step. */
+export function migrate(db: Database, migrations: readonly string[] = MIGRATIONS): void {
+  const current = schemaVersion(db);
+  if (current > migrations.length) throw new SchemaTooNewError(current);
+  for (let version = current; version < migrations.length; version++) {
+    db.transaction(() => {
+      db.run(migrations[version]!);
+      db.run(`PRAGMA user_version = ${version + 1}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,65 @@
+// Opening a partner-api database: the PRAGMAs every connection needs, then the migrations.
+import { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { migrate, schemaVersion, SCHEMA_VERSION, SchemaTooNewError } from "./migrate.ts";
+
+export class NotAPartnerDatabaseError extends Error {}
+
+function applyPragmas(db: Database): void {
+  db.run("PRAGMA journal_mode = WAL");
+  // FULL: a commit is on disk before it returns, so an acknowledged lead survives power loss.
+  db.run("PRAGMA synchronous = FULL");
+  db.run("PRAGMA busy_timeout = 5000");
+  db.run("PRAGMA foreign_keys = ON");
+  db.run("PRAGMA cache_size = -65536"); // 64 MiB page cache
+  db.run("PRAGMA temp_store = MEMORY");
+}
+
+/** Opens (creating if needed) a database and brings its schema up to date. */
+export function openDatabase(path: string): Database {
+  const db = new Database(path, { create: true, strict: true });
+  try {
+    applyPragmas(db);
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens an existing database for serving: never creates one. A file that is not a
+ * partner-api database (no schema version, or a foreign schema) is refused.
+ */
+export function openExistingDatabase(path: string): Database {
+  if (!existsSync(path)) throw new NotAPartnerDatabaseError(`database file not found: ${path}`);
+  let db: Database;
+  try {
+    db = new Database(path, { readwrite: true, create: false, strict: true });
+  } catch (error) {
+    throw new NotAPartnerDatabaseError(`cannot open ${path}: ${(error as Error).message}`);
+  }
+  try {
+    const version = schemaVersion(db);
+    if (version === 0) throw new NotAPartnerDatabaseError(`${path} is not a partner-api database`);
+    if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version);
+    applyPragmas(db);
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof NotAPartnerDatabaseError || error instanceof SchemaTooNewError) throw error;
+    throw new NotAPartnerDatabaseError(`${path} cannot be opened as a partner-api database: ${(error as Error).message}`);
+  }
+}
+
+/** Closes cleanly: checkpoints the WAL so the file alone holds everything. */
+export function closeDatabase(db: Database): void {
+  try {
+    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch {
+    // A checkpoint can fail while another process reads; closing is still safe.
+  }
+  db.close();
+}

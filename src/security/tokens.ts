@@ -1,0 +1,117 @@
+// HS256 JWTs (RFC 7519, verified per RFC 8725): only HS256, required claims, issuer and
+// environment checked. Verified tokens are cached (bounded) because every request verifies one.
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+export const TOKEN_TTL_SECONDS = 3600;
+export const ISSUER = "partner-api";
+export const MIN_SECRET_BYTES = 32;
+const MAX_TOKEN_LENGTH = 4096;
+const CACHE_LIMIT = 10_000;
+
+export type Environment = "sandbox" | "production";
+
+export interface TokenClaims {
+  iss: string;
+  sub: string;
+  env: Environment;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export class WeakSecretError extends Error {}
+
+const HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+function decodeJson(part: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export class TokenService {
+  private readonly secret: Buffer;
+  private readonly verified = new Map<string, TokenClaims>();
+
+  constructor(
+    secret: string,
+    readonly environment: Environment,
+    private readonly clock: Clock,
+  ) {
+    this.secret = Buffer.from(secret, "utf8");
+    if (this.secret.length < MIN_SECRET_BYTES) {
+      throw new WeakSecretError(`jwtSecret must be at least ${MIN_SECRET_BYTES} bytes`);
+    }
+  }
+
+  private sign(data: string): Buffer {
+    return createHmac("sha256", this.secret).update(data).digest();
+  }
+
+  issue(clientId: string): { token: string; expiresIn: number } {
+    const iat = Math.floor(this.clock.now() / 1000);
+    const claims: TokenClaims = {
+      iss: ISSUER,
+      sub: clientId,
+      env: this.environment,
+      iat,
+      exp: iat + TOKEN_TTL_SECONDS,
+      jti: crypto.randomUUID(),
+    };
+    const body = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
+    return { token: `${body}.${this.sign(body).toString("base64url")}`, expiresIn: TOKEN_TTL_SECONDS };
+  }
+
+  /** The token's claims when it is genuine, current and meant for this environment; else null. */
+  verify(token: string): TokenClaims | null {
+    const nowSeconds = this.clock.now() / 1000;
+    const cached = this.verified.get(token);
+    if (cached) {
+      if (cached.exp > nowSeconds) return cached;
+      this.verified.delete(token);
+      return null;
+    }
+    const claims = this.verifyUncached(token, nowSeconds);
+    if (claims) {
+      if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, claims);
+    }
+    return claims;
+  }
+
+  private verifyUncached(token: string, nowSeconds: number): TokenClaims | null {
+    if (token.length > MAX_TOKEN_LENGTH) return null;
+    const parts = token.split(".");
+    if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return null;
+    const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
+
+    const header = decodeJson(headerPart);
+    // Only HS256: "none" and other HMAC sizes are refused even when signed with our secret.
+    if (!isObject(header) || header.alg !== "HS256" || "crit" in header) return null;
+    if (header.typ !== undefined && header.typ !== "JWT") return null;
+
+    const expected = this.sign(`${headerPart}.${payloadPart}`);
+    const presented = Buffer.from(signaturePart, "base64url");
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
+
+    const payload = decodeJson(payloadPart);
+    if (!isObject(payload)) return null;
+    const { iss, sub, env, iat, exp, jti } = payload;
+    if (iss !== ISSUER || env !== this.environment) return null;
+    if (typeof sub !== "string" || sub === "") return null;
+    if (typeof iat !== "number" || typeof exp !== "number" || !Number.isFinite(iat) || !Number.isFinite(exp)) return null;
+    if (exp <= nowSeconds || iat > nowSeconds + 60) return null;
+    return { iss, sub, env: this.environment, iat, exp, jti: typeof jti === "string" ? jti : "" };
+  }
+}
