@@ -1,0 +1,120 @@
+// Per-key token bucket with lazy refill computed from the clock, no timers: throttles failed
+// authentication per source IP and caps a client's burst per second (CONTRACT §6).
+
+import type { Clock } from "./clock.ts";
+import type { LimitDecision } from "./decision.ts";
+import { RecencyMap, type Recent } from "./recency-map.ts";
+
+export type BucketDecision = LimitDecision;
+
+/** Exactly one refill rate. Per minute exists so 20/min is exact rather than 0.333… per second. */
+type Refill =
+  | { refillPerSecond: number; refillPerMinute?: undefined }
+  | { refillPerMinute: number; refillPerSecond?: undefined };
+
+export type TokenBucketOptions = Refill & {
+  /** Tokens a full bucket holds; also the `limit` reported. */
+  capacity: number;
+  clock: Clock;
+  /** Hard cap on tracked keys; past it the least recently used key is forgotten (refilled). */
+  maxKeys?: number;
+};
+
+interface Bucket extends Recent {
+  /** Tokens held, in units of 1/period-ms of a token (see the constructor). */
+  level: number;
+  /** Clock time `level` was last brought up to date. */
+  at: number;
+}
+
+export class TokenBucketLimiter {
+  readonly #clock: Clock;
+  readonly #capacity: number;
+  // Integer units make refill exact with a whole-millisecond clock: a token is `#perToken`
+  // units (the refill period in ms) and `#perMs` units (tokens per period) arrive each ms.
+  readonly #perToken: number;
+  readonly #perMs: number;
+  readonly #full: number;
+  readonly #buckets: RecencyMap<Bucket>;
+
+  constructor(options: TokenBucketOptions) {
+    const { capacity, clock, maxKeys = 100_000 } = options;
+    const [tokens, periodMs] =
+      options.refillPerMinute !== undefined ? [options.refillPerMinute, 60_000] : [options.refillPerSecond, 1000];
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError("capacity must be a positive integer");
+    if (!(tokens > 0) || !Number.isFinite(tokens)) throw new RangeError("refill rate must be a positive number");
+    this.#clock = clock;
+    this.#capacity = capacity;
+    this.#perToken = periodMs;
+    this.#perMs = tokens;
+    this.#full = capacity * periodMs;
+    // A bucket that has refilled to the brim is what an unknown key gets anyway.
+    this.#buckets = new RecencyMap(maxKeys, (b, nowMs) => this.#levelAt(b, nowMs) >= this.#full);
+  }
+
+  /** Whether `key` has no whole token now (its next `take` would be refused). */
+  isEmpty(key: string): boolean {
+    const b = this.#buckets.get(key);
+    if (b === undefined) return false;
+    this.#refill(b, this.#clock.now());
+    return b.level < this.#perToken;
+  }
+
+  /** Takes one token when there is a whole one; a refusal takes nothing. */
+  take(key: string): BucketDecision {
+    const nowMs = this.#clock.now();
+    let b = this.#use(key, nowMs);
+    if ((b?.level ?? this.#full) < this.#perToken) return this.#decision(false, b?.level ?? 0);
+    if (b === undefined) {
+      b = { level: this.#full, at: nowMs, usedAt: Math.floor(nowMs / 1000) };
+      this.#buckets.add(key, b, nowMs);
+    }
+    b.level -= this.#perToken;
+    return this.#decision(true, b.level);
+  }
+
+  /** The figures for `key` as they stand, without taking anything. */
+  peek(key: string): BucketDecision {
+    const level = this.#use(key, this.#clock.now())?.level ?? this.#full;
+    return this.#decision(level >= this.#perToken, level);
+  }
+
+  /** How many keys hold state now. */
+  size(): number {
+    return this.#buckets.size;
+  }
+
+  #use(key: string, nowMs: number): Bucket | undefined {
+    const second = Math.floor(nowMs / 1000);
+    this.#buckets.tick(second, nowMs);
+    const b = this.#buckets.get(key);
+    if (b !== undefined) {
+      this.#refill(b, nowMs);
+      this.#buckets.touch(key, b, second);
+    }
+    return b;
+  }
+
+  #levelAt(b: Bucket, nowMs: number): number {
+    return nowMs > b.at ? Math.min(this.#full, b.level + (nowMs - b.at) * this.#perMs) : b.level;
+  }
+
+  #refill(b: Bucket, nowMs: number): void {
+    b.level = this.#levelAt(b, nowMs);
+    if (nowMs > b.at) b.at = nowMs;
+  }
+
+  #decision(allowed: boolean, level: number): BucketDecision {
+    const remaining = Math.floor(level / this.#perToken);
+    // Until the next whole token lands; when refused that is exactly the wait before a retry.
+    const resetSeconds =
+      level >= this.#full ? 0 : Math.ceil(((remaining + 1) * this.#perToken - level) / this.#perMs / 1000);
+    return {
+      allowed,
+      limit: this.#capacity,
+      remaining: allowed ? remaining : 0,
+      retryAfterSeconds: allowed ? 0 : resetSeconds,
+      resetSeconds,
+    };
+  }
+}
