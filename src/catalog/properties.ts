@@ -110,10 +110,11 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
     name: "photos",
     description: "Photo gallery, ordered by `order`",
     // Read only when requested: a correlated subquery over the photos primary key.
+    // json(…) keeps the subquery's result a JSON array rather than text.
     sql:
-      "(SELECT coalesce(json_group_array(json(o)), json('[]')) FROM " +
+      "json((SELECT json_group_array(json(o)) FROM " +
       `(SELECT ${jsonObject(Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, f.sql])))} AS o ` +
-      "FROM photos ph WHERE ph.property_id = p.id ORDER BY ph.position, ph.id))",
+      "FROM photos ph WHERE ph.property_id = p.id ORDER BY ph.position, ph.id)))",
     schema: T.Array(T.Object(Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, f.schema])))),
     fields: Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, { description: f.description, schema: f.schema }])),
   },

@@ -1,0 +1,59 @@
+// createApp(deps): the global plugins first (context, errors), then each feature module.
+import { Elysia } from "elysia";
+import type { Logger } from "./logging.ts";
+import { authModule } from "./modules/auth/index.ts";
+import { catalogModule } from "./modules/catalog/index.ts";
+import { changesModule } from "./modules/changes/index.ts";
+import { healthModule } from "./modules/health/index.ts";
+import { leadsModule } from "./modules/leads/index.ts";
+import { propertiesModule } from "./modules/properties/index.ts";
+import { requestContext, serverPeerAddress, type PeerAddress } from "./plugins/context.ts";
+import { errorHandler } from "./plugins/errors.ts";
+import type { Runtime } from "./runtime.ts";
+
+export interface AppDeps {
+  runtime: Runtime;
+  logger: Logger;
+  /** Where the TCP peer address comes from; tests pass their own. */
+  peerAddress?: PeerAddress;
+}
+
+/** Path patterns with their methods, for 405 answers; built from the app's own routes. */
+function methodTable(routes: readonly { method: string; path: string }[]) {
+  const table = new Map<string, { pattern: RegExp; methods: string[] }>();
+  for (const { method, path } of routes) {
+    if (path === "*" || method === "ALL") continue;
+    let entry = table.get(path);
+    if (entry === undefined) {
+      entry = { pattern: new RegExp(`^${path.replace(/:[^/]+/g, "[^/]+")}/?$`), methods: [] };
+      table.set(path, entry);
+    }
+    if (!entry.methods.includes(method)) entry.methods.push(method);
+  }
+  return [...table.values()];
+}
+
+export function createApp(deps: AppDeps) {
+  const { runtime, logger } = deps;
+  let methods: ReturnType<typeof methodTable> | null = null;
+  const app = new Elysia({ name: "partner-api" })
+    .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress }))
+    .use(
+      errorHandler({
+        logger,
+        allowedMethods: (path) => {
+          methods ??= methodTable(app.routes);
+          return methods.find((m) => m.pattern.test(path))?.methods ?? [];
+        },
+      }),
+    )
+    .use(healthModule(runtime, runtime.clock.now()))
+    .use(authModule(runtime))
+    .use(catalogModule(runtime))
+    .use(propertiesModule(runtime))
+    .use(leadsModule(runtime))
+    .use(changesModule(runtime));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

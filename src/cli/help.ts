@@ -1,0 +1,26 @@
+// The --help text.
+export const HELP = `partner-api: the Partner API of a real-estate agency, one executable with its storage.
+
+Usage:
+  partner-api sandbox [--port P] [--db FILE] [--rate-limit N] [--reset]
+      Serve fictitious data with the published sandbox credentials
+      (pk_sandbox_demo / sk_sandbox_demo). Builds FILE (default data/sandbox.sqlite) if missing.
+  partner-api serve [--config FILE] [--port P]
+      Serve production from a config file (default ./config.json). SIGHUP reloads it.
+  partner-api seed --out FILE [--properties N] [--leads N] [--seed S] [--as-of ISO] [--force]
+      Write a deterministic fictitious dataset (default 1000 properties, 5000 leads, seed 42).
+  partner-api hash-secret SECRET
+      Print the value to put in a client's "secretHash".
+  partner-api client new --id ID [--name NAME]
+      Print a fresh API key and secret and the config entry for them.
+  partner-api config-schema
+      Print the JSON Schema of the config file.
+  partner-api import --db FILE FEED [--partial] [--dry-run] [--json]
+  partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO]
+  partner-api backup --db FILE --out FILE
+      Agency data in and out.
+  partner-api --version | --help
+
+Port: --port, else the PORT environment variable, else the config's "port", else 8080.
+Exit codes: 0 success, 1 failure (import: rejected listings), 2 bad flags or config.
+`;

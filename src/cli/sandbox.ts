@@ -1,0 +1,75 @@
+// `partner-api sandbox`: the seeded fictitious dataset served with the published credentials.
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { resolveConfig, validateConfig } from "../config/load.ts";
+import type { RuntimeConfig } from "../config/model.ts";
+import { createLogger } from "../logging.ts";
+import { Runtime } from "../runtime.ts";
+import { hashSecret, randomToken } from "../security/secrets.ts";
+import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../seed/generator.ts";
+import { choosePort, integerFlag, parseFlags } from "./args.ts";
+import { startServer } from "./server.ts";
+
+export const SANDBOX_API_KEY = "pk_sandbox_demo";
+export const SANDBOX_API_SECRET = "sk_sandbox_demo";
+export const DEFAULT_SANDBOX_RATE_LIMIT = 600;
+
+export function sandboxConfig(databasePath: string, rateLimitPerMinute: number): RuntimeConfig {
+  const file = {
+    environment: "sandbox" as const,
+    databases: { sandbox: databasePath },
+    clients: [
+      {
+        id: "sandbox",
+        name: "Sandbox partner",
+        apiKey: SANDBOX_API_KEY,
+        secretHash: hashSecret(SANDBOX_API_SECRET),
+        database: "sandbox",
+        rateLimitPerMinute,
+      },
+    ],
+  };
+  // Through the same validation as a config file, so the sandbox can never run on a config
+  // that production would refuse for its shape.
+  return resolveConfig(validateConfig(file, "sandbox"), { baseDir: process.cwd(), jwtSecret: randomToken(48) });
+}
+
+export function sandboxCommand(args: string[]): void {
+  const { values } = parseFlags(args, {
+    port: { type: "string" },
+    db: { type: "string" },
+    "rate-limit": { type: "string" },
+    reset: { type: "boolean" },
+  });
+  const dbPath = resolve(values.db ?? "data/sandbox.sqlite");
+  const rateLimit = integerFlag(values["rate-limit"], "rate-limit", 1) ?? DEFAULT_SANDBOX_RATE_LIMIT;
+  const port = choosePort(values.port, null);
+  const logger = createLogger();
+
+  if (values.reset && existsSync(dbPath)) {
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
+  }
+  if (!existsSync(dbPath)) {
+    mkdirSync(dirname(dbPath), { recursive: true });
+    const summary = writeSeedDatabase(dbPath, { ...DEFAULT_SEED_OPTIONS });
+    logger.info({ ...summary, file: dbPath }, "sandbox dataset built");
+  }
+
+  const runtime = new Runtime(sandboxConfig(dbPath, rateLimit));
+  const running = startServer({ runtime, logger, port, host: "0.0.0.0" });
+  const url = `http://localhost:${running.port}`;
+  process.stderr.write(
+    [
+      "",
+      `partner-api sandbox is running at ${url}`,
+      `  API key:    ${SANDBOX_API_KEY}`,
+      `  API secret: ${SANDBOX_API_SECRET}`,
+      `  rate limit: ${rateLimit} requests per minute`,
+      `  docs:       ${url}/docs`,
+      "",
+      "Get a token:",
+      `  curl -s -X POST ${url}/v1/auth/token -H 'X-API-Key: ${SANDBOX_API_KEY}' -H 'X-API-Secret: ${SANDBOX_API_SECRET}'`,
+      "",
+    ].join("\n") + "\n",
+  );
+}

@@ -1,0 +1,21 @@
+// `partner-api serve [--config FILE] [--port P]`: production from a config file.
+import { loadConfigFile } from "../config/load.ts";
+import { createLogger } from "../logging.ts";
+import { Runtime } from "../runtime.ts";
+import { choosePort, parseFlags } from "./args.ts";
+import { startServer } from "./server.ts";
+
+export function serveCommand(args: string[]): void {
+  const { values } = parseFlags(args, { config: { type: "string" }, port: { type: "string" } });
+  const configPath = values.config ?? "./config.json";
+  const config = loadConfigFile(configPath);
+  const port = choosePort(values.port, config.port);
+  const logger = createLogger({ level: config.logLevel });
+  const runtime = new Runtime(config);
+  for (const [name, path] of config.databases) {
+    if (runtime.tenants.get(path) === null) {
+      logger.warn({ database: name, reason: runtime.tenants.failure(path) }, "database unavailable: its clients get NO_DATABASE");
+    }
+  }
+  startServer({ runtime, logger, port, host: config.host, reload: () => loadConfigFile(configPath) });
+}

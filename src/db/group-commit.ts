@@ -1,0 +1,91 @@
+// Group commit: writes submitted in the same turn of the event loop share one transaction and
+// so one fsync. Each write runs in its own savepoint, so one that fails is undone alone and its
+// neighbours still commit; every promise settles only after the COMMIT has returned.
+import type { Database, Statement } from "bun:sqlite";
+
+type Work<T> = (db: Database) => T;
+
+interface Job {
+  work: Work<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 1_000;
+
+export class GroupCommitWriter {
+  private queue: Job[] = [];
+  private scheduled = false;
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly rollbackTo: Statement;
+
+  constructor(private readonly db: Database) {
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
+    this.rollback = db.prepare("ROLLBACK");
+    this.savepoint = db.prepare("SAVEPOINT job");
+    this.release = db.prepare("RELEASE job");
+    this.rollbackTo = db.prepare("ROLLBACK TO job");
+  }
+
+  /** Runs `work` inside the next batch's transaction; resolves once that batch is on disk. */
+  submit<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // setImmediate runs after this turn's I/O: requests that arrived together join one batch.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Number of writes waiting for the next batch. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  private flush(): void {
+    const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
+    if (jobs === this.queue) this.queue = [];
+    this.scheduled = this.queue.length > 0;
+    if (this.scheduled) setImmediate(() => this.flush());
+
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.begin.run();
+      for (const job of jobs) {
+        this.savepoint.run();
+        try {
+          outcomes.push({ ok: true, value: job.work(this.db) });
+          this.release.run();
+        } catch (error) {
+          this.rollbackTo.run();
+          this.release.run();
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+      this.commit.run();
+    } catch (error) {
+      // The transaction itself failed (disk full, read-only file…): nothing of it is kept.
+      if (this.db.inTransaction) {
+        try {
+          this.rollback.run();
+        } catch {
+          // Already rolled back by SQLite.
+        }
+      }
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    jobs.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.value);
+    });
+  }
+}

@@ -1,0 +1,31 @@
+// The process logger: pino JSON lines to stdout, buffered off the hot path; pretty lines
+// through an in-process stream on a terminal (pino transports do not work in a compiled binary).
+import pino, { type Logger } from "pino";
+import pretty from "pino-pretty";
+
+export type { Logger };
+
+/** Paths that could ever carry secrets; we never log them, and redact them if one slips in. */
+const REDACT = [
+  "authorization",
+  "headers.authorization",
+  'headers["x-api-secret"]',
+  "x-api-secret",
+  "secret",
+  "jwtSecret",
+  "token",
+  "config.jwtSecret",
+  "config.metrics.token",
+];
+
+export function createLogger(options: { level?: string; pretty?: boolean } = {}): Logger {
+  const base = { level: options.level ?? "info", redact: { paths: REDACT, censor: "[redacted]" }, base: undefined };
+  const usePretty = options.pretty ?? process.stdout.isTTY === true;
+  if (usePretty) return pino(base, pretty({ colorize: true, sync: true, translateTime: "SYS:HH:MM:ss.l" }));
+  return pino(base, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+}
+
+/** A logger that drops everything, for tests. */
+export function silentLogger(): Logger {
+  return pino({ level: "silent" });
+}

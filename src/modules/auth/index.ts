@@ -1,0 +1,34 @@
+// POST /v1/auth/token: API key and secret headers in, a one-hour bearer token out.
+import { Elysia } from "elysia";
+import { writeAuthRateLimitHeaders, type HeaderRecord } from "../../limits/headers.ts";
+import { stateOf } from "../../plugins/context.ts";
+import { failAuthentication, refuseThrottledAddress } from "../../plugins/guard.ts";
+import { jsonResponse } from "../../plugins/respond.ts";
+import type { Runtime } from "../../runtime.ts";
+import { issueToken } from "./service.ts";
+
+export function authModule(runtime: Runtime) {
+  return new Elysia({ name: "auth" }).post(
+    "/v1/auth/token",
+    (context) => {
+      const { request, set } = context;
+      const state = stateOf(context);
+      const headers = set.headers as HeaderRecord;
+      headers["cache-control"] = "no-store";
+      refuseThrottledAddress(runtime, state.ip, headers);
+      const result = issueToken(
+        runtime,
+        request.headers.get("x-api-key"),
+        request.headers.get("x-api-secret"),
+        state.ip,
+      );
+      if (!result.ok) failAuthentication(runtime, state.ip, headers, result.code);
+      state.clientId = result.clientId;
+      writeAuthRateLimitHeaders(headers, runtime.authFailures.peek(state.ip ?? "unknown"));
+      return jsonResponse(
+        `{"data":{"token":${JSON.stringify(result.token)},"expiresIn":${result.expiresIn},"tokenType":"Bearer"}}`,
+      );
+    },
+    { parse: "none", detail: { summary: "Obtain a bearer token", tags: ["Authentication"] } },
+  );
+}

@@ -1,0 +1,23 @@
+// Routes of the field catalogue: GET /v1/fields and GET /v1/values/{entity}/{field}.
+import { Elysia } from "elysia";
+import { guard } from "../../plugins/guard.ts";
+import { dataResponse, jsonResponse } from "../../plugins/respond.ts";
+import type { Runtime } from "../../runtime.ts";
+import { FIELDS_BODY, valuesOf } from "./service.ts";
+
+export function catalogModule(runtime: Runtime) {
+  return new Elysia({ name: "catalog" })
+    .use(guard(runtime))
+    .get("/v1/fields", () => jsonResponse(FIELDS_BODY), {
+      protected: true,
+      detail: { summary: "List the selectable fields of properties and leads", tags: ["Catalogue"] },
+    })
+    .get(
+      "/v1/values/:entity/:field",
+      ({ params, tenant }) => dataResponse(valuesOf(tenant, params.entity, params.field)),
+      {
+        protected: true,
+        detail: { summary: "List the values a filterable field takes", tags: ["Catalogue"] },
+      },
+    );
+}

@@ -1,0 +1,73 @@
+// GET /v1/changes: the change feed the database's triggers write (CONTRACT §11).
+import type { Statement } from "bun:sqlite";
+import type { Tenant } from "../../db/tenants.ts";
+import { ENTITY_NAMES } from "../../catalog/index.ts";
+import { ApiError, type FieldProblem } from "../../errors.ts";
+
+export const MAX_CHANGES_LIMIT = 1000;
+export const DEFAULT_CHANGES_LIMIT = 100;
+
+interface ChangesQuery {
+  entity: string;
+  after: number;
+  limit: number;
+}
+
+export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
+  const problems: FieldProblem[] = [];
+  const one = (name: string) => {
+    const values = params.getAll(name);
+    if (values.length > 1) problems.push({ field: name, message: "must be given once" });
+    return values[0] ?? null;
+  };
+  const entity = one("entity");
+  if (entity === null || !(ENTITY_NAMES as readonly string[]).includes(entity)) {
+    problems.push({ field: "entity", message: `must be one of: ${ENTITY_NAMES.join(", ")}` });
+  }
+  const rawAfter = one("after");
+  const after = rawAfter === null ? 0 : /^\d{1,15}$/.test(rawAfter) ? Number(rawAfter) : null;
+  if (after === null) problems.push({ field: "after", message: "must be an integer greater than or equal to 0" });
+  const rawLimit = one("limit");
+  const limit = rawLimit === null ? DEFAULT_CHANGES_LIMIT : /^\d{1,4}$/.test(rawLimit) ? Number(rawLimit) : null;
+  if (limit === null || limit < 1 || limit > MAX_CHANGES_LIMIT) {
+    problems.push({ field: "limit", message: `must be an integer between 1 and ${MAX_CHANGES_LIMIT}` });
+  }
+  if (problems.length > 0) throw ApiError.validation(problems);
+  return { entity: entity!, after: after!, limit: limit! };
+}
+
+const statements = new WeakMap<Tenant, { page: Statement; head: Statement }>();
+
+function statementsOf(tenant: Tenant) {
+  let found = statements.get(tenant);
+  if (found === undefined) {
+    found = {
+      // One index range scan from `after`: constant work at any position in the log.
+      page: tenant.read.prepare(
+        "SELECT json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at) " +
+          "FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+      ),
+      head: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE entity = ?"),
+    };
+    statements.set(tenant, found);
+  }
+  return found;
+}
+
+/** The response body of one feed page. */
+export function changesPage(tenant: Tenant, rawQuery: string): string {
+  const query = parseChangesQuery(new URLSearchParams(rawQuery));
+  const { page, head } = statementsOf(tenant);
+  return tenant.read.transaction(() => {
+    const rows = page.values(query.entity, query.after, query.limit + 1) as [string][];
+    const hasMore = rows.length > query.limit;
+    if (hasMore) rows.pop();
+    const headSequence = (head.values(query.entity) as [number][])[0]![0];
+    const last = rows.length > 0 ? (JSON.parse(rows[rows.length - 1]![0]) as { sequence: number }).sequence : null;
+    const nextAfter = last ?? Math.max(query.after, 0);
+    return (
+      `{"data":[${rows.map((r) => r[0]).join(",")}],` +
+      `"meta":{"after":${query.after},"nextAfter":${nextAfter},"hasMore":${hasMore},"head":${headSequence}}}`
+    );
+  }).deferred();
+}

@@ -1,0 +1,36 @@
+// GET /health: liveness plus a read check of every configured database (CONTRACT §10).
+import { Elysia } from "elysia";
+import type { Runtime } from "../../runtime.ts";
+import { VERSION } from "../../version.ts";
+import { jsonResponse } from "../../plugins/respond.ts";
+
+/** True when every configured database opens and answers a trivial read. */
+function databasesReadable(runtime: Runtime): boolean {
+  for (const path of runtime.config.databases.values()) {
+    const tenant = runtime.tenants.get(path);
+    if (tenant === null) return false;
+    try {
+      tenant.read.query("SELECT 1 FROM properties LIMIT 1").get();
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+export function healthModule(runtime: Runtime, startedAt: number) {
+  return new Elysia({ name: "health" }).get(
+    "/health",
+    () => {
+      const ok = databasesReadable(runtime);
+      const body = {
+        status: ok ? "ok" : "degraded",
+        version: VERSION,
+        environment: runtime.config.environment,
+        uptimeSeconds: Math.floor((runtime.clock.now() - startedAt) / 1000),
+      };
+      return jsonResponse(JSON.stringify(body), ok ? 200 : 503, { "cache-control": "no-store" });
+    },
+    { detail: { summary: "Health check", tags: ["Health"] } },
+  );
+}

@@ -1,0 +1,108 @@
+// The lead creation body: its TypeBox schema (documentation and types) and the validation
+// that trims strings and names every failed field in words for a partner developer.
+import { Type as T, type TString } from "@sinclair/typebox";
+import { FormatRegistry } from "@sinclair/typebox";
+import { LEAD_SOURCES } from "../../catalog/enums.ts";
+import { ApiError, type FieldProblem } from "../../errors.ts";
+
+const EMAIL =
+  /^[^\s@"(),:;<>[\]\\]{1,64}@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+if (!FormatRegistry.Has("email")) FormatRegistry.Set("email", isEmail);
+
+const text = (min: number, max: number, description: string, examples: string[]) =>
+  T.String({ minLength: min, maxLength: max, description, examples });
+
+export const LeadInputSchema = T.Object(
+  {
+    name: text(1, 200, "Contact name", ["Maria Oliveira"]),
+    email: T.String({ format: "email", maxLength: 254, description: "Contact e-mail", examples: ["maria.oliveira@example.com"] }),
+    phone: text(1, 40, "Contact phone", ["+55 11 98765-4321"]),
+    message: text(1, 5000, "Message from the contact", ["Gostaria de agendar uma visita."]),
+    source: T.Optional(
+      T.Union(LEAD_SOURCES.map((s) => T.Literal(s)), { description: "Where the lead came from (default API)", default: "API" }),
+    ),
+    propertyCode: T.Optional(text(0, 100, "Code of the property to link (a published property of yours)", ["AP-000123"])),
+    interestedPropertyTitle: T.Optional(text(0, 300, "Title of the property of interest (kept as given)", ["Apartamento 2 quartos"])),
+    interestedPropertyLink: T.Optional(text(0, 2048, "Link to the property (stored, not readable)", ["https://example.com/imovel/123"])),
+    trafficOrigin: T.Optional(text(0, 500, "Traffic origin: UTM, campaign (stored, not readable)", ["utm_source=google&utm_campaign=verao"])),
+  },
+  { additionalProperties: true, description: "Unknown and read-only keys are ignored" },
+);
+
+/** A validated body: strings trimmed, empty optional text as null, source defaulted. */
+export type LeadInput = {
+  name: string;
+  email: string;
+  phone: string;
+  message: string;
+  source: (typeof LEAD_SOURCES)[number];
+  propertyCode: string | null;
+  interestedPropertyTitle: string | null;
+  interestedPropertyLink: string | null;
+  trafficOrigin: string | null;
+};
+
+const REQUIRED = ["name", "email", "phone", "message"] as const;
+const OPTIONAL_TEXT = ["propertyCode", "interestedPropertyTitle", "interestedPropertyLink", "trafficOrigin"] as const;
+
+function lengthMessage(schema: TString): string {
+  const min = schema.minLength ?? 0;
+  return min > 0 ? `must be between ${min} and ${schema.maxLength} characters` : `must be at most ${schema.maxLength} characters`;
+}
+
+/** Validates and normalises a parsed body; throws VALIDATION_ERROR listing every failed field. */
+export function validateLeadInput(body: Record<string, unknown>): LeadInput {
+  const problems: FieldProblem[] = [];
+  const out: Record<string, string | null> = {};
+  const props = LeadInputSchema.properties as unknown as Record<string, TString>;
+
+  for (const field of REQUIRED) {
+    const value = body[field];
+    if (value === undefined || value === null) {
+      problems.push({ field, message: "is required" });
+    } else if (typeof value !== "string") {
+      problems.push({ field, message: "must be a string" });
+    } else {
+      const trimmed = value.trim();
+      if (trimmed === "") problems.push({ field, message: "is required" });
+      else if (field === "email" ? !isEmail(trimmed) : trimmed.length > props[field]!.maxLength!) {
+        problems.push({ field, message: field === "email" ? "must be a valid e-mail address" : lengthMessage(props[field]!) });
+      } else out[field] = trimmed;
+    }
+  }
+
+  for (const field of OPTIONAL_TEXT) {
+    const value = body[field];
+    if (value === undefined || value === null) out[field] = null;
+    else if (typeof value !== "string") problems.push({ field, message: "must be a string" });
+    else {
+      const trimmed = value.trim();
+      if (trimmed.length > props[field]!.maxLength!) problems.push({ field, message: lengthMessage(props[field]!) });
+      else out[field] = trimmed === "" ? null : trimmed;
+    }
+  }
+
+  const source = body.source;
+  if (source === undefined || source === null) out.source = "API";
+  else if (typeof source !== "string" || !(LEAD_SOURCES as readonly string[]).includes(source)) {
+    problems.push({ field: "source", message: `must be one of: ${LEAD_SOURCES.join(", ")}` });
+  } else out.source = source;
+
+  if (problems.length > 0) throw ApiError.validation(problems);
+  return out as unknown as LeadInput;
+}
+
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+/** The Idempotency-Key header, validated; null when absent. */
+export function parseIdempotencyKey(header: string | null): string | null {
+  if (header === null) return null;
+  if (!IDEMPOTENCY_KEY.test(header)) {
+    throw ApiError.validation([{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]);
+  }
+  return header;
+}

@@ -1,0 +1,88 @@
+// Lead writes, run inside the group-commit writer's transaction on the write connection.
+import type { Database, Statement } from "bun:sqlite";
+import type { LeadInput } from "./model.ts";
+
+export interface LeadRecord {
+  id: string;
+  name: string;
+  email: string;
+  phone: string;
+  message: string;
+  source: string;
+  status: string;
+  priority: string;
+  propertyId: string | null;
+  interestedPropertyTitle: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredReplay {
+  requestHash: string;
+  response: string;
+}
+
+export class LeadsRepo {
+  private readonly findProperty: Statement<{ id: string; title: string }>;
+  private readonly insertLead: Statement;
+  private readonly insertKey: Statement;
+  private readonly findKey: Statement<{ request_hash: string; response: string }>;
+  private readonly pruneKeys: Statement;
+
+  constructor(write: Database, read: Database) {
+    this.findProperty = write.prepare("SELECT id, title FROM properties WHERE code = ? AND is_published = 1");
+    this.insertLead = write.prepare(
+      "INSERT INTO leads (id, name, email, phone, message, source, status, priority, property_id, " +
+        "interested_property_title, interested_property_link, traffic_origin, created_at, updated_at) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.insertKey = write.prepare(
+      "INSERT OR REPLACE INTO idempotency_keys (client_id, key, request_hash, lead_id, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    this.findKey = read.prepare(
+      "SELECT request_hash, response FROM idempotency_keys WHERE client_id = ? AND key = ? AND created_at > ?",
+    );
+    this.pruneKeys = write.prepare("DELETE FROM idempotency_keys WHERE created_at <= ?");
+  }
+
+  /** Creates the lead (SPEC rules 1–4); must run inside a write transaction. */
+  create(input: LeadInput, id: string, now: string): LeadRecord {
+    const property = input.propertyCode === null ? null : this.findProperty.get(input.propertyCode);
+    const lead: LeadRecord = {
+      id,
+      name: input.name,
+      email: input.email,
+      phone: input.phone,
+      message: input.message,
+      source: input.source,
+      status: "NEW_LEAD",
+      priority: "MEDIUM",
+      propertyId: property?.id ?? null,
+      // The caller's title wins; the linked property's title fills in otherwise.
+      interestedPropertyTitle: input.interestedPropertyTitle ?? property?.title ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.insertLead.run(
+      lead.id, lead.name, lead.email, lead.phone, lead.message, lead.source, lead.status, lead.priority,
+      lead.propertyId, lead.interestedPropertyTitle, input.interestedPropertyLink, input.trafficOrigin,
+      lead.createdAt, lead.updatedAt,
+    );
+    return lead;
+  }
+
+  /** Replaces an expired record of the same key, if one is still stored. */
+  rememberKey(clientId: string, key: string, requestHash: string, leadId: string, response: string, now: string): void {
+    this.insertKey.run(clientId, key, requestHash, leadId, response, now);
+  }
+
+  /** A key used after `since` by this client, if any. */
+  findReplay(clientId: string, key: string, since: string): StoredReplay | null {
+    const row = this.findKey.get(clientId, key, since);
+    return row ? { requestHash: row.request_hash, response: row.response } : null;
+  }
+
+  pruneKeysBefore(instant: string): void {
+    this.pruneKeys.run(instant);
+  }
+}

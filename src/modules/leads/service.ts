@@ -1,0 +1,86 @@
+// Creating leads: one group-committed transaction per batch, Idempotency-Key replay per client
+// (IETF draft semantics), and a request racing the first with its key waits for it.
+import type { Tenant } from "../../db/tenants.ts";
+import { ApiError } from "../../errors.ts";
+import type { Clock } from "../../limits/clock.ts";
+import type { LeadInput } from "./model.ts";
+import { LeadsRepo } from "./repo.ts";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+export interface Created {
+  /** The whole response body, `{ data: lead }`. */
+  body: string;
+  replayed: boolean;
+}
+
+interface TenantLeads {
+  repo: LeadsRepo;
+  prunedAt: number;
+}
+
+const perTenant = new WeakMap<Tenant, TenantLeads>();
+/** Creations under way, by tenant, client and Idempotency-Key. */
+const inFlight = new Map<string, Promise<unknown>>();
+
+function leadsOf(tenant: Tenant): TenantLeads {
+  let state = perTenant.get(tenant);
+  if (state === undefined) {
+    state = { repo: new LeadsRepo(tenant.write, tenant.read), prunedAt: 0 };
+    perTenant.set(tenant, state);
+  }
+  return state;
+}
+
+/** Fingerprint of the validated body: the same lead asked twice hashes the same. */
+function requestHash(input: LeadInput): string {
+  return new Bun.CryptoHasher("sha256").update(JSON.stringify(input)).digest("hex");
+}
+
+export async function createLead(
+  tenant: Tenant,
+  clientId: string,
+  input: LeadInput,
+  idempotencyKey: string | null,
+  clock: Clock,
+): Promise<Created> {
+  const state = leadsOf(tenant);
+  const now = clock.now();
+  if (now - state.prunedAt > PRUNE_EVERY_MS) {
+    state.prunedAt = now;
+    const cutoff = new Date(now - IDEMPOTENCY_TTL_MS).toISOString();
+    void tenant.writer.submit(() => state.repo.pruneKeysBefore(cutoff)).catch(() => {});
+  }
+
+  const create = (key: string | null, hash: string) =>
+    tenant.writer.submit(() => {
+      const createdAt = new Date(clock.now()).toISOString();
+      const lead = state.repo.create(input, crypto.randomUUID(), createdAt);
+      const body = `{"data":${JSON.stringify(lead)}}`;
+      if (key !== null) state.repo.rememberKey(clientId, key, hash, lead.id, body, createdAt);
+      return body;
+    });
+
+  if (idempotencyKey === null) return { body: await create(null, ""), replayed: false };
+
+  const hash = requestHash(input);
+  const flightKey = `${tenant.path}\0${clientId}\0${idempotencyKey}`;
+  for (let running = inFlight.get(flightKey); running !== undefined; running = inFlight.get(flightKey)) {
+    await running.catch(() => {});
+  }
+  // From here to inFlight.set nothing awaits, so no second creation can start in between.
+  const since = new Date(clock.now() - IDEMPOTENCY_TTL_MS).toISOString();
+  const stored = state.repo.findReplay(clientId, idempotencyKey, since);
+  if (stored !== null) {
+    if (stored.requestHash !== hash) throw new ApiError("IDEMPOTENCY_KEY_REUSED");
+    return { body: stored.response, replayed: true };
+  }
+  const creation = create(idempotencyKey, hash);
+  inFlight.set(flightKey, creation);
+  try {
+    return { body: await creation, replayed: false };
+  } finally {
+    inFlight.delete(flightKey);
+  }
+}

@@ -1,0 +1,138 @@
+// Parsing and validating the query parameters of the read routes (CONTRACT §8). Every problem
+// is collected, so one 400 names them all.
+import type { EntityCatalog, FieldSpec, FilterSpec } from "../../catalog/index.ts";
+import { fieldByName } from "../../catalog/index.ts";
+import { ApiError, type FieldProblem } from "../../errors.ts";
+
+export const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = 20;
+/** Far past any real dataset; keeps OFFSET arithmetic exact. */
+export const MAX_PAGE = 1_000_000_000;
+
+export const SORTS = ["createdAt", "-createdAt", "updatedAt", "-updatedAt"] as const;
+export type Sort = (typeof SORTS)[number];
+
+export const DATE_FILTERS = [
+  { param: "createdAfter", column: "created_at", op: ">" },
+  { param: "createdBefore", column: "created_at", op: "<" },
+  { param: "updatedAfter", column: "updated_at", op: ">" },
+  { param: "updatedBefore", column: "updated_at", op: "<" },
+] as const;
+export type DateFilter = (typeof DATE_FILTERS)[number];
+
+export interface ListQuery {
+  fields: FieldSpec[];
+  page: number;
+  limit: number;
+  filters: { spec: FilterSpec; value: string }[];
+  dates: { spec: DateFilter; value: string }[];
+  sort: Sort;
+}
+
+const MESSAGES = {
+  required: "is required",
+  repeated: "must be given once",
+  page: "must be an integer greater than or equal to 1",
+  limit: `must be an integer between 1 and ${MAX_LIMIT}`,
+  date: "must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z",
+  text: "must be between 1 and 200 characters",
+  sort: `must be one of: ${SORTS.join(", ")}`,
+};
+
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** A date-time with a zone, normalised to the stored form (UTC, milliseconds); null if invalid. */
+export function parseDateTime(text: string): string | null {
+  const match = ISO_DATE_TIME.exec(text);
+  if (!match) return null;
+  const [, y, mo, d, h, mi, s = "00"] = match;
+  // Date would roll 2025-02-30 over to March; check each part against the calendar.
+  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) return null;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
+  const instant = new Date(text.replace(/([+-]\d{2})(\d{2})$/, "$1:$2"));
+  return Number.isNaN(instant.getTime()) ? null : instant.toISOString();
+}
+
+function single(params: URLSearchParams, name: string, problems: FieldProblem[]): string | null {
+  const values = params.getAll(name);
+  if (values.length > 1) problems.push({ field: name, message: MESSAGES.repeated });
+  return values[0] ?? null;
+}
+
+function integerIn(text: string, min: number, max: number): number | null {
+  if (!/^\d{1,10}$/.test(text)) return null;
+  const value = Number(text);
+  return value >= min && value <= max ? value : null;
+}
+
+/**
+ * The requested fields in first-requested order, duplicates collapsed. `null` when absent or
+ * empty (a VALIDATION_ERROR); throws INVALID_FIELDS naming every unknown name.
+ */
+export function parseFields(catalog: EntityCatalog, raw: string | null): FieldSpec[] | null {
+  if (raw === null) return null;
+  const names = [...new Set(raw.split(",").map((n) => n.trim()).filter((n) => n !== ""))];
+  if (names.length === 0) return null;
+  const unknown = names.filter((n) => fieldByName(catalog, n) === undefined);
+  if (unknown.length > 0) throw new ApiError("INVALID_FIELDS", `Invalid fields: ${unknown.join(", ")}`);
+  return names.map((n) => fieldByName(catalog, n)!);
+}
+
+/** The raw `fields` parameter, with a problem recorded when it is absent, empty or repeated. */
+function rawFields(params: URLSearchParams, problems: FieldProblem[]): string | null {
+  const raw = single(params, "fields", problems);
+  const given = raw !== null && raw.split(",").some((n) => n.trim() !== "");
+  if (!given) problems.push({ field: "fields", message: MESSAGES.required });
+  return raw;
+}
+
+/** Validates `fields` alone (single-record routes). */
+export function parseRecordQuery(catalog: EntityCatalog, params: URLSearchParams): FieldSpec[] {
+  const problems: FieldProblem[] = [];
+  const raw = rawFields(params, problems);
+  if (problems.length > 0) throw ApiError.validation(problems);
+  return parseFields(catalog, raw)!;
+}
+
+export function parseListQuery(catalog: EntityCatalog, params: URLSearchParams): ListQuery {
+  const problems: FieldProblem[] = [];
+  const fields = rawFields(params, problems);
+
+  const rawPage = single(params, "page", problems);
+  const page = rawPage === null ? 1 : integerIn(rawPage, 1, MAX_PAGE);
+  if (page === null) problems.push({ field: "page", message: MESSAGES.page });
+
+  const rawLimit = single(params, "limit", problems);
+  const limit = rawLimit === null ? DEFAULT_LIMIT : integerIn(rawLimit, 1, MAX_LIMIT);
+  if (limit === null) problems.push({ field: "limit", message: MESSAGES.limit });
+
+  const filters: ListQuery["filters"] = [];
+  for (const spec of catalog.filters) {
+    const value = single(params, spec.param, problems);
+    if (value === null) continue;
+    if (spec.values ? !spec.values.includes(value) : value.length < 1 || value.length > 200) {
+      const message = spec.values ? `must be one of: ${spec.values.join(", ")}` : MESSAGES.text;
+      problems.push({ field: spec.param, message });
+    } else {
+      filters.push({ spec, value });
+    }
+  }
+
+  const dates: ListQuery["dates"] = [];
+  for (const spec of DATE_FILTERS) {
+    const raw = single(params, spec.param, problems);
+    if (raw === null) continue;
+    const value = parseDateTime(raw);
+    if (value === null) problems.push({ field: spec.param, message: MESSAGES.date });
+    else dates.push({ spec, value });
+  }
+
+  const rawSort = single(params, "sort", problems);
+  const sort = (rawSort ?? "-createdAt") as Sort;
+  if (!SORTS.includes(sort)) problems.push({ field: "sort", message: MESSAGES.sort });
+
+  if (problems.length > 0) throw ApiError.validation(problems);
+  return { fields: parseFields(catalog, fields)!, page: page!, limit: limit!, filters, dates, sort };
+}

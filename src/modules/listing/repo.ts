@@ -1,0 +1,119 @@
+// SQL for the read routes, built only from catalogue entries (never from caller text), each
+// shape prepared once per tenant. Pages come out of SQLite as JSON text, ready to send.
+import type { Statement } from "bun:sqlite";
+import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
+import type { Tenant } from "../../db/tenants.ts";
+import type { ListQuery } from "./params.ts";
+
+const MAX_STATEMENTS = 512;
+
+/** Prepared statements of one tenant and entity, keyed by their shape. */
+export class ListingRepo {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(
+    private readonly tenant: Tenant,
+    private readonly catalog: EntityCatalog,
+  ) {}
+
+  private prepare(shape: string, build: () => string): Statement {
+    let statement = this.statements.get(shape);
+    if (statement === undefined) {
+      if (this.statements.size >= MAX_STATEMENTS) {
+        for (const old of this.statements.values()) old.finalize();
+        this.statements.clear();
+      }
+      statement = this.tenant.read.prepare(build());
+      this.statements.set(shape, statement);
+    }
+    return statement;
+  }
+
+  private projection(fields: readonly FieldSpec[]): string {
+    return `json_object(${fields.map((f) => `'${f.name}', ${f.sql}`).join(", ")})`;
+  }
+
+  private where(query: ListQuery): { sql: string; params: string[] } {
+    const { alias, visible } = this.catalog;
+    const parts = [visible];
+    const params: string[] = [];
+    for (const { spec, value } of query.filters) {
+      parts.push(`${spec.column} = ?`);
+      params.push(value);
+    }
+    for (const { spec, value } of query.dates) {
+      parts.push(`${alias}.${spec.column} ${spec.op} ?`);
+      params.push(value);
+    }
+    return { sql: parts.join(" AND "), params };
+  }
+
+  private shapeOf(query: ListQuery): string {
+    return [
+      query.filters.map((f) => f.spec.param).join(","),
+      query.dates.map((d) => d.spec.param).join(","),
+      query.sort,
+    ].join("|");
+  }
+
+  /** The page's rows as JSON object texts, in order. */
+  pageRows(query: ListQuery): string[] {
+    const { table, alias } = this.catalog;
+    const where = this.where(query);
+    const names = query.fields.map((f) => f.name).join(",");
+    const statement = this.prepare(`page|${names}|${this.shapeOf(query)}`, () => {
+      const column = query.sort.endsWith("updatedAt") ? "updated_at" : "created_at";
+      const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
+      return (
+        `SELECT ${this.projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql} ` +
+        `ORDER BY ${alias}.${column} ${direction}, ${alias}.id ${direction} LIMIT ? OFFSET ?`
+      );
+    });
+    const offset = (query.page - 1) * query.limit;
+    return (statement.values(...where.params, query.limit, offset) as [string][]).map((row) => row[0]);
+  }
+
+  /**
+   * Exact total of the matching rows. Equality filters alone are answered from the counters the
+   * triggers keep (a few rows whatever the table size); date and code filters count the index range.
+   */
+  total(query: ListQuery): number {
+    const fromCounters = query.dates.length === 0 && query.filters.every((f) => f.spec.countColumn !== undefined);
+    if (fromCounters) {
+      const columns = query.filters.map((f) => f.spec.countColumn!);
+      const statement = this.prepare(`counters|${columns.join(",")}`, () => {
+        const where = columns.length > 0 ? ` WHERE ${columns.map((c) => `${c} = ?`).join(" AND ")}` : "";
+        return `SELECT coalesce(sum(n), 0) FROM ${this.catalog.countsTable}${where}`;
+      });
+      return (statement.values(...query.filters.map((f) => f.value)) as [number][])[0]![0];
+    }
+    const where = this.where(query);
+    const statement = this.prepare(`count|${this.shapeOf(query)}`, () => {
+      return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
+    });
+    return (statement.values(...where.params) as [number][])[0]![0];
+  }
+
+  /** One visible record as JSON text, or null. */
+  record(id: string, fields: readonly FieldSpec[]): string | null {
+    const { table, alias, visible } = this.catalog;
+    const statement = this.prepare(`record|${fields.map((f) => f.name).join(",")}`, () => {
+      return `SELECT ${this.projection(fields)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}`;
+    });
+    const row = statement.values(id)[0] as [string] | undefined;
+    return row ? row[0] : null;
+  }
+
+  /** Distinct non-null values of a counted column among visible records, sorted. */
+  distinctValues(column: string): string[] {
+    const statement = this.prepare(`distinct|${column}`, () => {
+      return `SELECT DISTINCT ${column} FROM ${this.catalog.countsTable} WHERE n > 0 AND ${column} <> '' ORDER BY 1`;
+    });
+    return (statement.values() as [string][]).map((row) => row[0]);
+  }
+
+  /** Runs reads in one snapshot, so a page and its total agree even while writers commit. */
+  snapshot<T>(read: () => T): T {
+    return this.tenant.read.transaction(read).deferred();
+  }
+}

@@ -1,0 +1,22 @@
+// Routes of published properties: the list and single records.
+import { Elysia } from "elysia";
+import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
+import { guard } from "../../plugins/guard.ts";
+import { jsonResponse } from "../../plugins/respond.ts";
+import type { Runtime } from "../../runtime.ts";
+import { listingFor, rawQueryOf } from "../listing/service.ts";
+
+export function propertiesModule(runtime: Runtime) {
+  return new Elysia({ name: "properties" })
+    .use(guard(runtime))
+    .get("/v1/properties", ({ request, tenant }) => jsonResponse(listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url))), {
+      protected: true,
+      detail: { summary: "List published properties", tags: ["Properties"] },
+    })
+    .get(
+      "/v1/properties/:id",
+      ({ request, params, tenant }) =>
+        jsonResponse(listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url))),
+      { protected: true, detail: { summary: "Get one published property", tags: ["Properties"] } },
+    );
+}

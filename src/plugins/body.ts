@@ -1,0 +1,64 @@
+// Reading a JSON request body by hand, so every failure has the contract's code: 413 past
+// 64 KiB (declared or chunked), MISSING_BODY when empty, 415 for other media types, and
+// VALIDATION_ERROR for malformed JSON or JSON that is not an object.
+import { ApiError } from "../errors.ts";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw new ApiError("PAYLOAD_TOO_LARGE");
+  if (request.body === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new ApiError("PAYLOAD_TOO_LARGE");
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function isJsonMediaType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** The request's JSON object body, or an ApiError naming what is wrong with it. */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  const bytes = await readLimited(request, MAX_BODY_BYTES);
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw ApiError.validation([{ field: "body", message: "must be UTF-8 encoded JSON" }]);
+  }
+  if (text.trim() === "") throw new ApiError("MISSING_BODY");
+  if (!isJsonMediaType(request.headers.get("content-type"))) throw new ApiError("UNSUPPORTED_MEDIA_TYPE");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw ApiError.validation([{ field: "body", message: "must be valid JSON" }]);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw ApiError.validation([{ field: "body", message: "must be a JSON object" }]);
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,79 @@
+// Request context: request id, client IP (taken before anything awaits), timing, and the
+// one log line per request.
+import { Elysia } from "elysia";
+import type { Logger } from "../logging.ts";
+import type { Runtime } from "../runtime.ts";
+import { canonicalAddress } from "../security/ip.ts";
+
+export interface RequestState {
+  requestId: string;
+  /** The client's address per CONTRACT §7, or null when the peer is unknown. */
+  ip: string | null;
+  startedAt: number;
+  clientId?: string;
+  /** Status of an error response, recorded by the error handler for the log line. */
+  errorStatus?: number;
+}
+
+/** Where the TCP peer address comes from: the Bun server, or a test's stand-in. */
+export type PeerAddress = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) => string | null;
+
+export const serverPeerAddress: PeerAddress = (request, server) => server?.requestIP(request)?.address ?? null;
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The per-request state Elysia carries in its context object. */
+export function stateOf(context: object): RequestState {
+  return (context as { state: RequestState }).state;
+}
+
+/**
+ * The address to attribute the request to: the peer, or, when the peer is a trusted proxy,
+ * the right-most X-Forwarded-For entry that is not itself a trusted proxy.
+ */
+export function clientAddress(peer: string | null, forwardedFor: string | null, runtime: Runtime): string | null {
+  const address = peer === null ? null : canonicalAddress(peer);
+  if (address === null) return null;
+  const proxies = runtime.config.trustedProxies;
+  if (forwardedFor === null || proxies.isEmpty || !proxies.matches(address)) return address;
+  const hops = forwardedFor.split(",");
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = canonicalAddress(hops[i]!);
+    if (hop === null) return address; // a garbled chain: trust only what we saw ourselves
+    if (!proxies.matches(hop)) return hop;
+  }
+  return address;
+}
+
+export function requestContext(deps: { runtime: Runtime; logger: Logger; peerAddress: PeerAddress }) {
+  return new Elysia({ name: "request-context" })
+    .onRequest((context) => {
+      const { request, set } = context;
+      // requestIP must be read before the first await: Bun can lose it afterwards.
+      const peer = deps.peerAddress(request, context.server as Parameters<PeerAddress>[1]);
+      const incoming = request.headers.get("x-request-id");
+      const requestId = incoming !== null && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      (context as unknown as { state: RequestState }).state = {
+        requestId,
+        ip: clientAddress(peer, request.headers.get("x-forwarded-for"), deps.runtime),
+        startedAt: performance.now(),
+      };
+      set.headers["x-request-id"] = requestId;
+      set.headers["x-content-type-options"] = "nosniff";
+    })
+    .onAfterResponse({ as: "global" }, (context) => {
+      const state = stateOf(context);
+      if (!state) return;
+      const response = (context as { responseValue?: unknown }).responseValue;
+      const status =
+        state.errorStatus ?? (response instanceof Response ? response.status : Number(context.set.status) || 200);
+      deps.logger.info({
+        reqId: state.requestId,
+        clientId: state.clientId,
+        method: context.request.method,
+        route: (context as { route?: string }).route ?? null,
+        status,
+        ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
+      });
+    });
+}
