@@ -11,3 +11,8 @@ export function jsonObject(entries: Record<string, string>): string {
     .map(([key, sql]) => `'${key}', ${sql}`)
     .join(", ")})`;
 }
+
+/** The SQL of a JSON object holding the given catalogue fields, keys in the given order. */
+export function projection(fields: readonly { name: string; sql: string }[]): string {
+  return jsonObject(Object.fromEntries(fields.map((f) => [f.name, f.sql])));
+}

@@ -2,6 +2,7 @@
 // shape prepared once per tenant. Pages come out of SQLite as JSON text, ready to send.
 import type { Statement } from "bun:sqlite";
 import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
+import { projection } from "../../catalog/sql.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import type { ListQuery } from "./params.ts";
 
@@ -27,10 +28,6 @@ export class ListingRepo {
       this.statements.set(shape, statement);
     }
     return statement;
-  }
-
-  private projection(fields: readonly FieldSpec[]): string {
-    return `json_object(${fields.map((f) => `'${f.name}', ${f.sql}`).join(", ")})`;
   }
 
   private where(query: ListQuery): { sql: string; params: string[] } {
@@ -65,7 +62,7 @@ export class ListingRepo {
       const column = query.sort.endsWith("updatedAt") ? "updated_at" : "created_at";
       const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
       return (
-        `SELECT ${this.projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql} ` +
+        `SELECT ${projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql} ` +
         `ORDER BY ${alias}.${column} ${direction}, ${alias}.id ${direction} LIMIT ? OFFSET ?`
       );
     });
@@ -98,7 +95,7 @@ export class ListingRepo {
   record(id: string, fields: readonly FieldSpec[]): string | null {
     const { table, alias, visible } = this.catalog;
     const statement = this.prepare(`record|${fields.map((f) => f.name).join(",")}`, () => {
-      return `SELECT ${this.projection(fields)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}`;
+      return `SELECT ${projection(fields)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}`;
     });
     const row = statement.values(id)[0] as [string] | undefined;
     return row ? row[0] : null;
