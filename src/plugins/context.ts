@@ -11,8 +11,9 @@ export interface RequestState {
   ip: string | null;
   startedAt: number;
   clientId?: string;
-  /** Status of an error response, recorded by the error handler for the log line. */
+  /** Status and code of an error response, recorded by the error handler. */
   errorStatus?: number;
+  errorCode?: string;
 }
 
 /** Where the TCP peer address comes from: the Bun server, or a test's stand-in. */

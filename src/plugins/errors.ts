@@ -68,7 +68,10 @@ export function errorHandler(deps: { logger: Logger; allowedMethods: AllowedMeth
       deps.logger.error({ reqId: state?.requestId, err: error }, "unexpected error");
       response = errorResponse("INTERNAL_ERROR");
     }
-    if (state) state.errorStatus = response.status;
+    if (state) {
+      state.errorStatus = response.status;
+      state.errorCode = error instanceof ApiError ? error.code : undefined;
+    }
     return response;
   });
 }
