@@ -9,21 +9,25 @@ import {
   LEAD_ALL, LEAD_FEW, LEAD_SOURCES, LEAD_STATUSES, PROPERTY_ALL, PROPERTY_FEW, PROPERTY_STATUSES,
 } from "./fields.js";
 
-/** @typedef {{ session: import("./auth.js").Session, propertyCodes: string[] }} RunData */
+/**
+ * @typedef {{ session: import("./auth.js").Session, propertyCodes: string[], syncPoints: string[] }} RunData
+ */
 
 /**
- * Shared setup(): a token for every VU to start with, and real property codes so created
- * leads link to listings the way portal leads do.
+ * Shared setup(): a token for every VU to start with, real property codes so created leads
+ * link to listings the way portal leads do, and `updatedAt` instants of the newest listings to
+ * serve as a partner's "last sync" in updatedAfter filters. Taken from the data rather than
+ * the clock, so the filters select something whatever the dataset's dates.
  * @returns {RunData}
  */
 export function prepareRun() {
   const session = obtainToken();
-  const body = listProperties(session.token, { fields: ["code"], limit: 100, variant: "setup" });
+  const body = listProperties(session.token, { fields: ["code", "updatedAt"], limit: 100, variant: "setup" });
+  /** @type {any[]} */
   const rows = body !== null && Array.isArray(body.data) ? body.data : [];
-  const propertyCodes = rows
-    .map(/** @param {any} row */ (row) => row.code)
-    .filter(/** @param {unknown} code */ (code) => typeof code === "string");
-  return { session, propertyCodes: /** @type {string[]} */ (propertyCodes) };
+  /** @param {string} field @returns {string[]} */
+  const strings = (field) => rows.map((row) => row[field]).filter((value) => typeof value === "string");
+  return { session, propertyCodes: strings("code"), syncPoints: strings("updatedAt") };
 }
 
 /** @template T @param {T[]} items @returns {T} */
@@ -46,11 +50,11 @@ function readFullListings(token) {
   listProperties(token, { fields: PROPERTY_ALL, page: between(1, 5), limit: 50, variant: "all_fields" });
 }
 
-/** @param {string} token */
-function filterListings(token) {
-  // Mostly what is on the market, changed recently: a portal's incremental refresh.
+/** @param {string} token @param {RunData} data */
+function filterListings(token, data) {
+  // Mostly what is on the market and changed since the last sync: a portal's incremental refresh.
   const status = Math.random() < 0.7 ? "AVAILABLE" : pick(PROPERTY_STATUSES);
-  const updatedAfter = new Date(Date.now() - between(1, 90) * 24 * 3600 * 1000).toISOString();
+  const updatedAfter = data.syncPoints.length > 0 ? pick(data.syncPoints) : undefined;
   listProperties(token, { fields: [...PROPERTY_FEW, "status"], status, updatedAfter, variant: "filtered" });
 }
 
