@@ -1,0 +1,137 @@
+// Builds the real app over real SQLite files in a temp folder, with an injectable clock and
+// a peer address taken from a test-only header (production reads it from the TCP socket).
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../../src/app.ts";
+import { resolveConfig, validateConfig } from "../../src/config/load.ts";
+import type { ConfigFile } from "../../src/config/schema.ts";
+import { silentLogger } from "../../src/logging.ts";
+import { Runtime } from "../../src/runtime.ts";
+import { hashSecret } from "../../src/security/secrets.ts";
+import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../../src/seed/generator.ts";
+
+export const JWT_SECRET = "test-secret-that-is-long-enough-0123456789";
+/** Test-only header naming the TCP peer; see peerAddress below. */
+export const PEER_HEADER = "x-test-peer";
+export const DEFAULT_PEER = "203.0.113.10";
+
+export class FakeClock {
+  constructor(public ms = Date.parse("2026-06-01T12:00:00.000Z")) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface TestClient {
+  id: string;
+  apiKey: string;
+  secret: string;
+}
+
+/** A client entry with its clear-text secret, for configs built in tests. */
+export function client(id: string, extra: Partial<ConfigFile["clients"][number]> = {}): TestClient & { entry: ConfigFile["clients"][number] } {
+  const apiKey = `pk_live_${id}_key`;
+  const secret = `sk_live_${id}_secret`;
+  return {
+    id,
+    apiKey,
+    secret,
+    entry: { id, apiKey, secretHash: hashSecret(secret), database: "main", rateLimitPerMinute: 1000, ...extra },
+  };
+}
+
+const seeded = new Map<string, string>();
+
+/** A seeded database file, built once per process per size and copied for each test app. */
+export function seededDatabase(dir: string, properties = 300, leads = 600, seed = 42): string {
+  const key = `${properties}/${leads}/${seed}`;
+  let master = seeded.get(key);
+  if (master === undefined) {
+    master = join(mkdtempSync(join(tmpdir(), "pa-seed-")), "master.sqlite");
+    writeSeedDatabase(master, { ...DEFAULT_SEED_OPTIONS, properties, leads, seed });
+    seeded.set(key, master);
+  }
+  const copy = join(dir, `db-${seeded.size}-${Math.random().toString(36).slice(2)}.sqlite`);
+  copyFileSync(master, copy);
+  return copy;
+}
+
+export interface TestAppOptions {
+  environment?: "production" | "sandbox";
+  clients?: ConfigFile["clients"];
+  databases?: Record<string, string>;
+  trustedProxies?: string[];
+  properties?: number;
+  leads?: number;
+}
+
+export function buildConfig(dir: string, options: TestAppOptions) {
+  const main = seededDatabase(dir, options.properties, options.leads);
+  const file: ConfigFile = {
+    environment: options.environment ?? "production",
+    jwtSecret: JWT_SECRET,
+    databases: options.databases ?? { main },
+    clients: options.clients ?? [client("portal").entry],
+    ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+  };
+  return resolveConfig(validateConfig(file, "test"), { baseDir: dir, jwtSecret: JWT_SECRET });
+}
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  runtime: Runtime;
+  clock: FakeClock;
+  dir: string;
+  /** Sends a request through app.handle; `peer` sets the TCP peer address. */
+  request(path: string, init?: RequestInit & { peer?: string }): Promise<Response>;
+  token(who: TestClient, peer?: string): Promise<string>;
+  get(path: string, token: string, peer?: string): Promise<Response>;
+  close(): void;
+}
+
+export function createTestApp(options: TestAppOptions = {}): TestApp {
+  const dir = mkdtempSync(join(tmpdir(), "pa-test-"));
+  const clock = new FakeClock();
+  const runtime = new Runtime(buildConfig(dir, options), clock);
+  const app = createApp({
+    runtime,
+    logger: silentLogger(),
+    peerAddress: (request) => request.headers.get(PEER_HEADER),
+  });
+  const request = (path: string, init: RequestInit & { peer?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has(PEER_HEADER)) headers.set(PEER_HEADER, init.peer ?? DEFAULT_PEER);
+    return app.handle(new Request(`http://localhost${path}`, { ...init, headers }));
+  };
+  const token = async (who: TestClient, peer?: string) => {
+    const response = await request("/v1/auth/token", {
+      method: "POST",
+      headers: { "x-api-key": who.apiKey, "x-api-secret": who.secret },
+      ...(peer ? { peer } : {}),
+    });
+    if (response.status !== 200) throw new Error(`token failed: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { data: { token: string } }).data.token;
+  };
+  return {
+    app,
+    runtime,
+    clock,
+    dir,
+    request,
+    token,
+    get: (path, bearer, peer) => request(path, { headers: { authorization: `Bearer ${bearer}` }, ...(peer ? { peer } : {}) }),
+    close() {
+      runtime.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The parsed JSON body and status of a response. */
+export async function read<T = any>(response: Response): Promise<{ status: number; body: T; headers: Headers }> {
+  return { status: response.status, body: (await response.json()) as T, headers: response.headers };
+}
