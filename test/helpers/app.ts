@@ -69,15 +69,18 @@ export interface TestAppOptions {
   leads?: number;
 }
 
-export function buildConfig(dir: string, options: TestAppOptions) {
+function configFileFor(dir: string, options: TestAppOptions): ConfigFile {
   const main = seededDatabase(dir, options.properties, options.leads);
-  const file: ConfigFile = {
+  return {
     environment: options.environment ?? "production",
     jwtSecret: JWT_SECRET,
     databases: options.databases ?? { main },
     clients: options.clients ?? [client("portal").entry],
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
   };
+}
+
+function resolveTestConfig(dir: string, file: ConfigFile) {
   return resolveConfig(validateConfig(file, "test"), { baseDir: dir, jwtSecret: JWT_SECRET });
 }
 
@@ -90,13 +93,16 @@ export interface TestApp {
   request(path: string, init?: RequestInit & { peer?: string }): Promise<Response>;
   token(who: TestClient, peer?: string): Promise<string>;
   get(path: string, token: string, peer?: string): Promise<Response>;
+  /** Reloads the config with some keys replaced, as SIGHUP does. */
+  reload(changes: Partial<ConfigFile>): void;
   close(): void;
 }
 
 export function createTestApp(options: TestAppOptions = {}): TestApp {
   const dir = mkdtempSync(join(tmpdir(), "pa-test-"));
   const clock = new FakeClock();
-  const runtime = new Runtime(buildConfig(dir, options), clock);
+  const file = configFileFor(dir, options);
+  const runtime = new Runtime(resolveTestConfig(dir, file), clock);
   const app = createApp({
     runtime,
     logger: silentLogger(),
@@ -124,6 +130,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     request,
     token,
     get: (path, bearer, peer) => request(path, { headers: { authorization: `Bearer ${bearer}` }, ...(peer ? { peer } : {}) }),
+    reload: (changes) => runtime.reload(resolveTestConfig(dir, { ...file, ...changes })),
     close() {
       runtime.close();
       rmSync(dir, { recursive: true, force: true });
