@@ -36,17 +36,18 @@ export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
   return { entity: entity!, after: after!, limit: limit! };
 }
 
+/** One index range scan from `after`: constant work at any position in the log. */
+export const CHANGES_PAGE_SQL =
+  "SELECT json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at) " +
+  "FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?";
+
 const statements = new WeakMap<Tenant, { page: Statement; head: Statement }>();
 
 function statementsOf(tenant: Tenant) {
   let found = statements.get(tenant);
   if (found === undefined) {
     found = {
-      // One index range scan from `after`: constant work at any position in the log.
-      page: tenant.read.prepare(
-        "SELECT json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at) " +
-          "FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?",
-      ),
+      page: tenant.read.prepare(CHANGES_PAGE_SQL),
       head: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE entity = ?"),
     };
     statements.set(tenant, found);
