@@ -1,0 +1,149 @@
+// The compiled binary on its own: copied alone to an empty folder it seeds, serves the sandbox,
+// refuses bad configs with exit 2, reloads on SIGHUP and stops gracefully on SIGTERM.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hashSecret } from "../../src/security/secrets.ts";
+import { ensureBinary, freePort, sandboxToken, startBinary } from "../helpers/binary.ts";
+
+let dir: string;
+let binary: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "pa-e2e-"));
+  binary = join(dir, "partner-api");
+  copyFileSync(ensureBinary(), binary);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const run = (args: string[], cwd = dir) => {
+  const result = Bun.spawnSync([binary, ...args], { cwd, stdout: "pipe", stderr: "pipe" });
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+};
+
+describe("the binary alone in an empty folder", () => {
+  test("--version and --help", () => {
+    expect(run(["--version"]).stdout).toMatch(/^partner-api \d+\.\d+\.\d+/);
+    expect(run(["--help"]).stdout).toContain("partner-api sandbox");
+  });
+
+  test("seed writes a dataset", () => {
+    const result = run(["seed", "--out", "seeded.sqlite", "--properties", "50", "--leads", "80"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ properties: 50, leads: 80 });
+  });
+
+  test("sandbox builds its dataset, prints credentials and serves with them; SIGTERM exits 0", async () => {
+    const folder = mkdtempSync(join(dir, "sandbox-"));
+    const server = await startBinary(binary, ["sandbox"], folder);
+    const token = await sandboxToken(server.url);
+    const response = await fetch(`${server.url}/v1/properties?fields=id,title&limit=3`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { meta: { total: number } }).meta.total).toBeGreaterThan(800);
+    expect(await server.stop()).toBe(0);
+    const banner = await server.stderr();
+    expect(banner).toContain("pk_sandbox_demo");
+    expect(banner).toContain("curl -s -X POST");
+  });
+});
+
+describe("bad flags and bad configs exit 2 naming the problem, serving nothing", () => {
+  const config = (body: unknown) => {
+    const path = join(mkdtempSync(join(dir, "cfg-")), "config.json");
+    writeFileSync(path, typeof body === "string" ? body : JSON.stringify(body));
+    return path;
+  };
+  const client = { id: "a", apiKey: "pk_live_aaaaaaaa", secretHash: hashSecret("s") };
+  const cases: [string, unknown, string][] = [
+    ["malformed JSON", "{ nope", "not valid JSON"],
+    ["an unknown key", { clients: [client], colour: "x" }, "/colour: unknown key"],
+    ["a bad CIDR", { clients: [{ ...client, ipWhitelist: ["10.0.0.0/40"] }] }, "/clients/0/ipWhitelist/0"],
+    ["a duplicate client id", { clients: [client, { ...client, apiKey: "pk_live_bbbbbbbb" }] }, 'duplicate client id "a"'],
+  ];
+  for (const [name, body, mention] of cases) {
+    test(name, () => {
+      const result = run(["serve", "--config", config(body), "--port", String(freePort())]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(mention);
+    });
+  }
+
+  test("an unknown flag and an unknown command", () => {
+    expect(run(["sandbox", "--colour", "red"]).code).toBe(2);
+    expect(run(["launch"]).code).toBe(2);
+  });
+});
+
+describe("production serve", () => {
+  test("SIGHUP disables a client's live token; a broken config on SIGHUP keeps the old one", async () => {
+    const folder = mkdtempSync(join(dir, "prod-"));
+    expect(run(["seed", "--out", join(folder, "agency.sqlite"), "--properties", "20", "--leads", "10"]).code).toBe(0);
+    const entry = { id: "portal", apiKey: "pk_live_portal_1", secretHash: hashSecret("sk_live_portal_1"), database: "agency" };
+    const base = { databases: { agency: "agency.sqlite" }, clients: [entry] };
+    const configPath = join(folder, "config.json");
+    writeFileSync(configPath, JSON.stringify(base));
+    const server = await startBinary(binary, ["serve", "--config", configPath], folder);
+    const tokenResponse = await fetch(`${server.url}/v1/auth/token`, {
+      method: "POST",
+      headers: { "x-api-key": entry.apiKey, "x-api-secret": "sk_live_portal_1" },
+    });
+    const token = ((await tokenResponse.json()) as { data: { token: string } }).data.token;
+    const fields = () => fetch(`${server.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await fields()).status).toBe(200);
+
+    writeFileSync(configPath, "{ broken");
+    server.proc.kill("SIGHUP");
+    await Bun.sleep(300);
+    expect((await fields()).status).toBe(200);
+
+    writeFileSync(configPath, JSON.stringify({ ...base, clients: [{ ...entry, enabled: false }] }));
+    server.proc.kill("SIGHUP");
+    let status = 200;
+    for (let i = 0; i < 40 && status === 200; i++) {
+      await Bun.sleep(50);
+      status = (await fields()).status;
+    }
+    expect(status).toBe(403);
+    expect(await server.stop()).toBe(0);
+  });
+
+  test("SIGTERM lets an in-flight request finish before exiting 0", async () => {
+    const folder = mkdtempSync(join(dir, "drain-"));
+    const server = await startBinary(binary, ["sandbox"], folder);
+    const token = await sandboxToken(server.url);
+    // A body that arrives slowly keeps the request in flight while the signal lands.
+    let push!: (chunk: string | null) => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+      },
+    });
+    const pending = fetch(`${server.url}/v1/leads`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+      // @ts-expect-error Bun accepts duplex for streamed request bodies
+      duplex: "half",
+    });
+    push('{"name":"Slow","email":"slow@example.com",');
+    await Bun.sleep(200);
+    server.proc.kill("SIGTERM");
+    await Bun.sleep(200);
+    push('"phone":"1","message":"devagar"}');
+    push(null);
+    const response = await pending;
+    expect(response.status).toBe(201);
+    expect(await server.proc.exited).toBe(0);
+  });
+
+  test("a client limited to 5/min gets 429 on the sixth request", async () => {
+    const folder = mkdtempSync(join(dir, "limit-"));
+    const server = await startBinary(binary, ["sandbox", "--rate-limit", "5"], folder);
+    const token = await sandboxToken(server.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await fetch(`${server.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    await server.stop();
+  });
+});
