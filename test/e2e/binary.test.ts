@@ -123,7 +123,6 @@ describe("production serve", () => {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body,
-      // @ts-expect-error Bun accepts duplex for streamed request bodies
       duplex: "half",
     });
     push('{"name":"Slow","email":"slow@example.com",');
