@@ -50,9 +50,10 @@ class EntityListing {
   }
 
   /** `{ data: {…} }` of one visible record; NOT_FOUND when missing, hidden or elsewhere. */
-  record(id: string, rawQuery: string): string {
+  record(id: string | null, rawQuery: string): string {
     const fields = parseRecordQuery(this.catalog, new URLSearchParams(rawQuery));
-    const json = id.length <= 64 ? this.repo.record(id, fields) : null;
+    // Elysia hands over null for a path segment that is not valid percent-encoding (`%zz`).
+    const json = typeof id === "string" && id.length <= 64 ? this.repo.record(id, fields) : null;
     if (json === null) throw new ApiError("NOT_FOUND", `No ${this.catalog.entity === "leads" ? "lead" : "property"} with this id`);
     return `{"data":${json}}`;
   }
