@@ -47,6 +47,11 @@ export type LeadInput = {
 };
 
 const REQUIRED = ["name", "email", "phone", "message"] as const;
+/**
+ * JSON may carry lone surrogates (`"\ud800"`); SQLite would store U+FFFD instead, so the 201
+ * and the stored lead would differ. Refused rather than silently altered.
+ */
+const NOT_UNICODE = "must be valid Unicode text (no unpaired surrogates)";
 const OPTIONAL_TEXT = ["propertyCode", "interestedPropertyTitle", "interestedPropertyLink", "trafficOrigin"] as const;
 
 function lengthMessage(schema: TString): string {
@@ -66,6 +71,8 @@ export function validateLeadInput(body: Record<string, unknown>): LeadInput {
       problems.push({ field, message: "is required" });
     } else if (typeof value !== "string") {
       problems.push({ field, message: "must be a string" });
+    } else if (!value.isWellFormed()) {
+      problems.push({ field, message: NOT_UNICODE });
     } else {
       const trimmed = value.trim();
       if (trimmed === "") problems.push({ field, message: "is required" });
@@ -79,6 +86,7 @@ export function validateLeadInput(body: Record<string, unknown>): LeadInput {
     const value = body[field];
     if (value === undefined || value === null) out[field] = null;
     else if (typeof value !== "string") problems.push({ field, message: "must be a string" });
+    else if (!value.isWellFormed()) problems.push({ field, message: NOT_UNICODE });
     else {
       const trimmed = value.trim();
       if (trimmed.length > props[field]!.maxLength!) problems.push({ field, message: lengthMessage(props[field]!) });
