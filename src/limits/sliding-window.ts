@@ -16,7 +16,7 @@ export interface SlidingWindowOptions {
   maxKeys?: number;
 }
 
-interface Window extends Recent {
+interface Window extends Recent<Window> {
   /** counts[s % 60] = requests counted during second s, for s in (head - 60, head]. */
   readonly counts: Uint32Array;
   total: number;
@@ -95,12 +95,20 @@ export class SlidingWindowLimiter {
     let w = this.#windows.get(key);
     if (w !== undefined) {
       advance(w, second);
-      this.#windows.touch(key, w, second);
+      this.#windows.touch(w);
     }
     if ((w?.total ?? 0) >= limit) return refusal(w, limit, nowMs);
     if (w === undefined) {
-      w = { counts: new Uint32Array(WINDOW_SECONDS), total: 0, head: second, oldest: second, usedAt: second };
-      this.#windows.add(key, w, nowMs);
+      w = {
+        key,
+        newer: undefined,
+        older: undefined,
+        counts: new Uint32Array(WINDOW_SECONDS),
+        total: 0,
+        head: second,
+        oldest: second,
+      };
+      this.#windows.add(w, nowMs);
     }
     w.counts[w.head % WINDOW_SECONDS]!++;
     if (w.total === 0) w.oldest = w.head;
@@ -122,7 +130,7 @@ export class SlidingWindowLimiter {
     const w = this.#windows.get(key);
     if (w !== undefined) {
       advance(w, second);
-      this.#windows.touch(key, w, second);
+      this.#windows.touch(w);
     }
     const total = w?.total ?? 0;
     if (total >= limit) return refusal(w, limit, nowMs);

@@ -20,7 +20,7 @@ export type TokenBucketOptions = Refill & {
   maxKeys?: number;
 };
 
-interface Bucket extends Recent {
+interface Bucket extends Recent<Bucket> {
   /** Tokens held, in units of 1/period-ms of a token (see the constructor). */
   level: number;
   /** Clock time `level` was last brought up to date. */
@@ -66,8 +66,8 @@ export class TokenBucketLimiter {
     let b = this.#use(key, nowMs);
     if ((b?.level ?? this.#full) < this.#perToken) return this.#decision(false, b?.level ?? 0);
     if (b === undefined) {
-      b = { level: this.#full, at: nowMs, usedAt: Math.floor(nowMs / 1000) };
-      this.#buckets.add(key, b, nowMs);
+      b = { key, newer: undefined, older: undefined, level: this.#full, at: nowMs };
+      this.#buckets.add(b, nowMs);
     }
     b.level -= this.#perToken;
     return this.#decision(true, b.level);
@@ -85,12 +85,11 @@ export class TokenBucketLimiter {
   }
 
   #use(key: string, nowMs: number): Bucket | undefined {
-    const second = Math.floor(nowMs / 1000);
-    this.#buckets.tick(second, nowMs);
+    this.#buckets.tick(Math.floor(nowMs / 1000), nowMs);
     const b = this.#buckets.get(key);
     if (b !== undefined) {
       this.#refill(b, nowMs);
-      this.#buckets.touch(key, b, second);
+      this.#buckets.touch(b);
     }
     return b;
   }

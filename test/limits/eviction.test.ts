@@ -47,6 +47,31 @@ describe("sliding window memory stays flat", () => {
     expect(limiter.peek("b", 1).remaining).toBe(1);
   });
 
+  test("a key in use survives a flood of new keys under the cap", () => {
+    const clock = fakeClock();
+    const limiter = new SlidingWindowLimiter({ clock, maxKeys: 100 });
+    limiter.hit("hot", 1_000);
+    for (let round = 0; round < 50; round++) {
+      for (let i = 0; i < 99; i++) limiter.hit(`flood-${round}-${i}`, 1);
+      limiter.hit("hot", 1_000);
+    }
+    expect(limiter.peek("hot", 1_000).remaining).toBe(1_000 - 51);
+  });
+
+  test("turnover of a large population costs O(1) a call", () => {
+    // Guards against ordering keys by Map insertion order: JavaScriptCore's Map iterators walk
+    // every deleted slot, which made this very loop take tens of µs a call (over 10 s here).
+    const clock = fakeClock();
+    const limiter = new SlidingWindowLimiter({ clock });
+    const started = performance.now();
+    for (let i = 0; i < 200_000; i++) {
+      if (i % 1_000 === 0) clock.ms += 1_000; // each key comes back 100 s later, long gone idle
+      limiter.hit(`key-${i % 100_000}`, 60);
+    }
+    expect(limiter.size()).toBeLessThanOrEqual(61_000);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
   test("a quiet limiter still sheds its idle keys", () => {
     const clock = fakeClock();
     const limiter = new SlidingWindowLimiter({ clock });
