@@ -1,0 +1,60 @@
+// The OpenAPI document's examples come from the sandbox dataset: these are the requests that
+// produced them, and sandbox-examples.json holds what the sandbox answered (a test re-runs the
+// requests on a fresh sandbox and fails when the two drift apart).
+import captured from "./sandbox-examples.json" with { type: "json" };
+import { CATALOGS } from "../catalog/index.ts";
+
+/** The dataset the examples were captured from: `partner-api sandbox` with its defaults. */
+export const EXAMPLE_DATASET = { seed: 42, properties: 1000, leads: 5000, asOf: "2026-01-01T00:00:00.000Z" } as const;
+
+export const SANDBOX_API_KEY = "pk_sandbox_demo";
+export const SANDBOX_API_SECRET = "sk_sandbox_demo";
+
+const allFields = (entity: "properties" | "leads") => CATALOGS[entity].fields.map((f) => f.name).join(",");
+
+/** Query strings of the example requests; record ids come from the first item of each page. */
+export const EXAMPLE_QUERIES = {
+  propertyPage: "fields=id,code,title,operationType,status,propertyType,highlight,pricing,createdAt,updatedAt&limit=2",
+  property: `fields=${allFields("properties")}`,
+  leadPage: "fields=id,name,email,phone,source,status,priority,propertyId,interestedPropertyTitle,createdAt&limit=2",
+  lead: `fields=${allFields("leads")}`,
+  values: { entity: "properties", field: "propertyType" },
+  changes: "entity=properties&after=0&limit=2",
+} as const;
+
+/** An Idempotency-Key as a partner's form might send it. */
+export const EXAMPLE_IDEMPOTENCY_KEY = "lead-form-2026-01-05-7731";
+
+/** The lead creation example: a fictitious contact about the first example property. */
+export function leadRequestExample(propertyCode: string, source = "WEBSITE") {
+  return {
+    name: "Maria Oliveira",
+    email: "maria.oliveira@example.com",
+    phone: "+55 11 98765-4321",
+    message: "Olá! Gostaria de agendar uma visita a este imóvel.",
+    source,
+    propertyCode,
+    trafficOrigin: "utm_source=google&utm_campaign=verao",
+  };
+}
+
+type Json = Record<string, unknown>;
+
+export interface SandboxExamples {
+  propertyPage: { data: Json[]; meta: Json };
+  property: { data: Json };
+  leadPage: { data: Json[]; meta: Json };
+  lead: { data: Json };
+  values: { data: { entity: string; field: string; values: string[] } };
+  changes: { data: Json[]; meta: Json };
+  token: { data: { token: string; expiresIn: number; tokenType: string } };
+  createdLead: { data: Json };
+}
+
+export const SANDBOX_EXAMPLES = captured as unknown as SandboxExamples;
+
+/** The first example property that has a code (the sandbox leaves a few without one). */
+export function exampleProperty(examples: SandboxExamples): { id: string; code: string } {
+  const found = examples.propertyPage.data.find((p) => typeof p.code === "string")!;
+  return { id: found.id as string, code: found.code as string };
+}

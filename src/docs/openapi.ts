@@ -1,0 +1,108 @@
+// Assembles the OpenAPI 3.1 document of the API from the operation table: pure, so the same
+// input always gives the same document, and GET /openapi.json serialises it once.
+import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_EXAMPLES, type SandboxExamples } from "./examples.ts";
+import { operations, type Access, type Operation } from "./operations.ts";
+import { HEADERS } from "./responses.ts";
+import { hoistNamedSchemas } from "./components.ts";
+
+type Json = Record<string, unknown>;
+
+const TAGS = [
+  { name: "Health", description: "Is the API up" },
+  { name: "Authentication", description: "Exchange API credentials for a bearer token" },
+  { name: "Catalogue", description: "Which fields exist and which values filters take" },
+  { name: "Properties", description: "Published properties, read-only" },
+  { name: "Leads", description: "Leads: list, read and create" },
+  { name: "Sync", description: "The change feed, for partners that keep a copy" },
+  { name: "Operations", description: "This documentation and the operator's metrics" },
+];
+
+const DESCRIPTION = `The Partner API of the real-estate platform: read published properties, read and create leads.
+
+**Environments.** Production and the sandbox each have their own address. The sandbox serves fictitious data and accepts the published credentials \`X-API-Key: ${SANDBOX_API_KEY}\` and \`X-API-Secret: ${SANDBOX_API_SECRET}\`, which production refuses.
+
+**Authentication.** \`POST /v1/auth/token\` with your \`X-API-Key\` and \`X-API-Secret\` headers returns a JWT valid for one hour. Send it as \`Authorization: Bearer <token>\` on every other \`/v1\` route, and ask for a new one before it expires.
+
+**Rate limits.** Each client has a limit per sliding minute. Every response of a protected route carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\` (and the IETF \`RateLimit-Policy\` / \`RateLimit\` fields); a 429 adds \`Retry-After\` in seconds.
+
+**Errors.** Every error body is \`{ "error": <message>, "code": <code> }\`; a VALIDATION_ERROR adds \`details: [{ field, message }]\`. Do not retry 400, 401, 403, 404; retry 429 after \`Retry-After\`, and 5xx with exponential backoff.
+
+**Pages.** Lists take \`page\` (from 1) and \`limit\` (1 to 100, default 20) and answer \`{ data, meta: { page, limit, total, totalPages } }\`.`;
+
+const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "The token from `POST /v1/auth/token`, valid for 3600 seconds",
+  },
+  apiKey: {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: `Your public API key (sandbox: \`${SANDBOX_API_KEY}\`)`,
+  },
+  apiSecret: {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Secret",
+    description: `Your API secret (sandbox: \`${SANDBOX_API_SECRET}\`)`,
+  },
+  metricsToken: {
+    type: "http",
+    scheme: "bearer",
+    description: "Production only: the `metrics.token` of the server's config",
+  },
+};
+
+const SECURITY: Record<Access, Json[]> = {
+  public: [],
+  credentials: [{ apiKey: [], apiSecret: [] }],
+  bearer: [{ bearerAuth: [] }],
+  // Open in the sandbox, token-protected in production.
+  metrics: [{}, { metricsToken: [] }],
+};
+
+function operationObject(op: Operation): Json {
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    description: op.description,
+    security: SECURITY[op.access],
+    ...(op.parameters.length > 0 ? { parameters: op.parameters } : {}),
+    ...(op.requestBody ? { requestBody: op.requestBody } : {}),
+    responses: op.responses,
+  };
+}
+
+export interface DocumentOptions {
+  version: string;
+  examples?: SandboxExamples;
+}
+
+export function buildOpenApiDocument(options: DocumentOptions): Json {
+  const inline: Record<string, Record<string, Json>> = {};
+  for (const op of operations(options.examples ?? SANDBOX_EXAMPLES, options.version)) {
+    (inline[op.path] ??= {})[op.method] = operationObject(op);
+  }
+  const { tree: paths, schemas } = hoistNamedSchemas(inline);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Partner API",
+      version: options.version,
+      summary: "Properties and leads of a real-estate platform, for partner portals, CRMs and websites",
+      description: DESCRIPTION,
+      license: { name: "Proprietary: for partners holding API credentials", identifier: "LicenseRef-Proprietary" },
+    },
+    servers: [{ url: "/", description: "The server this document came from" }],
+    tags: TAGS,
+    paths,
+    components: {
+      schemas,
+      headers: HEADERS,
+      securitySchemes: SECURITY_SCHEMES,
+    },
+  };
+}

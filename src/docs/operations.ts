@@ -1,0 +1,345 @@
+// Every route the server answers, as OpenAPI operations: parameters, request body, and one
+// response per status, errors included. The test suite checks this table against app.routes.
+import type { TSchema } from "@sinclair/typebox";
+import { CATALOGS } from "../catalog/index.ts";
+import type { ErrorCode } from "../errors.ts";
+import { MetricsRegistry } from "../metrics/registry.ts";
+import { FIELDS_BODY } from "../modules/catalog/service.ts";
+import { LeadInputSchema } from "../modules/leads/model.ts";
+import { MAX_LIMIT } from "../modules/listing/params.ts";
+import { EXAMPLE_QUERIES, exampleProperty, leadRequestExample, type SandboxExamples } from "./examples.ts";
+import { toOpenApiSchema } from "./json-schema.ts";
+import {
+  changesParameters,
+  fieldsParameter,
+  idempotencyKeyParameter,
+  idParameter,
+  listParameters,
+  valuesParameters,
+  type Parameter,
+} from "./parameters.ts";
+import { errorResponses, responseHeaders, type ErrorMessages, type HeaderSet } from "./responses.ts";
+import {
+  ChangesSchema,
+  dataOf,
+  FieldsSchema,
+  HealthSchema,
+  OpenApiDocumentSchema,
+  LeadRecordSchema,
+  LeadSchema,
+  pageOf,
+  PropertyRecordSchema,
+  TokenSchema,
+  ValuesSchema,
+} from "./schemas.ts";
+
+type Json = Record<string, unknown>;
+
+export type Access = "public" | "credentials" | "bearer" | "metrics";
+
+export interface Operation {
+  method: "get" | "post";
+  /** OpenAPI path template (`{id}`, not `:id`). */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  access: Access;
+  parameters: Parameter[];
+  requestBody?: Json;
+  responses: Record<string, Json>;
+}
+
+/** Failures of the guard every protected route passes (CONTRACT §4), plus the unexpected. */
+const GUARD_ERRORS: ErrorCode[] = ["INVALID_TOKEN", "API_DISABLED", "IP_BLOCKED", "NO_DATABASE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR"];
+const TOKEN_ERRORS: ErrorCode[] = [
+  "MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "API_DISABLED", "IP_BLOCKED", "NO_DATABASE",
+  "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR",
+];
+
+function json(schema: TSchema, example: unknown, description: string, headers: HeaderSet): Json {
+  return { description, headers: responseHeaders(headers), content: { "application/json": { schema: toOpenApiSchema(schema), example } } };
+}
+
+function text(mediaType: string, description: string, example?: string): Json {
+  return {
+    description,
+    headers: responseHeaders("plain"),
+    content: { [mediaType]: { schema: { type: "string" }, ...(example === undefined ? {} : { example }) } },
+  };
+}
+
+/** A protected operation: bearer token, rate-limit headers on every response, guard errors. */
+function protectedResponses(success: Record<string, Json>, errors: ErrorCode[], messages: ErrorMessages = {}): Record<string, Json> {
+  return { ...success, ...errorResponses([...errors, ...GUARD_ERRORS], "rateLimited", messages) };
+}
+
+function metricsExample(version: string): string {
+  const registry = new MetricsRegistry();
+  registry.observe("/v1/properties", "GET", 200, 1.8, "portal-x", undefined, false);
+  registry.observe("/v1/leads", "POST", 201, 4.2, "portal-x", undefined, false);
+  registry.observe(null, "GET", 404, 0.2, undefined, "NOT_FOUND", false);
+  registry.observe("/v1/properties", "GET", 429, 0.1, "portal-x", "RATE_LIMIT_EXCEEDED", false);
+  return registry.render({ version, environment: "production", databases: [
+    { database: "agency", file: "main", bytes: 52_428_800 },
+    { database: "agency", file: "wal", bytes: 4_120_032 },
+  ] });
+}
+
+export function operations(examples: SandboxExamples, version: string): Operation[] {
+  const property = exampleProperty(examples);
+  const propertySample = examples.propertyPage.data.find((p) => p.id === property.id)!;
+  const leadSample = examples.leadPage.data[0]!;
+  const listMessages = (invalid: string): ErrorMessages => ({
+    VALIDATION_ERROR: `limit: must be an integer between 1 and ${MAX_LIMIT}`,
+    INVALID_FIELDS: `Invalid fields: ${invalid}`,
+  });
+  const recordMessages = (entity: string, invalid: string): ErrorMessages => ({
+    VALIDATION_ERROR: "fields: is required",
+    INVALID_FIELDS: `Invalid fields: ${invalid}`,
+    NOT_FOUND: `No ${entity} with this id`,
+  });
+
+  return [
+    {
+      method: "get",
+      path: "/health",
+      operationId: "getHealth",
+      tag: "Health",
+      summary: "Health check",
+      description: "Whether the API is up and every configured database can be read. No authentication, no rate limit.",
+      access: "public",
+      parameters: [],
+      responses: {
+        "200": json(HealthSchema, { status: "ok", version, environment: "sandbox", uptimeSeconds: 86400 }, "The API is online", "plain"),
+        "503": json(HealthSchema, { status: "degraded", version, environment: "production", uptimeSeconds: 86400 }, "A configured database cannot be read", "plain"),
+        ...errorResponses(["INTERNAL_ERROR"], "plain"),
+      },
+    },
+    {
+      method: "post",
+      path: "/v1/auth/token",
+      operationId: "createToken",
+      tag: "Authentication",
+      summary: "Obtain a bearer token",
+      description:
+        "Exchanges the `X-API-Key` and `X-API-Secret` headers for a JWT valid for 3600 seconds. There is no renewal: " +
+        "ask for a new token before this one expires. No body is needed. Failed attempts drain a per-IP allowance " +
+        "of 20 (refilled at 20 a minute); the rate-limit headers report it.",
+      access: "credentials",
+      parameters: [],
+      responses: {
+        "200": json(TokenSchema, examples.token, "A fresh token", "rateLimited"),
+        ...errorResponses(TOKEN_ERRORS, "rateLimited"),
+      },
+    },
+    {
+      method: "get",
+      path: "/v1/fields",
+      operationId: "listFields",
+      tag: "Catalogue",
+      summary: "List the selectable fields of properties and leads",
+      description: "The names accepted by the `fields` parameter, with descriptions; grouped fields list their sub-fields.",
+      access: "bearer",
+      parameters: [],
+      responses: protectedResponses({ "200": json(FieldsSchema, JSON.parse(FIELDS_BODY), "The field catalogue", "rateLimited") }, []),
+    },
+    {
+      method: "get",
+      path: "/v1/values/{entity}/{field}",
+      operationId: "listFieldValues",
+      tag: "Catalogue",
+      summary: "List the values a filterable field takes",
+      description:
+        "Enumerations come back whole, in their documented order; `propertyType` and `highlight` list the distinct " +
+        "values among your published properties, sorted.",
+      access: "bearer",
+      parameters: valuesParameters(EXAMPLE_QUERIES.values),
+      responses: protectedResponses(
+        { "200": json(ValuesSchema, examples.values, "The values", "rateLimited") },
+        ["INVALID_ENTITY", "INVALID_FIELD", "SERVICE_UNAVAILABLE"],
+        {
+          INVALID_ENTITY: "Invalid entity: houses. Use one of: properties, leads",
+          INVALID_FIELD: `Invalid field: city for entity properties. Queryable fields: ${CATALOGS.properties.values.map((v) => v.field).join(", ")}`,
+        },
+      ),
+    },
+    {
+      method: "get",
+      path: "/v1/properties",
+      operationId: "listProperties",
+      tag: "Properties",
+      summary: "List published properties",
+      description:
+        "A page of published properties with only the fields you ask for. Use `updatedAfter` for incremental sync, " +
+        "or the change feed (`GET /v1/changes`) to also learn of properties taken down.",
+      access: "bearer",
+      parameters: listParameters(CATALOGS.properties, EXAMPLE_QUERIES.propertyPage, propertySample),
+      responses: protectedResponses(
+        { "200": json(pageOf(PropertyRecordSchema), examples.propertyPage, "A page of properties", "rateLimited") },
+        ["VALIDATION_ERROR", "INVALID_FIELDS", "SERVICE_UNAVAILABLE"],
+        listMessages("bedrooms"),
+      ),
+    },
+    {
+      method: "get",
+      path: "/v1/properties/{id}",
+      operationId: "getProperty",
+      tag: "Properties",
+      summary: "Get one published property",
+      description: "One published property of yours; an unknown id, an unpublished property or another agency's is a 404.",
+      access: "bearer",
+      parameters: [idParameter("property", property.id), fieldsParameter(CATALOGS.properties, EXAMPLE_QUERIES.property.slice("fields=".length))],
+      responses: protectedResponses(
+        { "200": json(dataOf(PropertyRecordSchema), examples.property, "The property", "rateLimited") },
+        ["VALIDATION_ERROR", "INVALID_FIELDS", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
+        recordMessages("property", "bedrooms"),
+      ),
+    },
+    {
+      method: "get",
+      path: "/v1/leads",
+      operationId: "listLeads",
+      tag: "Leads",
+      summary: "List leads",
+      description: "A page of your leads with only the fields you ask for.",
+      access: "bearer",
+      parameters: listParameters(CATALOGS.leads, EXAMPLE_QUERIES.leadPage, leadSample),
+      responses: protectedResponses(
+        { "200": json(pageOf(LeadRecordSchema), examples.leadPage, "A page of leads", "rateLimited") },
+        ["VALIDATION_ERROR", "INVALID_FIELDS", "SERVICE_UNAVAILABLE"],
+        listMessages("trafficOrigin"),
+      ),
+    },
+    {
+      method: "get",
+      path: "/v1/leads/{id}",
+      operationId: "getLead",
+      tag: "Leads",
+      summary: "Get one lead",
+      description: "One of your leads; an unknown id or another agency's lead is a 404.",
+      access: "bearer",
+      parameters: [idParameter("lead", leadSample.id as string), fieldsParameter(CATALOGS.leads, EXAMPLE_QUERIES.lead.slice("fields=".length))],
+      responses: protectedResponses(
+        { "200": json(dataOf(LeadRecordSchema), examples.lead, "The lead", "rateLimited") },
+        ["VALIDATION_ERROR", "INVALID_FIELDS", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
+        recordMessages("lead", "trafficOrigin"),
+      ),
+    },
+    {
+      method: "post",
+      path: "/v1/leads",
+      operationId: "createLead",
+      tag: "Leads",
+      summary: "Create a lead",
+      description:
+        "Creates a lead with status NEW_LEAD and priority MEDIUM. A `propertyCode` of one of your published " +
+        "properties links it (`propertyId` set, `interestedPropertyTitle` defaulting to the property's title). " +
+        "Strings are trimmed; unknown and read-only keys are ignored. A 201 means the lead is on disk.",
+      access: "bearer",
+      parameters: [idempotencyKeyParameter],
+      requestBody: {
+        required: true,
+        description: "The contact and, optionally, the property they asked about",
+        content: {
+          "application/json": {
+            schema: toOpenApiSchema(LeadInputSchema),
+            examples: {
+              linked: { summary: "A contact about a listed property", value: leadRequestExample(property.code) },
+              minimal: {
+                summary: "Only the required fields",
+                value: { name: "João Santos", email: "joao.santos@example.com", phone: "+55 21 99876-5432", message: "Procuro um apartamento de 2 quartos." },
+              },
+            },
+          },
+        },
+      },
+      responses: protectedResponses(
+        {
+          "201": {
+            ...json(dataOf(LeadSchema), examples.createdLead, "The created lead (or, with a reused Idempotency-Key, the first answer again)", "rateLimited"),
+            headers: { ...responseHeaders("rateLimited"), "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } },
+          },
+        },
+        ["VALIDATION_ERROR", "MISSING_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "SERVICE_UNAVAILABLE"],
+        { VALIDATION_ERROR: "email: must be a valid e-mail address; phone: is required" },
+      ),
+    },
+    {
+      method: "get",
+      path: "/v1/changes",
+      operationId: "listChanges",
+      tag: "Sync",
+      summary: "Read the change feed",
+      description:
+        "What changed since a sequence number, oldest first. Store `meta.nextAfter` and pass it as `after` next " +
+        "time: you miss nothing, and learn of every property unpublished or deleted (`change: remove`).",
+      access: "bearer",
+      parameters: changesParameters(EXAMPLE_QUERIES.changes),
+      responses: protectedResponses(
+        { "200": json(ChangesSchema, examples.changes, "A page of changes", "rateLimited") },
+        ["VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
+        { VALIDATION_ERROR: "entity: must be one of: properties, leads" },
+      ),
+    },
+    {
+      method: "get",
+      path: "/openapi.json",
+      operationId: "getOpenApiDocument",
+      tag: "Operations",
+      summary: "This OpenAPI document",
+      description: "The OpenAPI 3.1 description of every route, generated from the schemas that validate requests.",
+      access: "public",
+      parameters: [],
+      responses: {
+        "200": json(OpenApiDocumentSchema, undefined, "The document", "plain"),
+        ...errorResponses(["INTERNAL_ERROR"], "plain"),
+      },
+    },
+    {
+      method: "get",
+      path: "/docs",
+      operationId: "getReferencePage",
+      tag: "Operations",
+      summary: "Interactive API reference",
+      description: "This reference as a web page; its scripts are served by the API itself, so it works offline.",
+      access: "public",
+      parameters: [],
+      responses: { "200": text("text/html", "The reference page"), ...errorResponses(["INTERNAL_ERROR"], "plain") },
+    },
+    {
+      method: "get",
+      path: "/docs/scalar.js",
+      operationId: "getReferenceScript",
+      tag: "Operations",
+      summary: "Script of the reference page",
+      description: "The Scalar API Reference bundle the page runs, embedded in the server binary.",
+      access: "public",
+      parameters: [],
+      responses: {
+        "200": text("text/javascript", "The script (gzipped when the client accepts it)"),
+        "304": { description: "Not modified: the `If-None-Match` request header holds the current ETag", headers: responseHeaders("plain") },
+        ...errorResponses(["INTERNAL_ERROR"], "plain"),
+      },
+    },
+    {
+      method: "get",
+      path: "/metrics",
+      operationId: "getMetrics",
+      tag: "Operations",
+      summary: "Prometheus metrics",
+      description:
+        "Operator metrics in Prometheus text format: requests by route and status, latency by route, 429s by " +
+        "client, authentication failures by code, leads created, database sizes. Open in the sandbox; in " +
+        "production it exists only when the config sets `metrics.token`, and needs `Authorization: Bearer <that token>` " +
+        "(otherwise 404, exactly like an unknown path).",
+      access: "metrics",
+      parameters: [],
+      responses: {
+        "200": text("text/plain", "The scrape", metricsExample(version)),
+        ...errorResponses(["NOT_FOUND", "INTERNAL_ERROR"], "plain", { NOT_FOUND: "No route matches this path" }),
+      },
+    },
+  ];
+}
