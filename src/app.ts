@@ -1,11 +1,14 @@
 // createApp(deps): the global plugins first (context, errors), then each feature module.
 import { Elysia } from "elysia";
 import type { Logger } from "./logging.ts";
+import { MetricsRegistry } from "./metrics/registry.ts";
 import { authModule } from "./modules/auth/index.ts";
 import { catalogModule } from "./modules/catalog/index.ts";
 import { changesModule } from "./modules/changes/index.ts";
+import { docsModule } from "./modules/docs/index.ts";
 import { healthModule } from "./modules/health/index.ts";
 import { leadsModule } from "./modules/leads/index.ts";
+import { metricsModule } from "./modules/metrics/index.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { requestContext, serverPeerAddress, type PeerAddress } from "./plugins/context.ts";
 import { errorHandler } from "./plugins/errors.ts";
@@ -16,6 +19,8 @@ export interface AppDeps {
   logger: Logger;
   /** Where the TCP peer address comes from; tests pass their own. */
   peerAddress?: PeerAddress;
+  /** Request metrics for GET /metrics; absent: a new registry; null: not recorded (benchmarks). */
+  metrics?: MetricsRegistry | null;
 }
 
 /** Path patterns with their methods, for 405 answers; built from the app's own routes. */
@@ -35,9 +40,10 @@ function methodTable(routes: readonly { method: string; path: string }[]) {
 
 export function createApp(deps: AppDeps) {
   const { runtime, logger } = deps;
+  const metrics = deps.metrics === undefined ? new MetricsRegistry() : deps.metrics;
   let methods: ReturnType<typeof methodTable> | null = null;
   const app = new Elysia({ name: "partner-api" })
-    .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress }))
+    .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, metrics }))
     .use(
       errorHandler({
         logger,
@@ -52,7 +58,9 @@ export function createApp(deps: AppDeps) {
     .use(catalogModule(runtime))
     .use(propertiesModule(runtime))
     .use(leadsModule(runtime))
-    .use(changesModule(runtime));
+    .use(changesModule(runtime))
+    .use(docsModule(runtime))
+    .use(metricsModule(runtime, metrics));
   return app;
 }
 

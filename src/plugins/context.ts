@@ -2,6 +2,7 @@
 // one log line per request.
 import { Elysia } from "elysia";
 import type { Logger } from "../logging.ts";
+import type { MetricsRegistry } from "../metrics/registry.ts";
 import type { Runtime } from "../runtime.ts";
 import { canonicalAddress } from "../security/ip.ts";
 
@@ -46,7 +47,24 @@ export function clientAddress(peer: string | null, forwardedFor: string | null, 
   return address;
 }
 
-export function requestContext(deps: { runtime: Runtime; logger: Logger; peerAddress: PeerAddress }) {
+/**
+ * The configured client a request's bearer token names. Only asked for 429s, which the guard
+ * refuses before it records the client in the state (a cache hit in the token service).
+ */
+function bearerClientId(runtime: Runtime, request: Request): string | undefined {
+  const authorization = request.headers.get("authorization");
+  if (authorization === null || authorization.slice(0, 7).toLowerCase() !== "bearer ") return undefined;
+  const sub = runtime.tokens.verify(authorization.slice(7).trim())?.sub;
+  return sub !== undefined && runtime.config.clients.has(sub) ? sub : undefined;
+}
+
+export function requestContext(deps: {
+  runtime: Runtime;
+  logger: Logger;
+  peerAddress: PeerAddress;
+  /** Null: metrics off. */
+  metrics: MetricsRegistry | null;
+}) {
   return new Elysia({ name: "request-context" })
     .onRequest((context) => {
       const { request, set } = context;
@@ -76,5 +94,14 @@ export function requestContext(deps: { runtime: Runtime; logger: Logger; peerAdd
         status,
         ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
       });
+      deps.metrics?.observe(
+        (context as { route?: string }).route ?? null,
+        context.request.method,
+        status,
+        performance.now() - state.startedAt,
+        state.clientId ?? (status === 429 ? bearerClientId(deps.runtime, context.request) : undefined),
+        state.errorCode,
+        status === 201 && response instanceof Response && response.headers.has("idempotent-replayed"),
+      );
     });
 }

@@ -1,0 +1,69 @@
+// GET /openapi.json, GET /docs and the page's script: public, outside the guard, so reading
+// the documentation never counts against a rate limit. Each body is built once, when first asked for.
+import { Elysia } from "elysia";
+import { buildOpenApiDocument } from "../../docs/openapi.ts";
+import { docsPage, SCALAR_SCRIPT_PATH, type DocsPage } from "../../docs/page.ts";
+import { SCALAR_BUNDLE } from "../../docs/scalar.ts";
+import { JSON_CONTENT_TYPE } from "../../plugins/respond.ts";
+import type { Runtime } from "../../runtime.ts";
+import { VERSION } from "../../version.ts";
+
+/** The bundle's bytes and their gzip form, made on first request (about 4 MB, 1 MB gzipped). */
+function scriptBodies() {
+  let bodies: { plain: Uint8Array; gzip: Uint8Array; etag: string } | null = null;
+  return () => {
+    if (bodies === null) {
+      const plain = new TextEncoder().encode(SCALAR_BUNDLE);
+      bodies = { plain, gzip: Bun.gzipSync(plain), etag: `"${Bun.hash(plain).toString(36)}"` };
+    }
+    return bodies;
+  };
+}
+
+function acceptsGzip(request: Request): boolean {
+  return /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
+}
+
+export function docsModule(runtime: Runtime) {
+  // Built on first request: nothing at startup pays for documentation nobody asked for.
+  let document: string | null = null;
+  const pages = new Map<string, DocsPage>();
+  const script = scriptBodies();
+  return new Elysia({ name: "docs" })
+    .get("/openapi.json", () => new Response((document ??= JSON.stringify(buildOpenApiDocument({ version: VERSION }))), { headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-cache" } }), {
+      detail: { summary: "This OpenAPI document", tags: ["Operations"] },
+    })
+    .get(
+      "/docs",
+      () => {
+        // The environment can change on reload; the sandbox page prefills its public credentials.
+        const environment = runtime.config.environment;
+        let page = pages.get(environment);
+        if (page === undefined) pages.set(environment, (page = docsPage(environment)));
+        return new Response(page.html, {
+          headers: {
+            "content-type": "text/html; charset=utf-8",
+            "content-security-policy": page.contentSecurityPolicy,
+            "cache-control": "no-cache",
+          },
+        });
+      },
+      { detail: { summary: "Interactive API reference", tags: ["Operations"] } },
+    )
+    .get(
+      SCALAR_SCRIPT_PATH,
+      ({ request }) => {
+        const { plain, gzip, etag } = script();
+        const headers: Record<string, string> = {
+          "content-type": "text/javascript; charset=utf-8",
+          "cache-control": "public, max-age=86400",
+          etag,
+          vary: "accept-encoding",
+        };
+        if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+        if (!acceptsGzip(request)) return new Response(plain, { headers });
+        return new Response(gzip, { headers: { ...headers, "content-encoding": "gzip" } });
+      },
+      { detail: { summary: "Script of the reference page", tags: ["Operations"] } },
+    );
+}
