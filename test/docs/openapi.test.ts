@@ -1,0 +1,315 @@
+// GET /openapi.json against the server it describes: every route documented with its errors,
+// every example a request the server accepts, every observed response as documented.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { CATALOGS } from "../../src/catalog/index.ts";
+import { SANDBOX_API_KEY, SANDBOX_API_SECRET } from "../../src/docs/examples.ts";
+import { toOpenApiSchema } from "../../src/docs/json-schema.ts";
+import { ERRORS, type ErrorCode } from "../../src/errors.ts";
+import { LeadInputSchema } from "../../src/modules/leads/model.ts";
+import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SORTS } from "../../src/modules/listing/params.ts";
+import { client, createTestApp } from "../helpers/app.ts";
+import { sandboxApp, type SandboxApp } from "./sandbox.ts";
+import { schemaProblems } from "./validate.ts";
+
+type Json = Record<string, any>;
+
+let sandbox: SandboxApp;
+let document: Json;
+let token: string;
+
+beforeAll(async () => {
+  sandbox = sandboxApp();
+  const response = await sandbox.request("/openapi.json");
+  expect(response.status).toBe(200);
+  document = (await response.json()) as Json;
+  token = await sandbox.token();
+});
+afterAll(() => sandbox.close());
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+/** `/v1/values/:entity/:field` → `/v1/values/{entity}/{field}`. */
+const toTemplate = (path: string) => path.replace(/:([^/]+)/g, "{$1}");
+
+function operationsOf(doc: Json): { method: string; path: string; op: Json }[] {
+  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({ method, path, op: item[method] as Json })),
+  );
+}
+
+const resolve = (ref: Json): Json =>
+  ref.$ref ? (ref.$ref as string).slice(2).split("/").reduce<any>((node, key) => node[key], document) : ref;
+
+const isProtected = (op: Json) => (op.security as Json[]).some((s) => "bearerAuth" in s);
+const usesCredentials = (op: Json) => (op.security as Json[]).some((s) => "apiKey" in s && "apiSecret" in s);
+
+/** The codes a documented response lists in its `code` enum. */
+function documentedCodes(op: Json, status: number): string[] {
+  const schema = op.responses[String(status)]?.content?.["application/json"]?.schema;
+  const code = schema?.properties?.code;
+  return code?.enum ?? (code?.const !== undefined ? [code.const] : []);
+}
+
+describe("every route is documented, and nothing undocumented answers", () => {
+  test("each route of app.routes is an operation of the document, and each operation a route", () => {
+    const routes = sandbox.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${toTemplate(r.path)}`);
+    const documented = operationsOf(document).map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    expect(new Set(routes).size).toBe(routes.length);
+    expect([...documented].sort()).toEqual([...routes].sort());
+  });
+
+  test("a method the document does not list on a path answers 405; a path it does not list answers 404", async () => {
+    for (const { path } of operationsOf(document)) {
+      const concrete = path.replace(/\{[^}]+\}/g, "x");
+      for (const method of METHODS.filter((m) => !document.paths[path][m])) {
+        const response = await sandbox.request(concrete, { method: method.toUpperCase() });
+        expect({ path, method, status: response.status }).toEqual({ path, method, status: 405 });
+      }
+    }
+    for (const path of ["/v2/properties", "/v1", "/v1/properties/x/y", "/admin", "/openapi.yaml", "/docs/other.js"]) {
+      expect((await sandbox.request(path)).status).toBe(404);
+    }
+  });
+});
+
+describe("errors are documented with their codes", () => {
+  test("each documented code sits under the status the error table gives it", () => {
+    for (const { op } of operationsOf(document)) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        for (const code of documentedCodes(op, Number(status))) {
+          expect({ code, status: Number(status) }).toEqual({ code, status: ERRORS[code as ErrorCode].status });
+        }
+        if (Number(status) >= 400 && response.content?.["application/json"]) {
+          expect(Object.keys(response.content["application/json"].examples ?? {}).sort()).toEqual([...documentedCodes(op, Number(status))].sort());
+        }
+      }
+    }
+  });
+
+  test("every protected operation documents the guard's failures (CONTRACT §4) and 500", () => {
+    const protectedOps = operationsOf(document).filter(({ op }) => isProtected(op));
+    expect(protectedOps.length).toBe(8);
+    for (const { op } of protectedOps) {
+      expect(documentedCodes(op, 401)).toEqual(["INVALID_TOKEN"]);
+      expect(documentedCodes(op, 403)).toEqual(["API_DISABLED", "IP_BLOCKED", "NO_DATABASE"]);
+      expect(documentedCodes(op, 429)).toEqual(["RATE_LIMIT_EXCEEDED"]);
+      expect(documentedCodes(op, 500)).toEqual(["INTERNAL_ERROR"]);
+    }
+  });
+
+  test("the token endpoint documents the credential failures in the contract's statuses", () => {
+    const op = document.paths["/v1/auth/token"].post;
+    expect(usesCredentials(op)).toBe(true);
+    expect(documentedCodes(op, 401)).toEqual(["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET"]);
+    expect(documentedCodes(op, 403)).toEqual(["API_DISABLED", "IP_BLOCKED", "NO_DATABASE"]);
+    expect(documentedCodes(op, 429)).toEqual(["RATE_LIMIT_EXCEEDED"]);
+  });
+
+  test("operations that take input document its 400s; single records their 404", () => {
+    const expected: Record<string, string[]> = {
+      "GET /v1/values/{entity}/{field}": ["INVALID_ENTITY", "INVALID_FIELD"],
+      "GET /v1/properties": ["VALIDATION_ERROR", "INVALID_FIELDS"],
+      "GET /v1/properties/{id}": ["VALIDATION_ERROR", "INVALID_FIELDS"],
+      "GET /v1/leads": ["VALIDATION_ERROR", "INVALID_FIELDS"],
+      "GET /v1/leads/{id}": ["VALIDATION_ERROR", "INVALID_FIELDS"],
+      "POST /v1/leads": ["VALIDATION_ERROR", "MISSING_BODY"],
+      "GET /v1/changes": ["VALIDATION_ERROR"],
+    };
+    for (const [key, codes] of Object.entries(expected)) {
+      const [method, path] = key.split(" ") as [string, string];
+      expect(documentedCodes(document.paths[path][method.toLowerCase()], 400)).toEqual(codes);
+    }
+    expect(documentedCodes(document.paths["/v1/properties/{id}"].get, 404)).toEqual(["NOT_FOUND"]);
+    expect(documentedCodes(document.paths["/v1/leads/{id}"].get, 404)).toEqual(["NOT_FOUND"]);
+    const create = document.paths["/v1/leads"].post;
+    for (const [status, code] of [[413, "PAYLOAD_TOO_LARGE"], [415, "UNSUPPORTED_MEDIA_TYPE"], [422, "IDEMPOTENCY_KEY_REUSED"]] as const) {
+      expect(documentedCodes(create, status)).toEqual([code]);
+    }
+  });
+
+  test("every response of a rate-limited operation documents the rate-limit headers; 429s add Retry-After", () => {
+    for (const { op } of operationsOf(document).filter(({ op }) => isProtected(op) || usesCredentials(op))) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        const headers = Object.keys(response.headers ?? {});
+        expect(headers).toEqual(expect.arrayContaining(["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "RateLimit-Policy", "RateLimit"]));
+        if (status === "429") expect(headers).toContain("Retry-After");
+      }
+    }
+  });
+});
+
+describe("generated from the sources that validate requests", () => {
+  test("the lead body is LeadInputSchema", () => {
+    expect(document.paths["/v1/leads"].post.requestBody.content["application/json"].schema).toEqual(toOpenApiSchema(LeadInputSchema));
+  });
+
+  test("list parameters follow the catalogue's filters and the listing limits", () => {
+    for (const entity of ["properties", "leads"] as const) {
+      const params = document.paths[`/v1/${entity}`].get.parameters as Json[];
+      const byName = new Map(params.map((p) => [p.name, p]));
+      expect(byName.get("fields")!.required).toBe(true);
+      expect(byName.get("limit")!.schema).toMatchObject({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT });
+      expect(byName.get("sort")!.schema.enum).toEqual([...SORTS]);
+      for (const filter of CATALOGS[entity].filters) {
+        expect(byName.get(filter.param)?.schema.enum).toEqual(filter.values ? [...filter.values] : undefined);
+      }
+      for (const date of DATE_FILTERS) expect(byName.get(date.param)?.schema.format).toBe("date-time");
+      for (const field of CATALOGS[entity].fields) expect(byName.get("fields")!.description).toContain(`\`${field.name}\``);
+    }
+  });
+
+  test("the security schemes name the bearer token and the API-key headers", () => {
+    const schemes = document.components.securitySchemes;
+    expect(schemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
+    expect(schemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" });
+    expect(schemes.apiSecret).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Secret" });
+  });
+});
+
+/** Builds a request from an operation's examples: every parameter, or only the required ones. */
+function exampleRequest(path: string, method: string, op: Json, options: { optional: boolean; body?: unknown }): Request {
+  const params = (op.parameters ?? []) as Json[];
+  const url = new URL(`http://localhost${path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(params.find((p) => p.name === name)!.example))}`);
+  const headers = new Headers();
+  for (const p of params) {
+    if (p.in === "path" || (!p.required && !options.optional)) continue;
+    expect({ parameter: p.name, example: p.example }).toEqual({ parameter: p.name, example: expect.anything() });
+    if (p.in === "query") url.searchParams.set(p.name, String(p.example));
+    if (p.in === "header") headers.set(p.name, String(p.example));
+  }
+  if (isProtected(op)) headers.set("authorization", `Bearer ${token}`);
+  if (usesCredentials(op)) {
+    headers.set("x-api-key", SANDBOX_API_KEY);
+    headers.set("x-api-secret", SANDBOX_API_SECRET);
+  }
+  if (options.body !== undefined) headers.set("content-type", "application/json");
+  return new Request(url.href, {
+    method: method.toUpperCase(),
+    headers,
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+  });
+}
+
+describe("examples come from the sandbox and the sandbox accepts them", () => {
+  test("each success example matches the documented schema of its response", () => {
+    for (const { method, path, op } of operationsOf(document)) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        const media = response.content?.["application/json"];
+        if (!media?.example) continue;
+        expect({ at: `${method} ${path} ${status}`, problems: schemaProblems(media.schema, media.example, document) }).toEqual({
+          at: `${method} ${path} ${status}`,
+          problems: [],
+        });
+      }
+    }
+  });
+
+  test("a request built from each operation's examples is accepted (2xx), with all parameters and with the required ones", async () => {
+    for (const { method, path, op } of operationsOf(document)) {
+      const bodies = Object.values((op.requestBody?.content?.["application/json"]?.examples ?? {}) as Json).map((e) => e.value);
+      // The Idempotency-Key example goes with one body only: the same key with another body is a 422.
+      const requests = bodies.length === 0
+        ? [exampleRequest(path, method, op, { optional: true }), exampleRequest(path, method, op, { optional: false })]
+        : [exampleRequest(path, method, op, { optional: true, body: bodies[0] }), ...bodies.map((body) => exampleRequest(path, method, op, { optional: false, body }))];
+      for (const request of requests) {
+        const response = await sandbox.app.handle(request);
+        const outcome = { request: `${request.method} ${request.url}`, ok: response.ok, status: response.status };
+        expect(outcome).toEqual({ ...outcome, ok: true });
+      }
+    }
+  });
+
+});
+
+describe("observed responses are as documented", () => {
+  /** Status, body schema (so the code) and required headers of a real response, per the document. */
+  async function expectDocumented(method: string, path: string, response: Response) {
+    const op = document.paths[path]?.[method];
+    expect({ operation: `${method} ${path}`, documented: op !== undefined }).toEqual({ operation: `${method} ${path}`, documented: true });
+    const documented = op.responses[String(response.status)];
+    const where = `${method} ${path} → ${response.status}`;
+    expect({ where, documented: documented !== undefined }).toEqual({ where, documented: true });
+    const media = documented.content?.["application/json"];
+    if (media) {
+      const body = await response.json();
+      expect({ where, body, problems: schemaProblems(media.schema, body, document) }).toEqual({ where, body, problems: [] });
+    }
+    for (const [name, header] of Object.entries(documented.headers ?? {})) {
+      if (resolve(header as Json).required) expect({ where, header: name, present: response.headers.has(name) }).toEqual({ where, header: name, present: true });
+    }
+  }
+
+  test("happy paths and input errors of every operation", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const json = { ...auth, "content-type": "application/json" };
+    const lead = { name: "Ana", email: "ana@example.com", phone: "+55 11 90000-0000", message: "Olá" };
+    const propertyId = document.paths["/v1/properties/{id}"].get.parameters[0].example;
+    const cases: [string, string, string, RequestInit?][] = [
+      ["get", "/health", "/health"],
+      ["get", "/openapi.json", "/openapi.json"],
+      ["get", "/docs", "/docs"],
+      ["get", "/docs/scalar.js", "/docs/scalar.js"],
+      ["get", "/metrics", "/metrics"],
+      ["post", "/v1/auth/token", "/v1/auth/token", { method: "POST" }],
+      ["post", "/v1/auth/token", "/v1/auth/token", { method: "POST", headers: { "x-api-key": "pk_sandbox_nobody", "x-api-secret": "x" } }],
+      ["post", "/v1/auth/token", "/v1/auth/token", { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "wrong" } }],
+      ["get", "/v1/fields", "/v1/fields", { headers: auth }],
+      ["get", "/v1/fields", "/v1/fields"],
+      ["get", "/v1/values/{entity}/{field}", "/v1/values/leads/source", { headers: auth }],
+      ["get", "/v1/values/{entity}/{field}", "/v1/values/houses/status", { headers: auth }],
+      ["get", "/v1/values/{entity}/{field}", "/v1/values/properties/city", { headers: auth }],
+      ["get", "/v1/properties", "/v1/properties?fields=id,address,photos&limit=3", { headers: auth }],
+      ["get", "/v1/properties", "/v1/properties?limit=500", { headers: auth }],
+      ["get", "/v1/properties", "/v1/properties?fields=bedrooms", { headers: auth }],
+      ["get", "/v1/properties", "/v1/properties?fields=id", { headers: { authorization: "Bearer nope" } }],
+      ["get", "/v1/properties/{id}", `/v1/properties/${propertyId}?fields=id,features,photos`, { headers: auth }],
+      ["get", "/v1/properties/{id}", "/v1/properties/no-such-id?fields=id", { headers: auth }],
+      ["get", "/v1/properties/{id}", `/v1/properties/${propertyId}`, { headers: auth }],
+      ["get", "/v1/leads", "/v1/leads?fields=id,status,propertyId&status=LOST", { headers: auth }],
+      ["get", "/v1/leads", "/v1/leads?fields=id&createdAfter=yesterday", { headers: auth }],
+      ["get", "/v1/leads/{id}", "/v1/leads/no-such-id?fields=id", { headers: auth }],
+      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify(lead) }],
+      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: json }],
+      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, email: "nope" }) }],
+      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "hello" }],
+      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, message: "x".repeat(70_000) }) }],
+      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify(lead) }],
+      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify(lead) }],
+      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify({ ...lead, name: "Bia" }) }],
+      ["get", "/v1/changes", "/v1/changes?entity=leads&limit=5", { headers: auth }],
+      ["get", "/v1/changes", "/v1/changes?entity=houses", { headers: auth }],
+    ];
+    const seen = new Set<string>();
+    for (const [method, template, url, init] of cases) {
+      const response = await sandbox.request(url, init);
+      seen.add(`${method} ${template} ${response.status}`);
+      await expectDocumented(method, template, response);
+    }
+    // The cases above reach these answers (so the checks are not vacuous).
+    for (const expected of ["post /v1/leads 201", "post /v1/leads 400", "post /v1/leads 413", "post /v1/leads 415", "post /v1/leads 422", "get /v1/properties/{id} 404", "post /v1/auth/token 401", "get /v1/values/{entity}/{field} 400"]) {
+      expect(seen).toContain(expected);
+    }
+  });
+
+  test("the guard's refusals: disabled, blocked, no database, rate limited", async () => {
+    const clients = {
+      off: client("off", { enabled: false }),
+      blocked: client("blocked", { ipWhitelist: ["198.51.100.1"] }),
+      lost: client("lost", { database: "missing" }),
+      tiny: client("tiny", { rateLimitPerMinute: 1 }),
+    };
+    const t = createTestApp({ clients: Object.values(clients).map((c) => c.entry) });
+    try {
+      for (const who of [clients.off, clients.blocked, clients.lost]) {
+        await expectDocumented("post", "/v1/auth/token", await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": who.apiKey, "x-api-secret": who.secret } }));
+      }
+      const tiny = await t.token(clients.tiny);
+      expect((await t.get("/v1/fields", tiny)).status).toBe(200);
+      const limited = await t.get("/v1/leads?fields=id", tiny);
+      expect(limited.status).toBe(429);
+      await expectDocumented("get", "/v1/leads", limited);
+    } finally {
+      t.close();
+    }
+  });
+});
