@@ -10,6 +10,11 @@ import { ListingRepo } from "./repo.ts";
 const MAX_CACHED_PAGES = 2_000;
 /** Bodies larger than this are not worth the memory of keeping. */
 const MAX_CACHED_BODY = 256 * 1024;
+/**
+ * Characters (keys and bodies) one listing may hold. The count cap alone let a caller pin
+ * 2,000 pages of ~256 KiB each (over a gigabyte) by varying an ignored query parameter.
+ */
+const MAX_CACHED_CHARS = 16 * 1024 * 1024;
 
 interface CachedPage {
   generation: number;
@@ -19,6 +24,7 @@ interface CachedPage {
 class EntityListing {
   readonly repo: ListingRepo;
   private readonly pages = new Map<string, CachedPage>();
+  private cachedChars = 0;
 
   constructor(
     private readonly tenant: Tenant,
@@ -41,12 +47,21 @@ class EntityListing {
       `"total":${total},"totalPages":${totalPages}}}`;
 
     if (body.length <= MAX_CACHED_BODY) {
-      if (cached === undefined && this.pages.size >= MAX_CACHED_PAGES) {
-        this.pages.delete(this.pages.keys().next().value!);
+      if (cached !== undefined) this.forget(rawQuery, cached);
+      const size = rawQuery.length + body.length;
+      while (this.pages.size >= MAX_CACHED_PAGES || (this.pages.size > 0 && this.cachedChars + size > MAX_CACHED_CHARS)) {
+        const [oldestKey, oldest] = this.pages.entries().next().value!;
+        this.forget(oldestKey, oldest);
       }
       this.pages.set(rawQuery, { generation, body });
+      this.cachedChars += size;
     }
     return body;
+  }
+
+  private forget(key: string, page: CachedPage): void {
+    this.pages.delete(key);
+    this.cachedChars -= key.length + page.body.length;
   }
 
   /** `{ data: {…} }` of one visible record; NOT_FOUND when missing, hidden or elsewhere. */
