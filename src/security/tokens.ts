@@ -101,8 +101,10 @@ export class TokenService {
     if (!isObject(header) || header.alg !== "HS256" || "crit" in header) return null;
     if (header.typ !== undefined && header.typ !== "JWT") return null;
 
-    const expected = this.sign(`${headerPart}.${payloadPart}`);
-    const presented = Buffer.from(signaturePart, "base64url");
+    // Compared as text, not decoded bytes: base64url's last character carries unused bits, so
+    // decoding first would accept four spellings of one signature (a malleable token).
+    const expected = Buffer.from(this.sign(`${headerPart}.${payloadPart}`).toString("base64url"));
+    const presented = Buffer.from(signaturePart);
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
 
     const payload = decodeJson(payloadPart);
