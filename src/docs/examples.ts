@@ -7,6 +7,8 @@ import { CATALOGS } from "../catalog/index.ts";
 /** The dataset the examples were captured from: `partner-api sandbox` with its defaults. */
 export const EXAMPLE_DATASET = { seed: 42, properties: 1000, leads: 5000, asOf: "2026-01-01T00:00:00.000Z" } as const;
 
+// The same values as src/cli/sandbox.ts (a test keeps them equal): importing the CLI from here
+// would make a cycle through the app.
 export const SANDBOX_API_KEY = "pk_sandbox_demo";
 export const SANDBOX_API_SECRET = "sk_sandbox_demo";
 
@@ -26,13 +28,13 @@ export const EXAMPLE_QUERIES = {
 export const EXAMPLE_IDEMPOTENCY_KEY = "lead-form-2026-01-05-7731";
 
 /** The lead creation example: a fictitious contact about the first example property. */
-export function leadRequestExample(propertyCode: string, source = "WEBSITE") {
+export function leadRequestExample(propertyCode: string) {
   return {
     name: "Maria Oliveira",
     email: "maria.oliveira@example.com",
     phone: "+55 11 98765-4321",
     message: "Olá! Gostaria de agendar uma visita a este imóvel.",
-    source,
+    source: "WEBSITE",
     propertyCode,
     trafficOrigin: "utm_source=google&utm_campaign=verao",
   };

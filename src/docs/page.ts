@@ -1,5 +1,6 @@
 // The HTML page of GET /docs: Scalar's bundle from /docs/scalar.js rendering /openapi.json,
 // with a Content-Security-Policy that lets the page load nothing from anywhere else.
+import { SANDBOX_API_KEY, SANDBOX_API_SECRET } from "./examples.ts";
 
 export const SCALAR_SCRIPT_PATH = "/docs/scalar.js";
 
@@ -18,7 +19,7 @@ function scalarConfig(environment: string): Record<string, unknown> {
       ? {
           authentication: {
             preferredSecurityScheme: "bearerAuth",
-            securitySchemes: { apiKey: { value: "pk_sandbox_demo" }, apiSecret: { value: "sk_sandbox_demo" } },
+            securitySchemes: { apiKey: { value: SANDBOX_API_KEY }, apiSecret: { value: SANDBOX_API_SECRET } },
           },
         }
       : {}),

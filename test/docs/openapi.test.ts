@@ -2,6 +2,7 @@
 // every example a request the server accepts, every observed response as documented.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CATALOGS } from "../../src/catalog/index.ts";
+import { SANDBOX_API_KEY as CLI_SANDBOX_KEY, SANDBOX_API_SECRET as CLI_SANDBOX_SECRET } from "../../src/cli/sandbox.ts";
 import { SANDBOX_API_KEY, SANDBOX_API_SECRET } from "../../src/docs/examples.ts";
 import { toOpenApiSchema } from "../../src/docs/json-schema.ts";
 import { ERRORS, type ErrorCode } from "../../src/errors.ts";
@@ -163,6 +164,8 @@ describe("generated from the sources that validate requests", () => {
     expect(schemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
     expect(schemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" });
     expect(schemes.apiSecret).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Secret" });
+    // The sandbox credentials the document and page name are the ones the sandbox accepts.
+    expect([SANDBOX_API_KEY, SANDBOX_API_SECRET]).toEqual([CLI_SANDBOX_KEY, CLI_SANDBOX_SECRET]);
   });
 });
 
@@ -288,6 +291,40 @@ describe("observed responses are as documented", () => {
     // The cases above reach these answers (so the checks are not vacuous).
     for (const expected of ["post /v1/leads 201", "post /v1/leads 400", "post /v1/leads 413", "post /v1/leads 415", "post /v1/leads 422", "get /v1/properties/{id} 404", "post /v1/auth/token 401", "get /v1/values/{entity}/{field} 400"]) {
       expect(seen).toContain(expected);
+    }
+  });
+
+  test("error examples are the server's real answers to the requests that cause them", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const json = { ...auth, "content-type": "application/json" };
+    const lead = { name: "Ana", email: "ana@example.com", phone: "+55 11 90000-0000", message: "Olá" };
+    const cases: [string, string, ErrorCode, string, RequestInit?][] = [
+      ["post", "/v1/auth/token", "MISSING_CREDENTIALS", "/v1/auth/token", { method: "POST" }],
+      ["post", "/v1/auth/token", "INVALID_API_KEY", "/v1/auth/token", { method: "POST", headers: { "x-api-key": "pk_sandbox_x", "x-api-secret": "x" } }],
+      ["post", "/v1/auth/token", "INVALID_API_SECRET", "/v1/auth/token", { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "x" } }],
+      ["get", "/v1/fields", "INVALID_TOKEN", "/v1/fields"],
+      ["get", "/v1/values/{entity}/{field}", "INVALID_ENTITY", "/v1/values/houses/status", { headers: auth }],
+      ["get", "/v1/values/{entity}/{field}", "INVALID_FIELD", "/v1/values/properties/city", { headers: auth }],
+      ["get", "/v1/properties", "VALIDATION_ERROR", "/v1/properties?fields=id&limit=500", { headers: auth }],
+      ["get", "/v1/properties", "INVALID_FIELDS", "/v1/properties?fields=bedrooms", { headers: auth }],
+      ["get", "/v1/properties/{id}", "VALIDATION_ERROR", "/v1/properties/x", { headers: auth }],
+      ["get", "/v1/properties/{id}", "INVALID_FIELDS", "/v1/properties/x?fields=bedrooms", { headers: auth }],
+      ["get", "/v1/properties/{id}", "NOT_FOUND", "/v1/properties/x?fields=id", { headers: auth }],
+      ["get", "/v1/leads", "VALIDATION_ERROR", "/v1/leads?fields=id&limit=0", { headers: auth }],
+      ["get", "/v1/leads", "INVALID_FIELDS", "/v1/leads?fields=trafficOrigin", { headers: auth }],
+      ["get", "/v1/leads/{id}", "NOT_FOUND", "/v1/leads/x?fields=id", { headers: auth }],
+      ["get", "/v1/leads/{id}", "INVALID_FIELDS", "/v1/leads/x?fields=trafficOrigin", { headers: auth }],
+      ["post", "/v1/leads", "VALIDATION_ERROR", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, email: "x", phone: undefined }) }],
+      ["post", "/v1/leads", "MISSING_BODY", "/v1/leads", { method: "POST", headers: json }],
+      ["post", "/v1/leads", "UNSUPPORTED_MEDIA_TYPE", "/v1/leads", { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "x" }],
+      ["post", "/v1/leads", "PAYLOAD_TOO_LARGE", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, message: "x".repeat(70_000) }) }],
+      ["get", "/v1/changes", "VALIDATION_ERROR", "/v1/changes", { headers: auth }],
+    ];
+    for (const [method, path, code, url, init] of cases) {
+      const op = document.paths[path][method];
+      const example = op.responses[String(ERRORS[code].status)].content["application/json"].examples[code].value;
+      const body = await (await sandbox.request(url, init)).json();
+      expect({ at: `${method} ${path} ${code}`, body }).toEqual({ at: `${method} ${path} ${code}`, body: example });
     }
   });
 
