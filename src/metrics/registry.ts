@@ -124,13 +124,21 @@ export class MetricsRegistry {
     out.family(`${PREFIX}leads_created_total`, "counter", "Leads created by POST /v1/leads (idempotent replays excluded).");
     out.sample(`${PREFIX}leads_created_total`, [], this.leadsCreated);
 
-    out.family(`${PREFIX}database_size_bytes`, "gauge", "Size on disk of each configured database file and its write-ahead log, read at scrape time.");
-    for (const { database, file, bytes } of facts.databases) {
-      out.sample(`${PREFIX}database_size_bytes`, [["database", database], ["file", file]], bytes);
-    }
-
-    out.family(`${PREFIX}build_info`, "gauge", "Always 1; labels name the running version and environment.");
-    out.sample(`${PREFIX}build_info`, [["version", facts.version], ["environment", facts.environment]], 1);
-    return out.toString();
+    return writeFacts(out, facts).toString();
   }
+}
+
+function writeFacts(out: Exposition, facts: ScrapeFacts): Exposition {
+  out.family(`${PREFIX}database_size_bytes`, "gauge", "Size on disk of each configured database file and its write-ahead log, read at scrape time.");
+  for (const { database, file, bytes } of facts.databases) {
+    out.sample(`${PREFIX}database_size_bytes`, [["database", database], ["file", file]], bytes);
+  }
+  out.family(`${PREFIX}build_info`, "gauge", "Always 1; labels name the running version and environment.");
+  out.sample(`${PREFIX}build_info`, [["version", facts.version], ["environment", facts.environment]], 1);
+  return out;
+}
+
+/** The scrape when request metrics are off: only what is read at scrape time, no counter at a false zero. */
+export function renderFactsOnly(facts: ScrapeFacts): string {
+  return writeFacts(new Exposition(), facts).toString();
 }

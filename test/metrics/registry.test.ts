@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { OVERFLOW_LABEL } from "../../src/metrics/bounded.ts";
-import { AUTH_FAILURE_CODES, MetricsRegistry, NO_CLIENT, UNMATCHED_ROUTE, type ScrapeFacts } from "../../src/metrics/registry.ts";
+import { AUTH_FAILURE_CODES, MetricsRegistry, NO_CLIENT, renderFactsOnly, UNMATCHED_ROUTE, type ScrapeFacts } from "../../src/metrics/registry.ts";
 import { parseExposition, sampleValue } from "./parse.ts";
 
 const FACTS: ScrapeFacts = { version: "1.2.3", environment: "production", databases: [] };
@@ -138,5 +138,12 @@ describe("the hot path", () => {
     for (let i = 0; i < 10_000; i++) m.observe("/v1/leads", "GET", 200, 1, "p", undefined, false);
     // Same series, only the numbers moved.
     expect(m.render(FACTS).split("\n").length).toBe(before.split("\n").length);
+  });
+});
+
+describe("metrics off", () => {
+  test("the facts-only scrape has no counter families to read as false zeros", () => {
+    const names = new Set(parseExposition(renderFactsOnly(FACTS)).map((s) => s.name));
+    expect([...names]).toEqual(["partner_api_build_info"]);
   });
 });

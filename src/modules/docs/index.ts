@@ -30,9 +30,14 @@ export function docsModule(runtime: Runtime) {
   const pages = new Map<string, DocsPage>();
   const script = scriptBodies();
   return new Elysia({ name: "docs" })
-    .get("/openapi.json", () => new Response((document ??= JSON.stringify(buildOpenApiDocument({ version: VERSION }))), { headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-cache" } }), {
-      detail: { summary: "This OpenAPI document", tags: ["Operations"] },
-    })
+    .get(
+      "/openapi.json",
+      () => {
+        document ??= JSON.stringify(buildOpenApiDocument({ version: VERSION }));
+        return new Response(document, { headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-cache" } });
+      },
+      { detail: { summary: "This OpenAPI document", tags: ["Operations"] } },
+    )
     .get(
       "/docs",
       () => {

@@ -3,14 +3,13 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../../metrics/exposition.ts";
-import { MetricsRegistry } from "../../metrics/registry.ts";
+import { renderFactsOnly, type MetricsRegistry } from "../../metrics/registry.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
 import { databaseSizes, mayScrape } from "./service.ts";
 
-/** With `registry` null (metrics off), the scrape still reports the scrape-time facts. */
+/** With `registry` null (metrics off), the scrape reports only the scrape-time facts. */
 export function metricsModule(runtime: Runtime, registry: MetricsRegistry | null) {
-  const idle = registry ?? new MetricsRegistry();
   return new Elysia({ name: "metrics" }).get(
     "/metrics",
     ({ request }) => {
@@ -18,7 +17,8 @@ export function metricsModule(runtime: Runtime, registry: MetricsRegistry | null
       if (!mayScrape(config, request.headers.get("authorization"))) {
         throw new ApiError("NOT_FOUND", "No route matches this path");
       }
-      const body = idle.render({ version: VERSION, environment: config.environment, databases: databaseSizes(config.databases) });
+      const facts = { version: VERSION, environment: config.environment, databases: databaseSizes(config.databases) };
+      const body = registry === null ? renderFactsOnly(facts) : registry.render(facts);
       return new Response(body, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" } });
     },
     { detail: { summary: "Prometheus metrics", tags: ["Operations"] } },
