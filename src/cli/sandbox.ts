@@ -40,6 +40,7 @@ export function sandboxCommand(args: string[]): void {
     db: { type: "string" },
     "rate-limit": { type: "string" },
     reset: { type: "boolean" },
+    "no-metrics": { type: "boolean" },
   });
   const dbPath = resolve(values.db ?? "data/sandbox.sqlite");
   const rateLimit = integerFlag(values["rate-limit"], "rate-limit", 1) ?? DEFAULT_SANDBOX_RATE_LIMIT;
@@ -56,7 +57,7 @@ export function sandboxCommand(args: string[]): void {
   }
 
   const runtime = new Runtime(sandboxConfig(dbPath, rateLimit));
-  const running = startServer({ runtime, logger, port, host: "0.0.0.0" });
+  const running = startServer({ runtime, logger, port, host: "0.0.0.0", metrics: values["no-metrics"] !== true });
   const url = `http://localhost:${running.port}`;
   process.stderr.write(
     [

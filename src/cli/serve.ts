@@ -6,7 +6,11 @@ import { choosePort, parseFlags } from "./args.ts";
 import { startServer } from "./server.ts";
 
 export function serveCommand(args: string[]): void {
-  const { values } = parseFlags(args, { config: { type: "string" }, port: { type: "string" } });
+  const { values } = parseFlags(args, {
+    config: { type: "string" },
+    port: { type: "string" },
+    "no-metrics": { type: "boolean" },
+  });
   const configPath = values.config ?? "./config.json";
   const config = loadConfigFile(configPath);
   const port = choosePort(values.port, config.port);
@@ -17,5 +21,12 @@ export function serveCommand(args: string[]): void {
       logger.warn({ database: name, reason: runtime.tenants.failure(path) }, "database unavailable: its clients get NO_DATABASE");
     }
   }
-  startServer({ runtime, logger, port, host: config.host, reload: () => loadConfigFile(configPath) });
+  startServer({
+    runtime,
+    logger,
+    port,
+    host: config.host,
+    reload: () => loadConfigFile(configPath),
+    metrics: values["no-metrics"] !== true,
+  });
 }

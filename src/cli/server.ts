@@ -21,9 +21,11 @@ export function startServer(options: {
   host: string;
   /** Called on SIGHUP; returns the new config or throws to keep the old one. */
   reload?: () => RuntimeConfig;
+  /** False: request metrics are not recorded (GET /metrics still shows database sizes). */
+  metrics?: boolean;
 }): RunningServer {
   const { runtime, logger } = options;
-  const app = createApp({ runtime, logger });
+  const app = createApp({ runtime, logger, ...(options.metrics === false ? { metrics: null } : {}) });
   app.listen({
     port: options.port,
     hostname: options.host,

@@ -47,17 +47,6 @@ export function clientAddress(peer: string | null, forwardedFor: string | null, 
   return address;
 }
 
-/**
- * The configured client a request's bearer token names. Only asked for 429s, which the guard
- * refuses before it records the client in the state (a cache hit in the token service).
- */
-function bearerClientId(runtime: Runtime, request: Request): string | undefined {
-  const authorization = request.headers.get("authorization");
-  if (authorization === null || authorization.slice(0, 7).toLowerCase() !== "bearer ") return undefined;
-  const sub = runtime.tokens.verify(authorization.slice(7).trim())?.sub;
-  return sub !== undefined && runtime.config.clients.has(sub) ? sub : undefined;
-}
-
 export function requestContext(deps: {
   runtime: Runtime;
   logger: Logger;
@@ -99,7 +88,7 @@ export function requestContext(deps: {
         context.request.method,
         status,
         performance.now() - state.startedAt,
-        state.clientId ?? (status === 429 ? bearerClientId(deps.runtime, context.request) : undefined),
+        state.clientId,
         state.errorCode,
         status === 201 && response instanceof Response && response.headers.has("idempotent-replayed"),
       );

@@ -7,7 +7,7 @@ import type { Tenant } from "../db/tenants.ts";
 import { ApiError, type ErrorCode } from "../errors.ts";
 import { writeAuthRateLimitHeaders, writeClientRateLimitHeaders, type HeaderRecord } from "../limits/headers.ts";
 import type { Runtime } from "../runtime.ts";
-import { stateOf } from "./context.ts";
+import { stateOf, type RequestState } from "./context.ts";
 
 type Headers = HeaderRecord;
 
@@ -43,8 +43,13 @@ export type Authorized = {
   tenant: Tenant;
 };
 
-/** Runs the pipeline for one request; throws an ApiError at the first failed step. */
-export function authorize(runtime: Runtime, request: Request, ip: string | null, headers: Headers): Authorized {
+/**
+ * Runs the pipeline for one request; throws an ApiError at the first failed step. The client
+ * is recorded in the request state as soon as it is known, so logs and metrics name it on
+ * its 403s and 429s too.
+ */
+export function authorize(runtime: Runtime, request: Request, state: RequestState, headers: Headers): Authorized {
+  const { ip } = state;
   headers["cache-control"] = "no-store";
   const token = bearerToken(request.headers.get("authorization"));
   const claims = token === null ? null : runtime.tokens.verify(token);
@@ -53,6 +58,7 @@ export function authorize(runtime: Runtime, request: Request, ip: string | null,
     refuseThrottledAddress(runtime, ip, headers);
     failAuthentication(runtime, ip, headers, "INVALID_TOKEN");
   }
+  state.clientId = client.id;
   if (!client.enabled) {
     writeClientRateLimitHeaders(headers, runtime.windows.peek(client.id, client.rateLimitPerMinute));
     throw new ApiError("API_DISABLED");
@@ -82,10 +88,7 @@ export function guard(runtime: Runtime) {
   return new Elysia({ name: "guard" }).macro({
     protected: {
       resolve({ request, set, ...context }) {
-        const state = stateOf(context);
-        const authorized = authorize(runtime, request, state.ip, set.headers as Headers);
-        state.clientId = authorized.client.id;
-        return authorized;
+        return authorize(runtime, request, stateOf(context), set.headers as Headers);
       },
     },
   });
