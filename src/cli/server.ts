@@ -6,8 +6,12 @@ import type { Logger } from "../logging.ts";
 import type { Runtime } from "../runtime.ts";
 
 const DRAIN_TIMEOUT_MS = 10_000;
-/** Generous over the 64 KiB body limit, which the app enforces with the contract's 413. */
-const TRANSPORT_BODY_LIMIT = 1024 * 1024;
+/**
+ * No transport cap: past one, Bun answers a bare 413 itself (no `{ error, code }`, no request
+ * id). Bodies stream; every route that takes one reads it through plugins/body.ts, which stops
+ * at 64 KiB (declared or counted) with the contract's 413, and the rest never read it at all.
+ */
+const TRANSPORT_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
 export interface RunningServer {
   port: number;
