@@ -38,7 +38,7 @@ describe("API4 unrestricted resource consumption: through app.handle", () => {
   });
   afterAll(() => t.close());
 
-  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+  const post = (body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
     t.request("/v1/leads", {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
