@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, test } from "bun:test";
 import fc from "fast-check";
 import { createFuzzTarget, type FuzzTarget } from "./harness.ts";
-import { fuzzParameters, replays } from "./regressions.ts";
+import { FUZZ_TIMEOUT_MS, fuzzParameters, replays } from "./regressions.ts";
 
 let target: FuzzTarget;
 beforeAll(async () => {
@@ -84,13 +84,13 @@ const burstProperty = () =>
 describe("fuzz: Idempotency-Key against a model", () => {
   test("sequences: create once, replay the same body, 422 another, keys scoped per client", async () => {
     await fc.assert(sequenceProperty(), fuzzParameters(120, 3_000));
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 
   test("bursts of one keyed request: never two leads", async () => {
     await fc.assert(burstProperty(), fuzzParameters(30, 2_000));
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 
   test("stored regression seeds", async () => {
     for (const parameters of replays("idempotency")) await fc.assert(sequenceProperty(), parameters);
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { LEAD_SOURCES } from "../../src/catalog/enums.ts";
 import { createFuzzTarget, type FuzzTarget } from "./harness.ts";
-import { fuzzParameters, replays } from "./regressions.ts";
+import { FUZZ_TIMEOUT_MS, fuzzParameters, replays } from "./regressions.ts";
 import type { BodySpec } from "./spec.ts";
 
 let target: FuzzTarget;
@@ -169,11 +169,11 @@ const property = () =>
 describe("fuzz: lead bodies against a field-by-field model", () => {
   test("201 exactly when every field is valid, with the values stored as answered; else 400 naming exactly the bad fields", async () => {
     await fc.assert(property(), fuzzParameters(400, 6_000));
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 
   test("stored regression seeds", async () => {
     for (const parameters of replays("leads")) await fc.assert(property(), parameters);
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 
   test("the other tenant's database got no lead from any of it", async () => {
     const response = await target.t.get("/v1/leads?fields=id&limit=1", target.tokens.other);

@@ -7,7 +7,7 @@ import { LEAD_CATALOG } from "../../src/catalog/leads.ts";
 import { PROPERTY_CATALOG } from "../../src/catalog/properties.ts";
 import { component, fieldsValue, junkText } from "./arbitraries.ts";
 import { createFuzzTarget, type FuzzTarget } from "./harness.ts";
-import { fuzzParameters, replays } from "./regressions.ts";
+import { FUZZ_TIMEOUT_MS, fuzzParameters, replays } from "./regressions.ts";
 
 let target: FuzzTarget;
 beforeAll(async () => {
@@ -94,11 +94,11 @@ const property = () =>
 describe("fuzz: read routes under junk query strings", () => {
   test("200 with exactly what was asked, or a 400 naming the bad parameter", async () => {
     await fc.assert(property(), fuzzParameters(700, 5_000));
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 
   test("stored regression seeds", async () => {
     for (const parameters of replays("queries")) await fc.assert(property(), parameters);
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 
   test("the caches those queries filled still answer correctly", async () => {
     const response = await target.t.get("/v1/properties?fields=id&limit=5", target.tokens.portal);

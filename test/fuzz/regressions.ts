@@ -64,6 +64,9 @@ export const REGRESSION_CASES: RegressionCase[] = [
   },
 ];
 
+/** Per-test timeout of a fuzz test: generous in the test command, scaled with FUZZ_RUNS. */
+export const FUZZ_TIMEOUT_MS = 30_000 * Math.max(1, Number(process.env.FUZZ_RUNS ?? "1") || 1);
+
 /** Runs per suite in the test command; FUZZ_RUNS multiplies them for a longer local session. */
 export function fuzzParameters(runs: number, budgetMs: number): Parameters<unknown> {
   const scale = Number(process.env.FUZZ_RUNS ?? "1");

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { requestArb } from "./arbitraries.ts";
 import { createFuzzTarget, type FuzzTarget } from "./harness.ts";
-import { fuzzParameters, replays } from "./regressions.ts";
+import { FUZZ_TIMEOUT_MS, fuzzParameters, replays } from "./regressions.ts";
 
 let target: FuzzTarget;
 beforeAll(async () => {
@@ -22,11 +22,11 @@ const property = () =>
 describe("fuzz: any request keeps the contract", () => {
   test("no 5xx, contract-shaped errors, nosniff and request id, nothing leaked", async () => {
     await fc.assert(property(), fuzzParameters(700, 7_000));
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 
   test("stored regression seeds", async () => {
     for (const parameters of replays("requests")) await fc.assert(property(), parameters);
-  }, 30_000);
+  }, FUZZ_TIMEOUT_MS);
 
   test("afterwards the app is healthy and serves a real request", async () => {
     expect((await target.t.request("/health")).status).toBe(200);
