@@ -1,0 +1,142 @@
+// OWASP API8:2023 Security Misconfiguration. Failures show no internals (500 generic, storage
+// trouble a 503 with Retry-After that heals), every kind of answer carries nosniff and a
+// request id, authenticated ones Cache-Control: no-store, there is no CORS opening, no framework
+// banner from the real server, and production's docs page holds no sandbox credentials.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
+import { violations } from "../fuzz/contract.ts";
+import { rawExchange, startSandboxBinary, type LiveServer } from "./binary-server.ts";
+import { LEAD, postLead } from "./tenants.ts";
+
+const portal = client("portal", { rateLimitPerMinute: 3 });
+
+describe("API8 security misconfiguration: failures", () => {
+  let t: TestApp;
+  let token = "";
+  beforeAll(async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    token = await t.token(portal);
+  });
+  afterAll(() => t.close());
+
+  const tenant = () => t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
+
+  test("a database that refuses writes is a 503 with Retry-After and a generic body, and heals", async () => {
+    tenant().write.run("PRAGMA query_only = ON");
+    const refused = await postLead(t, token, LEAD);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    const text = await refused.text();
+    expect(JSON.parse(text)).toEqual({ error: "Service temporarily unavailable, retry later", code: "SERVICE_UNAVAILABLE" });
+    expect(violations({ method: "POST", status: 503, headers: refused.headers, body: text }, { echo: "", allow503: true, protectedRoute: true })).toEqual([]);
+    tenant().write.run("PRAGMA query_only = OFF");
+    expect((await postLead(t, token, LEAD)).status).toBe(201);
+  });
+
+  test("an unexpected failure is a bare 500: no message, stack, path or SQL", async () => {
+    tenant().read.close();
+    t.clock.advance(60_000);
+    const response = await t.get("/v1/properties?fields=id&sort=updatedAt", token);
+    const text = await response.text();
+    expect(response.status).toBe(500);
+    expect(JSON.parse(text)).toEqual({ error: "Internal server error", code: "INTERNAL_ERROR" });
+    expect(violations({ method: "GET", status: 200, headers: response.headers, body: text }, { echo: "", protectedRoute: true })).toEqual([]);
+  });
+});
+
+describe("API8 security misconfiguration: headers on every kind of answer", () => {
+  let t: TestApp;
+  let token = "";
+  beforeAll(async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    token = await t.token(portal);
+  });
+  afterAll(() => t.close());
+
+  test("nosniff and a request id on 200, 201, 4xx and the docs; no-store on every guarded answer and tokens", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const answers: [string, Response, boolean][] = [
+      ["health", await t.request("/health"), false],
+      ["token", await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret } }), true],
+      ["201", await postLead(t, token, LEAD), true],
+      ["400", await t.request("/v1/properties", { headers: auth }), true],
+      ["413", await postLead(t, token, "x".repeat(70_000)), true],
+      ["429", await t.request("/v1/fields", { headers: auth }), true],
+      ["401", await t.request("/v1/fields"), true],
+      ["404", await t.request("/nope"), false],
+      ["405", await t.request("/v1/fields", { method: "DELETE" }), false],
+      ["openapi", await t.request("/openapi.json"), false],
+      ["docs", await t.request("/docs"), false],
+    ];
+    for (const [name, response, guarded] of answers) {
+      expect({ name, nosniff: response.headers.get("x-content-type-options"), id: Boolean(response.headers.get("x-request-id")) }).toEqual({ name, nosniff: "nosniff", id: true });
+      if (guarded) expect({ name, cache: response.headers.get("cache-control") }).toEqual({ name, cache: "no-store" });
+    }
+    expect(answers.find(([n]) => n === "429")![1].status).toBe(429);
+    expect(answers.find(([n]) => n === "docs")![1].headers.get("content-security-policy")).toBeTruthy();
+  });
+
+  test("no CORS opening: no Access-Control-Allow-* for any origin, and a preflight is 405", async () => {
+    const origin = { origin: "https://evil.example" };
+    for (const response of [
+      await t.request("/health", { headers: origin }),
+      await t.request("/v1/fields", { headers: { ...origin, authorization: `Bearer ${token}` } }),
+      await t.request("/v1/leads", { method: "OPTIONS", headers: { ...origin, "access-control-request-method": "POST" } }),
+    ]) {
+      expect([...response.headers.keys()].filter((h) => h.startsWith("access-control-"))).toEqual([]);
+    }
+    expect((await t.request("/v1/leads", { method: "OPTIONS", headers: origin })).status).toBe(405);
+  });
+
+  test("production's docs page does not carry the sandbox credentials", async () => {
+    const html = await (await t.request("/docs")).text();
+    expect(html).not.toContain("sk_sandbox_demo");
+    expect(html).not.toContain("pk_sandbox_demo");
+  });
+});
+
+describe("API8 security misconfiguration: the real server", () => {
+  let live: LiveServer;
+  beforeAll(async () => {
+    live = await startSandboxBinary();
+  }, 60_000);
+  afterAll(async () => {
+    await live?.close();
+  });
+
+  test("no Server or X-Powered-By banner on any answer", async () => {
+    for (const path of ["/health", "/nope", "/v1/fields", "/openapi.json"]) {
+      const response = await fetch(`${live.url}${path}`);
+      expect({ path, server: response.headers.get("server"), poweredBy: response.headers.get("x-powered-by") }).toEqual({ path, server: null, poweredBy: null });
+    }
+  });
+
+  test("malformed HTTP gets a bare transport answer or the app's contract: no banner, no stack, no echo, and serving goes on", async () => {
+    const garbage = [
+      "GET /health HTTP/9.9\r\n\r\n",
+      "GET /he alth HTTP/1.1\r\nHost: x\r\n\r\n",
+      "\x00\x01\x02\r\n\r\n",
+      "GET /health HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n",
+      "POST /v1/leads HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      "POST /v1/leads HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nabc\r\n0\r\n\r\n",
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`,
+      "TRACE / HTTP/1.1\r\nHost: x\r\nX-Echo-Me: secret-cookie\r\n\r\n",
+      "GET http://evil.example/health HTTP/1.1\r\nHost: x\r\n\r\n",
+      "GET /health HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+      "GET /health\r\n\r\n",
+    ];
+    const answers = await Promise.all(garbage.map((payload) => rawExchange(live.port, payload, 1_000)));
+    for (const [i, payload] of garbage.entries()) {
+      const { text } = answers[i]!;
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      // Bun's HTTP parser answers what never reaches the app: 400, 431, and 505 for a request line
+      // that does not end in HTTP/1.x (a space in the path included). Those are bodiless and
+      // close the connection; everything that parses reaches the app and gets its contract.
+      const transport = [400, 431, 505].includes(status) && /Connection: close\r\n\r\n$/.test(text);
+      const app = /x-request-id: /i.test(text) && status < 500;
+      expect({ payload: payload.slice(0, 40), answered: status === 0 || transport || app }).toEqual({ payload: payload.slice(0, 40), answered: true });
+      expect(text).not.toMatch(/bun|elysia|uws|\bat \S+ \(|secret-cookie/i);
+    }
+    expect((await fetch(`${live.url}/health`)).status).toBe(200);
+  });
+});

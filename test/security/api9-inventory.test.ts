@@ -1,0 +1,97 @@
+// OWASP API9:2023 Improper Inventory Management. The app's own route list is the inventory:
+// each route is one SPEC.md/CONTRACT.md documents, appears in /openapi.json with its method, and
+// answers as documented; any other path is a contract-shaped 404, and a production /metrics
+// without its token cannot be told apart from a path that does not exist.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
+import { errorBodyViolations } from "../fuzz/contract.ts";
+import { LEAD } from "./tenants.ts";
+
+const portal = client("portal", { rateLimitPerMinute: 100_000 });
+let t: TestApp;
+let token = "";
+beforeAll(async () => {
+  t = createTestApp({ clients: [portal.entry] });
+  token = await t.token(portal);
+});
+afterAll(() => t.close());
+
+/** Every route the documents promise, with a request that must succeed and its status. */
+const DOCUMENTED: Record<string, (ids: { property: string; lead: string }) => { path: string; init?: RequestInit; status: number }> = {
+  "GET /health": () => ({ path: "/health", status: 200 }),
+  "POST /v1/auth/token": () => ({ path: "/v1/auth/token", init: { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret } }, status: 200 }),
+  "GET /v1/fields": () => ({ path: "/v1/fields", status: 200 }),
+  "GET /v1/values/:entity/:field": () => ({ path: "/v1/values/leads/status", status: 200 }),
+  "GET /v1/properties": () => ({ path: "/v1/properties?fields=id", status: 200 }),
+  "GET /v1/properties/:id": ({ property }) => ({ path: `/v1/properties/${property}?fields=id`, status: 200 }),
+  "GET /v1/leads": () => ({ path: "/v1/leads?fields=id", status: 200 }),
+  "GET /v1/leads/:id": ({ lead }) => ({ path: `/v1/leads/${lead}?fields=id`, status: 200 }),
+  "POST /v1/leads": () => ({ path: "/v1/leads", init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(LEAD) }, status: 201 }),
+  "GET /v1/changes": () => ({ path: "/v1/changes?entity=leads", status: 200 }),
+  "GET /openapi.json": () => ({ path: "/openapi.json", status: 200 }),
+  "GET /docs": () => ({ path: "/docs", status: 200 }),
+  // The docs page's script: CONTRACT §12 keeps its assets inside the binary.
+  "GET /docs/scalar.js": () => ({ path: "/docs/scalar.js", status: 200 }),
+  // Production without a metrics token: 404 by CONTRACT §12.
+  "GET /metrics": () => ({ path: "/metrics", status: 404 }),
+};
+
+const routeKeys = () => t.app.routes.map((r) => `${r.method} ${r.path}`);
+
+describe("API9 improper inventory management", () => {
+  test("every route the app serves is a documented one", () => {
+    expect(routeKeys().filter((key) => !(key in DOCUMENTED))).toEqual([]);
+  });
+
+  test("each route answers as documented", async () => {
+    const ids = {
+      property: (await read(await t.get("/v1/properties?fields=id&limit=1", token))).body.data[0].id,
+      lead: (await read(await t.get("/v1/leads?fields=id&limit=1", token))).body.data[0].id,
+    };
+    for (const key of routeKeys()) {
+      const { path, init = {}, status } = DOCUMENTED[key]!(ids);
+      const response = await t.request(path, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+      expect({ key, status: response.status }).toEqual({ key, status });
+    }
+  });
+
+  test("/openapi.json describes exactly the routes served, method for method", async () => {
+    expect(routeKeys()).toContain("GET /openapi.json");
+    const document = (await read(await t.request("/openapi.json"))).body as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).filter((m) => ["get", "post", "put", "patch", "delete"].includes(m)).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+    );
+    expect(documented.sort()).toEqual(routeKeys().sort());
+  });
+
+  test("any other path is a 404 in the contract's shape", async () => {
+    const near = ["/v2/leads", "/V1/leads", "/v1/leads/x/y", "/v1/admin", "/v1/clients", "/v1/auth/refresh", "/v1/auth/token/x", "/.env", "/.git/config",
+      "/debug", "/swagger.json", "/graphql", "/server-status", "/v1", "/v1/", "/api/v1/leads", "/health/x", "/metrics/x", "/docs/../config.json"];
+    const segment = fc.stringMatching(/^[A-Za-z0-9._~-]{1,12}$/);
+    const random = fc.sample(fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => `/${s.join("/")}`), { numRuns: 150, seed: 9 });
+    const served = t.app.routes.map((r) => new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}/?$`));
+    for (const path of [...near, ...random].filter((p) => !served.some((re) => re.test(new URL(p, "http://x").pathname)))) {
+      const response = await t.request(path, { headers: { authorization: `Bearer ${token}` } });
+      const body = await response.text();
+      expect({ path, status: response.status, problems: errorBodyViolations(response.status, response.headers, body) }).toEqual({ path, status: 404, problems: [] });
+      expect(JSON.parse(body).code).toBe("NOT_FOUND");
+    }
+  });
+
+  test("a production /metrics without its token answers GET exactly like a missing path", async () => {
+    const metrics = await t.request("/metrics");
+    const missing = await t.request("/no-such-path");
+    expect({ status: metrics.status, body: await metrics.text() }).toEqual({ status: missing.status, body: await missing.text() });
+  });
+
+  // Known gap, not fixed here (src/app.ts and src/modules/metrics are another engineer's work in
+  // progress): POST/DELETE/PUT /metrics answer 405 with `Allow: GET`, so the hidden endpoint's
+  // existence shows. Expected: the same 404 as any unknown path while /metrics is hidden.
+  test.todo("a production /metrics without its token answers every method like a missing path", async () => {
+    for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+      const response = await t.request("/metrics", { method });
+      expect({ method, status: response.status, allow: response.headers.get("allow") }).toEqual({ method, status: 404, allow: null });
+    }
+  });
+});
