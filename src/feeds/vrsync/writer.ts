@@ -1,0 +1,141 @@
+// Listings → VRSync XML text, one <Listing> at a time, so an export streams. What VRSync cannot
+// say travels in the partner-api extension namespace; the output re-imports to the same data.
+import type { Listing } from "../listing.ts";
+import {
+  EXTENSION_NAMESPACE, EXTENSION_PREFIX as PA, FURNISHED_FEATURE, VRSYNC_NAMESPACE, VRSYNC_SCHEMA_LOCATION,
+  vrsyncPropertyType,
+} from "./vocabulary.ts";
+
+/** Escapes text content; \r as a reference, since XML parsers turn a raw CR LF into LF. */
+function escapeText(text: string): string {
+  return text.replace(/[&<>\r]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&#13;"));
+}
+
+/** Attribute values also lose raw tabs and newlines to whitespace normalisation. */
+function escapeAttribute(text: string): string {
+  return escapeText(text).replace(/["\t\n]/g, (c) => (c === '"' ? "&quot;" : c === "\t" ? "&#9;" : "&#10;"));
+}
+
+/** Plain decimal notation: String() would write 1e-7 for a tiny coordinate. */
+function formatNumber(value: number): string {
+  const text = String(value);
+  return /e/i.test(text) ? value.toFixed(20).replace(/\.?0+$/, "") : text;
+}
+
+type Attributes = Record<string, string | null>;
+
+function attributes(attrs: Attributes): string {
+  return Object.entries(attrs)
+    .filter((entry): entry is [string, string] => entry[1] !== null)
+    .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
+    .join("");
+}
+
+/** An element, or nothing when the value is null (VRSync: absent means unknown). */
+function element(indent: string, name: string, value: string | number | boolean | null, attrs: Attributes = {}): string {
+  if (value === null) return "";
+  const text = typeof value === "number" ? formatNumber(value) : String(value);
+  return `${indent}<${name}${attributes(attrs)}>${escapeText(text)}</${name}>\n`;
+}
+
+function transactionType(listing: Listing): string {
+  if (listing.operationType === "SALE") return listing.pricing.rentalPrice === null ? "For Sale" : "Sale/Rent";
+  return "For Rent"; // SEASONAL adds pa:Seasonal
+}
+
+function media(listing: Listing): string {
+  if (listing.photos.length === 0) return "";
+  const items = listing.photos.map((photo) =>
+    element("        ", "Item", photo.url, {
+      medium: "image",
+      caption: photo.alt,
+      primary: photo.isMain ? "true" : null,
+      [`${PA}:id`]: photo.id,
+    }),
+  );
+  return `      <Media>\n${items.join("")}      </Media>\n`;
+}
+
+function details(listing: Listing): string {
+  const { features: f, pricing: p } = listing;
+  const I = "        ";
+  const type = listing.propertyType === null ? null : vrsyncPropertyType(listing.propertyType);
+  return (
+    "      <Details>\n" +
+    element(I, "UsageType", type === null ? null : type.split(" / ")[0]!) +
+    element(I, "PropertyType", type) +
+    element(I, "Description", listing.description === "" ? null : listing.description) +
+    element(I, "ListPrice", p.salePrice, { currency: "BRL" }) +
+    element(I, "RentalPrice", p.rentalPrice, { currency: "BRL", period: "Monthly" }) +
+    element(I, "PropertyAdministrationFee", p.condominiumFee, { currency: "BRL" }) +
+    element(I, "Iptu", p.iptu, { currency: "BRL", period: "Yearly" }) +
+    element(I, "LivingArea", f.builtArea, { unit: "square metres" }) +
+    element(I, "LotArea", f.totalArea, { unit: "square metres" }) +
+    element(I, "Bedrooms", f.bedrooms) +
+    element(I, "Bathrooms", f.bathrooms) +
+    element(I, "Suites", f.suites) +
+    element(I, "Garage", f.parkingSpaces) +
+    element(I, "UnitFloor", f.floor) +
+    element(I, "Floors", f.totalFloors) +
+    (f.isFurnished ? `${I}<Features>\n${I}  <Feature>${FURNISHED_FEATURE}</Feature>\n${I}</Features>\n` : "") +
+    "      </Details>\n"
+  );
+}
+
+function location(listing: Listing): string {
+  const { address: a, coordinates: c } = listing;
+  const I = "        ";
+  return (
+    '      <Location displayAddress="All">\n' +
+    `${I}<Country abbreviation="BR">Brasil</Country>\n` +
+    (a.state !== null || a.uf !== null ? `${I}<State${attributes({ abbreviation: a.uf })}>${escapeText(a.state ?? "")}</State>\n` : "") +
+    element(I, "City", a.city) +
+    element(I, "Neighborhood", a.neighborhood) +
+    element(I, "Address", a.street) +
+    element(I, "StreetNumber", a.number) +
+    element(I, "Complement", a.complement) +
+    element(I, "PostalCode", a.cep) +
+    element(I, "Latitude", c.latitude) +
+    element(I, "Longitude", c.longitude) +
+    "      </Location>\n"
+  );
+}
+
+/** One <Listing> element, indented for the Listings of vrsyncHeader(). */
+export function vrsyncListing(listing: Listing): string {
+  const I = "      ";
+  const knownType = listing.propertyType === null || vrsyncPropertyType(listing.propertyType) !== null;
+  return (
+    "    <Listing>\n" +
+    element(I, "ListingID", listing.code) +
+    element(I, "Title", listing.title) +
+    element(I, "TransactionType", transactionType(listing)) +
+    element(I, "PublicationType", listing.highlight) +
+    element(I, `${PA}:Status`, listing.status) +
+    element(I, `${PA}:Exclusive`, listing.exclusive) +
+    element(I, `${PA}:AcceptsFinancing`, listing.financing.acceptsFinancing) +
+    element(I, `${PA}:Seasonal`, listing.operationType === "SEASONAL" ? true : null) +
+    element(I, `${PA}:PropertyType`, knownType ? null : listing.propertyType) +
+    media(listing) +
+    details(listing) +
+    location(listing) +
+    "    </Listing>\n"
+  );
+}
+
+/** The document up to the first listing. */
+export function vrsyncHeader(provider: string, publishDate: string): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<ListingDataFeed xmlns="${VRSYNC_NAMESPACE}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"\n` +
+    `                 xsi:schemaLocation="${VRSYNC_NAMESPACE} ${VRSYNC_SCHEMA_LOCATION}"\n` +
+    `                 xmlns:${PA}="${EXTENSION_NAMESPACE}">\n` +
+    "  <Header>\n" +
+    element("    ", "Provider", provider) +
+    element("    ", "PublishDate", publishDate) +
+    "  </Header>\n" +
+    "  <Listings>\n"
+  );
+}
+
+export const VRSYNC_FOOTER = "  </Listings>\n</ListingDataFeed>\n";

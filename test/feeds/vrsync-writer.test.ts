@@ -1,0 +1,69 @@
+// The VRSync writer: what it writes reads back to the same listing, including what VRSync has no
+// element for (through the extension namespace) and text XML would otherwise alter.
+import { describe, expect, test } from "bun:test";
+import { blankListing, type FeedItem, type Listing } from "../../src/feeds/listing.ts";
+import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
+import { PROPERTY_TYPES } from "../../src/feeds/vrsync/vocabulary.ts";
+import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/feeds/vrsync/writer.ts";
+
+async function* once(text: string): AsyncGenerator<string> {
+  yield text;
+}
+
+async function roundTrip(listings: Listing[]): Promise<FeedItem[]> {
+  const xml = vrsyncHeader("test", "2026-01-01T00:00:00.000Z") + listings.map(vrsyncListing).join("") + VRSYNC_FOOTER;
+  const items: FeedItem[] = [];
+  for await (const item of readVrsync(once(xml))) items.push(item);
+  return items;
+}
+
+function full(code: string): Listing {
+  return {
+    ...blankListing(code),
+    title: "Título com <tags> & \"aspas\"",
+    description: "Linha 1\r\nLinha 2\n\tcom tab ]]> e <b>negrito</b>",
+    operationType: "RENT",
+    status: "RENTED",
+    propertyType: "Sala Comercial",
+    highlight: "TRIPLE",
+    exclusive: true,
+    address: { street: "Rua A", number: "S/N", complement: "Sala 3", neighborhood: "Centro", city: "Recife", state: "Pernambuco", uf: "PE", cep: "50000-000" },
+    coordinates: { latitude: -8.0539, longitude: -34.8811 },
+    features: { totalArea: 48.75, builtArea: 40, bedrooms: null, bathrooms: 1, suites: null, parkingSpaces: 0, floor: -1, totalFloors: 12, isFurnished: true },
+    pricing: { salePrice: 320000, rentalPrice: 2100.9, condominiumFee: 0, iptu: 980 },
+    financing: { acceptsFinancing: true },
+    photos: [
+      { id: "ph-1", url: "https://img.example/1.jpg?w=800&h=600", alt: 'Vista "frontal"\tcom tab', order: 1, isMain: false },
+      { id: "ph-2", url: "https://img.example/2.jpg", alt: null, order: 2, isMain: true },
+    ],
+  };
+}
+
+describe("VRSync writer: an export re-imports to the same listing", () => {
+  test("every field survives, escapes and line breaks included", async () => {
+    const listing = full("SA-1");
+    expect(await roundTrip([listing])).toEqual([{ kind: "listing", listing }]);
+  });
+
+  test("each operation type: SALE, SALE with a rent (Sale/Rent), RENT and SEASONAL", async () => {
+    const base = { ...blankListing("X"), title: "t" };
+    const listings: Listing[] = [
+      { ...base, code: "S", operationType: "SALE", pricing: { ...base.pricing, salePrice: 1 } },
+      { ...base, code: "SR", operationType: "SALE", pricing: { ...base.pricing, salePrice: 1, rentalPrice: 2 } },
+      { ...base, code: "R", operationType: "RENT", pricing: { ...base.pricing, salePrice: 3, rentalPrice: 2 } },
+      { ...base, code: "SE", operationType: "SEASONAL", pricing: { ...base.pricing, rentalPrice: 9000 } },
+    ];
+    expect(await roundTrip(listings)).toEqual(listings.map((listing) => ({ kind: "listing", listing })));
+  });
+
+  test("every property type of the table, and one outside it (through the extension)", async () => {
+    const names = [...PROPERTY_TYPES.map(([, name]) => name), "Pousada de Charme", null];
+    const listings = names.map((propertyType, i) => ({ ...blankListing(`T-${i}`), title: "t", propertyType }));
+    expect(await roundTrip(listings)).toEqual(listings.map((listing) => ({ kind: "listing", listing })));
+  });
+
+  test("tiny and whole numbers are written in plain notation", async () => {
+    const listing = { ...blankListing("N"), title: "t", coordinates: { latitude: 1e-7, longitude: -0.5 } };
+    expect(await roundTrip([listing])).toEqual([{ kind: "listing", listing }]);
+  });
+});
