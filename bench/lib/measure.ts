@@ -1,0 +1,86 @@
+// One measurement: wrk against one server for one scenario, while the server's resident
+// memory and the foreign load on its core are sampled. Also the cold/warm single requests.
+import { postLead, timeGet } from "./api.ts";
+import { coreMeter, processCpuS, sampleRss, type Server } from "./proc.ts";
+import type { Scenario } from "./scenarios.ts";
+import { spread, type Spread } from "./stats.ts";
+import { runWrk, wrkCommandLine, type WrkResult, type WrkRun } from "./wrk.ts";
+
+export interface LoadSettings {
+  connections: number;
+  durationS: number;
+  serverCore: number;
+  loadCore: number;
+  runId: string;
+}
+
+export interface Sample extends WrkResult {
+  rssKb: number;
+  /** Share of the server's core used by other processes during the round (shared machine). */
+  foreign: number;
+  /** The same for wrk's core (where the runner also lives): a starved wrk under-reports. */
+  foreignLoad: number;
+  probe?: WrkResult;
+}
+
+/** Connections of the read probe beside a write load: a CRM polling, not a second load. */
+const PROBE_CONNECTIONS = 2;
+
+export function wrkRunFor(server: Server, scenario: Pick<Scenario, "script" | "path" | "args">, token: string, settings: LoadSettings, connections = settings.connections): WrkRun {
+  const run: WrkRun = {
+    url: server.base + scenario.path,
+    script: scenario.script,
+    connections,
+    durationS: settings.durationS,
+    core: settings.loadCore,
+    env: { BENCH_TOKEN: token, BENCH_RUN: `${settings.runId}-${server.name}` },
+  };
+  if (scenario.args) run.args = scenario.args;
+  return run;
+}
+
+export async function measure(server: Server, scenario: Scenario, token: string, settings: LoadSettings, withProbe: boolean): Promise<Sample> {
+  const rss = sampleRss(server.pid);
+  const serverCore = coreMeter(settings.serverCore);
+  const serverCpu = processCpuS(server.pid);
+  const loadCore = coreMeter(settings.loadCore);
+  const runnerCpu = process.cpuUsage();
+  const probe =
+    withProbe && scenario.probe
+      ? runWrk(wrkRunFor(server, { script: "bearer.lua", path: scenario.probe }, token, settings, PROBE_CONNECTIONS))
+      : undefined;
+  const main = await runWrk(wrkRunFor(server, scenario, token, settings));
+  const probed = await probe;
+  const rssKb = rss.stop();
+  const foreign = serverCore.stop(processCpuS(server.pid) - serverCpu);
+  const runner = process.cpuUsage(runnerCpu);
+  const foreignLoad = loadCore.stop(main.cpuS + (probed?.cpuS ?? 0) + (runner.user + runner.system) / 1e6);
+  const sample: Sample = { ...main, rssKb, foreign, foreignLoad };
+  if (probed) sample.probe = probed;
+  return sample;
+}
+
+export function commandFor(server: Server, scenario: Scenario, token: string, settings: LoadSettings): string {
+  return wrkCommandLine(wrkRunFor(server, scenario, token, settings));
+}
+
+export interface SingleTimings {
+  cold: Spread;
+  warm: Spread;
+}
+
+/**
+ * Single-request latency of a query right after a lead creation (which moves the database's
+ * generation, so no cached page can answer: the first request of a query, computed), then the
+ * same query again (served from the page cache). Timed from the runner, one request at a time.
+ */
+export async function coldAndWarm(server: Server, token: string, path: string, samples: number): Promise<SingleTimings> {
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    await postLead(server.base, token);
+    cold.push(await timeGet(server.base, token, path));
+    warm.push(await timeGet(server.base, token, path));
+  }
+  return { cold: spread(cold), warm: spread(warm) };
+}

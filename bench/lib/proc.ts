@@ -1,0 +1,139 @@
+// The servers under test: started pinned to one core, ready when /health answers, watched
+// through /proc (resident memory, CPU time) and stopped with SIGTERM.
+import type { Subprocess } from "bun";
+import { readFileSync } from "node:fs";
+
+export interface Server {
+  name: string;
+  pid: number;
+  base: string;
+  command: string;
+  stop(): Promise<void>;
+}
+
+const running = new Set<Subprocess>();
+
+/** A free loopback port: other engineers share this machine, so fixed ports could collide. */
+export function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+export async function startServer(options: {
+  name: string;
+  argv: string[];
+  core: number;
+  port: number;
+  logFile: string;
+  readyTimeoutMs?: number;
+}): Promise<Server> {
+  const argv = ["taskset", "-c", String(options.core), ...options.argv];
+  // stdout (a log line per request for the product) goes to /dev/null: writing it is part of
+  // the cost being measured, keeping it is not. stderr is kept for when a start fails.
+  const proc = Bun.spawn(argv, { stdout: "ignore", stderr: Bun.file(options.logFile), stdin: "ignore" });
+  running.add(proc);
+  const base = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${options.name} exited with ${proc.exitCode} before it was ready; see ${options.logFile}`);
+    try {
+      const health = await fetch(`${base}/health`);
+      await health.arrayBuffer();
+      if (health.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`${options.name} not ready after ${options.readyTimeoutMs ?? 60_000} ms; see ${options.logFile}`);
+    }
+    await Bun.sleep(50);
+  }
+  return {
+    name: options.name,
+    // taskset execs the program, so the pid is the server's own.
+    pid: proc.pid,
+    base,
+    command: argv.join(" "),
+    async stop() {
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+      await proc.exited;
+      clearTimeout(timer);
+      running.delete(proc);
+    },
+  };
+}
+
+/** Last resort on an interrupted run: nothing the bench started may outlive it. */
+export function killAll(): void {
+  for (const proc of running) proc.kill("SIGKILL");
+}
+
+/** VmRSS of a process in kB (0 once it is gone). */
+export function rssKb(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples VmRSS every `everyMs` until stopped and keeps the maximum. */
+export function sampleRss(pid: number, everyMs = 100): { stop(): number } {
+  let max = rssKb(pid);
+  const timer = setInterval(() => {
+    max = Math.max(max, rssKb(pid));
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(max, rssKb(pid));
+    },
+  };
+}
+
+/** /proc reports times in USER_HZ, which Linux fixes at 100 for user space. */
+const USER_HZ = 100;
+
+/** CPU seconds (user+system, all threads) a process has used. */
+export function processCpuS(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, which may itself hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy and total seconds of one core since boot. */
+function coreSeconds(core: number): { busy: number; total: number } {
+  const line = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith(`cpu${core} `));
+  if (!line) return { busy: 0, total: 0 };
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = user + nice + system + idle + iowait + irq + softirq + steal;
+  return { busy: (total - idle - iowait) / USER_HZ, total: total / USER_HZ };
+}
+
+/**
+ * Share of a core used by anything but the bench's own process(es) on it during a round. The
+ * machine is shared: when other work lands on the server's or wrk's core, the figures say so.
+ * Kernel time spent on loopback networking (softirq) is not charged to any process, so a
+ * few percent show up here even on a quiet machine.
+ */
+export function coreMeter(core: number): { stop(ownCpuS: number): number } {
+  const before = coreSeconds(core);
+  return {
+    stop(ownCpuS) {
+      const after = coreSeconds(core);
+      const total = after.total - before.total;
+      if (total <= 0) return Number.NaN;
+      return Math.min(1, Math.max(0, (after.busy - before.busy - ownCpuS) / total));
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// The product as the bench sees it: the compiled binary (rebuilt when src/ is newer), its
+// seeded datasets (cached under bench/datasets/), and a working copy per run, since the
+// write scenarios add leads and the cached dataset must stay as seeded.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const BINARY = join(ROOT, "dist/partner-api");
+export const DATASETS = join(ROOT, "bench/datasets");
+export const OUT = join(ROOT, "bench/out");
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+function run(argv: string[], what: string): string {
+  const proc = Bun.spawnSync(argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (proc.exitCode !== 0) throw new Error(`${what} failed (exit ${proc.exitCode}):\n${proc.stderr.toString()}${proc.stdout.toString()}`);
+  return proc.stdout.toString().trim();
+}
+
+/** Builds dist/partner-api when it is missing or older than anything in src/. */
+export function ensureBinary(log: (line: string) => void): string {
+  const stale = !existsSync(BINARY) || newestMtime(join(ROOT, "src")) > statSync(BINARY).mtimeMs;
+  if (stale) {
+    log("building dist/partner-api (missing or older than src/) …");
+    run([process.execPath, "run", "build"], "bun run build");
+  }
+  return run([BINARY, "--version"], "dist/partner-api --version");
+}
+
+export interface Dataset {
+  label: string;
+  properties: number;
+  leads: number;
+  seed: number;
+}
+
+export const DATASET_1K: Dataset = { label: "1k", properties: 1_000, leads: 1_000, seed: 42 };
+export const DATASET_1M: Dataset = { label: "1M", properties: 1_000_000, leads: 1_000_000, seed: 42 };
+
+export function seedCommand(dataset: Dataset, out: string): string[] {
+  return [BINARY, "seed", "--out", out, "--properties", String(dataset.properties), "--leads", String(dataset.leads), "--seed", String(dataset.seed)];
+}
+
+/** The cached dataset file, seeded first when missing (1M takes several minutes). */
+export function ensureDataset(dataset: Dataset, log: (line: string) => void): string {
+  mkdirSync(DATASETS, { recursive: true });
+  const file = join(DATASETS, `p${dataset.properties}-l${dataset.leads}-s${dataset.seed}.sqlite`);
+  if (existsSync(file)) return file;
+  // Seeded under a temporary name and renamed, so an interrupted seed is never mistaken for a dataset.
+  const partial = `${file}.partial`;
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(partial + suffix, { force: true });
+  log(`seeding ${dataset.label} dataset (${dataset.properties} properties, ${dataset.leads} leads) into ${file} …`);
+  const started = performance.now();
+  run(seedCommand(dataset, partial), "seeding");
+  renameSync(partial, file);
+  log(`  seeded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return file;
+}
+
+/** A fresh copy of the dataset for one run; removed by the caller when the run ends. */
+export function workingCopy(dataset: Dataset, source: string): string {
+  mkdirSync(OUT, { recursive: true });
+  const copy = join(OUT, `work-${dataset.label}.sqlite`);
+  removeDatabase(copy);
+  copyFileSync(source, copy);
+  return copy;
+}
+
+export function removeDatabase(path: string): void {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+}
+
+export function sandboxArgv(db: string, port: number): string[] {
+  return [BINARY, "sandbox", "--port", String(port), "--db", db, "--rate-limit", "1000000000"];
+}

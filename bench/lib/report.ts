@@ -1,0 +1,225 @@
+// bench/RESULTS.md and the stdout tables: medians with min–max, ratios to the ceiling and to
+// the commit-per-request baseline, the issue's targets with a plain verdict, the filter table.
+import type { Sample } from "./measure.ts";
+import type { Machine } from "./machine.ts";
+import type { DatasetResult, RunSettings, ScenarioResult } from "./results.ts";
+import type { Target } from "./scenarios.ts";
+import { ratio, spread, type Spread } from "./stats.ts";
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–");
+const ms = (n: number) => (!Number.isFinite(n) ? "–" : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
+const pct = (n: number) => (Number.isFinite(n) ? `${(n * 100).toFixed(0)} %` : "–");
+const times = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : "–");
+const mb = (kb: number) => (kb > 0 ? (kb / 1024).toFixed(0) : "–");
+
+function withRange(s: Spread, format: (n: number) => string): string {
+  return Number.isFinite(s.median) ? `${format(s.median)} (${format(s.min)}–${format(s.max)})` : "–";
+}
+
+const of = (samples: Sample[] | undefined, pick: (s: Sample) => number): Spread => spread((samples ?? []).map(pick));
+const rps = (samples: Sample[] | undefined) => of(samples, (s) => s.rps);
+const p50 = (samples: Sample[] | undefined) => of(samples, (s) => s.p50Ms);
+const p99 = (samples: Sample[] | undefined) => of(samples, (s) => s.p99Ms);
+const total = (samples: Sample[] | undefined, pick: (s: Sample) => number) => (samples ?? []).reduce((sum, s) => sum + pick(s), 0);
+const maxRss = (samples: Sample[] | undefined) => Math.max(0, ...(samples ?? []).map((s) => s.rssKb));
+
+function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}
+
+const SERVER_NAME: Record<Target, string> = { product: "product", ceiling: "ceiling (bare Bun.serve)", baseline: "commit-per-request" };
+
+function scenarioRows(result: ScenarioResult): string[][] {
+  const ceiling = result.samples.ceiling;
+  return (["product", "ceiling", "baseline"] as const).flatMap((target) => {
+    const samples = result.samples[target];
+    if (!samples || samples.length === 0) return [];
+    const vs = target === "product" && ceiling;
+    return [
+      [
+        target === "product" ? `**${result.scenario.id}**` : "",
+        SERVER_NAME[target],
+        withRange(rps(samples), int),
+        withRange(p50(samples), ms),
+        withRange(p99(samples), ms),
+        int(total(samples, (s) => s.non2xx)),
+        int(total(samples, (s) => s.socketErrors)),
+        mb(maxRss(samples)),
+        vs ? pct(ratio(rps(samples).median, rps(ceiling).median)) : "",
+        vs ? times(ratio(p50(samples).median, p50(ceiling).median)) : "",
+        vs ? times(ratio(p99(samples).median, p99(ceiling).median)) : "",
+        `${pct(Math.max(...samples.map((s) => s.foreign)))} / ${pct(Math.max(...samples.map((s) => s.foreignLoad)))}`,
+      ],
+    ];
+  });
+}
+
+/** Above this share of a core taken by others, a round's figures are noticeably disturbed. */
+const CONTENDED = 0.25;
+
+function contention(result: DatasetResult): string {
+  const all = [...result.scenarios.flatMap((r) => Object.values(r.samples).flat()), ...result.filters.flatMap((f) => f.warm)];
+  const hit = all.filter((s) => s.foreign > CONTENDED || s.foreignLoad > CONTENDED).length;
+  return `${hit} of ${all.length} wrk runs had more than ${pct(CONTENDED)} of the server's or wrk's core taken by other processes.`;
+}
+
+export function scenarioTable(result: DatasetResult): string {
+  const header = ["scenario", "server", "req/s median (min–max)", "p50 ms", "p99 ms", "non-2xx", "socket errors", "RSS max MB", "req/s vs ceiling", "p50 vs ceiling", "p99 vs ceiling", "others on server / wrk core (max)"];
+  return table(header, result.scenarios.flatMap(scenarioRows));
+}
+
+function probeTable(result: DatasetResult): string {
+  const rows = result.scenarios.flatMap((r) => {
+    const probes = (r.samples.product ?? []).flatMap((s) => (s.probe ? [s.probe] : []));
+    if (probes.length === 0) return [];
+    const product = r.samples.product;
+    return [[
+      r.scenario.id,
+      withRange(rps(product), int),
+      times(ratio(rps(product).median, rps(r.samples.baseline).median)),
+      `\`${r.scenario.probe}\``,
+      withRange(spread(probes.map((p) => p.rps)), int),
+      withRange(spread(probes.map((p) => p.p50Ms)), ms),
+      withRange(spread(probes.map((p) => p.p99Ms)), ms),
+      int(probes.reduce((sum, p) => sum + p.non2xx + p.socketErrors, 0)),
+    ]];
+  });
+  if (rows.length === 0) return "";
+  return table(["writes", "creations/s", "vs commit-per-request", "read probe (2 connections, same time)", "probe req/s", "probe p50 ms", "probe p99 ms", "probe errors"], rows);
+}
+
+function singleTable(result: DatasetResult): string {
+  const rows = result.scenarios.flatMap((r) => (r.single ? [[r.scenario.id, withRange(r.single.cold, ms), withRange(r.single.warm, ms)]] : []));
+  return table(["scenario", "cold: first request after a write, ms", "warm: same request again, ms"], rows);
+}
+
+function filterTable(results: DatasetResult[]): string {
+  const [small, large] = results;
+  if (!small || small.filters.length === 0) return "(not measured in this run)";
+  const header = ["filter", "page"];
+  for (const r of results) header.push(`${r.dataset.label} warm req/s`, `${r.dataset.label} warm p99 ms`, `${r.dataset.label} cold ms`, `${r.dataset.label} warm single ms`);
+  if (large) header.push(`req/s ${large.dataset.label}/${small.dataset.label}`, `cold ${large.dataset.label}/${small.dataset.label}`);
+  const rows = small.filters.map((f, i) => {
+    const row = [f.query.filter, String(f.query.page)];
+    for (const r of results) {
+      const g = r.filters[i]!;
+      row.push(withRange(rps(g.warm), int), withRange(p99(g.warm), ms), g.single ? withRange(g.single.cold, ms) : "–", g.single ? withRange(g.single.warm, ms) : "–");
+    }
+    const big = large?.filters[i];
+    if (big) row.push(times(ratio(rps(big.warm).median, rps(f.warm).median)), times(ratio(big.single?.cold.median, f.single?.cold.median)));
+    return row;
+  });
+  return table(header, rows);
+}
+
+interface Verdict {
+  target: string;
+  measured: string;
+  ok: boolean | null;
+}
+
+const find = (r: DatasetResult | undefined, id: string) => r?.scenarios.find((s) => s.scenario.id === id);
+
+function verdicts(results: DatasetResult[]): Verdict[] {
+  const out: Verdict[] = [];
+  const small = results.find((r) => r.dataset.label === "1k");
+  const large = results.find((r) => r.dataset.label === "1M");
+  const few = find(small, "props-few");
+  if (few) {
+    const share = ratio(rps(few.samples.product).median, rps(few.samples.ceiling).median);
+    out.push({ target: "props-few 1k: ≥ 50 % of the ceiling's req/s", measured: `${int(rps(few.samples.product).median)} vs ${int(rps(few.samples.ceiling).median)} req/s = ${pct(share)}`, ok: share >= 0.5 });
+    const tail = p99(few.samples.product).median;
+    out.push({ target: "props-few 1k: p99 ≤ 5 ms at 50 connections", measured: `${ms(tail)} ms`, ok: tail <= 5 });
+  }
+  const fewLarge = find(large, "props-few");
+  if (few && fewLarge) {
+    const slower = ratio(rps(few.samples.product).median, rps(fewLarge.samples.product).median);
+    const tail = ratio(p99(fewLarge.samples.product).median, p99(few.samples.product).median);
+    out.push({ target: "props-few 1M: req/s within 1.5× of 1k", measured: `${int(rps(fewLarge.samples.product).median)} req/s, 1k/1M = ${times(slower)}`, ok: slower <= 1.5 });
+    out.push({ target: "props-few 1M: p99 within 1.5× of 1k (and ≤ 5 ms)", measured: `${ms(p99(fewLarge.samples.product).median)} ms, 1M/1k = ${times(tail)}`, ok: tail <= 1.5 && p99(fewLarge.samples.product).median <= 5 });
+  }
+  for (const r of results) {
+    const leads = find(r, "post-leads");
+    if (!leads) continue;
+    const made = rps(leads.samples.product).median;
+    const base = rps(leads.samples.baseline).median;
+    const errors = total(leads.samples.product, (s) => s.non2xx + s.socketErrors);
+    const probes = (leads.samples.product ?? []).flatMap((s) => (s.probe ? [s.probe] : []));
+    out.push({ target: `post-leads ${r.dataset.label}: ≥ 10,000 durable creations/s (50 connections, one core)`, measured: `${int(made)}/s, ${int(errors)} errors`, ok: made >= 10_000 && errors === 0 });
+    out.push({ target: `post-leads ${r.dataset.label}: ≥ 3× one-commit-per-request`, measured: `${int(made)} vs ${int(base)}/s = ${times(ratio(made, base))}`, ok: ratio(made, base) >= 3 });
+    out.push({ target: `post-leads ${r.dataset.label}: list endpoint keeps answering (p99 stated)`, measured: `probe p99 ${ms(spread(probes.map((p) => p.p99Ms)).median)} ms, ${int(spread(probes.map((p) => p.rps)).median)} req/s`, ok: null });
+  }
+  if (large) {
+    out.push({ target: "server RSS < 200 MB during the 1M scenarios", measured: `${mb(large.productRssMaxKb)} MB max (VmRSS)`, ok: large.productRssMaxKb < 200 * 1024 });
+  }
+  return out;
+}
+
+export function verdictTable(results: DatasetResult[]): string {
+  const mark = (ok: boolean | null) => (ok === null ? "stated" : ok ? "**met**" : "**missed**");
+  return table(["target", "measured (medians)", "verdict"], verdicts(results).map((v) => [v.target, v.measured, mark(v.ok)]));
+}
+
+export function renderReport(options: {
+  date: Date;
+  machine: Machine;
+  loadEnd: string;
+  version: string;
+  settings: RunSettings;
+  argv: string[];
+  commands: string[];
+  results: DatasetResult[];
+  durationS: number;
+}): string {
+  const { machine, settings, results } = options;
+  const s = settings;
+  const parts = [
+    "# Benchmark results",
+    "",
+    "Written by `bun run bench` (bench/run.ts); bench/README.md says how to read every column. Latest run only.",
+    "",
+    `- Date: ${options.date.toISOString()} (run took ${Math.round(options.durationS)} s)`,
+    `- Machine: ${machine.nproc} cores (nproc), ${machine.cpu}, ${machine.memoryGiB} GiB, Linux ${machine.kernel}`,
+    `- Bun ${machine.bun}; product ${options.version}, commit ${machine.commit}`,
+    `- Load average (1/5/15 min) at start: ${machine.loadStart}; at end: ${options.loadEnd}. The machine is shared with other work; the last column of each scenario table is the share of the server's core, and of wrk's core, that other processes took during the worst round (a few % is the kernel's loopback networking, charged to no process).`,
+    `- Settings: \`bun bench/run.ts ${options.argv.join(" ")}\`: ${s.rounds} interleaved rounds per server, ${s.durationS} s per wrk run (${s.filterDurationS} s for each filter query), wrk -t1 -c${s.connections}, server on core ${s.serverCore}, wrk on core ${s.loadCore}, ${s.coldSamples} cold samples per query.`,
+    "",
+    "## Targets",
+    "",
+    verdictTable(results),
+  ];
+  for (const r of results) {
+    parts.push(
+      "",
+      `## Scenarios: ${r.dataset.label} dataset (${r.dataset.properties.toLocaleString("en-US")} properties, ${r.dataset.leads.toLocaleString("en-US")} leads)`,
+      "",
+      scenarioTable(r),
+      "",
+      `Product VmRSS max over every round on this dataset: ${mb(r.productRssMaxKb)} MB. ${contention(r)}`,
+      "",
+      "Durable lead creation against the one-commit-per-request baseline, and a list read measured at the same time:",
+      "",
+      probeTable(r),
+      "",
+      "Single requests (one at a time, timed by the runner): cold = first request of the query after a lead creation moved the database's generation (no cached page can answer); warm = the same request again.",
+      "",
+      singleTable(r),
+    );
+  }
+  parts.push(
+    "",
+    "## Each filter: page 1 and page 5000 (`fields=id,title,pricing&limit=100`)",
+    "",
+    "Warm = wrk at 50 connections on one query (after its first request the product answers from its page cache, exact while the database is unchanged). Cold = single requests right after a lead creation, the cost of a query nobody asked since the last write. Ratios are 1M/1k of the medians (req/s: below 1× is slower; cold: above 1× is slower).",
+    "",
+    filterTable(results),
+    "",
+    "## Commands",
+    "",
+    "```sh",
+    ...options.commands,
+    "```",
+    "",
+  );
+  return parts.join("\n");
+}

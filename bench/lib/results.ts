@@ -1,0 +1,36 @@
+// The shapes of a run's results, shared by the runner and the report.
+import type { SingleTimings, Sample } from "./measure.ts";
+import type { Dataset } from "./product.ts";
+import type { FilterQuery, Scenario, Target } from "./scenarios.ts";
+
+export interface ScenarioResult {
+  scenario: Scenario;
+  samples: Partial<Record<Target, Sample[]>>;
+  command: string;
+  /** Latency of single requests of the scenario's read query, cold and warm. */
+  single?: SingleTimings;
+}
+
+export interface FilterResult {
+  query: FilterQuery;
+  warm: Sample[];
+  single?: SingleTimings;
+}
+
+export interface DatasetResult {
+  dataset: Dataset;
+  scenarios: ScenarioResult[];
+  filters: FilterResult[];
+  /** Largest VmRSS of the product across every round on this dataset. */
+  productRssMaxKb: number;
+}
+
+export interface RunSettings {
+  rounds: number;
+  durationS: number;
+  filterDurationS: number;
+  connections: number;
+  coldSamples: number;
+  serverCore: number;
+  loadCore: number;
+}

@@ -1,0 +1,229 @@
+// `bun run bench`: builds the binary if needed, seeds the datasets, starts the product, the
+// bare-Bun ceiling and the commit-per-request baseline pinned to one core, drives them with
+// wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
+//
+//   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
+//                    [--cold-samples N] [--connections N] [--only id,id,…|filters]
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { capture, issueToken, type Captured } from "./lib/api.ts";
+import { describeMachine, loadAverage } from "./lib/machine.ts";
+import { coldAndWarm, commandFor, measure, type LoadSettings, type Sample } from "./lib/measure.ts";
+import { freePort, killAll, startServer, type Server } from "./lib/proc.ts";
+import { DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
+import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
+import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
+import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
+import { wrkCommandLine } from "./lib/wrk.ts";
+
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
+/** A short unmeasured run per read scenario, so the first round is not the JIT's warm-up. */
+const WARMUP_S = 1;
+
+const { values: flags } = parseArgs({
+  options: {
+    "1m": { type: "boolean", default: false },
+    rounds: { type: "string", default: "3" },
+    duration: { type: "string", default: "4" },
+    "filter-duration": { type: "string", default: "1" },
+    "cold-samples": { type: "string", default: "5" },
+    connections: { type: "string", default: "50" },
+    only: { type: "string" },
+  },
+});
+
+function positive(name: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${name} must be a positive integer`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const settings: RunSettings = {
+  rounds: positive("rounds", flags.rounds),
+  durationS: positive("duration", flags.duration),
+  filterDurationS: positive("filter-duration", flags["filter-duration"]),
+  coldSamples: positive("cold-samples", flags["cold-samples"]),
+  connections: positive("connections", flags.connections),
+  serverCore: SERVER_CORE,
+  loadCore: LOAD_CORE,
+};
+const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
+const wanted = (id: string) => only === null || only.has(id);
+const runId = Date.now().toString(36);
+const log = (line: string) => console.log(line);
+
+const commands: string[] = [];
+/** Records a command for RESULTS.md as a reader would type it from the project's root. */
+const note = (command: string) => {
+  const typed = command.replaceAll(process.execPath, "bun").replaceAll(ROOT + "/", "");
+  if (!commands.includes(typed)) commands.push(typed);
+};
+
+/** Alternating which server goes first cancels any drift within a round between them. */
+function orderFor(targets: Target[], round: number): Target[] {
+  return round % 2 === 0 ? targets : [...targets].reverse();
+}
+
+function describe(sample: Sample): string {
+  const probe = sample.probe ? `  probe p99 ${sample.probe.p99Ms.toFixed(2)} ms` : "";
+  const errors = sample.non2xx + sample.socketErrors > 0 ? `  non-2xx ${sample.non2xx} socket ${sample.socketErrors}` : "";
+  return `${Math.round(sample.rps).toLocaleString("en-US").padStart(8)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms  rss ${(sample.rssKb / 1024).toFixed(0)} MB  others ${(sample.foreign * 100).toFixed(0)}/${(sample.foreignLoad * 100).toFixed(0)} %${probe}${errors}`;
+}
+
+async function startCeiling(dataset: Dataset, routes: Captured[]): Promise<Server> {
+  const file = join(OUT, `ceiling-${dataset.label}.json`);
+  writeFileSync(file, JSON.stringify(routes));
+  const port = freePort();
+  const server = await startServer({ name: "ceiling", argv: [process.execPath, join(ROOT, "bench/ceiling.ts"), "--port", String(port), "--routes", file], core: SERVER_CORE, port, logFile: join(OUT, "ceiling.log") });
+  note(server.command);
+  return server;
+}
+
+async function startBaseline(dataset: Dataset): Promise<Server> {
+  const db = join(OUT, `baseline-${dataset.label}.sqlite`);
+  removeDatabase(db);
+  const port = freePort();
+  const server = await startServer({ name: "baseline", argv: [process.execPath, join(ROOT, "bench/baselines/commit-per-request.ts"), "--port", String(port), "--db", db], core: SERVER_CORE, port, logFile: join(OUT, "baseline.log") });
+  note(server.command);
+  return server;
+}
+
+/** Every route the ceiling must answer, each captured once from the product. */
+async function captureRoutes(product: Server, token: string, list: Scenario[]): Promise<Captured[]> {
+  const seen = new Map<string, Captured>();
+  for (const scenario of list) {
+    for (const { method, path } of scenario.captures) {
+      const key = `${method} ${path}`;
+      if (!seen.has(key)) seen.set(key, await capture(product.base, token, method, path));
+    }
+  }
+  return [...seen.values()];
+}
+
+async function runDataset(dataset: Dataset, version: string): Promise<DatasetResult> {
+  const source = ensureDataset(dataset, log);
+  note(seedCommand(dataset, source).join(" "));
+  log(`[${dataset.label}] copying the dataset for this run …`);
+  const db = workingCopy(dataset, source);
+  const servers: Partial<Record<Target, Server>> = {};
+  try {
+    const port = freePort();
+    const product = await startServer({ name: "product", argv: sandboxArgv(db, port), core: SERVER_CORE, port, logFile: join(OUT, `product-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+    servers.product = product;
+    note(product.command);
+    let token = await issueToken(product.base);
+    const found = await discover(product.base, token);
+    const list = scenarios(found).filter((s) => wanted(s.id));
+    const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
+    log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
+
+    servers.ceiling = await startCeiling(dataset, await captureRoutes(product, token, list));
+    if (list.some((s) => s.targets.includes("baseline"))) servers.baseline = await startBaseline(dataset);
+
+    const results: ScenarioResult[] = list.map((scenario) => ({ scenario, samples: {}, command: commandFor(product, scenario, token, loadSettings(settings.durationS)) }));
+    for (const r of results) note(r.command);
+
+    // Cold and warm single requests first, while the database is as seeded.
+    log(`[${dataset.label}] single requests, cold and warm …`);
+    for (const r of results) {
+      if (r.scenario.writes || r.scenario.script !== "bearer.lua") continue;
+      r.single = await coldAndWarm(product, token, r.scenario.path, settings.coldSamples);
+    }
+    for (const f of filters) f.single = await coldAndWarm(product, token, f.query.path, settings.coldSamples);
+
+    const reads = results.filter((r) => !r.scenario.writes);
+    const writes = results.filter((r) => r.scenario.writes);
+    log(`[${dataset.label}] warm-up …`);
+    for (const r of reads) {
+      for (const target of r.scenario.targets) await measure(servers[target]!, r.scenario, token, loadSettings(WARMUP_S), false);
+    }
+
+    // Reads before writes: the write scenarios grow the database, which would drift the reads.
+    for (const group of [reads, writes]) {
+      for (let round = 0; round < settings.rounds; round++) {
+        token = await issueToken(product.base); // a fresh token per round, as a client refreshes
+        for (const r of group) {
+          for (const target of orderFor(r.scenario.targets, round)) {
+            const sample = await measure(servers[target]!, r.scenario, token, loadSettings(settings.durationS), target === "product");
+            (r.samples[target] ??= []).push(sample);
+            log(`[${dataset.label} r${round + 1}/${settings.rounds}] ${r.scenario.id.padEnd(13)} ${target.padEnd(8)} ${describe(sample)}`);
+          }
+        }
+        if (group === reads) {
+          for (const f of filters) {
+            const sample = await measure(product, { id: "filter", title: f.query.filter, script: "bearer.lua", path: f.query.path, captures: [], targets: ["product"], writes: false }, token, loadSettings(settings.filterDurationS), false);
+            f.warm.push(sample);
+          }
+          if (filters.length) log(`[${dataset.label} r${round + 1}/${settings.rounds}] ${filters.length} filter queries done`);
+        }
+      }
+    }
+    if (filters[0]) note(wrkCommandLine({ url: product.base + filters[0].query.path, script: "bearer.lua", connections: settings.connections, durationS: settings.filterDurationS, core: LOAD_CORE, env: { BENCH_TOKEN: "" } }) + "   # and so on for each filter query");
+
+    const productSamples = [...results.flatMap((r) => r.samples.product ?? []), ...filters.flatMap((f) => f.warm)];
+    return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)) };
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+    removeDatabase(db);
+    removeDatabase(join(OUT, `baseline-${dataset.label}.sqlite`));
+  }
+}
+
+function loadSettings(durationS: number): LoadSettings {
+  return { connections: settings.connections, durationS, serverCore: SERVER_CORE, loadCore: LOAD_CORE, runId };
+}
+
+async function main(): Promise<void> {
+  requireTools();
+  requireCores(SERVER_CORE, LOAD_CORE);
+  const machine = describeMachine(ROOT); // before pinning, or nproc would say 1
+  pinSelf(LOAD_CORE);
+  mkdirSync(OUT, { recursive: true });
+  const started = performance.now();
+  const date = new Date();
+  log(`partner-api bench: ${machine.nproc} cores, ${machine.cpu}, Bun ${machine.bun}, load ${machine.loadStart}`);
+  const version = ensureBinary(log);
+  note("bun run build   # when dist/partner-api is missing or older than src/");
+
+  const datasets = flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
+  const results: DatasetResult[] = [];
+  for (const dataset of datasets) {
+    const result = await runDataset(dataset, version);
+    results.push(result);
+    log(`\n${scenarioTable(result)}\n`);
+  }
+
+  const report = renderReport({
+    date,
+    machine,
+    loadEnd: loadAverage(),
+    version,
+    settings,
+    argv: process.argv.slice(2),
+    commands,
+    results,
+    durationS: (performance.now() - started) / 1000,
+  });
+  writeFileSync(join(ROOT, "bench/RESULTS.md"), report);
+  writeFileSync(join(OUT, `results-${runId}.json`), JSON.stringify(results, null, 1));
+  log(`${verdictTable(results)}\n\nwrote bench/RESULTS.md (and raw figures in bench/out/results-${runId}.json)`);
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  killAll();
+  process.exit(1);
+});
