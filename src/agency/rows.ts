@@ -1,0 +1,111 @@
+// A listing as rows of the properties and photos tables, and back from the API's projection.
+import type { Database, Statement } from "bun:sqlite";
+import { PROPERTY_FIELDS } from "../catalog/properties.ts";
+import { projection } from "../catalog/sql.ts";
+import type { Listing } from "../feeds/listing.ts";
+
+/** The readable content columns, in the order of contentValues(). */
+const CONTENT_COLUMNS = [
+  "code", "title", "description", "operation_type", "status", "property_type", "highlight", "exclusive",
+  "street", "number", "complement", "neighborhood", "city", "state", "uf", "cep", "latitude", "longitude",
+  "total_area", "built_area", "bedrooms", "bathrooms", "suites", "parking_spaces", "floor", "total_floors",
+  "is_furnished", "sale_price", "rental_price", "condominium_fee", "iptu", "accepts_financing",
+] as const;
+
+type SqlValue = string | number | null;
+
+function contentValues(l: Listing): SqlValue[] {
+  const { address: a, coordinates: c, features: f, pricing: p } = l;
+  return [
+    l.code, l.title, l.description, l.operationType, l.status, l.propertyType, l.highlight, l.exclusive ? 1 : 0,
+    a.street, a.number, a.complement, a.neighborhood, a.city, a.state, a.uf, a.cep, c.latitude, c.longitude,
+    f.totalArea, f.builtArea, f.bedrooms, f.bathrooms, f.suites, f.parkingSpaces, f.floor, f.totalFloors,
+    f.isFurnished ? 1 : 0, p.salePrice, p.rentalPrice, p.condominiumFee, p.iptu, l.financing.acceptsFinancing ? 1 : 0,
+  ];
+}
+
+/**
+ * The listing inside a property's API JSON (the projection of PROPERTY_FIELDS): the API's shape
+ * is the listing's shape plus what the database assigns. Only a listing with a code has one.
+ */
+export function listingOfProjection(json: string): Listing {
+  const { id: _id, createdAt: _c, updatedAt: _u, isPublished: _p, ...content } = JSON.parse(json) as Record<string, unknown>;
+  return content as unknown as Listing;
+}
+
+/** A stored property found by code: its identity, visibility and content as the API shows it. */
+export interface StoredListing {
+  id: string;
+  published: boolean;
+  updatedAt: string;
+  listing: Listing;
+}
+
+export interface StoredPhoto {
+  id: string;
+  url: string;
+  alt: string | null;
+  order: number;
+  isMain: boolean;
+}
+
+/** The prepared statements an import needs, built once per run. */
+export class PropertyRows {
+  private readonly find: Statement<{ id: string; published: number; updated_at: string; json: string }>;
+  private readonly insert: Statement;
+  private readonly update: Statement;
+  private readonly republish: Statement;
+  private readonly deletePhotos: Statement;
+  private readonly insertPhoto: Statement;
+  private readonly all: Statement[];
+
+  constructor(db: Database) {
+    this.find = db.prepare(
+      `SELECT p.id AS id, p.is_published AS published, p.updated_at AS updated_at, ${projection(PROPERTY_FIELDS)} AS json FROM properties p WHERE p.code = ?`,
+    );
+    this.insert = db.prepare(
+      `INSERT INTO properties (id, created_at, updated_at, is_published, ${CONTENT_COLUMNS.join(", ")}) ` +
+        `VALUES (?, ?, ?, 0, ${CONTENT_COLUMNS.map(() => "?").join(", ")})`,
+    );
+    this.update = db.prepare(
+      `UPDATE properties SET ${CONTENT_COLUMNS.map((c) => `${c} = ?`).join(", ")}, updated_at = ?, is_published = 1 WHERE id = ?`,
+    );
+    this.republish = db.prepare("UPDATE properties SET is_published = 1 WHERE id = ?");
+    this.deletePhotos = db.prepare("DELETE FROM photos WHERE property_id = ?");
+    this.insertPhoto = db.prepare("INSERT INTO photos (property_id, id, url, alt, position, is_main) VALUES (?, ?, ?, ?, ?, ?)");
+    this.all = [this.find, this.insert, this.update, this.republish, this.deletePhotos, this.insertPhoto];
+  }
+
+  byCode(code: string): StoredListing | null {
+    const row = this.find.get(code);
+    if (row === null) return null;
+    return { id: row.id, published: row.published === 1, updatedAt: row.updated_at, listing: listingOfProjection(row.json) };
+  }
+
+  /**
+   * A new property: inserted unpublished, its photos added, then published, so the triggers
+   * write one change-feed event rather than one per photo.
+   */
+  create(id: string, listing: Listing, photos: readonly StoredPhoto[], now: string): void {
+    this.insert.run(id, now, now, ...contentValues(listing));
+    this.writePhotos(id, photos);
+    this.republish.run(id);
+  }
+
+  /** New content (and visibility) for an existing property; photos only when they changed. */
+  replace(id: string, listing: Listing, photos: readonly StoredPhoto[] | null, now: string): void {
+    if (photos !== null) {
+      this.deletePhotos.run(id);
+      this.writePhotos(id, photos);
+    }
+    this.update.run(...contentValues(listing), now, id);
+  }
+
+  private writePhotos(id: string, photos: readonly StoredPhoto[]): void {
+    for (const photo of photos) this.insertPhoto.run(id, photo.id, photo.url, photo.alt, photo.order, photo.isMain ? 1 : 0);
+  }
+
+  finalize(): void {
+    for (const statement of this.all) statement.finalize();
+  }
+}

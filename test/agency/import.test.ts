@@ -1,0 +1,253 @@
+// The import service, rule by rule (CONTRACT §11): upsert by code, updatedAt only on change,
+// full vs partial, photos as a set, rejections, atomicity, dry run, and a server that sees it.
+import type { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConcurrentChangeError, applyStaged } from "../../src/agency/apply.ts";
+import { importFeed } from "../../src/agency/import.ts";
+import { Staging } from "../../src/agency/staging.ts";
+import { blankListing, FeedError } from "../../src/feeds/listing.ts";
+import { apiOver, FIXTURES, lastSequence, propertyByCode, propertyChanges, publishedProperties, seededCopy, tempDir, withDb } from "./helpers.ts";
+
+const dir = tempDir();
+afterAll(() => dir.cleanup());
+
+const COMPLETE = join(FIXTURES, "complete.xml");
+const CODES = ["AP-100", "CA-200", "CO-400", "FL-300", "SO-500", "TE-600"];
+let counter = 0;
+const fresh = () => dir.path(`db-${++counter}.sqlite`);
+const clockAt = (iso: string) => () => new Date(iso);
+
+/** A feed file written for one test: VRSync listings given as XML fragments. */
+function vrsync(...listings: string[]): string {
+  const path = dir.path(`feed-${++counter}.xml`);
+  writeFileSync(path, `<ListingDataFeed xmlns="http://www.vivareal.com/schemas/1.0/VRSync"><Listings>${listings.join("")}</Listings></ListingDataFeed>`);
+  return path;
+}
+
+const listing = (code: string, title = `Imóvel ${code}`, extra = "") =>
+  `<Listing><ListingID>${code}</ListingID><Title>${title}</Title><TransactionType>For Sale</TransactionType>${extra}</Listing>`;
+const media = (...urls: string[]) => `<Media>${urls.map((u) => `<Item medium="image">${u}</Item>`).join("")}</Media>`;
+
+describe("upsert by code", () => {
+  test("a first import creates every listing with a fresh id, createdAt = updatedAt = now", async () => {
+    const db = fresh();
+    const summary = await importFeed(db, COMPLETE, { now: clockAt("2026-03-01T10:00:00.000Z") });
+    expect(summary).toEqual({ created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, rejections: [] });
+    const properties = publishedProperties(db);
+    expect(properties.map((p) => p.code)).toEqual(CODES);
+    for (const p of properties) {
+      expect(p.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(p).toMatchObject({ createdAt: "2026-03-01T10:00:00.000Z", updatedAt: "2026-03-01T10:00:00.000Z", isPublished: true });
+    }
+    expect(propertyByCode(db, "AP-100")!.photos).toMatchObject([
+      { url: "https://img.exemplo.com.br/ap-100/1.jpg", order: 1, isMain: false, alt: "Fachada" },
+      { url: "https://img.exemplo.com.br/ap-100/2.jpg", order: 2, isMain: true },
+      { url: "https://img.exemplo.com.br/ap-100/3.jpg", order: 3, isMain: false, alt: null },
+    ]);
+  });
+
+  test("a changed listing keeps its id and createdAt; only its updatedAt moves", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("A"), listing("B")), { now: clockAt("2026-03-01T10:00:00.000Z") });
+    const before = new Map(publishedProperties(db).map((p) => [p.code, p]));
+    const summary = await importFeed(db, vrsync(listing("A", "Título novo"), listing("B")), { now: clockAt("2026-03-02T10:00:00.000Z") });
+    expect(summary).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
+    const a = propertyByCode(db, "A")!;
+    expect(a).toMatchObject({ id: before.get("A")!.id, createdAt: "2026-03-01T10:00:00.000Z", updatedAt: "2026-03-02T10:00:00.000Z", title: "Título novo" });
+    expect(propertyByCode(db, "B")).toEqual(before.get("B"));
+  });
+});
+
+describe("a repeated import changes nothing", () => {
+  test("the same feed again: all unchanged, no updatedAt moves, no change-feed events", async () => {
+    const db = fresh();
+    await importFeed(db, COMPLETE, { now: clockAt("2026-03-01T10:00:00.000Z") });
+    const before = publishedProperties(db);
+    const sequence = lastSequence(db);
+    const summary = await importFeed(db, COMPLETE, { now: clockAt("2026-03-05T10:00:00.000Z") });
+    expect(summary).toEqual({ created: 0, updated: 0, unchanged: 6, unpublished: 0, rejected: 0, rejections: [] });
+    expect(publishedProperties(db)).toEqual(before);
+    expect(lastSequence(db)).toBe(sequence);
+  });
+});
+
+describe("a full import unpublishes what is missing; --partial does not", () => {
+  test("a listing removed from the feed disappears from the API and is a remove in the change feed", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("KEEP"), listing("GONE")));
+    const gone = propertyByCode(db, "GONE")!;
+    const sequence = lastSequence(db);
+    const summary = await importFeed(db, vrsync(listing("KEEP")));
+    expect(summary).toMatchObject({ unchanged: 1, unpublished: 1 });
+    expect(publishedProperties(db).map((p) => p.code)).toEqual(["KEEP"]);
+    expect(propertyChanges(db, sequence)).toEqual([{ sequence: sequence + 1, id: gone.id, change: "remove" }]);
+    const api = await apiOver(db);
+    try {
+      expect((await api.get(`/v1/properties/${gone.id}?fields=id`)).status).toBe(404);
+      const changes = await api.get(`/v1/changes?entity=properties&after=${sequence}`);
+      expect(changes.body.data).toMatchObject([{ id: gone.id, change: "remove" }]);
+    } finally {
+      api.close();
+    }
+  });
+
+  test("a partial import leaves missing listings published", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("KEEP"), listing("OTHER")));
+    const summary = await importFeed(db, vrsync(listing("NEW")), { partial: true });
+    expect(summary).toMatchObject({ created: 1, unpublished: 0 });
+    expect(publishedProperties(db).map((p) => p.code)).toEqual(["KEEP", "NEW", "OTHER"]);
+  });
+
+  test("a listing rejected this time is not unpublished; properties without a code are left alone", async () => {
+    const db = seededCopy(fresh());
+    const codeless = publishedProperties(db).filter((p) => p.code === null).length;
+    expect(codeless).toBeGreaterThan(0);
+    await importFeed(db, vrsync(listing("BAD-LATER"), listing("OK")));
+    const summary = await importFeed(db, vrsync(listing("BAD-LATER", "t", "<Details><ListPrice>-1</ListPrice></Details>"), listing("OK")));
+    expect(summary).toMatchObject({ unchanged: 1, rejected: 1 });
+    const codes = publishedProperties(db).map((p) => p.code);
+    expect(codes.filter((c) => c !== null)).toEqual(["BAD-LATER", "OK"]);
+    expect(codes.filter((c) => c === null)).toHaveLength(codeless);
+  });
+
+  test("a listing that reappears is published again, as a change", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("BACK"), listing("STAY")), { now: clockAt("2026-03-01T00:00:00.000Z") });
+    await importFeed(db, vrsync(listing("STAY")), { now: clockAt("2026-03-02T00:00:00.000Z") });
+    const sequence = lastSequence(db);
+    const summary = await importFeed(db, vrsync(listing("BACK"), listing("STAY")), { now: clockAt("2026-03-03T00:00:00.000Z") });
+    expect(summary).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
+    const back = propertyByCode(db, "BACK")!;
+    expect(back).toMatchObject({ createdAt: "2026-03-01T00:00:00.000Z", updatedAt: "2026-03-03T00:00:00.000Z" });
+    expect(propertyChanges(db, sequence)).toEqual([{ sequence: sequence + 1, id: back.id, change: "upsert" }]);
+  });
+});
+
+describe("photos are replaced as a set", () => {
+  test("a changed gallery replaces the old one; a photo whose URL stays keeps its id", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("P", "t", media("https://x/1.jpg", "https://x/2.jpg"))));
+    const [first, second] = propertyByCode(db, "P")!.photos as { id: string; url: string }[];
+    const summary = await importFeed(db, vrsync(listing("P", "t", media("https://x/2.jpg", "https://x/3.jpg"))));
+    expect(summary).toMatchObject({ updated: 1 });
+    const photos = propertyByCode(db, "P")!.photos as { id: string; url: string; order: number; isMain: boolean }[];
+    expect(photos.map((p) => [p.url, p.order, p.isMain])).toEqual([["https://x/2.jpg", 1, true], ["https://x/3.jpg", 2, false]]);
+    expect(photos[0]!.id).toBe(second!.id);
+    expect(photos.map((p) => p.id)).not.toContain(first!.id);
+  });
+
+  test("a new order or a new cover is a change; the same gallery is not", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("P", "t", media("https://x/1.jpg", "https://x/2.jpg"))));
+    expect(await importFeed(db, vrsync(listing("P", "t", media("https://x/1.jpg", "https://x/2.jpg"))))).toMatchObject({ unchanged: 1 });
+    expect(await importFeed(db, vrsync(listing("P", "t", media("https://x/2.jpg", "https://x/1.jpg"))))).toMatchObject({ updated: 1 });
+    const cover = '<Media><Item>https://x/2.jpg</Item><Item primary="true">https://x/1.jpg</Item></Media>';
+    expect(await importFeed(db, vrsync(listing("P", "t", cover)))).toMatchObject({ updated: 1 });
+    expect(await importFeed(db, vrsync(listing("P", "t")))).toMatchObject({ updated: 1 });
+    expect(propertyByCode(db, "P")!.photos).toEqual([]);
+  });
+});
+
+describe("rejections: reported by code and reason, the rest imported", () => {
+  test("malformed values, a missing ListingID, a negative price, an unknown transaction, a repeated code", async () => {
+    const db = fresh();
+    const summary = await importFeed(db, join(FIXTURES, "rejections.xml"));
+    expect(summary).toMatchObject({ created: 2, updated: 0, unchanged: 0, unpublished: 0, rejected: 8 });
+    expect(summary.rejections.map((r) => r.code)).toEqual([null, "NEG-1", "TT-1", "USD-1", "NOTITLE-1", "SEP-1", "TYPE-1", "GOOD-1"]);
+    expect(summary.rejections[7]!.reason).toContain("appears more than once");
+    expect(publishedProperties(db).map((p) => [p.code, p.title])).toEqual([["GOOD-1", "Apartamento bom"], ["GOOD-2", "Casa boa"]]);
+  });
+});
+
+describe("malformed XML: the whole import is refused and nothing changes", () => {
+  test("an existing database is untouched", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("A")));
+    const before = publishedProperties(db);
+    const sequence = lastSequence(db);
+    const error = await importFeed(db, join(FIXTURES, "malformed.xml")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FeedError);
+    expect((error as Error).message).toMatch(/^malformed XML at line 11, column \d+/);
+    expect(publishedProperties(db)).toEqual(before); // A is not unpublished, OK-1 not created
+    expect(lastSequence(db)).toBe(sequence);
+  });
+
+  test("a database that did not exist is not created", async () => {
+    const db = fresh();
+    await expect(importFeed(db, join(FIXTURES, "malformed.xml"))).rejects.toBeInstanceOf(FeedError);
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe("--dry-run changes nothing", () => {
+  test("it reports what would happen and writes nothing", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("A"), listing("B")));
+    const before = publishedProperties(db);
+    const sequence = lastSequence(db);
+    const summary = await importFeed(db, vrsync(listing("A", "novo"), listing("C")), { dryRun: true });
+    expect(summary).toEqual({ created: 1, updated: 1, unchanged: 0, unpublished: 1, rejected: 0, rejections: [] });
+    expect(publishedProperties(db)).toEqual(before);
+    expect(lastSequence(db)).toBe(sequence);
+  });
+
+  test("it does not create a missing database", async () => {
+    const db = fresh();
+    expect(await importFeed(db, COMPLETE, { dryRun: true })).toMatchObject({ created: 6 });
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe("one transaction, checked against concurrent change", () => {
+  test("a property changed by someone else between reading and writing aborts the import with nothing written", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("A")));
+    const sequence = lastSequence(db);
+    withDb(db, (conn) => {
+      const staging = new Staging(conn, () => crypto.randomUUID());
+      try {
+        staging.add("A", { ...blankListing("A"), title: "mine" });
+        staging.flush();
+        conn.run("UPDATE properties SET title = 'theirs', updated_at = '2030-01-01T00:00:00.000Z' WHERE code = 'A'");
+        const after = lastSequenceOf(conn);
+        expect(() => applyStaged(conn, staging, { partial: false, dryRun: false, now: new Date().toISOString(), newId: () => crypto.randomUUID() })).toThrow(ConcurrentChangeError);
+        expect(lastSequenceOf(conn)).toBe(after);
+      } finally {
+        staging.drop();
+      }
+    });
+    expect(propertyByCode(db, "A")!.title).toBe("theirs");
+    expect(lastSequence(db)).toBe(sequence + 1);
+  });
+});
+
+describe("a server serving the same file sees the import at once", () => {
+  test("lists, exact totals and the change feed move without a restart", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("A")));
+    const api = await apiOver(db);
+    try {
+      const before = await api.get("/v1/properties?fields=code&limit=100");
+      expect(before.body.meta.total).toBe(1);
+      expect((await api.get("/v1/properties?fields=code&propertyType=Apartamento")).body.meta.total).toBe(0);
+      await importFeed(db, COMPLETE);
+      const after = await api.get("/v1/properties?fields=code&limit=100");
+      expect(after.body.meta.total).toBe(6);
+      expect(after.body.data.map((p: { code: string }) => p.code).sort()).toEqual(CODES);
+      expect((await api.get("/v1/properties?fields=code&propertyType=Apartamento")).body.meta.total).toBe(1);
+      const values = await api.get("/v1/values/properties/propertyType");
+      expect(values.body.data.values).toEqual(["Apartamento", "Casa", "Cobertura", "Flat", "Sobrado", "Terreno"]);
+      const changes = await api.get("/v1/changes?entity=properties&after=0&limit=1000");
+      expect(changes.body.data.filter((c: { change: string }) => c.change === "remove")).toHaveLength(1);
+    } finally {
+      api.close();
+    }
+  });
+});
+
+function lastSequenceOf(conn: Database): number {
+  return (conn.query("SELECT coalesce(max(sequence), 0) AS n FROM changes").get() as { n: number }).n;
+}
