@@ -1,0 +1,57 @@
+// `partner-api import --db FILE FEED [--partial] [--dry-run] [--json]`: exit 0, or 1 when any
+// listing was rejected or the feed could not be read (CONTRACT §11).
+import { ConcurrentChangeError } from "../agency/apply.ts";
+import { importFeed, type ImportProgress, type ImportSummary } from "../agency/import.ts";
+import { readingLine, writingLine } from "../agency/progress.ts";
+import { NotAPartnerDatabaseError } from "../db/open.ts";
+import { FeedError } from "../feeds/listing.ts";
+import { parseFlags, UsageError } from "./args.ts";
+
+const SHOWN_REJECTIONS = 50;
+
+function humanSummary(summary: ImportSummary, dryRun: boolean): string {
+  const lines = [
+    `${dryRun ? "dry run (nothing written): would have " : ""}` +
+      `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
+      `${summary.unpublished} unpublished, ${summary.rejected} rejected`,
+  ];
+  for (const { code, reason } of summary.rejections.slice(0, SHOWN_REJECTIONS)) lines.push(`  rejected ${code ?? "(no code)"}: ${reason}`);
+  const more = summary.rejections.length - SHOWN_REJECTIONS;
+  if (more > 0) lines.push(`  … and ${more} more (--json lists them all)`);
+  return lines.join("\n") + "\n";
+}
+
+function terminalProgress(): ((progress: ImportProgress) => void) | undefined {
+  if (process.stderr.isTTY !== true) return undefined;
+  return (progress) => {
+    const line = progress.phase === "reading" ? readingLine(progress.listings, progress.bytes) : writingLine(progress.listings, progress.total);
+    process.stderr.write(`\r\x1b[2K${line}`);
+  };
+}
+
+export async function importCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    args,
+    { db: { type: "string" }, partial: { type: "boolean" }, "dry-run": { type: "boolean" }, json: { type: "boolean" } },
+    true,
+  );
+  if (!values.db) throw new UsageError("--db FILE is required");
+  if (positionals.length !== 1) throw new UsageError("give exactly one FEED: a VRSync or NDJSON file path, or an http(s) URL");
+  const dryRun = values["dry-run"] === true;
+  const onProgress = terminalProgress();
+  let summary: ImportSummary;
+  try {
+    summary = await importFeed(values.db, positionals[0]!, { partial: values.partial === true, dryRun, onProgress });
+  } catch (error) {
+    if (onProgress) process.stderr.write("\r\x1b[2K");
+    if (error instanceof NotAPartnerDatabaseError) throw new UsageError(error.message);
+    if (!(error instanceof FeedError || error instanceof ConcurrentChangeError)) throw error;
+    // The feed as a whole is unusable: nothing was imported.
+    process.stderr.write(`partner-api import: ${error.message}\n`);
+    if (values.json) process.stdout.write(JSON.stringify({ error: error.message }) + "\n");
+    return 1;
+  }
+  if (onProgress) process.stderr.write("\r\x1b[2K");
+  process.stdout.write(values.json ? JSON.stringify(summary) + "\n" : humanSummary(summary, dryRun));
+  return summary.rejected > 0 ? 1 : 0;
+}

@@ -1,0 +1,82 @@
+// The three commands as an agency runs them: flags, summaries (human and --json), exit codes
+// (CONTRACT §1 and §11), through the real entry point in a child process.
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { FIXTURES, publishedProperties, seededCopy, tempDir } from "./helpers.ts";
+
+const dir = tempDir();
+afterAll(() => dir.cleanup());
+const MAIN = join(import.meta.dir, "../../src/main.ts");
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn(["bun", MAIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  return { code: await child.exited, stdout, stderr };
+}
+
+describe("partner-api import", () => {
+  test("a clean feed: exit 0 and the --json summary", async () => {
+    const db = dir.path("clean.sqlite");
+    const result = await cli("import", "--db", db, join(FIXTURES, "complete.xml"), "--json");
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, rejections: [] });
+  });
+
+  test("rejected listings: exit 1, each named by code and reason; the human summary lists them", async () => {
+    const db = dir.path("rejections.sqlite");
+    const result = await cli("import", "--db", db, join(FIXTURES, "rejections.xml"));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toStartWith("2 created, 0 updated, 0 unchanged, 0 unpublished, 8 rejected\n");
+    expect(result.stdout).toContain("rejected NEG-1: line ");
+    expect(result.stdout).toContain("rejected (no code): line ");
+    expect(publishedProperties(db).map((p) => p.code)).toEqual(["GOOD-1", "GOOD-2"]);
+  });
+
+  test("malformed XML: exit 1, the parser's line and column, nothing created", async () => {
+    const db = dir.path("malformed.sqlite");
+    const result = await cli("import", "--db", db, join(FIXTURES, "malformed.xml"), "--json");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/partner-api import: malformed XML at line 11, column \d+/);
+    expect(JSON.parse(result.stdout).error).toMatch(/^malformed XML at line 11/);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  test("bad usage exits 2", async () => {
+    expect((await cli("import", join(FIXTURES, "complete.xml"))).code).toBe(2);
+    expect((await cli("import", "--db", dir.path("x.sqlite"))).code).toBe(2);
+    const notOurs = dir.path("not-ours.sqlite");
+    writeFileSync(notOurs, "plain text");
+    const result = await cli("import", "--db", notOurs, join(FIXTURES, "complete.xml"));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("not-ours.sqlite");
+  });
+});
+
+describe("partner-api export and backup", () => {
+  test("export writes the feed to stdout, or to --out with the summary on stdout", async () => {
+    const db = seededCopy(dir.path("seeded.sqlite"));
+    const stdout = await cli("export", "--db", db, "--format", "vrsync");
+    expect(stdout.code).toBe(0);
+    expect(stdout.stdout).toStartWith('<?xml version="1.0" encoding="UTF-8"?>\n<ListingDataFeed');
+    const out = dir.path("leads.ndjson");
+    const toFile = await cli("export", "--db", db, "--entity", "leads", "--since", "2025-06-01T00:00:00Z", "--out", out, "--json");
+    expect(toFile.code).toBe(0);
+    const summary = JSON.parse(toFile.stdout);
+    expect(summary).toMatchObject({ entity: "leads", format: "ndjson", skipped: 0 });
+    expect((await Bun.file(out).text()).trimEnd().split("\n")).toHaveLength(summary.exported);
+    expect((await cli("export", "--db", db, "--entity", "leads", "--format", "vrsync")).code).toBe(2);
+    expect((await cli("export", "--db", db, "--format", "ndjson", "--since", "yesterday")).code).toBe(2);
+  });
+
+  test("backup refuses an existing --out with exit 2", async () => {
+    const db = seededCopy(dir.path("backup-source.sqlite"));
+    const out = dir.path("backup.sqlite");
+    const first = await cli("backup", "--db", db, "--out", out, "--json");
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ out });
+    const again = await cli("backup", "--db", db, "--out", out);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("already exists; refusing to overwrite it");
+  });
+});
