@@ -1,4 +1,7 @@
 // The executable's entry: argv → one command of cli/. Bad usage or config exits 2.
+import { backupCommand } from "./cli/backup.ts";
+import { exportCommand } from "./cli/export.ts";
+import { importCommand } from "./cli/import.ts";
 import { clientCommand, hashSecretCommand } from "./cli/keys.ts";
 import { HELP } from "./cli/help.ts";
 import { sandboxCommand } from "./cli/sandbox.ts";
@@ -18,6 +21,9 @@ const COMMANDS: Record<string, Command> = {
   seed: seedCommand,
   "hash-secret": hashSecretCommand,
   client: clientCommand,
+  import: importCommand,
+  export: exportCommand,
+  backup: backupCommand,
   "config-schema": () => void process.stdout.write(JSON.stringify(ConfigSchema, null, 2) + "\n"),
 };
 

@@ -16,9 +16,11 @@ Usage:
   partner-api config-schema
       Print the JSON Schema of the config file.
   partner-api import --db FILE FEED [--partial] [--dry-run] [--json]
-  partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO]
-  partner-api backup --db FILE --out FILE
-      Agency data in and out.
+      Import a VRSync XML or NDJSON feed (a path or an http(s) URL), matched on the listing code.
+  partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO] [--out FILE] [--json]
+      Published properties as VRSync or NDJSON, or leads as NDJSON, on stdout or to FILE.
+  partner-api backup --db FILE --out FILE [--json]
+      A consistent copy of a database, even while it is being served.
   partner-api --version | --help
 
 Port: --port, else the PORT environment variable, else the config's "port", else 8080.
