@@ -1,0 +1,101 @@
+// Loading without the schema's indexes and triggers: set them aside, write what the triggers would have written (change feed, counters), put everything back.
+import type { Database } from "bun:sqlite";
+import { RowBuffer } from "./row-buffer.ts";
+
+/**
+ * The triggers of migration 001. For an insert-only load they write one change row per published
+ * property (the brief's insert-unpublished, add photos, publish sequence) and per lead, and count
+ * both; TriggerStandIn writes exactly that. A trigger outside this list could write rows the seed
+ * knows nothing of, so it stops the seed until src/seed learns about it.
+ */
+const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
+  "properties_count_insert", "properties_count_delete", "properties_count_update",
+  "leads_count_insert", "leads_count_delete", "leads_count_update",
+  "properties_feed_insert", "properties_feed_update_visible", "properties_feed_unpublish", "properties_feed_delete",
+  "photos_feed_insert", "photos_feed_update", "photos_feed_delete",
+  "leads_feed_insert", "leads_feed_update", "leads_feed_delete",
+]);
+
+export class UnknownTriggerError extends Error {
+  constructor(readonly names: readonly string[]) {
+    super(`the seed does not know what trigger(s) ${names.join(", ")} write; teach src/seed/bulk.ts before seeding`);
+  }
+}
+
+export interface SchemaObject {
+  type: "index" | "trigger";
+  name: string;
+  sql: string;
+}
+
+/**
+ * Drops the explicit indexes and every trigger of a fresh database and returns their SQL, in
+ * schema order. Per row, triggers cost more than the insert itself (a statement journal, a
+ * counter upsert, a feed row and, for photos, a parent lookup), and building each index in one
+ * sorted pass at the end beats keeping a dozen B-trees up to date row by row.
+ */
+export function setAsideSchemaObjects(db: Database): SchemaObject[] {
+  const objects = db
+    .query("SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid")
+    .all() as SchemaObject[];
+  const unknown = objects.filter((o) => o.type === "trigger" && !KNOWN_TRIGGERS.has(o.name)).map((o) => o.name);
+  if (unknown.length > 0) throw new UnknownTriggerError(unknown);
+  for (const o of objects) db.run(`DROP ${o.type.toUpperCase()} "${o.name.replaceAll('"', '""')}"`);
+  return objects;
+}
+
+/** Recreates what setAsideSchemaObjects dropped: indexes first (a UNIQUE one fails on duplicates), then triggers. */
+export function restoreSchemaObjects(db: Database, objects: readonly SchemaObject[]): void {
+  for (const o of objects) if (o.type === "index") db.run(o.sql);
+  for (const o of objects) if (o.type === "trigger") db.run(o.sql);
+}
+
+/** A separator no enum value contains, for the counters' composite keys. */
+const SEP = "\u0000";
+
+function tally(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/**
+ * Writes the rows the set-aside triggers would have written, as the load goes: change rows in
+ * insertion order (so sequences match), counters once at the end. `at` stamps the change rows:
+ * the triggers would use the wall clock, which no deterministic seed can.
+ */
+export class TriggerStandIn {
+  private readonly changes: RowBuffer;
+  private readonly propertyCounts = new Map<string, number>();
+  private readonly leadCounts = new Map<string, number>();
+
+  constructor(private readonly db: Database, private readonly at: string) {
+    this.changes = new RowBuffer(db, "changes", ["entity", "record_id", "change", "at"], 64);
+  }
+
+  propertyInserted(p: { id: string; isPublished: boolean; status: string; operationType: string; propertyType: string | null; highlight: string }): void {
+    if (!p.isPublished) return;
+    this.changes.add(["properties", p.id, "upsert", this.at]);
+    tally(this.propertyCounts, [p.status, p.operationType, p.propertyType ?? "", p.highlight].join(SEP));
+  }
+
+  leadInserted(l: { id: string; status: string; source: string; priority: string }): void {
+    this.changes.add(["leads", l.id, "upsert", this.at]);
+    tally(this.leadCounts, [l.status, l.source, l.priority].join(SEP));
+  }
+
+  /** Writes buffered change rows; call before each commit. */
+  flush(): void {
+    this.changes.flush();
+  }
+
+  /** Writes the counters; call once, after the last row, inside a transaction. */
+  finish(): void {
+    this.flush();
+    this.changes.finalize();
+    const property = this.db.prepare("INSERT INTO property_counts (status, operation_type, property_type, highlight, n) VALUES (?, ?, ?, ?, ?)");
+    for (const [key, n] of this.propertyCounts) property.run(...(key.split(SEP) as [string, string, string, string]), n);
+    property.finalize();
+    const lead = this.db.prepare("INSERT INTO lead_counts (status, source, priority, n) VALUES (?, ?, ?, ?)");
+    for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string]), n);
+    lead.finalize();
+  }
+}
