@@ -4,9 +4,9 @@ import { CITIES, type City } from "./cities.ts";
 import { isoInstant, type Prng, weightedItems, weightedKeys } from "./prng.ts";
 import { gridCreatedMs, type Timeline } from "./timeline.ts";
 import {
-  ADJECTIVES, AMENITIES, LAND_ADJECTIVES, CLOSINGS, HIGHLIGHT_WEIGHTS, HOUSE_FEATURES, NEARBY, OPENINGS, OPERATION_PHRASES,
-  PHOTO_HOST, PHOTO_ROOMS, PROPERTY_TYPES, type PropertyKind, type PropertyTypeProfile, RURAL_FEATURES,
-  STATUS_BY_OPERATION, STREETS,
+  ADJECTIVES, AMENITIES, CLOSINGS, HIGHLIGHT_WEIGHTS, type HighlightTier, HOUSE_FEATURES, LAND_ADJECTIVES, NEARBY,
+  OPENINGS, OPERATION_PHRASES, PHOTO_HOST, PHOTO_ROOMS, PROPERTY_TYPES, type PropertyKind, type PropertyTypeProfile,
+  RURAL_FEATURES, STATUS_BY_OPERATION, STREETS,
 } from "./vocabulary.ts";
 
 export interface PhotoRecord {
@@ -80,7 +80,6 @@ const UNPUBLISHED_SHARE = 0.1;
 const NO_CODE_SHARE = 0.05;
 const NEVER_UPDATED_SHARE = 0.3;
 const YEAR_MS = 365 * 86_400_000;
-const BUILDING_KINDS: ReadonlySet<PropertyKind> = new Set(["apartment", "penthouse", "compact", "office"]);
 const CONDOMINIUM_KINDS: ReadonlySet<PropertyKind> = new Set(["apartment", "penthouse", "compact", "condo-house", "office"]);
 const RESIDENTIAL_KINDS: ReadonlySet<PropertyKind> = new Set(["apartment", "penthouse", "compact", "house", "condo-house", "rural"]);
 
@@ -358,15 +357,15 @@ function description(rng: Prng, c: TextContext): string {
 // ---- photos ----
 
 /** Photo counts by publication tier: agencies pay for the higher tiers and show more. */
-const PHOTO_COUNTS: Readonly<Record<string, readonly [number, number]>> = {
+const PHOTO_COUNTS: Readonly<Record<HighlightTier, readonly [number, number]>> = {
   STANDARD: [1, 8],
   PREMIUM: [4, 12],
   SUPER_PREMIUM: [8, 15],
   TRIPLE: [10, 15],
 };
 
-function photos(rng: Prng, propertyId: string, kind: PropertyKind, highlight: string): PhotoRecord[] {
-  const [min, max] = PHOTO_COUNTS[highlight] ?? [1, 15];
+function photos(rng: Prng, propertyId: string, kind: PropertyKind, highlight: HighlightTier): PhotoRecord[] {
+  const [min, max] = PHOTO_COUNTS[highlight];
   const cap = kind === "land" ? 6 : 15; // there is only so much to show of a plot
   const count = rng.chance(0.04) ? 0 : rng.int(Math.min(min, cap), Math.min(max, cap));
   // Usually the first photo is the main one; agents sometimes promote another.

@@ -1,9 +1,10 @@
-// Listing vocabulary of the seed: property types and their profiles, enumerations, streets and Portuguese text fragments.
-
+// Listing vocabulary of the seed: property types and their profiles, how often each tier and status occurs, streets and Portuguese text fragments.
 import type { HIGHLIGHT_TIERS, OperationType, PropertyStatus } from "../catalog/enums.ts";
 
+export type HighlightTier = (typeof HIGHLIGHT_TIERS)[number];
+
 /** Share of each portal publication tier (CONTRACT §8): most listings are plain. */
-export const HIGHLIGHT_WEIGHTS: Readonly<Record<(typeof HIGHLIGHT_TIERS)[number], number>> = {
+export const HIGHLIGHT_WEIGHTS: Readonly<Record<HighlightTier, number>> = {
   STANDARD: 70,
   PREMIUM: 18,
   SUPER_PREMIUM: 8,
