@@ -3,9 +3,9 @@ import type { Database } from "bun:sqlite";
 import { RowBuffer } from "./row-buffer.ts";
 
 /**
- * The triggers of migration 001. For an insert-only load they write one change row per published
- * property (the brief's insert-unpublished, add photos, publish sequence) and per lead, and count
- * both; TriggerStandIn writes exactly that. A trigger outside this list could write rows the seed
+ * The triggers of migration 001. For a load that inserts each property unpublished, adds its
+ * photos, then publishes it, and inserts each lead, they write one change row per published
+ * property and per lead, and count both; TriggerStandIn writes exactly that. A trigger outside this list could write rows the seed
  * knows nothing of, so it stops the seed until src/seed learns about it.
  */
 const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([

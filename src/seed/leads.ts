@@ -33,7 +33,7 @@ export interface LinkTarget {
   city: string | null;
 }
 
-/** Finds a published property among those created by `createdMs`, using `rng` to choose; null when there is none. */
+/** Chooses (with `rng`) a published property listed in the months up to `createdMs`; null when there is none. */
 export type LinkFinder = (rng: Prng, createdMs: number) => LinkTarget | null;
 
 const LINKED_SHARE = 0.4;
