@@ -41,6 +41,7 @@ export class SeedTargetExistsError extends Error {
 /** Independent PRNG streams: the leads never shift when the property count changes, and vice versa. */
 const PROPERTY_STREAM = 1;
 const LEAD_STREAM = 2;
+const MAX_RECORDS = 50_000_000;
 const RECORD_BATCH = 20_000; // properties and leads per transaction: about 80k rows with photos
 const DAY_MS = 86_400_000;
 const TIMELINE_MS = 2 * 365 * DAY_MS;
@@ -64,7 +65,8 @@ const PHOTO_COLUMNS = ["property_id", "id", "url", "alt", "position", "is_main"]
 function validate(options: SeedOptions): Timeline {
   for (const key of ["properties", "leads"] as const) {
     const n = options[key];
-    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${key} must be a non-negative integer, got ${n}`);
+    // The cap keeps i * leadCount (see propertyComesFirst) an exact integer.
+    if (!Number.isSafeInteger(n) || n < 0 || n > MAX_RECORDS) throw new RangeError(`${key} must be an integer from 0 to ${MAX_RECORDS}, got ${n}`);
   }
   if (!Number.isSafeInteger(options.seed)) throw new RangeError(`seed must be an integer, got ${options.seed}`);
   const endMs = Date.parse(options.asOf);
@@ -174,6 +176,11 @@ class Writers {
   }
 }
 
+/** Whether property i's grid slice starts no later than lead j's (i/P <= j/L, in exact integers). */
+function propertyComesFirst(i: number, j: number, propertyCount: number, leadCount: number): boolean {
+  return j >= leadCount || (i < propertyCount && i * leadCount <= j * propertyCount);
+}
+
 /**
  * Properties and leads merged in time order (whichever grid slice starts first goes next), so
  * a lead links to a property listed in the months before it, found through a small window of
@@ -196,7 +203,7 @@ function writeRecords(db: Database, options: SeedOptions, timeline: Timeline, st
   const batch = db.transaction((records: number) => {
     for (let n = 0; n < records; n++) {
       const { properties: i, leads: j } = totals;
-      if (j >= leadCount || (i < propertyCount && i * leadCount <= j * propertyCount)) {
+      if (propertyComesFirst(i, j, propertyCount, leadCount)) {
         const p = generateProperty(propertyRng, i, propertyCount, timeline);
         writers.property(p);
         if (p.isPublished) {
