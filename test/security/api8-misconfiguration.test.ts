@@ -44,6 +44,28 @@ describe("API8 security misconfiguration: failures", () => {
   });
 });
 
+describe("API8 security misconfiguration: storage the operator fixes", () => {
+  // Known gap, not fixed here (the fix belongs in src/db: reopen a tenant whose connection SQLite
+  // opened read-only once the file is writable): started on a read-only file, creations stay 503
+  // after the file is made writable again, until a restart. Needs root (chattr). Measured by
+  // scripts/faults/readonly.ts ("recoveredWithoutRestartMs": null).
+  test.todo("a database read-only at first use heals once the file is writable again, without a restart", async () => {
+    const t = createTestApp({ clients: [portal.entry] });
+    const path = t.runtime.config.databases.get("main")!;
+    try {
+      Bun.spawnSync(["chattr", "+i", path]);
+      const token = await t.token(portal); // opens the tenant, read-only
+      expect((await postLead(t, token, LEAD)).status).toBe(503);
+      Bun.spawnSync(["chattr", "-i", path]);
+      t.clock.advance(10_000);
+      expect((await postLead(t, token, LEAD)).status).toBe(201);
+    } finally {
+      Bun.spawnSync(["chattr", "-i", path]);
+      t.close();
+    }
+  });
+});
+
 describe("API8 security misconfiguration: headers on every kind of answer", () => {
   let t: TestApp;
   let token = "";
