@@ -67,6 +67,12 @@ export async function startServer(options: {
   };
 }
 
+/** Registers a short-lived child (wrk) so an interrupted run stops it too. */
+export function track(proc: Subprocess): void {
+  running.add(proc);
+  void proc.exited.then(() => running.delete(proc));
+}
+
 /** Last resort on an interrupted run: nothing the bench started may outlive it. */
 export function killAll(): void {
   for (const proc of running) proc.kill("SIGKILL");
@@ -136,4 +142,20 @@ export function coreMeter(core: number): { stop(ownCpuS: number): number } {
       return Math.min(1, Math.max(0, (after.busy - before.busy - ownCpuS) / total));
     },
   };
+}
+
+/**
+ * Waits, up to `maxWaitS`, for a moment when other processes leave both cores nearly idle (the
+ * bench's own servers are idle between measurements). Returns the seconds waited. On a shared
+ * machine this keeps a neighbour's burst out of a round instead of averaging it in.
+ */
+export async function waitForQuiet(cores: number[], threshold: number, maxWaitS: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const meters = cores.map((core) => coreMeter(core));
+    await Bun.sleep(500);
+    const busiest = Math.max(...meters.map((m) => m.stop(0)));
+    const waited = (performance.now() - started) / 1000;
+    if (busiest <= threshold || waited >= maxWaitS) return waited;
+  }
 }

@@ -1,6 +1,6 @@
 // bench/RESULTS.md and the stdout tables: medians with min–max, ratios to the ceiling and to
 // the commit-per-request baseline, the issue's targets with a plain verdict, the filter table.
-import type { Sample } from "./measure.ts";
+import { CONTENDED, type Sample } from "./measure.ts";
 import type { Machine } from "./machine.ts";
 import type { DatasetResult, RunSettings, ScenarioResult } from "./results.ts";
 import type { Target } from "./scenarios.ts";
@@ -54,13 +54,11 @@ function scenarioRows(result: ScenarioResult): string[][] {
   });
 }
 
-/** Above this share of a core taken by others, a round's figures are noticeably disturbed. */
-const CONTENDED = 0.25;
-
 function contention(result: DatasetResult): string {
   const all = [...result.scenarios.flatMap((r) => Object.values(r.samples).flat()), ...result.filters.flatMap((f) => f.warm)];
   const hit = all.filter((s) => s.foreign > CONTENDED || s.foreignLoad > CONTENDED).length;
-  return `${hit} of ${all.length} wrk runs had more than ${pct(CONTENDED)} of the server's or wrk's core taken by other processes.`;
+  const retried = all.filter((s) => s.attempts > 1).length;
+  return `${retried} of ${all.length} measurements were retried because other processes took more than ${pct(CONTENDED)} of the server's or wrk's core; ${hit} stayed above that after every retry (the least disturbed attempt is the one kept).`;
 }
 
 export function scenarioTable(result: DatasetResult): string {
@@ -182,7 +180,7 @@ export function renderReport(options: {
     `- Machine: ${machine.nproc} cores (nproc), ${machine.cpu}, ${machine.memoryGiB} GiB, Linux ${machine.kernel}`,
     `- Bun ${machine.bun}; product ${options.version}, commit ${machine.commit}`,
     `- Load average (1/5/15 min) at start: ${machine.loadStart}; at end: ${options.loadEnd}. The machine is shared with other work; the last column of each scenario table is the share of the server's core, and of wrk's core, that other processes took during the worst round (a few % is the kernel's loopback networking, charged to no process).`,
-    `- Settings: \`bun bench/run.ts ${options.argv.join(" ")}\`: ${s.rounds} interleaved rounds per server, ${s.durationS} s per wrk run (${s.filterDurationS} s for each filter query), wrk -t1 -c${s.connections}, server on core ${s.serverCore}, wrk on core ${s.loadCore}, ${s.coldSamples} cold samples per query.`,
+    `- Settings: \`bun bench/run.ts ${options.argv.join(" ")}\`: ${s.rounds} interleaved rounds per server, ${s.durationS} s per wrk run (${s.filterDurationS} s for each filter query), wrk -t1 -c${s.connections}, server on core ${s.serverCore}, wrk on core ${s.loadCore}, ${s.coldSamples} cold samples per query; before each measurement the runner waits (up to 5 s) for both cores to be nearly idle, and measures a scenario again (up to ${s.retries} more time(s); filter queries never) when others took more than ${pct(CONTENDED)} of a core.`,
     "",
     "## Targets",
     "",

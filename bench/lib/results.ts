@@ -31,6 +31,7 @@ export interface RunSettings {
   filterDurationS: number;
   connections: number;
   coldSamples: number;
+  retries: number;
   serverCore: number;
   loadCore: number;
 }

@@ -1,6 +1,7 @@
 // Driving wrk pinned to its own core and reading its report (requests/s, the latency
 // distribution printed by --latency, non-2xx responses, socket errors).
 import { resolve } from "node:path";
+import { track } from "./proc.ts";
 
 export const WRK_DIR = resolve(import.meta.dir, "../wrk");
 
@@ -42,6 +43,7 @@ export function wrkArgv(run: WrkRun): string[] {
 
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
   const proc = Bun.spawn(wrkArgv(run), { env: { ...process.env, ...run.env }, stdout: "pipe", stderr: "pipe" });
+  track(proc);
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`wrk exited ${code}: ${err.trim() || out.trim()}`);
   const cpu = proc.resourceUsage()?.cpuTime.total;
