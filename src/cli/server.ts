@@ -2,6 +2,7 @@
 // (stop accepting, let in-flight requests finish for up to 10 s, close databases, exit 0).
 import { createApp } from "../app.ts";
 import type { RuntimeConfig } from "../config/model.ts";
+import { scheduleCompaction } from "../db/compaction.ts";
 import type { Logger } from "../logging.ts";
 import type { Runtime } from "../runtime.ts";
 
@@ -39,11 +40,16 @@ export function startServer(options: {
     development: false,
   });
   const server = app.server!;
+  const stopCompaction = scheduleCompaction(
+    () => runtime.tenants.all(),
+    (error) => logger.warn({ err: (error as Error).message }, "change-feed compaction step failed"),
+  );
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       logger.info("shutting down: finishing in-flight requests");
+      stopCompaction();
       const drained = server.stop(false);
       const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), DRAIN_TIMEOUT_MS).unref());
       if ((await Promise.race([drained.then(() => "drained" as const), timeout])) === "timeout") {

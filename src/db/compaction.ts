@@ -1,0 +1,47 @@
+// Compaction of the change feed: an event superseded by a newer event of the same record is
+// deleted; sequences are never renumbered. A partner's cursor therefore never becomes invalid:
+// whatever it has not read yet, the newest event of every record is still ahead of it.
+import type { Database } from "bun:sqlite";
+import type { Tenant } from "./tenants.ts";
+
+/** How many sequences one step examines, so a step never holds the write lock for long. */
+export const COMPACTION_SPAN = 5_000;
+
+/**
+ * Deletes the superseded events with a sequence in (after, after + span]. Returns the next
+ * cursor (0 again once past the head) and how many events were deleted.
+ */
+export function compactChangesStep(db: Database, after: number, span = COMPACTION_SPAN): { next: number; deleted: number } {
+  const head = (db.query("SELECT coalesce(max(sequence), 0) AS head FROM changes").get() as { head: number }).head;
+  if (after >= head) return { next: 0, deleted: 0 };
+  const until = after + span;
+  const { changes } = db
+    .query(
+      "DELETE FROM changes WHERE sequence > ? AND sequence <= ? AND EXISTS (" +
+        "SELECT 1 FROM changes newer WHERE newer.entity = changes.entity AND newer.record_id = changes.record_id " +
+        "AND newer.sequence > changes.sequence)",
+    )
+    .run(after, until);
+  return { next: until >= head ? 0 : until, deleted: changes };
+}
+
+/**
+ * Compacts every open database a step at a time in the background, through each tenant's
+ * group-commit writer so a step never races a lead write. Returns a function that stops it.
+ */
+export function scheduleCompaction(
+  tenants: () => Tenant[],
+  onError: (error: unknown) => void,
+  intervalMs = 10_000,
+): () => void {
+  const cursors = new WeakMap<Tenant, number>();
+  const timer = setInterval(() => {
+    for (const tenant of tenants()) {
+      tenant.writer
+        .submit((db) => compactChangesStep(db, cursors.get(tenant) ?? 0))
+        .then(({ next }) => cursors.set(tenant, next), onError);
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
