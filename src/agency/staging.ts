@@ -13,6 +13,12 @@ import { PropertyRows, type StoredPhoto } from "./rows.ts";
 
 const BATCH = 2_000;
 const WRITE_PAGE = 500;
+/**
+ * Listings between full garbage collections. Parsing leaves much short-lived garbage and the
+ * engine grows its heap lazily; collecting now and then keeps a 100,000-listing import about
+ * 50 MB smaller, for a few percent of its time, on a machine it shares with the server.
+ */
+const COLLECT_EVERY = 5_000;
 
 export type Action = "create" | "update" | "unchanged" | "rejected";
 
@@ -83,12 +89,19 @@ export class Staging {
     ).changes === 1;
     if (added) this.counts[action]++;
     if (++this.pending >= BATCH) this.flush();
+    this.tidy();
     return added;
   }
 
   flush(): void {
     if (this.pending > 0) this.db.run("COMMIT");
     this.pending = 0;
+  }
+
+  private handled = 0;
+
+  private tidy(): void {
+    if (++this.handled % COLLECT_EVERY === 0) Bun.gc(true);
   }
 
   /**
@@ -106,6 +119,7 @@ export class Staging {
       let after = 0;
       for (let rows = page.all(after); rows.length > 0; rows = page.all(after)) {
         for (const row of rows) {
+          this.tidy();
           yield {
             action: row.action,
             storedId: row.stored_id,
