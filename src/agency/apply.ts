@@ -2,6 +2,7 @@
 // the feed no longer lists, in one transaction. Comparison happened while staging; under the
 // write lock only a check that nothing moved since, and the writes themselves.
 import type { Database } from "bun:sqlite";
+import { FeedError } from "../feeds/listing.ts";
 import { PropertyRows } from "./rows.ts";
 import type { Staging } from "./staging.ts";
 
@@ -33,8 +34,22 @@ export class ConcurrentChangeError extends Error {
 /** Published properties with a code the feed does not carry (rejected listings count as carried). */
 const MISSING = "is_published = 1 AND code IS NOT NULL AND code NOT IN (SELECT code FROM staging.import_listings)";
 
+/**
+ * A full import of a feed without a single listing would take the whole catalogue down; that is
+ * what a CRM's failed export looks like, not an agency's intent, so it is refused.
+ */
+function refuseEmptyFeed(db: Database, staging: Staging): void {
+  const listed = Object.values(staging.counts).reduce((a, b) => a + b, 0);
+  if (listed > 0) return;
+  const published = (db.query(`SELECT count(*) AS n FROM properties WHERE ${MISSING}`).get() as { n: number }).n;
+  if (published > 0) {
+    throw new FeedError(`the feed lists no listings: a full import would unpublish all ${published} published properties; nothing was changed`);
+  }
+}
+
 export function applyStaged(db: Database, staging: Staging, options: ApplyOptions): ApplyCounts {
   const counts: ApplyCounts = { created: staging.counts.create, updated: staging.counts.update, unchanged: staging.counts.unchanged, unpublished: 0 };
+  if (!options.partial) refuseEmptyFeed(db, staging);
   if (options.dryRun) {
     if (!options.partial) counts.unpublished = (db.query(`SELECT count(*) AS n FROM properties WHERE ${MISSING}`).get() as { n: number }).n;
     return counts;

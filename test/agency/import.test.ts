@@ -93,6 +93,17 @@ describe("a full import unpublishes what is missing; --partial does not", () => 
     }
   });
 
+  test("a feed without a single listing is refused rather than unpublishing everything", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("A")));
+    const error = await importFeed(db, vrsync()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FeedError);
+    expect((error as Error).message).toContain("would unpublish all 1 published properties");
+    expect(publishedProperties(db).map((p) => p.code)).toEqual(["A"]);
+    expect(await importFeed(db, vrsync(), { partial: true })).toMatchObject({ created: 0, unpublished: 0 });
+    expect(await importFeed(fresh(), vrsync())).toMatchObject({ created: 0, unpublished: 0 });
+  });
+
   test("a partial import leaves missing listings published", async () => {
     const db = fresh();
     await importFeed(db, vrsync(listing("KEEP"), listing("OTHER")));
@@ -221,6 +232,20 @@ describe("one transaction, checked against concurrent change", () => {
     });
     expect(propertyByCode(db, "A")!.title).toBe("theirs");
     expect(lastSequence(db)).toBe(sequence + 1);
+  });
+});
+
+describe("feeds from a URL", () => {
+  test("an http(s) feed is streamed and imported like a file", async () => {
+    const xml = await Bun.file(COMPLETE).text();
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(xml) });
+    try {
+      const db = fresh();
+      expect(await importFeed(db, `http://127.0.0.1:${server.port}/vrsync.xml`)).toMatchObject({ created: 6, rejected: 0 });
+      expect(publishedProperties(db).map((p) => p.code)).toEqual(CODES);
+    } finally {
+      server.stop(true);
+    }
   });
 });
 
