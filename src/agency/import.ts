@@ -1,6 +1,7 @@
 // `import`: a feed into an agency database. Phase one reads, validates and compares the whole
-// feed into a staging table (no write lock; malformed XML aborts with nothing changed); phase two
-// writes the differences in one transaction. A new database file appears only once it succeeded.
+// feed into a scratch staging database (no write lock; malformed XML aborts with nothing
+// changed); phase two writes the differences in one transaction. A new database file appears
+// only once the import succeeded.
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, rmSync } from "node:fs";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../db/open.ts";
@@ -83,16 +84,20 @@ function removeDatabaseFiles(path: string): void {
  * creating it if missing. Throws FeedError when the feed cannot be read as a whole.
  */
 export async function importFeed(dbPath: string, location: string, options: ImportOptions = {}): Promise<ImportSummary> {
-  const feed = await openFeed(location);
-  const items = feed.format === "vrsync" ? readVrsync(feed.text) : readNdjson(feed.text);
+  const read = async () => {
+    const feed = await openFeed(location);
+    return { items: feed.format === "vrsync" ? readVrsync(feed.text) : readNdjson(feed.text), progress: feed.progress };
+  };
   if (existsSync(dbPath)) {
-    const db = openExistingDatabase(dbPath);
+    const db = openExistingDatabase(dbPath); // refused before any byte of the feed is fetched
     try {
-      return await importItems(db, items, options, feed.progress);
+      const feed = await read();
+      return await importItems(db, feed.items, options, feed.progress);
     } finally {
       closeDatabase(db);
     }
   }
+  const feed = await read(); // an unreadable feed creates no file
   // Built beside the target and linked into place when complete: a server never sees a half-made file.
   const tmpPath = `${dbPath}.import-${process.pid}`;
   removeDatabaseFiles(tmpPath);
@@ -100,7 +105,7 @@ export async function importFeed(dbPath: string, location: string, options: Impo
     const db = openDatabase(tmpPath);
     let summary: ImportSummary;
     try {
-      summary = await importItems(db, items, options, feed.progress);
+      summary = await importItems(db, feed.items, options, feed.progress);
     } finally {
       closeDatabase(db);
     }
