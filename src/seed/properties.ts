@@ -371,11 +371,12 @@ function photos(rng: Prng, propertyId: string, kind: PropertyKind, highlight: Hi
   // Usually the first photo is the main one; agents sometimes promote another.
   const main = count > 1 && rng.chance(0.1) ? rng.int(2, count) : 1;
   const roomNames = PHOTO_ROOMS[kind];
+  const folder = `${PHOTO_HOST}/${propertyId}/`;
   const out: PhotoRecord[] = [];
   for (let position = 1; position <= count; position++) {
     out.push({
       id: rng.uuid(),
-      url: `${PHOTO_HOST}/${propertyId}/${position}.jpg`,
+      url: `${folder}${position}.jpg`,
       alt: rng.chance(0.2) ? null : roomNames[(position - 1) % roomNames.length]!,
       position,
       isMain: position === main,
