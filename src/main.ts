@@ -1,30 +1,29 @@
 // The executable's entry: argv → one command of cli/. Bad usage or config exits 2.
-import { backupCommand } from "./cli/backup.ts";
-import { exportCommand } from "./cli/export.ts";
-import { importCommand } from "./cli/import.ts";
-import { clientCommand, hashSecretCommand } from "./cli/keys.ts";
-import { HELP } from "./cli/help.ts";
-import { sandboxCommand } from "./cli/sandbox.ts";
-import { seedCommand } from "./cli/seed.ts";
-import { serveCommand } from "./cli/serve.ts";
 import { UsageError } from "./cli/args.ts";
+import { HELP } from "./cli/help.ts";
 import { ConfigError } from "./config/load.ts";
-import { ConfigSchema } from "./config/schema.ts";
 import { SchemaTooNewError } from "./db/migrate.ts";
 import { VERSION } from "./version.ts";
 
-type Command = (args: string[]) => void | Promise<void | number>;
+type Command = (args: string[]) => void | number | Promise<void | number>;
 
-const COMMANDS: Record<string, Command> = {
-  sandbox: sandboxCommand,
-  serve: serveCommand,
-  seed: seedCommand,
-  "hash-secret": hashSecretCommand,
-  client: clientCommand,
-  import: importCommand,
-  export: exportCommand,
-  backup: backupCommand,
-  "config-schema": () => void process.stdout.write(JSON.stringify(ConfigSchema, null, 2) + "\n"),
+/**
+ * Each command is loaded only when it runs: an import or a backup does not pay for the
+ * server stack's memory and start-up. (The paths are literal, so the binary bundles them.)
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  sandbox: async () => (await import("./cli/sandbox.ts")).sandboxCommand,
+  serve: async () => (await import("./cli/serve.ts")).serveCommand,
+  seed: async () => (await import("./cli/seed.ts")).seedCommand,
+  "hash-secret": async () => (await import("./cli/keys.ts")).hashSecretCommand,
+  client: async () => (await import("./cli/keys.ts")).clientCommand,
+  import: async () => (await import("./cli/import.ts")).importCommand,
+  export: async () => (await import("./cli/export.ts")).exportCommand,
+  backup: async () => (await import("./cli/backup.ts")).backupCommand,
+  "config-schema": async () => {
+    const { ConfigSchema } = await import("./config/schema.ts");
+    return () => void process.stdout.write(JSON.stringify(ConfigSchema, null, 2) + "\n");
+  },
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -37,13 +36,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const command = COMMANDS[name];
-  if (command === undefined) {
+  const load = COMMANDS[name];
+  if (load === undefined) {
     process.stderr.write(`partner-api: unknown command "${name}"\n\n${HELP}`);
     return 2;
   }
   try {
-    const code = await command(args);
+    const code = await (await load())(args);
     return typeof code === "number" ? code : 0;
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof SchemaTooNewError) {
