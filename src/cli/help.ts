@@ -2,11 +2,12 @@
 export const HELP = `partner-api: the Partner API of a real-estate agency, one executable with its storage.
 
 Usage:
-  partner-api sandbox [--port P] [--db FILE] [--rate-limit N] [--reset]
+  partner-api sandbox [--port P] [--db FILE] [--rate-limit N] [--reset] [--no-metrics]
       Serve fictitious data with the published sandbox credentials
       (pk_sandbox_demo / sk_sandbox_demo). Builds FILE (default data/sandbox.sqlite) if missing.
-  partner-api serve [--config FILE] [--port P]
+  partner-api serve [--config FILE] [--port P] [--no-metrics]
       Serve production from a config file (default ./config.json). SIGHUP reloads it.
+      --no-metrics stops recording request metrics (GET /metrics keeps database sizes).
   partner-api seed --out FILE [--properties N] [--leads N] [--seed S] [--as-of ISO] [--force]
       Write a deterministic fictitious dataset (default 1000 properties, 5000 leads, seed 42).
   partner-api hash-secret SECRET
