@@ -1,6 +1,7 @@
 // `partner-api seed --out FILE [--properties N] [--leads N] [--seed S] [--as-of ISO] [--force]`.
 import { parseDateTime } from "../modules/listing/params.ts";
 import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../seed/generator.ts";
+import { terminalProgress } from "../seed/progress.ts";
 import { integerFlag, parseFlags, UsageError } from "./args.ts";
 
 export function seedCommand(args: string[]): void {
@@ -19,7 +20,6 @@ export function seedCommand(args: string[]): void {
     if (parsed === null) throw new UsageError(`--as-of must be an ISO 8601 date-time, got "${values["as-of"]}"`);
     asOf = parsed;
   }
-  const onTerminal = process.stderr.isTTY === true;
   const summary = writeSeedDatabase(values.out, {
     ...DEFAULT_SEED_OPTIONS,
     properties: integerFlag(values.properties, "properties", 0, 10_000_000) ?? DEFAULT_SEED_OPTIONS.properties,
@@ -27,10 +27,7 @@ export function seedCommand(args: string[]): void {
     seed: integerFlag(values.seed, "seed", 0, 2 ** 32 - 1) ?? DEFAULT_SEED_OPTIONS.seed,
     asOf,
     overwrite: values.force === true,
-    onProgress: onTerminal
-      ? (done, total) => process.stderr.write(`\rseeding: ${Math.floor((done / total) * 100)}%`)
-      : undefined,
+    onProgress: terminalProgress("seeding"),
   });
-  if (onTerminal) process.stderr.write("\n");
   process.stdout.write(JSON.stringify(summary) + "\n");
 }

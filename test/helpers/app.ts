@@ -70,11 +70,10 @@ export interface TestAppOptions {
 }
 
 function configFileFor(dir: string, options: TestAppOptions): ConfigFile {
-  const main = seededDatabase(dir, options.properties, options.leads);
   return {
     environment: options.environment ?? "production",
     jwtSecret: JWT_SECRET,
-    databases: options.databases ?? { main },
+    databases: options.databases ?? { main: seededDatabase(dir, options.properties, options.leads) },
     clients: options.clients ?? [client("portal").entry],
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
   };
