@@ -95,7 +95,7 @@ try {
     integrityCheck: check.integrity,
     sigtermExit: exit,
     problems: load.problems.slice(0, 20),
-  });
+  }, workspace.dir);
 } finally {
   if (server?.alive) server.signal("SIGKILL");
   await server?.exit();

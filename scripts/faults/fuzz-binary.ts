@@ -149,4 +149,4 @@ finish("fuzz-binary", failures.length === 0 && healthy && exit === 0 && integrit
   fds: { start: start.fds, end: end.fds },
   integrityCheck: integrity,
   sigtermExit: exit,
-});
+}, workspace.dir);

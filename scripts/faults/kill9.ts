@@ -75,4 +75,4 @@ finish("kill9", ok, {
   integrityCheck: check.integrity,
   finalSigtermExit: finalExit,
   problems: load.problems.slice(0, 20),
-});
+}, workspace.dir);

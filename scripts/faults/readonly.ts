@@ -100,7 +100,7 @@ try {
     integrityCheck: check.integrity,
     exits: [firstExit, secondExit, finalExit],
     problems: load.problems.slice(0, 20),
-  });
+  }, workspace.dir);
 } finally {
   Bun.spawnSync(["chattr", "-i", ...files]);
   if (server?.alive) server.signal("SIGKILL");

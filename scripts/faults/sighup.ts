@@ -85,4 +85,4 @@ finish("sighup", verified(check) && reloadsApplied && load.problems.length === 0
   integrityCheck: check.integrity,
   sigtermExit: exit,
   problems: load.problems.slice(0, 20),
-});
+}, workspace.dir);

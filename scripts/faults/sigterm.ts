@@ -94,4 +94,4 @@ finish("sigterm", allOk && verified(check) && verified(loadCheck) && load.proble
   duplicated: [...check.duplicated, ...loadCheck.duplicated].slice(0, 10),
   integrityCheck: check.integrity,
   problems: load.problems.slice(0, 20),
-});
+}, workspace.dir);

@@ -116,4 +116,4 @@ finish("slow-clients", idleClosed && worst < 1_000 && exit === 0, {
   rssMiB: { baseline: baseline.rssMiB, after: after.rssMiB },
   knownGap: trickleHeld.length > 0 ? `connections that send a byte every ${trickleMs / 1000} s stay open: ${trickleHeld.map((k) => k.kind).join(", ")}` : null,
   sigtermExit: exit,
-});
+}, workspace.dir);
