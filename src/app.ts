@@ -9,6 +9,7 @@ import { docsModule } from "./modules/docs/index.ts";
 import { healthModule } from "./modules/health/index.ts";
 import { leadsModule } from "./modules/leads/index.ts";
 import { metricsModule } from "./modules/metrics/index.ts";
+import { mayScrape } from "./modules/metrics/service.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { requestContext, serverPeerAddress, type PeerAddress } from "./plugins/context.ts";
 import { errorHandler } from "./plugins/errors.ts";
@@ -25,12 +26,12 @@ export interface AppDeps {
 
 /** Path patterns with their methods, for 405 answers; built from the app's own routes. */
 function methodTable(routes: readonly { method: string; path: string }[]) {
-  const table = new Map<string, { pattern: RegExp; methods: string[] }>();
+  const table = new Map<string, { path: string; pattern: RegExp; methods: string[] }>();
   for (const { method, path } of routes) {
     if (path === "*" || method === "ALL") continue;
     let entry = table.get(path);
     if (entry === undefined) {
-      entry = { pattern: new RegExp(`^${path.replace(/:[^/]+/g, "[^/]+")}/?$`), methods: [] };
+      entry = { path, pattern: new RegExp(`^${path.replace(/:[^/]+/g, "[^/]+")}/?$`), methods: [] };
       table.set(path, entry);
     }
     if (!entry.methods.includes(method)) entry.methods.push(method);
@@ -47,9 +48,12 @@ export function createApp(deps: AppDeps) {
     .use(
       errorHandler({
         logger,
-        allowedMethods: (path) => {
+        allowedMethods: (path, request) => {
           methods ??= methodTable(app.routes);
-          return methods.find((m) => m.pattern.test(path))?.methods ?? [];
+          const route = methods.find((m) => m.pattern.test(path));
+          // A hidden /metrics must not reveal itself through a 405 either.
+          if (route?.path === "/metrics" && !mayScrape(runtime.config, request.headers.get("authorization"))) return [];
+          return route?.methods ?? [];
         },
       }),
     )

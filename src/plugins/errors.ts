@@ -38,8 +38,8 @@ export function errorResponse(
   });
 }
 
-/** Methods the app answers on a path, for 405 and its Allow header. */
-export type AllowedMethods = (path: string) => string[];
+/** Methods the app answers on a path, for 405 and its Allow header (none: a plain 404). */
+export type AllowedMethods = (path: string, request: Request) => string[];
 
 export function errorHandler(deps: { logger: Logger; allowedMethods: AllowedMethods }) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, (context) => {
@@ -49,7 +49,7 @@ export function errorHandler(deps: { logger: Logger; allowedMethods: AllowedMeth
     if (error instanceof ApiError) {
       response = errorResponse(error.code, error.message, error.details, error.headers);
     } else if (code === "NOT_FOUND") {
-      const allowed = deps.allowedMethods(new URL(request.url).pathname);
+      const allowed = deps.allowedMethods(new URL(request.url).pathname, request);
       response =
         allowed.length > 0
           ? errorResponse("METHOD_NOT_ALLOWED", `Method ${request.method} not allowed; use ${allowed.join(", ")}`, undefined, {
