@@ -23,7 +23,11 @@ export class GroupCommitWriter {
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
 
-  constructor(private readonly db: Database) {
+  /** `onOutcome` hears how each write ended: null once committed, else its error. */
+  constructor(
+    private readonly db: Database,
+    private readonly onOutcome: (error: unknown) => void = () => {},
+  ) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
@@ -79,11 +83,15 @@ export class GroupCommitWriter {
           // Already rolled back by SQLite.
         }
       }
-      for (const job of jobs) job.reject(error);
+      for (const job of jobs) {
+        this.onOutcome(error);
+        job.reject(error);
+      }
       return;
     }
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;
+      this.onOutcome(outcome.ok ? null : outcome.value);
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.value);
     });

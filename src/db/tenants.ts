@@ -13,14 +13,25 @@ export class Tenant {
   private readonly dataVersion: Statement<{ data_version: number }>;
   /** Every write of the server goes through here, batched into shared commits. */
   readonly writer: GroupCommitWriter;
+  /**
+   * When a write failed because the connection is read-only. SQLite opens a write-protected
+   * file read-only and stays so, even once the file is writable again: only new connections heal.
+   */
+  readOnlySince: number | null = null;
 
   constructor(
     readonly path: string,
     readonly read: Database,
     readonly write: Database,
+    clock: Clock,
   ) {
     this.dataVersion = read.query("PRAGMA data_version");
-    this.writer = new GroupCommitWriter(write);
+    // A committed write proves the connection writable; a read-only refusal starts the clock.
+    this.writer = new GroupCommitWriter(write, (error) => {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === "string" && code.startsWith("SQLITE_READONLY")) this.readOnlySince ??= clock.now();
+      else if (error === null) this.readOnlySince = null;
+    });
   }
 
   /** Changes whenever any connection, in any process, has committed since the last call. */
@@ -35,8 +46,13 @@ export class Tenant {
 }
 
 const RETRY_AFTER_FAILURE_MS = 5_000;
+/** A replaced tenant stays open this long, so requests already holding it finish. */
+const RETIRE_AFTER_MS = 30_000;
 
-/** Opens tenants on first use; a file that failed to open is retried at most every 5 s. */
+/**
+ * Opens tenants on first use; a file that failed to open is retried at most every 5 s, and a
+ * tenant whose writes failed read-only is reopened (at most every 5 s) until writes work again.
+ */
 export class TenantRegistry {
   private readonly open = new Map<string, Tenant>();
   private readonly failures = new Map<string, { at: number; reason: string }>();
@@ -45,19 +61,38 @@ export class TenantRegistry {
 
   get(path: string): Tenant | null {
     const tenant = this.open.get(path);
-    if (tenant) return tenant;
+    if (tenant) {
+      const since = tenant.readOnlySince;
+      if (since === null || this.clock.now() - since < RETRY_AFTER_FAILURE_MS) return tenant;
+      return this.reopen(tenant);
+    }
     const failure = this.failures.get(path);
     if (failure && this.clock.now() - failure.at < RETRY_AFTER_FAILURE_MS) return null;
     try {
-      const read = openExistingDatabase(path);
-      const write = openExistingDatabase(path);
-      const opened = new Tenant(path, read, write);
+      const opened = this.openTenant(path);
       this.open.set(path, opened);
       this.failures.delete(path);
       return opened;
     } catch (error) {
       this.failures.set(path, { at: this.clock.now(), reason: (error as Error).message });
       return null;
+    }
+  }
+
+  private openTenant(path: string): Tenant {
+    return new Tenant(path, openExistingDatabase(path), openExistingDatabase(path), this.clock);
+  }
+
+  /** Fresh connections for a tenant whose writes failed read-only; the old one retires later. */
+  private reopen(stale: Tenant): Tenant {
+    try {
+      const fresh = this.openTenant(stale.path);
+      this.open.set(stale.path, fresh);
+      setTimeout(() => stale.close(), RETIRE_AFTER_MS).unref();
+      return fresh;
+    } catch {
+      stale.readOnlySince = this.clock.now();
+      return stale;
     }
   }
 

@@ -45,11 +45,9 @@ describe("API8 security misconfiguration: failures", () => {
 });
 
 describe("API8 security misconfiguration: storage the operator fixes", () => {
-  // Known gap, not fixed here (the fix belongs in src/db: reopen a tenant whose connection SQLite
-  // opened read-only once the file is writable): started on a read-only file, creations stay 503
-  // after the file is made writable again, until a restart. Needs root (chattr). Measured by
-  // scripts/faults/readonly.ts ("recoveredWithoutRestartMs": null).
-  test.todo("a database read-only at first use heals once the file is writable again, without a restart", async () => {
+  // SQLite opens a write-protected file read-only and the connection stays so; the tenant
+  // registry reopens it once writes have failed read-only for 5 s. Needs root (chattr).
+  test("a database read-only at first use heals once the file is writable again, without a restart", async () => {
     const t = createTestApp({ clients: [portal.entry] });
     const path = t.runtime.config.databases.get("main")!;
     try {
