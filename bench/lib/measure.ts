@@ -44,6 +44,8 @@ export async function measureQuietly(server: Server, scenario: Scenario, token: 
 
 export interface Sample extends WrkResult {
   rssKb: number;
+  /** RssAnon part of the largest VmRSS: the heap and SQLite's caches, without the binary's mapped pages. */
+  rssAnonKb: number;
   /** Share of the server's core used by other processes during the round (shared machine). */
   foreign: number;
   /** The same for wrk's core (where the runner also lives): a starved wrk under-reports. */
@@ -83,11 +85,11 @@ export async function measure(server: Server, scenario: Scenario, token: string,
       : undefined;
   const main = await runWrk(wrkRunFor(server, scenario, token, settings));
   const probed = await probe;
-  const rssKb = rss.stop();
+  const memory = rss.stop();
   const foreign = serverCore.stop(processCpuS(server.pid) - serverCpu);
   const runner = process.cpuUsage(runnerCpu);
   const foreignLoad = loadCore.stop(main.cpuS + (probed?.cpuS ?? 0) + (runner.user + runner.system) / 1e6);
-  const sample: Sample = { ...main, rssKb, foreign, foreignLoad, attempts: 1, waitedS: 0 };
+  const sample: Sample = { ...main, rssKb: memory.rss, rssAnonKb: memory.anon, foreign, foreignLoad, attempts: 1, waitedS: 0 };
   if (probed) sample.probe = probed;
   return sample;
 }

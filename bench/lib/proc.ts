@@ -78,26 +78,31 @@ export function killAll(): void {
   for (const proc of running) proc.kill("SIGKILL");
 }
 
-/** VmRSS of a process in kB (0 once it is gone). */
-export function rssKb(pid: number): number {
+/** VmRSS of a process in kB, and its anonymous part (heap, SQLite caches; not the mapped binary). 0 once it is gone. */
+export function rssKb(pid: number): { rss: number; anon: number } {
   try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) : 0;
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
+    return { rss: field("VmRSS"), anon: field("RssAnon") };
   } catch {
-    return 0;
+    return { rss: 0, anon: 0 };
   }
 }
 
-/** Samples VmRSS every `everyMs` until stopped and keeps the maximum. */
-export function sampleRss(pid: number, everyMs = 100): { stop(): number } {
-  let max = rssKb(pid);
-  const timer = setInterval(() => {
-    max = Math.max(max, rssKb(pid));
-  }, everyMs);
+/** Samples VmRSS every `everyMs` until stopped and keeps the maxima. */
+export function sampleRss(pid: number, everyMs = 100): { stop(): { rss: number; anon: number } } {
+  const max = rssKb(pid);
+  const take = () => {
+    const now = rssKb(pid);
+    max.rss = Math.max(max.rss, now.rss);
+    max.anon = Math.max(max.anon, now.anon);
+  };
+  const timer = setInterval(take, everyMs);
   return {
     stop() {
       clearInterval(timer);
-      return Math.max(max, rssKb(pid));
+      take();
+      return max;
     },
   };
 }

@@ -102,11 +102,21 @@ export function scenarios(d: Discovered): Scenario[] {
     read("changes-head", "GET changes, after=<head>", changesHead),
     {
       id: "post-leads",
-      title: "POST /v1/leads (durable)",
+      title: "POST /v1/leads (durable), nothing else running",
       script: "post-leads.lua",
       path: "/v1/leads",
-      captures: [{ method: "POST", path: "/v1/leads" }, ...get(leadsStatus)],
+      captures: [{ method: "POST", path: "/v1/leads" }],
       targets: ["product", "ceiling", "baseline"],
+      writes: true,
+    },
+    {
+      // The same load while a CRM keeps reading a lead list: does the list keep answering?
+      id: "post-leads-reads",
+      title: "POST /v1/leads while 2 connections read a lead list",
+      script: "post-leads.lua",
+      path: "/v1/leads",
+      captures: [{ method: "POST", path: "/v1/leads" }],
+      targets: ["product"],
       writes: true,
       probe: leadsStatus,
     },
