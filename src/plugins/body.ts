@@ -9,6 +9,13 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw new ApiError("PAYLOAD_TOO_LARGE");
   if (request.body === null) return new Uint8Array(0);
+  // A declared length within the limit bounds what HTTP/1.1 will deliver: read it in one go,
+  // without the stream machinery (a measurable share of a lead creation's CPU).
+  if (declared !== null && /^\d+$/.test(declared)) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > limit) throw new ApiError("PAYLOAD_TOO_LARGE"); // a header that lied
+    return bytes;
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();

@@ -55,8 +55,11 @@ export async function createLead(
 
   const create = (key: string | null, hash: string) =>
     tenant.writer.submit(() => {
-      const createdAt = new Date(clock.now()).toISOString();
-      const lead = state.repo.create(input, crypto.randomUUID(), createdAt);
+      const now = clock.now();
+      const createdAt = new Date(now).toISOString();
+      // Time-ordered (v7) ids append to the id indexes instead of landing at random pages of
+      // them: on a million-row table that is the difference between a cached page and a miss.
+      const lead = state.repo.create(input, Bun.randomUUIDv7("hex", now), createdAt);
       const body = `{"data":${JSON.stringify(lead)}}`;
       if (key !== null) state.repo.rememberKey(clientId, key, hash, lead.id, body, createdAt);
       return body;
