@@ -6,7 +6,6 @@ import type { RuntimeConfig } from "../config/model.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
 import { hashSecret, randomToken } from "../security/secrets.ts";
-import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../seed/generator.ts";
 import { choosePort, integerFlag, parseFlags } from "./args.ts";
 import { startServer } from "./server.ts";
 
@@ -34,7 +33,7 @@ export function sandboxConfig(databasePath: string, rateLimitPerMinute: number):
   return resolveConfig(validateConfig(file, "sandbox"), { baseDir: process.cwd(), jwtSecret: randomToken(48) });
 }
 
-export function sandboxCommand(args: string[]): void {
+export async function sandboxCommand(args: string[]): Promise<void> {
   const { values } = parseFlags(args, {
     port: { type: "string" },
     db: { type: "string" },
@@ -52,6 +51,8 @@ export function sandboxCommand(args: string[]): void {
   }
   if (!existsSync(dbPath)) {
     mkdirSync(dirname(dbPath), { recursive: true });
+    // Loaded only when a dataset must be built: a start on an existing file skips its tables.
+    const { DEFAULT_SEED_OPTIONS, writeSeedDatabase } = await import("../seed/generator.ts");
     const summary = writeSeedDatabase(dbPath, { ...DEFAULT_SEED_OPTIONS });
     logger.info({ ...summary, file: dbPath }, "sandbox dataset built");
   }

@@ -33,8 +33,21 @@ export function stateOf(context: object): RequestState {
  * The address to attribute the request to: the peer, or, when the peer is a trusted proxy,
  * the right-most X-Forwarded-For entry that is not itself a trusted proxy.
  */
+/** Canonical forms of recently seen peers: parsing an address is a measurable share of a request. */
+const canonicalPeers = new Map<string, string | null>();
+
+function canonicalPeer(peer: string): string | null {
+  let canonical = canonicalPeers.get(peer);
+  if (canonical === undefined) {
+    if (canonicalPeers.size >= 10_000) canonicalPeers.clear();
+    canonical = canonicalAddress(peer);
+    canonicalPeers.set(peer, canonical);
+  }
+  return canonical;
+}
+
 export function clientAddress(peer: string | null, forwardedFor: string | null, runtime: Runtime): string | null {
-  const address = peer === null ? null : canonicalAddress(peer);
+  const address = peer === null ? null : canonicalPeer(peer);
   if (address === null) return null;
   const proxies = runtime.config.trustedProxies;
   if (forwardedFor === null || proxies.isEmpty || !proxies.matches(address)) return address;
@@ -90,7 +103,7 @@ export function requestContext(deps: {
         performance.now() - state.startedAt,
         state.clientId,
         state.errorCode,
-        status === 201 && response instanceof Response && response.headers.has("idempotent-replayed"),
+        status === 201 && context.set.headers["idempotent-replayed"] !== undefined,
       );
     });
 }

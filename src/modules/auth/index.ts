@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { writeAuthRateLimitHeaders, type HeaderRecord } from "../../limits/headers.ts";
 import { stateOf } from "../../plugins/context.ts";
 import { failAuthentication, refuseThrottledAddress } from "../../plugins/guard.ts";
-import { jsonResponse } from "../../plugins/respond.ts";
+import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { issueToken } from "./service.ts";
 
@@ -25,7 +25,8 @@ export function authModule(runtime: Runtime) {
       if (!result.ok) failAuthentication(runtime, state.ip, headers, result.code);
       state.clientId = result.clientId;
       writeAuthRateLimitHeaders(headers, runtime.authFailures.peek(state.ip ?? "unknown"));
-      return jsonResponse(
+      return sendJson(
+        set,
         `{"data":{"token":${JSON.stringify(result.token)},"expiresIn":${result.expiresIn},"tokenType":"Bearer"}}`,
       );
     },

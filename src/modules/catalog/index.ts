@@ -1,20 +1,20 @@
 // Routes of the field catalogue: GET /v1/fields and GET /v1/values/{entity}/{field}.
 import { Elysia } from "elysia";
 import { guard } from "../../plugins/guard.ts";
-import { dataResponse, jsonResponse } from "../../plugins/respond.ts";
+import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { FIELDS_BODY, valuesOf } from "./service.ts";
 
 export function catalogModule(runtime: Runtime) {
   return new Elysia({ name: "catalog" })
     .use(guard(runtime))
-    .get("/v1/fields", () => jsonResponse(FIELDS_BODY), {
+    .get("/v1/fields", ({ set }) => sendJson(set, FIELDS_BODY), {
       protected: true,
       detail: { summary: "List the selectable fields of properties and leads", tags: ["Catalogue"] },
     })
     .get(
       "/v1/values/:entity/:field",
-      ({ params, tenant }) => dataResponse(valuesOf(tenant, params.entity, params.field)),
+      ({ params, tenant, set }) => sendJson(set, JSON.stringify({ data: valuesOf(tenant, params.entity, params.field) })),
       {
         protected: true,
         detail: { summary: "List the values a filterable field takes", tags: ["Catalogue"] },

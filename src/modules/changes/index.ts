@@ -1,7 +1,7 @@
 // GET /v1/changes: what changed since a sequence, for partners that keep a copy.
 import { Elysia } from "elysia";
 import { guard } from "../../plugins/guard.ts";
-import { jsonResponse } from "../../plugins/respond.ts";
+import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { rawQueryOf } from "../listing/service.ts";
 import { changesPage } from "./service.ts";
@@ -9,7 +9,7 @@ import { changesPage } from "./service.ts";
 export function changesModule(runtime: Runtime) {
   return new Elysia({ name: "changes" })
     .use(guard(runtime))
-    .get("/v1/changes", ({ request, tenant }) => jsonResponse(changesPage(tenant, rawQueryOf(request.url))), {
+    .get("/v1/changes", ({ request, tenant, set }) => sendJson(set, changesPage(tenant, rawQueryOf(request.url))), {
       protected: true,
       detail: { summary: "Read the change feed", tags: ["Sync"] },
     });

@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
-import { jsonResponse } from "../../plugins/respond.ts";
+import { sendJson } from "../../plugins/respond.ts";
 
 /** True when every configured database opens and answers a trivial read. */
 function databasesReadable(runtime: Runtime): boolean {
@@ -21,7 +21,7 @@ function databasesReadable(runtime: Runtime): boolean {
 export function healthModule(runtime: Runtime, startedAt: number) {
   return new Elysia({ name: "health" }).get(
     "/health",
-    () => {
+    ({ set }) => {
       const ok = databasesReadable(runtime);
       const body = {
         status: ok ? "ok" : "degraded",
@@ -29,7 +29,8 @@ export function healthModule(runtime: Runtime, startedAt: number) {
         environment: runtime.config.environment,
         uptimeSeconds: Math.floor((runtime.clock.now() - startedAt) / 1000),
       };
-      return jsonResponse(JSON.stringify(body), ok ? 200 : 503, { "cache-control": "no-store" });
+      set.headers["cache-control"] = "no-store";
+      return sendJson(set, JSON.stringify(body), ok ? 200 : 503);
     },
     { detail: { summary: "Health check", tags: ["Health"] } },
   );

@@ -2,21 +2,21 @@
 import { Elysia } from "elysia";
 import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import { guard } from "../../plugins/guard.ts";
-import { jsonResponse } from "../../plugins/respond.ts";
+import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { listingFor, rawQueryOf } from "../listing/service.ts";
 
 export function propertiesModule(runtime: Runtime) {
   return new Elysia({ name: "properties" })
     .use(guard(runtime))
-    .get("/v1/properties", ({ request, tenant }) => jsonResponse(listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url))), {
+    .get("/v1/properties", ({ request, tenant, set }) => sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url))), {
       protected: true,
       detail: { summary: "List published properties", tags: ["Properties"] },
     })
     .get(
       "/v1/properties/:id",
-      ({ request, params, tenant }) =>
-        jsonResponse(listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url))),
+      ({ request, params, tenant, set }) =>
+        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url))),
       { protected: true, detail: { summary: "Get one published property", tags: ["Properties"] } },
     );
 }
