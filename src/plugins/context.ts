@@ -24,9 +24,17 @@ export const serverPeerAddress: PeerAddress = (request, server) => server?.reque
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** The per-request state Elysia carries in its context object. */
-export function stateOf(context: object): RequestState {
-  return (context as { state: RequestState }).state;
+/** Per-request state, keyed by the request itself. */
+const states = new WeakMap<Request, RequestState>();
+
+/**
+ * The state of a request. Hooks and handlers reach it through `request` rather than by passing
+ * Elysia's whole context around: Elysia reads which context keys a function destructures to
+ * decide what to parse, and a function handed the whole context makes every route parse its
+ * cookies and query string for nothing.
+ */
+export function stateOf(request: Request): RequestState {
+  return states.get(request)!;
 }
 
 /**
@@ -68,42 +76,42 @@ export function requestContext(deps: {
   metrics: MetricsRegistry | null;
 }) {
   return new Elysia({ name: "request-context" })
-    .onRequest((context) => {
-      const { request, set } = context;
+    .onRequest(({ request, set, server }) => {
       // requestIP must be read before the first await: Bun can lose it afterwards.
-      const peer = deps.peerAddress(request, context.server as Parameters<PeerAddress>[1]);
+      const peer = deps.peerAddress(request, server as Parameters<PeerAddress>[1]);
       const incoming = request.headers.get("x-request-id");
       const requestId = incoming !== null && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-      (context as unknown as { state: RequestState }).state = {
+      states.set(request, {
         requestId,
         ip: clientAddress(peer, request.headers.get("x-forwarded-for"), deps.runtime),
         startedAt: performance.now(),
-      };
+      });
       set.headers["x-request-id"] = requestId;
       set.headers["x-content-type-options"] = "nosniff";
     })
-    .onAfterResponse({ as: "global" }, (context) => {
-      const state = stateOf(context);
+    .onAfterResponse({ as: "global" }, ({ request, set, route, responseValue }) => {
+      const state = states.get(request);
       if (!state) return;
-      const response = (context as { responseValue?: unknown }).responseValue;
       const status =
-        state.errorStatus ?? (response instanceof Response ? response.status : Number(context.set.status) || 200);
+        state.errorStatus ?? (responseValue instanceof Response ? responseValue.status : Number(set.status) || 200);
+      const template = (route as string | undefined) ?? null;
+      const elapsed = performance.now() - state.startedAt;
       deps.logger.info({
         reqId: state.requestId,
         clientId: state.clientId,
-        method: context.request.method,
-        route: (context as { route?: string }).route ?? null,
+        method: request.method,
+        route: template,
         status,
-        ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
+        ms: Math.round(elapsed * 100) / 100,
       });
       deps.metrics?.observe(
-        (context as { route?: string }).route ?? null,
-        context.request.method,
+        template,
+        request.method,
         status,
-        performance.now() - state.startedAt,
+        elapsed,
         state.clientId,
         state.errorCode,
-        status === 201 && context.set.headers["idempotent-replayed"] !== undefined,
+        status === 201 && set.headers["idempotent-replayed"] !== undefined,
       );
     });
 }

@@ -42,9 +42,8 @@ export function errorResponse(
 export type AllowedMethods = (path: string, request: Request) => string[];
 
 export function errorHandler(deps: { logger: Logger; allowedMethods: AllowedMethods }) {
-  return new Elysia({ name: "errors" }).onError({ as: "global" }, (context) => {
-    const { error, code, request } = context;
-    const state = stateOf(context);
+  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ error, code, request }) => {
+    const state = stateOf(request) as ReturnType<typeof stateOf> | undefined;
     let response: Response;
     if (error instanceof ApiError) {
       response = errorResponse(error.code, error.message, error.details, error.headers);

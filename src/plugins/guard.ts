@@ -87,8 +87,8 @@ export function authorize(runtime: Runtime, request: Request, state: RequestStat
 export function guard(runtime: Runtime) {
   return new Elysia({ name: "guard" }).macro({
     protected: {
-      resolve({ request, set, ...context }) {
-        return authorize(runtime, request, stateOf(context), set.headers as Headers);
+      resolve({ request, set }) {
+        return authorize(runtime, request, stateOf(request), set.headers as Headers);
       },
     },
   });

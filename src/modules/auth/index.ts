@@ -10,9 +10,8 @@ import { issueToken } from "./service.ts";
 export function authModule(runtime: Runtime) {
   return new Elysia({ name: "auth" }).post(
     "/v1/auth/token",
-    (context) => {
-      const { request, set } = context;
-      const state = stateOf(context);
+    ({ request, set }) => {
+      const state = stateOf(request);
       const headers = set.headers as HeaderRecord;
       headers["cache-control"] = "no-store";
       refuseThrottledAddress(runtime, state.ip, headers);
