@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { MixedLoad } from "./faults/lib/load.ts";
 import { finish, log } from "./faults/lib/report.ts";
 import { Server, type ProcStats } from "./faults/lib/server.ts";
-import { verified, verifyLeads } from "./faults/lib/verify.ts";
+import { verified, verifyLeads, leadFigures } from "./faults/lib/verify.ts";
 import { makeWorkspace } from "./faults/lib/workspace.ts";
 
 const { values } = parseArgs({
@@ -99,11 +99,7 @@ finish("soak", flat && clean && verified(check) && exit === 0, {
   },
   databaseMB: { start: Math.round(dbBytesAtStart / 1e5) / 10, end: Math.round(statSync(workspace.dbPath).size / 1e5) / 10 },
   fds: { start: first.fds, afterWarmUp: Math.max(...early.map((s) => s.fds)), end: lastSample.fds, max: Math.max(...samples.map((s) => s.fds)) },
-  leadsAcknowledged: check.acknowledged,
-  leadsFound: check.found,
-  missing: check.missing.slice(0, 10),
-  duplicated: check.duplicated.slice(0, 10),
-  integrityCheck: check.integrity,
+  ...leadFigures(check),
   sigtermExit: exit,
   problems: load.problems.slice(0, 20),
   samples: samples.map((s) => [s.atSeconds, s.rssMiB, s.fds]),

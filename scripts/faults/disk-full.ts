@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { MixedLoad } from "./lib/load.ts";
 import { finish, log } from "./lib/report.ts";
 import { Server } from "./lib/server.ts";
-import { verified, verifyLeads } from "./lib/verify.ts";
+import { verified, verifyLeads, leadFigures } from "./lib/verify.ts";
 import { makeWorkspace } from "./lib/workspace.ts";
 
 const { values } = parseArgs({
@@ -88,11 +88,7 @@ try {
     cycles,
     load: load.summary(),
     other5xx,
-    leadsAcknowledged: check.acknowledged,
-    leadsFound: check.found,
-    missing: check.missing.slice(0, 10),
-    duplicated: check.duplicated.slice(0, 10),
-    integrityCheck: check.integrity,
+    ...leadFigures(check),
     sigtermExit: exit,
     problems: load.problems.slice(0, 20),
   }, workspace.dir);

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { MixedLoad } from "./lib/load.ts";
 import { finish, log } from "./lib/report.ts";
 import { Server } from "./lib/server.ts";
-import { verified, verifyLeads } from "./lib/verify.ts";
+import { verified, verifyLeads, leadFigures } from "./lib/verify.ts";
 import { makeWorkspace } from "./lib/workspace.ts";
 
 const { values } = parseArgs({
@@ -93,11 +93,7 @@ try {
     knownGap: knownGap ? "started on a read-only file, creation stays 503 after the file is writable again, until a restart" : null,
     load: load.summary(),
     other5xx,
-    leadsAcknowledged: check.acknowledged,
-    leadsFound: check.found,
-    missing: check.missing.slice(0, 10),
-    duplicated: check.duplicated.slice(0, 10),
-    integrityCheck: check.integrity,
+    ...leadFigures(check),
     exits: [firstExit, secondExit, finalExit],
     problems: load.problems.slice(0, 20),
   }, workspace.dir);

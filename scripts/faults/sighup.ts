@@ -8,7 +8,7 @@ import { hashSecret } from "../../src/security/secrets.ts";
 import { MixedLoad } from "./lib/load.ts";
 import { finish, log } from "./lib/report.ts";
 import { Server } from "./lib/server.ts";
-import { verified, verifyLeads } from "./lib/verify.ts";
+import { verified, verifyLeads, leadFigures } from "./lib/verify.ts";
 import { makeWorkspace } from "./lib/workspace.ts";
 
 const { values } = parseArgs({
@@ -78,11 +78,7 @@ finish("sighup", verified(check) && reloadsApplied && load.problems.length === 0
   lastValidConfigInForce: { extraClientAdded: extraWhenAdded, afterBrokenReload: extraAfterBrokenReload, extraClientRemoved: extraWhenRemoved },
   rssMiB: { start: startStats?.rssMiB, end: endStats?.rssMiB },
   fds: { start: startStats?.fds, end: endStats?.fds },
-  leadsAcknowledged: check.acknowledged,
-  leadsFound: check.found,
-  missing: check.missing.slice(0, 10),
-  duplicated: check.duplicated.slice(0, 10),
-  integrityCheck: check.integrity,
+  ...leadFigures(check),
   sigtermExit: exit,
   problems: load.problems.slice(0, 20),
 }, workspace.dir);

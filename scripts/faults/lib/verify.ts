@@ -45,3 +45,14 @@ export function verifyLeads(dbPath: string, runId: string, acknowledged: Map<str
 export function verified(v: Verification): boolean {
   return v.found === v.acknowledged && v.missing.length === 0 && v.duplicated.length === 0 && v.integrity === "ok";
 }
+
+/** The verification's figures as every run's result file reports them. */
+export function leadFigures(v: Verification) {
+  return {
+    leadsAcknowledged: v.acknowledged,
+    leadsFound: v.found,
+    missing: v.missing.slice(0, 10),
+    duplicated: v.duplicated.slice(0, 10),
+    integrityCheck: v.integrity,
+  };
+}
