@@ -2,7 +2,7 @@
 // service for it, the open databases and the limiter state (which survives reloads).
 import type { Client, RuntimeConfig } from "./config/model.ts";
 import { TenantRegistry } from "./db/tenants.ts";
-import type { Clock } from "./limits/clock.ts";
+import { wallClock, type Clock } from "./clock.ts";
 import { SlidingWindowLimiter } from "./limits/sliding-window.ts";
 import { TokenBucketLimiter } from "./limits/token-bucket.ts";
 import { TokenService } from "./security/tokens.ts";
@@ -10,7 +10,6 @@ import { TokenService } from "./security/tokens.ts";
 /** Failed authentication per source IP: 20 attempts, refilled at 20 a minute (CONTRACT §6). */
 export const AUTH_FAILURE_CAPACITY = 20;
 
-export const wallClock: Clock = { now: () => Date.now() };
 
 export class Runtime {
   config: RuntimeConfig;

@@ -1,11 +1,8 @@
 // The lead field catalogue: names, descriptions, SQL and value schemas of every readable field.
 import { Type as T } from "@sinclair/typebox";
 import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES } from "./enums.ts";
+import { DateTime, NullableString, oneOf } from "./schemas.ts";
 import type { EntityCatalog, FieldSpec } from "./types.ts";
-
-const NullableString = T.Union([T.String(), T.Null()]);
-const DateTime = T.String({ format: "date-time" });
-const oneOf = (values: readonly string[]) => T.Union(values.map((v) => T.Literal(v)));
 
 export const LEAD_FIELDS: readonly FieldSpec[] = [
   { name: "id", description: "Unique identifier (UUID)", sql: "l.id", schema: T.String({ format: "uuid" }) },

@@ -1,13 +1,10 @@
 // The property field catalogue: names, descriptions, SQL and value schemas of every readable field.
 import { Type as T } from "@sinclair/typebox";
 import { HIGHLIGHT_TIERS, OPERATION_TYPES, PROPERTY_STATUSES } from "./enums.ts";
+import { DateTime, NullableInteger, NullableNumber, NullableString, oneOf } from "./schemas.ts";
 import { jsonBool, jsonObject } from "./sql.ts";
 import type { EntityCatalog, FieldSpec, SubField } from "./types.ts";
 
-const NullableString = T.Union([T.String(), T.Null()]);
-const NullableNumber = T.Union([T.Number(), T.Null()]);
-const NullableInteger = T.Union([T.Integer(), T.Null()]);
-const DateTime = T.String({ format: "date-time" });
 
 function group(description: string, fields: Record<string, SubField & { sql: string }>): Omit<FieldSpec, "name"> {
   const sub: Record<string, SubField> = {};
@@ -38,13 +35,13 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
     name: "operationType",
     description: `Kind of deal: ${OPERATION_TYPES.join(", ")}`,
     sql: "p.operation_type",
-    schema: T.Union(OPERATION_TYPES.map((v) => T.Literal(v))),
+    schema: oneOf(OPERATION_TYPES),
   },
   {
     name: "status",
     description: `Availability: ${PROPERTY_STATUSES.join(", ")}`,
     sql: "p.status",
-    schema: T.Union(PROPERTY_STATUSES.map((v) => T.Literal(v))),
+    schema: oneOf(PROPERTY_STATUSES),
   },
   { name: "propertyType", description: "Kind of property as free text (e.g. Apartamento, Casa), or null", sql: "p.property_type", schema: NullableString },
   {

@@ -2,12 +2,10 @@
 // connection (lists, records) and a write connection (lead creation): because they differ,
 // `PRAGMA data_version` on the read side moves on every commit, ours or another process's.
 import type { Database, Statement } from "bun:sqlite";
+import type { Clock } from "../clock.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
 import { closeDatabase, openExistingDatabase } from "./open.ts";
 
-export interface Clock {
-  now(): number;
-}
 
 export class Tenant {
   private readonly dataVersion: Statement<{ data_version: number }>;

@@ -1,9 +1,8 @@
 // The time source every limiter reads, injected so tests can drive it by hand.
 
-export interface Clock {
-  /** Milliseconds; only differences matter, so any fixed origin will do. */
-  now(): number;
-}
+import type { Clock } from "../clock.ts";
+
+export type { Clock };
 
 // Monotonic rather than Date.now(): an NTP step backwards must not hand a client a fresh window.
 export const systemClock: Clock = { now: () => performance.now() };

@@ -1,6 +1,7 @@
 // HS256 JWTs (RFC 7519, verified per RFC 8725): only HS256, required claims, issuer and
 // environment checked. Verified tokens are cached (bounded) because every request verifies one.
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Clock } from "../clock.ts";
 
 export const TOKEN_TTL_SECONDS = 3600;
 export const ISSUER = "partner-api";
@@ -17,10 +18,6 @@ export interface TokenClaims {
   iat: number;
   exp: number;
   jti: string;
-}
-
-export interface Clock {
-  now(): number;
 }
 
 export class WeakSecretError extends Error {}

@@ -38,7 +38,7 @@ export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
 
 /** One index range scan from `after`: constant work at any position in the log. */
 export const CHANGES_PAGE_SQL =
-  "SELECT json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at) " +
+  "SELECT sequence, json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at) " +
   "FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?";
 
 const statements = new WeakMap<Tenant, { page: Statement; head: Statement }>();
@@ -60,14 +60,13 @@ export function changesPage(tenant: Tenant, rawQuery: string): string {
   const query = parseChangesQuery(new URLSearchParams(rawQuery));
   const { page, head } = statementsOf(tenant);
   return tenant.read.transaction(() => {
-    const rows = page.values(query.entity, query.after, query.limit + 1) as [string][];
+    const rows = page.values(query.entity, query.after, query.limit + 1) as [number, string][];
     const hasMore = rows.length > query.limit;
     if (hasMore) rows.pop();
     const headSequence = (head.values(query.entity) as [number][])[0]![0];
-    const last = rows.length > 0 ? (JSON.parse(rows[rows.length - 1]![0]) as { sequence: number }).sequence : null;
-    const nextAfter = last ?? Math.max(query.after, 0);
+    const nextAfter = rows.length > 0 ? rows[rows.length - 1]![0] : query.after;
     return (
-      `{"data":[${rows.map((r) => r[0]).join(",")}],` +
+      `{"data":[${rows.map((r) => r[1]).join(",")}],` +
       `"meta":{"after":${query.after},"nextAfter":${nextAfter},"hasMore":${hasMore},"head":${headSequence}}}`
     );
   }).deferred();

@@ -2,7 +2,7 @@
 // (IETF draft semantics), and a request racing the first with its key waits for it.
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
-import type { Clock } from "../../limits/clock.ts";
+import type { Clock } from "../../clock.ts";
 import type { LeadInput } from "./model.ts";
 import { LeadsRepo } from "./repo.ts";
 
