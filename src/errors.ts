@@ -28,7 +28,6 @@ export const ERRORS = {
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
-export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 /** One failed input: `field: message` in the error text, `{ field, message }` in details. */
 export interface FieldProblem {

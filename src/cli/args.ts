@@ -1,5 +1,6 @@
 // Flag parsing shared by the sub-commands: strict (unknown flags are errors), exit code 2.
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { DEFAULT_PORT } from "../config/schema.ts";
 
 export class UsageError extends Error {}
 
@@ -32,5 +33,5 @@ export function choosePort(flag: string | undefined, configPort: number | null):
     if (!/^\d+$/.test(env) || Number(env) > 65535) throw new UsageError(`PORT must be an integer between 0 and 65535, got "${env}"`);
     return Number(env);
   }
-  return configPort ?? 8080;
+  return configPort ?? DEFAULT_PORT;
 }

@@ -5,7 +5,7 @@ import type { Database } from "bun:sqlite";
 import type { Tenant } from "./tenants.ts";
 
 /** How many sequences one step examines, so a step never holds the write lock for long. */
-export const COMPACTION_SPAN = 5_000;
+const COMPACTION_SPAN = 5_000;
 
 /**
  * Deletes the superseded events with a sequence in (after, after + span]. Returns the next

@@ -48,11 +48,6 @@ export class GroupCommitWriter {
     });
   }
 
-  /** Number of writes waiting for the next batch. */
-  get pending(): number {
-    return this.queue.length;
-  }
-
   private flush(): void {
     const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (jobs === this.queue) this.queue = [];
