@@ -89,6 +89,14 @@ async function startCeiling(dataset: Dataset, routes: Captured[]): Promise<Serve
   return server;
 }
 
+/** The product from source with its rate-limit step on or off (bench/baselines/limiter-switch.ts). */
+async function startLimiterSwitch(dataset: Dataset, db: string, limiter: "on" | "off"): Promise<Server> {
+  const port = freePort();
+  const server = await startServer({ name: `limiter-${limiter}`, argv: [process.execPath, join(ROOT, "bench/baselines/limiter-switch.ts"), "--port", String(port), "--db", db, "--limiter", limiter], core: SERVER_CORE, port, logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  note(server.command);
+  return server;
+}
+
 async function startBaseline(dataset: Dataset): Promise<Server> {
   const db = join(OUT, `baseline-${dataset.label}.sqlite`);
   removeDatabase(db);
@@ -129,6 +137,15 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
 
     servers.ceiling = await startCeiling(dataset, await captureRoutes(product, token, list));
     if (list.some((s) => s.targets.includes("baseline"))) servers.baseline = await startBaseline(dataset);
+    // Each has its own signing secret (a sandbox config), so each gets its own token.
+    const tokens: Partial<Record<Target, string>> = {};
+    for (const limiter of ["on", "off"] as const) {
+      const target = `limiter-${limiter}` as const;
+      if (!list.some((s) => s.targets.includes(target))) continue;
+      servers[target] = await startLimiterSwitch(dataset, db, limiter);
+      tokens[target] = await issueToken(servers[target].base);
+    }
+    const tokenFor = (target: Target) => tokens[target] ?? token;
 
     const results: ScenarioResult[] = list.map((scenario) => ({ scenario, samples: {}, command: commandFor(product, scenario, token, loadSettings(settings.durationS)) }));
     for (const r of results) note(r.command);
@@ -136,7 +153,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     // Cold and warm single requests first, while the database is as seeded.
     log(`[${dataset.label}] single requests, cold and warm …`);
     for (const r of results) {
-      if (r.scenario.writes || r.scenario.script !== "bearer.lua") continue;
+      if (r.scenario.writes || r.scenario.script !== "bearer.lua" || !r.scenario.targets.includes("product")) continue;
       r.single = await coldAndWarm(product, token, r.scenario.path, settings.coldSamples);
     }
     for (const f of filters) f.single = await coldAndWarm(product, token, f.query.path, settings.coldSamples);
@@ -145,16 +162,18 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     const writes = results.filter((r) => r.scenario.writes);
     log(`[${dataset.label}] warm-up …`);
     for (const r of reads) {
-      for (const target of r.scenario.targets) await measure(servers[target]!, r.scenario, token, loadSettings(WARMUP_S), false);
+      for (const target of r.scenario.targets) await measure(servers[target]!, r.scenario, tokenFor(target), loadSettings(WARMUP_S), false);
     }
 
     // Reads before writes: the write scenarios grow the database, which would drift the reads.
     for (const group of [reads, writes]) {
       for (let round = 0; round < settings.rounds; round++) {
-        token = await issueToken(product.base); // a fresh token per round, as a client refreshes
+        // A fresh token per round, as a client refreshes.
+        token = await issueToken(product.base);
+        for (const target of Object.keys(tokens) as Target[]) tokens[target] = await issueToken(servers[target]!.base);
         for (const r of group) {
           for (const target of orderFor(r.scenario.targets, round)) {
-            const sample = await measureQuietly(servers[target]!, r.scenario, token, loadSettings(settings.durationS), target === "product");
+            const sample = await measureQuietly(servers[target]!, r.scenario, tokenFor(target), loadSettings(settings.durationS), target === "product");
             (r.samples[target] ??= []).push(sample);
             log(`[${dataset.label} r${round + 1}/${settings.rounds}] ${r.scenario.id.padEnd(13)} ${target.padEnd(8)} ${describe(sample)}`);
           }

@@ -2,6 +2,8 @@
 // service for it, the open databases and the limiter state (which survives reloads).
 import type { Client, RuntimeConfig } from "./config/model.ts";
 import { TenantRegistry } from "./db/tenants.ts";
+import { ApiError } from "./errors.ts";
+import { writeClientRateLimitHeaders, type HeaderRecord } from "./limits/headers.ts";
 import { wallClock, type Clock } from "./clock.ts";
 import { SlidingWindowLimiter } from "./limits/sliding-window.ts";
 import { TokenBucketLimiter } from "./limits/token-bucket.ts";
@@ -40,6 +42,22 @@ export class Runtime {
       this.tokens = new TokenService(config.jwtSecret, config.environment, this.clock);
     }
     this.config = config;
+  }
+
+  /**
+   * The guard's last step (CONTRACT §6): the client's burst cap, then its sliding window.
+   * Writes the rate-limit headers either way; throws RATE_LIMIT_EXCEEDED on a refusal.
+   */
+  admit(client: Client, headers: HeaderRecord): void {
+    const burst = this.burstFor(client)?.take(client.id);
+    if (burst && !burst.allowed) {
+      const window = this.windows.peek(client.id, client.rateLimitPerMinute);
+      writeClientRateLimitHeaders(headers, { ...window, allowed: false, retryAfterSeconds: burst.retryAfterSeconds });
+      throw new ApiError("RATE_LIMIT_EXCEEDED");
+    }
+    const decision = this.windows.hit(client.id, client.rateLimitPerMinute);
+    writeClientRateLimitHeaders(headers, decision);
+    if (!decision.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED");
   }
 
   /** The client's burst bucket, when its config sets `burstPerSecond`. */

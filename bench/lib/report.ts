@@ -28,17 +28,24 @@ function table(header: string[], rows: string[][]): string {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
 
-const SERVER_NAME: Record<Target, string> = { product: "product", ceiling: "ceiling (bare Bun.serve)", baseline: "commit-per-request" };
+const SERVER_NAME: Record<Target, string> = {
+  product: "product",
+  ceiling: "ceiling (bare Bun.serve)",
+  baseline: "commit-per-request",
+  "limiter-on": "product from source, limiter on",
+  "limiter-off": "product from source, limiter off",
+};
+const TARGETS = Object.keys(SERVER_NAME) as Target[];
 
 function scenarioRows(result: ScenarioResult): string[][] {
   const ceiling = result.samples.ceiling;
-  return (["product", "ceiling", "baseline"] as const).flatMap((target) => {
+  return TARGETS.flatMap((target) => {
     const samples = result.samples[target];
     if (!samples || samples.length === 0) return [];
     const vs = target === "product" && ceiling;
     return [
       [
-        target === "product" ? `**${result.scenario.id}**` : "",
+        target === result.scenario.targets[0] ? `**${result.scenario.id}**` : "",
         SERVER_NAME[target],
         withRange(rps(samples), int),
         withRange(p50(samples), ms),
@@ -152,6 +159,13 @@ function verdicts(results: DatasetResult[]): Verdict[] {
     if (withReads) {
       out.push({ target: `post-leads ${r.dataset.label}: lists keep answering during creations (p99 stated)`, measured: `list p99 ${ms(spread(probes.map((p) => p.p99Ms)).median)} ms at ${int(spread(probes.map((p) => p.rps)).median)} req/s, while ${int(rps(withReads.samples.product).median)} creations/s`, ok: null });
     }
+  }
+  for (const r of results) {
+    const limiter = find(r, "limiter");
+    if (!limiter) continue;
+    const on = rps(limiter.samples["limiter-on"]).median;
+    const off = rps(limiter.samples["limiter-off"]).median;
+    out.push({ target: `limiter ${r.dataset.label}: whole hot path (props-few) with the limiter on vs off (stated)`, measured: `${int(on)} vs ${int(off)} req/s = ${pct(ratio(on, off))}`, ok: null });
   }
   if (large) {
     out.push({ target: "server RSS < 200 MB during the 1M scenarios", measured: `${mb(large.productRssMaxKb)} MB max (VmRSS)`, ok: large.productRssMaxKb < 200 * 1024 });

@@ -3,7 +3,8 @@
 // code, mid-range dates, the change feed's head) so every query selects real rows.
 import { getJson } from "./api.ts";
 
-export type Target = "product" | "ceiling" | "baseline";
+/** Servers of a scenario; "limiter-on"/"limiter-off" are bench/baselines/limiter-switch.ts. */
+export type Target = "product" | "ceiling" | "baseline" | "limiter-on" | "limiter-off";
 
 export interface Scenario {
   id: string;
@@ -100,6 +101,8 @@ export function scenarios(d: Discovered): Scenario[] {
     read("leads-date", "GET leads, all fields, createdAfter=<mid>", leadsDate),
     read("deep-page", "GET properties, page=5000&limit=100", deepPage),
     read("changes-head", "GET changes, after=<head>", changesHead),
+    // The props-few route served from source with the rate-limit step on and off (same run).
+    { id: "limiter", title: "GET properties (props-few) with the limiter on vs off", script: "bearer.lua", path: PROPS_FEW, captures: [], targets: ["limiter-on", "limiter-off"], writes: false },
     {
       id: "post-leads",
       title: "POST /v1/leads (durable), nothing else running",

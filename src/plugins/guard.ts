@@ -72,15 +72,7 @@ export function authorize(runtime: Runtime, request: Request, state: RequestStat
     writeClientRateLimitHeaders(headers, runtime.windows.peek(client.id, client.rateLimitPerMinute));
     throw new ApiError("NO_DATABASE");
   }
-  const burst = runtime.burstFor(client)?.take(client.id);
-  if (burst && !burst.allowed) {
-    const window = runtime.windows.peek(client.id, client.rateLimitPerMinute);
-    writeClientRateLimitHeaders(headers, { ...window, allowed: false, retryAfterSeconds: burst.retryAfterSeconds });
-    throw new ApiError("RATE_LIMIT_EXCEEDED");
-  }
-  const decision = runtime.windows.hit(client.id, client.rateLimitPerMinute);
-  writeClientRateLimitHeaders(headers, decision);
-  if (!decision.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED");
+  runtime.admit(client, headers);
   return { client, tenant };
 }
 
