@@ -1,7 +1,7 @@
 // Request context: request id, client IP (taken before anything awaits), timing, and the
 // one log line per request.
 import { Elysia } from "elysia";
-import type { Logger } from "../logging.ts";
+import { accessLogger, type Logger } from "../logging.ts";
 import type { MetricsRegistry } from "../metrics/registry.ts";
 import type { Runtime } from "../runtime.ts";
 import { canonicalAddress } from "../security/ip.ts";
@@ -75,6 +75,7 @@ export function requestContext(deps: {
   /** Null: metrics off. */
   metrics: MetricsRegistry | null;
 }) {
+  const logAccess = accessLogger(deps.logger);
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set, server }) => {
       // requestIP must be read before the first await: Bun can lose it afterwards.
@@ -96,7 +97,7 @@ export function requestContext(deps: {
         state.errorStatus ?? (responseValue instanceof Response ? responseValue.status : Number(set.status) || 200);
       const template = (route as string | undefined) ?? null;
       const elapsed = performance.now() - state.startedAt;
-      deps.logger.info({
+      logAccess({
         reqId: state.requestId,
         clientId: state.clientId,
         method: request.method,

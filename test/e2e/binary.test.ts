@@ -36,15 +36,30 @@ describe("the binary alone in an empty folder", () => {
 
   test("sandbox builds its dataset, prints credentials and serves with them; SIGTERM exits 0", async () => {
     const folder = mkdtempSync(join(dir, "sandbox-"));
-    const server = await startBinary(binary, ["sandbox"], folder);
+    const server = await startBinary(binary, ["sandbox"], folder, {}, { captureStdout: true });
     const token = await sandboxToken(server.url);
     const response = await fetch(`${server.url}/v1/properties?fields=id,title&limit=3`, { headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { meta: { total: number } }).meta.total).toBeGreaterThan(800);
+    const missing = await fetch(`${server.url}/v1/properties?fields=nope`, { headers: { authorization: `Bearer ${token}` } });
+    expect(missing.status).toBe(400);
     expect(await server.stop()).toBe(0);
     const banner = await server.stderr();
     expect(banner).toContain("pk_sandbox_demo");
     expect(banner).toContain("curl -s -X POST");
+
+    // Every log line is JSON, the buffered ones included (flushed on SIGTERM): one per request
+    // with its id, client, route, status and duration, and never the token.
+    const log = await server.stdout();
+    expect(log).not.toContain(token);
+    const lines = log.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requestLine = (id: string | null) => lines.find((line) => line.reqId === id);
+    for (const [answered, status] of [[response, 200], [missing, 400]] as const) {
+      expect(requestLine(answered.headers.get("x-request-id"))).toMatchObject({ level: 30, clientId: "sandbox", method: "GET", route: "/v1/properties", status });
+      expect(typeof requestLine(answered.headers.get("x-request-id"))!.ms).toBe("number");
+    }
+    expect(lines.some((line) => line.msg === "listening")).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ msg: "stopped" });
   });
 });
 

@@ -36,6 +36,8 @@ export interface RunningBinary {
   proc: ReturnType<typeof Bun.spawn>;
   url: string;
   stderr(): Promise<string>;
+  /** What the server wrote to stdout (its log lines); empty unless started with captureStdout. */
+  stdout(): Promise<string>;
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
@@ -53,12 +55,19 @@ export async function waitHealthy(url: string, timeoutMs = 15_000): Promise<void
 }
 
 /** Starts `binary args…` with --port appended, waits for /health. */
-export async function startBinary(binary: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<RunningBinary> {
+export async function startBinary(
+  binary: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  options: { captureStdout?: boolean } = {},
+): Promise<RunningBinary> {
   const port = freePort();
   const proc = Bun.spawn([binary, ...args, "--port", String(port)], {
     cwd,
     env: { ...process.env, ...env },
-    stdout: "ignore",
+    // Unread, a piped stdout would fill and hold the server's log lines: piped only on request.
+    stdout: options.captureStdout ? "pipe" : "ignore",
     stderr: "pipe",
   });
   const url = `http://127.0.0.1:${port}`;
@@ -72,6 +81,7 @@ export async function startBinary(binary: string, args: string[], cwd: string, e
     proc,
     url,
     stderr: () => new Response(proc.stderr).text(),
+    stdout: () => (proc.stdout instanceof ReadableStream ? new Response(proc.stdout).text() : Promise.resolve("")),
     async stop(signal = "SIGTERM") {
       proc.kill(signal);
       return await proc.exited;
