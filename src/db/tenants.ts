@@ -5,6 +5,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
 import { closeDatabase, openExistingDatabase } from "./open.ts";
+import { WalChangeCounter } from "./wal-header.ts";
 
 
 export class Tenant {
@@ -17,6 +18,11 @@ export class Tenant {
    */
   readOnlySince: number | null = null;
 
+  /** The wal-index header's commit counter, when it can be mapped. */
+  private readonly walChanges: WalChangeCounter | null;
+  private lastWalChange: number | null = null;
+  private lastGeneration = 0;
+
   constructor(
     readonly path: string,
     readonly read: Database,
@@ -24,6 +30,8 @@ export class Tenant {
     clock: Clock,
   ) {
     this.dataVersion = read.query("PRAGMA data_version");
+    this.lastGeneration = this.dataVersion.get()!.data_version; // also sets up the -shm file
+    this.walChanges = WalChangeCounter.open(path);
     // A committed write proves the connection writable; a read-only refusal starts the clock.
     this.writer = new GroupCommitWriter(write, (error) => {
       const code = (error as { code?: unknown } | null)?.code;
@@ -32,9 +40,17 @@ export class Tenant {
     });
   }
 
-  /** Changes whenever any connection, in any process, has committed since the last call. */
+  /**
+   * Changes whenever any connection, in any process, has committed since the last call.
+   * SQLite is asked only when the wal-index header says something was committed (or cannot
+   * say): with no commit in between, its answer would be the same as last time.
+   */
   generation(): number {
-    return this.dataVersion.get()!.data_version;
+    const change = this.walChanges === null ? null : this.walChanges.read();
+    if (change !== null && change === this.lastWalChange) return this.lastGeneration;
+    this.lastGeneration = this.dataVersion.get()!.data_version;
+    this.lastWalChange = change;
+    return this.lastGeneration;
   }
 
   close(): void {
