@@ -10,6 +10,7 @@ import { WalChangeCounter } from "./wal-header.ts";
 
 export class Tenant {
   private readonly dataVersion: Statement<{ data_version: number }>;
+  private readonly writerDataVersion: Statement<{ data_version: number }>;
   /** Every write of the server goes through here, batched into shared commits. */
   readonly writer: GroupCommitWriter;
   /**
@@ -22,6 +23,7 @@ export class Tenant {
   private readonly walChanges: WalChangeCounter | null;
   private lastWalChange: number | null = null;
   private lastGeneration = 0;
+  private lastOutsideGeneration = 0;
 
   constructor(
     readonly path: string,
@@ -30,8 +32,9 @@ export class Tenant {
     clock: Clock,
   ) {
     this.dataVersion = read.query("PRAGMA data_version");
-    this.lastGeneration = this.dataVersion.get()!.data_version; // also sets up the -shm file
-    this.walChanges = WalChangeCounter.open(path);
+    this.writerDataVersion = write.query("PRAGMA data_version");
+    this.walChanges = WalChangeCounter.open(path); // opening the connections created the -shm file
+    this.refreshGenerations();
     // A committed write proves the connection writable; a read-only refusal starts the clock.
     this.writer = new GroupCommitWriter(write, (error) => {
       const code = (error as { code?: unknown } | null)?.code;
@@ -40,17 +43,34 @@ export class Tenant {
     });
   }
 
-  /**
-   * Changes whenever any connection, in any process, has committed since the last call.
-   * SQLite is asked only when the wal-index header says something was committed (or cannot
-   * say): with no commit in between, its answer would be the same as last time.
-   */
+  /** Moves whenever any connection, in any process, has committed: this server's writes included. */
   generation(): number {
-    const change = this.walChanges === null ? null : this.walChanges.read();
-    if (change !== null && change === this.lastWalChange) return this.lastGeneration;
-    this.lastGeneration = this.dataVersion.get()!.data_version;
-    this.lastWalChange = change;
+    this.refreshGenerations();
     return this.lastGeneration;
+  }
+
+  /**
+   * Moves whenever a connection other than this server's writer has committed (an import,
+   * another process). The server itself writes only leads and their feed entries, so caches
+   * of properties key on this and survive lead creation.
+   */
+  outsideGeneration(): number {
+    this.refreshGenerations();
+    return this.lastOutsideGeneration;
+  }
+
+  /**
+   * SQLite is asked only when the wal-index header says something was committed (or cannot
+   * say): with no commit in between, its answers would be the same as last time. Each
+   * connection's data_version moves on commits by the other connections, so the read
+   * connection's sees everything and the writer's sees everything but its own.
+   */
+  private refreshGenerations(): void {
+    const change = this.walChanges === null ? null : this.walChanges.read();
+    if (change !== null && change === this.lastWalChange) return;
+    this.lastGeneration = this.dataVersion.get()!.data_version;
+    this.lastOutsideGeneration = this.writerDataVersion.get()!.data_version;
+    this.lastWalChange = change;
   }
 
   close(): void {

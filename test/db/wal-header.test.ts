@@ -109,4 +109,20 @@ describe("Tenant.generation", () => {
     outside.close();
     tenant.close();
   });
+
+  test("outsideGeneration ignores the server's own writer and moves with anyone else's commit", () => {
+    const path = freshDatabase("d.sqlite");
+    const tenant = new Tenant(path, openExistingDatabase(path), openExistingDatabase(path), wallClock);
+    const outside = openExistingDatabase(path);
+    const first = tenant.outsideGeneration();
+    insertLead(tenant.write, "d1");
+    expect(tenant.outsideGeneration()).toBe(first);
+    insertLead(outside, "d2");
+    const second = tenant.outsideGeneration();
+    expect(second).not.toBe(first);
+    insertLead(tenant.write, "d3");
+    expect(tenant.outsideGeneration()).toBe(second);
+    outside.close();
+    tenant.close();
+  });
 });

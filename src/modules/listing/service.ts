@@ -1,6 +1,7 @@
 // The read routes' logic for both entities: pages with exact totals, single records, values.
 // Finished page bodies are cached per tenant and keyed by the raw query string; an entry is
-// served only while the database's data_version is unchanged, so the cache is always exact.
+// served only while the database is unchanged for its entity (Tenant.generation and
+// outsideGeneration), so the cache is always exact.
 import type { EntityCatalog } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
@@ -31,11 +32,15 @@ class EntityListing {
     private readonly catalog: EntityCatalog,
   ) {
     this.repo = new ListingRepo(tenant, catalog);
+    // Properties change only through other processes (imports); leads change with every creation here.
+    this.generation = catalog.entity === "properties" ? () => tenant.outsideGeneration() : () => tenant.generation();
   }
+
+  private readonly generation: () => number;
 
   /** The whole response body of a list request; `rawQuery` is the URL's search string. */
   page(rawQuery: string): string {
-    const generation = this.tenant.generation();
+    const generation = this.generation();
     const cached = this.pages.get(rawQuery);
     if (cached !== undefined && cached.generation === generation) return cached.body;
 

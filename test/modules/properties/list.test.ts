@@ -225,3 +225,25 @@ describe("GET /v1/properties/{id}", () => {
     expect((await t.request("/v1/properties/x?fields=id")).status).toBe(401);
   });
 });
+
+describe("the page cache stays exact", () => {
+  test("lead creations here leave property pages as they were; another process's property change shows at once", async () => {
+    const query = "fields=id,title&sort=-updatedAt&limit=5";
+    const before = await list(query);
+    const created = await t.request("/v1/leads", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Ana Souza", email: "ana@example.com", phone: "11987654321", message: "Tenho interesse" }),
+    });
+    expect(created.status).toBe(201);
+    expect((await list(query)).body).toEqual(before.body);
+
+    // Another connection (an import, say) retitles the first listing of the page.
+    const writer = new Database(t.runtime.config.databases.get("main")!);
+    writer.run("UPDATE properties SET title = 'Cobertura renovada', updated_at = '2099-01-01T00:00:00.000Z' WHERE id = ?", [before.body.data[2].id]);
+    writer.close();
+    const after = await list(query);
+    expect(after.body.data[0]).toEqual({ id: before.body.data[2].id, title: "Cobertura renovada" });
+    expect(after.body.meta.total).toBe(before.body.meta.total);
+  });
+});
