@@ -2,9 +2,14 @@
 // file itself (PRAGMA user_version): an older file is upgraded at open, a newer one refused.
 import type { Database } from "bun:sqlite";
 import init from "./migrations/001_init.sql" with { type: "text" };
+import dayCounts from "./migrations/002_day_counts.sql" with { type: "text" };
+import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
+
+/** Refills the per-day counters from the tables: for loads that set the triggers aside. */
+export const REBUILD_DAY_COUNTS = rebuildDayCounts;
 
 /** Migrations in order; migration i (0-based) takes the schema from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [init];
+export const MIGRATIONS: readonly string[] = [init, `${dayCounts}\n${rebuildDayCounts}`];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class SchemaTooNewError extends Error {

@@ -1,9 +1,10 @@
 // Loading without the schema's indexes and triggers: set them aside, write what the triggers would have written (change feed, counters), put everything back.
 import type { Database } from "bun:sqlite";
+import { REBUILD_DAY_COUNTS } from "../db/migrate.ts";
 import { RowBuffer } from "./row-buffer.ts";
 
 /**
- * The triggers of migration 001. For a load that inserts each property unpublished, adds its
+ * The triggers of the schema. For a load that inserts each property unpublished, adds its
  * photos, then publishes it, and inserts each lead, they write one change row per published
  * property and per lead, and count both; TriggerStandIn writes exactly that. A trigger outside this list could write rows the seed
  * knows nothing of, so it stops the seed until src/seed learns about it.
@@ -14,6 +15,9 @@ const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
   "properties_feed_insert", "properties_feed_update_visible", "properties_feed_unpublish", "properties_feed_delete",
   "photos_feed_insert", "photos_feed_update", "photos_feed_delete",
   "leads_feed_insert", "leads_feed_update", "leads_feed_delete",
+  // Migration 2's per-day counters: refilled in one pass at the end (REBUILD_DAY_COUNTS).
+  "properties_days_insert", "properties_days_delete", "properties_days_update",
+  "leads_days_insert", "leads_days_delete", "leads_days_update",
 ]);
 
 export class UnknownTriggerError extends Error {
@@ -87,7 +91,7 @@ export class TriggerStandIn {
     this.changes.flush();
   }
 
-  /** Writes the counters; call once, after the last row, inside a transaction. */
+  /** Writes the counters (the per-day ones from the finished tables); call once, after the last row, inside a transaction. */
   finish(): void {
     this.flush();
     this.changes.finalize();
@@ -97,5 +101,6 @@ export class TriggerStandIn {
     const lead = this.db.prepare("INSERT INTO lead_counts (status, source, priority, n) VALUES (?, ?, ?, ?)");
     for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string]), n);
     lead.finalize();
+    this.db.run(REBUILD_DAY_COUNTS);
   }
 }
