@@ -26,7 +26,7 @@ export const LEAD_CATALOG: EntityCatalog = {
   visible: "1 = 1",
   fields: LEAD_FIELDS,
   filters: [
-    { param: "status", column: "l.status", description: "Lead status", values: LEAD_STATUSES, countColumn: "status" },
+    { param: "status", column: "l.status", description: "Lead status", values: LEAD_STATUSES, countColumn: "status", dayDimension: "status" },
     { param: "source", column: "l.source", description: "Lead source", values: LEAD_SOURCES, countColumn: "source" },
     { param: "priority", column: "l.priority", description: "Lead priority", values: LEAD_PRIORITIES, countColumn: "priority" },
   ],
@@ -36,4 +36,5 @@ export const LEAD_CATALOG: EntityCatalog = {
     { field: "priority", values: LEAD_PRIORITIES },
   ],
   countsTable: "lead_counts",
+  daysTable: "lead_days",
 };

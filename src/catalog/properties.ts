@@ -124,10 +124,10 @@ export const PROPERTY_CATALOG: EntityCatalog = {
   visible: "p.is_published = 1",
   fields: PROPERTY_FIELDS,
   filters: [
-    { param: "status", column: "p.status", description: "Property status", values: PROPERTY_STATUSES, countColumn: "status" },
-    { param: "operationType", column: "p.operation_type", description: "Kind of deal", values: OPERATION_TYPES, countColumn: "operation_type" },
-    { param: "propertyType", column: "p.property_type", description: "Kind of property, exact text (see /v1/values/properties/propertyType)", countColumn: "property_type" },
-    { param: "highlight", column: "p.highlight", description: "Highlight level, exact text (see /v1/values/properties/highlight)", countColumn: "highlight" },
+    { param: "status", column: "p.status", description: "Property status", values: PROPERTY_STATUSES, countColumn: "status", dayDimension: "status" },
+    { param: "operationType", column: "p.operation_type", description: "Kind of deal", values: OPERATION_TYPES, countColumn: "operation_type", dayDimension: "operation_type" },
+    { param: "propertyType", column: "p.property_type", description: "Kind of property, exact text (see /v1/values/properties/propertyType)", countColumn: "property_type", dayDimension: "property_type" },
+    { param: "highlight", column: "p.highlight", description: "Highlight level, exact text (see /v1/values/properties/highlight)", countColumn: "highlight", dayDimension: "highlight" },
     { param: "code", column: "p.code", description: "The agency's code of the listing, exact" },
   ],
   values: [
@@ -137,4 +137,5 @@ export const PROPERTY_CATALOG: EntityCatalog = {
     { field: "highlight", column: "highlight" },
   ],
   countsTable: "property_counts",
+  daysTable: "property_days",
 };

@@ -26,6 +26,8 @@ export interface FilterSpec {
   values?: readonly string[];
   /** Column of the counters table that holds this dimension, when totals can come from it. */
   countColumn?: string;
+  /** `dim` of the per-day counters that count by this filter's value, when they do. */
+  dayDimension?: string;
 }
 
 /** A field of GET /v1/values/{entity}/{field}. */
@@ -47,4 +49,6 @@ export interface EntityCatalog {
   values: readonly ValuesSpec[];
   /** Counters table kept by triggers, with its filterable columns. */
   countsTable: string;
+  /** Per-day counters kept by triggers (schema 2): rows per created/updated day. */
+  daysTable: string;
 }

@@ -4,18 +4,27 @@ import type { Statement } from "bun:sqlite";
 import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
 import { projection } from "../../catalog/sql.ts";
 import type { Tenant } from "../../db/tenants.ts";
+import { DayCounts, dayPlanFor } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
+/**
+ * From this many rows in, a page is located through the per-day counters instead of walking
+ * OFFSET index entries (about a day's worth of rows at a million listings over two years).
+ */
+export const DEEP_OFFSET = 1_000;
 
 /** Prepared statements of one tenant and entity, keyed by their shape. */
 export class ListingRepo {
   private readonly statements = new Map<string, Statement>();
+  private readonly dayCounts: DayCounts;
 
   constructor(
     private readonly tenant: Tenant,
     private readonly catalog: EntityCatalog,
-  ) {}
+  ) {
+    this.dayCounts = new DayCounts(catalog, (shape, build) => this.prepare(shape, build));
+  }
 
   private prepare(shape: string, build: () => string): Statement {
     let statement = this.statements.get(shape);
@@ -55,24 +64,36 @@ export class ListingRepo {
 
   /** The page's rows as JSON object texts, in order. */
   pageRows(query: ListQuery): string[] {
+    const offset = (query.page - 1) * query.limit;
+    const descending = query.sort.startsWith("-");
+    const plan = offset >= DEEP_OFFSET ? dayPlanFor(this.catalog, query, query.sort.endsWith("updatedAt") ? "updated" : "created") : null;
+    if (plan === null) return this.rowsFrom(query, null, offset);
+    const start = this.dayCounts.start(plan, offset, descending);
+    return start === null ? [] : this.rowsFrom(query, start, start.skip);
+  }
+
+  /** Rows of the list from its beginning, or from a day (`start`), skipping `skip` rows. */
+  private rowsFrom(query: ListQuery, start: { condition: string; bound: string } | null, skip: number): string[] {
     const { table, alias } = this.catalog;
     const where = this.where(query);
     const names = query.fields.map((f) => f.name).join(",");
-    const statement = this.prepare(`page|${names}|${this.shapeOf(query)}`, () => {
+    const statement = this.prepare(`page|${names}|${this.shapeOf(query)}|${start?.condition ?? ""}`, () => {
       const column = query.sort.endsWith("updatedAt") ? "updated_at" : "created_at";
       const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
+      const from = start === null ? "" : ` AND ${start.condition}`;
       return (
-        `SELECT ${projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql} ` +
+        `SELECT ${projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql}${from} ` +
         `ORDER BY ${alias}.${column} ${direction}, ${alias}.id ${direction} LIMIT ? OFFSET ?`
       );
     });
-    const offset = (query.page - 1) * query.limit;
-    return (statement.values(...where.params, query.limit, offset) as [string][]).map((row) => row[0]);
+    const params = start === null ? where.params : [...where.params, start.bound];
+    return (statement.values(...params, query.limit, skip) as [string][]).map((row) => row[0]);
   }
 
   /**
    * Exact total of the matching rows. Equality filters alone are answered from the counters the
-   * triggers keep (a few rows whatever the table size); date and code filters count the index range.
+   * triggers keep (a few rows whatever the table size), dates on one column with at most one
+   * counted filter from the per-day counters; anything else counts the index range.
    */
   total(query: ListQuery): number {
     const fromCounters = query.dates.length === 0 && query.filters.every((f) => f.spec.countColumn !== undefined);
@@ -84,6 +105,8 @@ export class ListingRepo {
       });
       return (statement.values(...query.filters.map((f) => f.value)) as [number][])[0]![0];
     }
+    const plan = dayPlanFor(this.catalog, query);
+    if (plan !== null) return this.dayCounts.total(plan);
     const where = this.where(query);
     const statement = this.prepare(`count|${this.shapeOf(query)}`, () => {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;

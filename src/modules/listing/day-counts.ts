@@ -1,0 +1,131 @@
+// Totals and deep-page positions from the per-day counters the triggers keep (schema 2).
+//
+// A list whose rows are "every visible record" or "those with one value of a counted column",
+// bounded by dates on one column, is a run of whole days plus at most two partial days at the
+// bounds. Whole days come from the counters (a few hundred rows, whatever the table size);
+// the partial days are counted in the index, a day's worth of entries at most. That gives the
+// exact total, and, walking the days in the list's order, the day where a deep page starts:
+// the page is then read from that day on, skipping only rows of that day, instead of walking
+// OFFSET entries from the first row.
+import type { Statement } from "bun:sqlite";
+import type { EntityCatalog } from "../../catalog/index.ts";
+import type { ListQuery } from "./params.ts";
+
+export interface DayPlan {
+  kind: "created" | "updated";
+  /** The date column the days are of, as SQL over the entity's alias. */
+  column: string;
+  /** `dim` and `value` of the counters: both '' for every visible record. */
+  dim: string;
+  value: string;
+  /** SQL of the equality filter the counters stand for, or null. */
+  filterSql: string | null;
+  after: string | null;
+  before: string | null;
+}
+
+export interface DayCount {
+  day: string;
+  n: number;
+}
+
+/** Greater than any character of a stored date: `day + END_OF_DAY` is past all of that day's dates. */
+const END_OF_DAY = "~";
+
+/**
+ * The plan for a query, when its rows are one counted slice: at most one equality filter, one
+ * that has day counters, and date bounds on at most one column. `kind` asks for days of that
+ * column (a page's sort); null when the query's dates are on the other one.
+ */
+export function dayPlanFor(catalog: EntityCatalog, query: ListQuery, kind?: "created" | "updated"): DayPlan | null {
+  if (query.filters.length > 1) return null;
+  const filter = query.filters[0];
+  if (filter !== undefined && filter.spec.dayDimension === undefined) return null;
+  const columns = new Set(query.dates.map((d) => d.spec.column));
+  if (columns.size > 1) return null;
+  const column = [...columns][0] ?? (kind === "updated" ? "updated_at" : "created_at");
+  const planKind = column === "updated_at" ? "updated" : "created";
+  if (kind !== undefined && kind !== planKind) return null;
+  let after: string | null = null;
+  let before: string | null = null;
+  for (const { spec, value } of query.dates) {
+    if (spec.op === ">") after = value;
+    else before = value;
+  }
+  return {
+    kind: planKind,
+    column: `${catalog.alias}.${column}`,
+    dim: filter?.spec.dayDimension ?? "",
+    value: filter?.value ?? "",
+    filterSql: filter === undefined ? null : `${filter.spec.column} = ?`,
+    after,
+    before,
+  };
+}
+
+type Prepare = (shape: string, build: () => string) => Statement;
+
+export class DayCounts {
+  constructor(
+    private readonly catalog: EntityCatalog,
+    private readonly prepare: Prepare,
+  ) {}
+
+  /** Visible matching rows per day, oldest day first; the days at the bounds counted exactly within them. */
+  days(plan: DayPlan): DayCount[] {
+    if (plan.after !== null && plan.before !== null && plan.after >= plan.before) return []; // bounds that exclude everything
+    const firstDay = plan.after?.slice(0, 10) ?? null;
+    const lastDay = plan.before?.slice(0, 10) ?? null;
+    if (firstDay !== null && firstDay === lastDay) {
+      return [{ day: firstDay, n: this.countBetween(plan, plan.after!, plan.before!) }];
+    }
+    const whole = this.prepare(`days|${this.catalog.daysTable}`, () => {
+      return `SELECT day, n FROM ${this.catalog.daysTable} WHERE kind = ? AND dim = ? AND value = ? AND day > ? AND day < ? AND n > 0 ORDER BY day`;
+    });
+    const middle = (whole.values(plan.kind, plan.dim, plan.value, firstDay ?? "", lastDay ?? END_OF_DAY) as [string, number][]).map(
+      ([day, n]) => ({ day, n }),
+    );
+    const days: DayCount[] = [];
+    if (firstDay !== null) days.push({ day: firstDay, n: this.countBetween(plan, plan.after!, firstDay + END_OF_DAY) });
+    days.push(...middle);
+    // Every date of the last day sorts after the bare day ('2025-01-31' < '2025-01-31T…').
+    if (lastDay !== null) days.push({ day: lastDay, n: this.countBetween(plan, lastDay, plan.before!) });
+    return days;
+  }
+
+  total(plan: DayPlan): number {
+    let total = 0;
+    for (const { n } of this.days(plan)) total += n;
+    return total;
+  }
+
+  /**
+   * Where the row at `offset` is, in the list's order: the condition that starts the list at
+   * its day (SQL over the plan's column, one parameter) and the rows of that day to skip.
+   * Null when the list has fewer rows than that.
+   */
+  start(plan: DayPlan, offset: number, descending: boolean): { condition: string; bound: string; skip: number } | null {
+    const days = this.days(plan);
+    if (descending) days.reverse();
+    let before = 0;
+    for (const { day, n } of days) {
+      if (before + n > offset) {
+        return descending
+          ? { condition: `${plan.column} < ?`, bound: day + END_OF_DAY, skip: offset - before }
+          : { condition: `${plan.column} > ?`, bound: day, skip: offset - before };
+      }
+      before += n;
+    }
+    return null;
+  }
+
+  private countBetween(plan: DayPlan, low: string, high: string): number {
+    const { table, alias, visible } = this.catalog;
+    const filter = plan.filterSql === null ? "" : ` AND ${plan.filterSql}`;
+    const statement = this.prepare(`day-count|${plan.column}|${plan.filterSql}`, () => {
+      return `SELECT count(*) FROM ${table} ${alias} WHERE ${visible} AND ${plan.column} > ? AND ${plan.column} < ?${filter}`;
+    });
+    const params = plan.filterSql === null ? [low, high] : [low, high, plan.value];
+    return (statement.values(...params) as [number][])[0]![0];
+  }
+}
