@@ -123,3 +123,15 @@ END;
 
 CREATE INDEX properties_published_operation ON properties(operation_type, created_at, id) WHERE is_published = 1;
 CREATE INDEX properties_published_highlight ON properties(highlight, created_at, id) WHERE is_published = 1;
+
+-- The date-order indexes also carry the other date, so that a filter on one date under the
+-- order of the other (updatedAfter with the default -createdAt) is checked in the index
+-- instead of reading every skipped row from the table (measured at 1M: 225 ms → 17 ms).
+DROP INDEX properties_published_created;
+CREATE INDEX properties_published_created ON properties(created_at, id, updated_at) WHERE is_published = 1;
+DROP INDEX properties_published_updated;
+CREATE INDEX properties_published_updated ON properties(updated_at, id, created_at) WHERE is_published = 1;
+DROP INDEX leads_created;
+CREATE INDEX leads_created ON leads(created_at, id, updated_at);
+DROP INDEX leads_updated;
+CREATE INDEX leads_updated ON leads(updated_at, id, created_at);
