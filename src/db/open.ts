@@ -11,7 +11,9 @@ function applyPragmas(db: Database): void {
   db.run("PRAGMA synchronous = FULL");
   db.run("PRAGMA busy_timeout = 5000");
   db.run("PRAGMA foreign_keys = ON");
-  db.run("PRAGMA cache_size = -65536"); // 64 MiB page cache
+  // 16 MiB page cache per connection (two per database): with totals and deep pages served
+  // from counters, no request walks more than a day of index entries, and RSS stays low.
+  db.run("PRAGMA cache_size = -16384");
   db.run("PRAGMA temp_store = MEMORY");
 }
 
