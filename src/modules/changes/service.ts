@@ -3,6 +3,7 @@ import type { Statement } from "bun:sqlite";
 import type { Tenant } from "../../db/tenants.ts";
 import { ENTITY_NAMES } from "../../catalog/index.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
+import { PageCache } from "../listing/page-cache.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
@@ -41,24 +42,40 @@ export const CHANGES_PAGE_SQL =
   "SELECT sequence, json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at) " +
   "FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?";
 
-const statements = new WeakMap<Tenant, { page: Statement; head: Statement }>();
+interface Feed {
+  page: Statement;
+  head: Statement;
+  /** Pages by raw query, for one generation: a client polling at the head is answered from here until something commits. */
+  pages: PageCache;
+}
 
-function statementsOf(tenant: Tenant) {
-  let found = statements.get(tenant);
+const feeds = new WeakMap<Tenant, Feed>();
+
+function feedOf(tenant: Tenant): Feed {
+  let found = feeds.get(tenant);
   if (found === undefined) {
     found = {
       page: tenant.read.prepare(CHANGES_PAGE_SQL),
       head: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE entity = ?"),
+      pages: new PageCache(),
     };
-    statements.set(tenant, found);
+    feeds.set(tenant, found);
   }
   return found;
 }
 
 /** The response body of one feed page. */
 export function changesPage(tenant: Tenant, rawQuery: string): string {
-  const query = parseChangesQuery(new URLSearchParams(rawQuery));
-  const { page, head } = statementsOf(tenant);
+  const feed = feedOf(tenant);
+  const generation = tenant.generation();
+  const cached = feed.pages.get(rawQuery, generation);
+  if (cached !== undefined) return cached;
+  const body = readPage(feed, tenant, parseChangesQuery(new URLSearchParams(rawQuery)));
+  feed.pages.set(rawQuery, generation, body);
+  return body;
+}
+
+function readPage({ page, head }: Feed, tenant: Tenant, query: ChangesQuery): string {
   return tenant.read.transaction(() => {
     const rows = page.values(query.entity, query.after, query.limit + 1) as [number, string][];
     const hasMore = rows.length > query.limit;

@@ -1,31 +1,18 @@
 // The read routes' logic for both entities: pages with exact totals, single records, values.
-// Finished page bodies are cached per tenant and keyed by the raw query string; an entry is
-// served only while the database is unchanged for its entity (Tenant.generation and
+// Finished page bodies are cached per tenant (PageCache) and keyed by the raw query string; an
+// entry is served only while the database is unchanged for its entity (Tenant.generation and
 // outsideGeneration), so the cache is always exact.
 import type { EntityCatalog } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import { parseListQuery, parseRecordQuery } from "./params.ts";
+import { PageCache } from "./page-cache.ts";
 import { ListingRepo } from "./repo.ts";
-
-const MAX_CACHED_PAGES = 2_000;
-/** Bodies larger than this are not worth the memory of keeping. */
-const MAX_CACHED_BODY = 256 * 1024;
-/**
- * Characters (keys and bodies) one listing may hold. The count cap alone let a caller pin
- * 2,000 pages of ~256 KiB each (over a gigabyte) by varying an ignored query parameter.
- */
-const MAX_CACHED_CHARS = 16 * 1024 * 1024;
-
-interface CachedPage {
-  generation: number;
-  body: string;
-}
 
 class EntityListing {
   readonly repo: ListingRepo;
-  private readonly pages = new Map<string, CachedPage>();
-  private cachedChars = 0;
+  private readonly pages = new PageCache();
+  private readonly generation: () => number;
 
   constructor(
     private readonly tenant: Tenant,
@@ -36,13 +23,11 @@ class EntityListing {
     this.generation = catalog.entity === "properties" ? () => tenant.outsideGeneration() : () => tenant.generation();
   }
 
-  private readonly generation: () => number;
-
   /** The whole response body of a list request; `rawQuery` is the URL's search string. */
   page(rawQuery: string): string {
     const generation = this.generation();
-    const cached = this.pages.get(rawQuery);
-    if (cached !== undefined && cached.generation === generation) return cached.body;
+    const cached = this.pages.get(rawQuery, generation);
+    if (cached !== undefined) return cached;
 
     const query = parseListQuery(this.catalog, new URLSearchParams(rawQuery));
     const { rows, total } = this.repo.snapshot(() => ({ rows: this.repo.pageRows(query), total: this.repo.total(query) }));
@@ -50,23 +35,8 @@ class EntityListing {
     const body =
       `{"data":[${rows.join(",")}],"meta":{"page":${query.page},"limit":${query.limit},` +
       `"total":${total},"totalPages":${totalPages}}}`;
-
-    if (body.length <= MAX_CACHED_BODY) {
-      if (cached !== undefined) this.forget(rawQuery, cached);
-      const size = rawQuery.length + body.length;
-      while (this.pages.size >= MAX_CACHED_PAGES || (this.pages.size > 0 && this.cachedChars + size > MAX_CACHED_CHARS)) {
-        const [oldestKey, oldest] = this.pages.entries().next().value!;
-        this.forget(oldestKey, oldest);
-      }
-      this.pages.set(rawQuery, { generation, body });
-      this.cachedChars += size;
-    }
+    this.pages.set(rawQuery, generation, body);
     return body;
-  }
-
-  private forget(key: string, page: CachedPage): void {
-    this.pages.delete(key);
-    this.cachedChars -= key.length + page.body.length;
   }
 
   /** `{ data: {…} }` of one visible record; NOT_FOUND when missing, hidden or elsewhere. */
