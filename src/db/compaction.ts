@@ -4,8 +4,11 @@
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "./tenants.ts";
 
-/** How many sequences one step examines, so a step never holds the write lock for long. */
-const COMPACTION_SPAN = 5_000;
+/**
+ * How many sequences one step examines. A step runs on the event loop, inside a group commit:
+ * measured at 1,000,000 records, 5,000 sequences held it ~30 ms, 1,000 hold it ~6 ms.
+ */
+const COMPACTION_SPAN = 1_000;
 
 /**
  * Deletes the superseded events with a sequence in (after, after + span]. Returns the next

@@ -99,7 +99,10 @@ export function listParameters(catalog: EntityCatalog, query: string, sample: Js
       name: "sort",
       in: "query",
       required: false,
-      description: "Order of the records; `-` means newest first. Ties are broken by id, so pages never overlap or skip.",
+      description:
+        "Order of the records; `-` means newest first. Ties are broken by id, so pages never overlap or skip. " +
+        "With `updatedAfter`/`updatedBefore`, sort by `updatedAt` (and by `createdAt` with the created filters): " +
+        "every page, however deep, then costs the same on a database of any size.",
       schema: { type: "string", enum: [...SORTS], default: "-createdAt" },
       example: "-createdAt",
     },
