@@ -15,7 +15,7 @@ class EntityListing {
   private readonly generation: () => number;
 
   constructor(
-    private readonly tenant: Tenant,
+    tenant: Tenant,
     private readonly catalog: EntityCatalog,
   ) {
     this.repo = new ListingRepo(tenant, catalog);
