@@ -59,11 +59,25 @@ export interface AccessEntry {
  * Every string goes through JSON.stringify, so nothing a caller sends can break the line.
  */
 export function accessLine(entry: AccessEntry, time: number): string {
-  const client = entry.clientId === undefined ? "" : `,"clientId":${JSON.stringify(entry.clientId)}`;
+  const client = entry.clientId === undefined ? "" : `,"clientId":${quoted(entry.clientId)}`;
   return (
     `{"level":30,"time":${time},"reqId":${JSON.stringify(entry.reqId)}${client},` +
-    `"method":${JSON.stringify(entry.method)},"route":${JSON.stringify(entry.route)},"status":${entry.status},"ms":${entry.ms}}\n`
+    `"method":${quoted(entry.method)},"route":${entry.route === null ? "null" : quoted(entry.route)},"status":${entry.status},"ms":${entry.ms}}\n`
   );
+}
+
+/** JSON.stringify of the few strings every line repeats (methods, routes, client ids), kept. */
+const QUOTED_MAX = 256;
+const quotedCache = new Map<string, string>();
+
+function quoted(text: string): string {
+  let json = quotedCache.get(text);
+  if (json === undefined) {
+    if (quotedCache.size >= QUOTED_MAX) quotedCache.clear(); // a caller inventing methods cannot grow it
+    json = JSON.stringify(text);
+    quotedCache.set(text, json);
+  }
+  return json;
 }
 
 const INFO = 30;

@@ -84,7 +84,8 @@ export function requestContext(deps: {
       const requestId = incoming !== null && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       states.set(request, {
         requestId,
-        ip: clientAddress(peer, request.headers.get("x-forwarded-for"), deps.runtime),
+        // X-Forwarded-For is read only when some proxy is trusted to set it.
+        ip: clientAddress(peer, deps.runtime.config.trustedProxies.isEmpty ? null : request.headers.get("x-forwarded-for"), deps.runtime),
         startedAt: performance.now(),
       });
       set.headers["x-request-id"] = requestId;
