@@ -12,10 +12,18 @@ interface Job {
 }
 
 const MAX_BATCH = 1_000;
+/**
+ * While writes keep arriving, a batch waits for them (a turn of the event loop at a time, at
+ * most this long): one fsync then covers more of them. A lone write waits one turn.
+ */
+const MAX_GATHER_MS = 2;
 
 export class GroupCommitWriter {
   private queue: Job[] = [];
   private scheduled = false;
+  /** Queue length at the last look, and when the batch's first write arrived. */
+  private seen = 0;
+  private gatheringSince = 0;
   private readonly begin: Statement;
   private readonly commit: Statement;
   private readonly rollback: Statement;
@@ -23,10 +31,14 @@ export class GroupCommitWriter {
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
 
-  /** `onOutcome` hears how each write ended: null once committed, else its error. */
+  /**
+   * `onOutcome` hears how each write ended: null once committed, else its error. `now` is the
+   * millisecond clock of the gathering window (injected by tests).
+   */
   constructor(
     private readonly db: Database,
     private readonly onOutcome: (error: unknown) => void = () => {},
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
@@ -42,6 +54,8 @@ export class GroupCommitWriter {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
+        this.seen = 0;
+        this.gatheringSince = this.now();
         // setImmediate runs after this turn's I/O: requests that arrived together join one batch.
         setImmediate(() => this.flush());
       }
@@ -49,10 +63,20 @@ export class GroupCommitWriter {
   }
 
   private flush(): void {
+    const arriving = this.queue.length > this.seen;
+    if (arriving && this.queue.length < MAX_BATCH && this.now() - this.gatheringSince < MAX_GATHER_MS) {
+      this.seen = this.queue.length;
+      setImmediate(() => this.flush());
+      return;
+    }
     const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (jobs === this.queue) this.queue = [];
     this.scheduled = this.queue.length > 0;
-    if (this.scheduled) setImmediate(() => this.flush());
+    if (this.scheduled) {
+      this.seen = 0;
+      this.gatheringSince = this.now();
+      setImmediate(() => this.flush());
+    }
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {

@@ -37,6 +37,53 @@ describe("GroupCommitWriter", () => {
     db.close();
   });
 
+  test("writes still arriving over the next turns of the event loop join the same batch", async () => {
+    const db = open();
+    const outside = new Database(join(dir, "t.sqlite"));
+    const writer = new GroupCommitWriter(db);
+    // Inside one batch nothing is committed yet: another connection still sees an empty table.
+    const seenOutside: number[] = [];
+    const write = (id: number) =>
+      writer.submit((d) => {
+        seenOutside.push((outside.query("SELECT count(*) AS n FROM t").get() as { n: number }).n);
+        d.run("INSERT INTO t (id, v) VALUES (?, 'x')", [id]);
+      });
+    const pending = [write(1)];
+    await new Promise((resolve) => setImmediate(resolve));
+    pending.push(write(2));
+    await new Promise((resolve) => setImmediate(resolve));
+    pending.push(write(3));
+    await Promise.all(pending);
+    expect(seenOutside).toEqual([0, 0, 0]);
+    expect(outside.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 3 });
+    outside.close();
+    db.close();
+  });
+
+  test("a steady stream of writes is still committed in batches, not held back", async () => {
+    const db = open();
+    // A clock that moves 1 ms per turn of the event loop, as a busy server's would.
+    let nowMs = 0;
+    const writer = new GroupCommitWriter(db, () => {}, () => nowMs);
+    let firstCommittedAfter: number | null = null;
+    let submitted = 0;
+    const first = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (0, 'first')"));
+    void first.then(() => (firstCommittedAfter = submitted));
+    // One more write every turn for 200 turns: the first must commit long before the stream ends.
+    const all: Promise<unknown>[] = [first];
+    for (let turn = 1; turn <= 200; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      nowMs += 1;
+      submitted = turn;
+      all.push(writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (?, 'x')", [turn])));
+    }
+    await Promise.all(all);
+    expect(firstCommittedAfter).not.toBeNull();
+    expect(firstCommittedAfter!).toBeLessThanOrEqual(4); // held at most ~2 ms of arrivals
+    expect(db.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 201 });
+    db.close();
+  });
+
   test("a failing write inside a batch fails alone; its neighbours commit", async () => {
     const db = open();
     const writer = new GroupCommitWriter(db);
