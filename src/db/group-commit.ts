@@ -52,14 +52,17 @@ export class GroupCommitWriter {
   submit<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        this.seen = 0;
-        this.gatheringSince = this.now();
-        // setImmediate runs after this turn's I/O: requests that arrived together join one batch.
-        setImmediate(() => this.flush());
-      }
+      if (!this.scheduled) this.startBatch();
     });
+  }
+
+  /** Opens the gathering window of the next batch. */
+  private startBatch(): void {
+    this.scheduled = true;
+    this.seen = 0;
+    this.gatheringSince = this.now();
+    // setImmediate runs after this turn's I/O: requests that arrived together join one batch.
+    setImmediate(() => this.flush());
   }
 
   private flush(): void {
@@ -71,12 +74,8 @@ export class GroupCommitWriter {
     }
     const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (jobs === this.queue) this.queue = [];
-    this.scheduled = this.queue.length > 0;
-    if (this.scheduled) {
-      this.seen = 0;
-      this.gatheringSince = this.now();
-      setImmediate(() => this.flush());
-    }
+    this.scheduled = false;
+    if (this.queue.length > 0) this.startBatch();
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {

@@ -93,32 +93,6 @@ export class DayCounts {
     return days;
   }
 
-  total(plan: DayPlan): number {
-    let total = 0;
-    for (const { n } of this.days(plan)) total += n;
-    return total;
-  }
-
-  /**
-   * Where the row at `offset` is, in the list's order: the condition that starts the list at
-   * its day (SQL over the plan's column, one parameter) and the rows of that day to skip.
-   * Null when the list has fewer rows than that.
-   */
-  start(plan: DayPlan, offset: number, descending: boolean): { condition: string; bound: string; skip: number } | null {
-    const days = this.days(plan);
-    if (descending) days.reverse();
-    let before = 0;
-    for (const { day, n } of days) {
-      if (before + n > offset) {
-        return descending
-          ? { condition: `${plan.column} < ?`, bound: day + END_OF_DAY, skip: offset - before }
-          : { condition: `${plan.column} > ?`, bound: day, skip: offset - before };
-      }
-      before += n;
-    }
-    return null;
-  }
-
   private countBetween(plan: DayPlan, low: string, high: string): number {
     const { table, alias, visible } = this.catalog;
     const filter = plan.filterSql === null ? "" : ` AND ${plan.filterSql}`;
@@ -128,4 +102,50 @@ export class DayCounts {
     const params = plan.filterSql === null ? [low, high] : [low, high, plan.value];
     return (statement.values(...params) as [number][])[0]![0];
   }
+}
+
+/**
+ * The days of each plan, read once: within one snapshot a deep page's total and its start
+ * need the same days. Use a fresh reader per snapshot; its answers are only valid there.
+ */
+export function dayReader(counts: DayCounts): (plan: DayPlan) => DayCount[] {
+  const read = new Map<string, DayCount[]>();
+  return (plan) => {
+    const key = JSON.stringify([plan.kind, plan.dim, plan.value, plan.after, plan.before]);
+    let days = read.get(key);
+    if (days === undefined) {
+      days = counts.days(plan);
+      read.set(key, days);
+    }
+    return days;
+  };
+}
+
+export function totalOf(days: readonly DayCount[]): number {
+  let total = 0;
+  for (const { n } of days) total += n;
+  return total;
+}
+
+/**
+ * Where the row at `offset` is, in the list's order: the condition that starts the list at
+ * its day (SQL over the plan's column, one parameter) and the rows of that day to skip.
+ * Null when the list has fewer rows than that.
+ */
+export function startOf(
+  plan: DayPlan,
+  days: readonly DayCount[],
+  offset: number,
+  descending: boolean,
+): { condition: string; bound: string; skip: number } | null {
+  let before = 0;
+  for (const { day, n } of descending ? [...days].reverse() : days) {
+    if (before + n > offset) {
+      return descending
+        ? { condition: `${plan.column} < ?`, bound: day + END_OF_DAY, skip: offset - before }
+        : { condition: `${plan.column} > ?`, bound: day, skip: offset - before };
+    }
+    before += n;
+  }
+  return null;
 }

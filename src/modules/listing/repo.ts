@@ -4,7 +4,7 @@ import type { Statement } from "bun:sqlite";
 import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
 import { projection } from "../../catalog/sql.ts";
 import type { Tenant } from "../../db/tenants.ts";
-import { DayCounts, dayPlanFor } from "./day-counts.ts";
+import { DayCounts, dayPlanFor, dayReader, startOf, totalOf, type DayCount, type DayPlan } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
@@ -62,13 +62,27 @@ export class ListingRepo {
     ].join("|");
   }
 
-  /** The page's rows as JSON object texts, in order. */
-  pageRows(query: ListQuery): string[] {
-    const offset = (query.page - 1) * query.limit;
-    const descending = query.sort.startsWith("-");
+  /**
+   * A page of the list (JSON object texts, in order) and the exact total, read in one
+   * snapshot so they agree even while writers commit.
+   */
+  list(query: ListQuery): { rows: string[]; total: number } {
+    return this.tenant.read
+      .transaction(() => {
+        const days = dayReader(this.dayCounts);
+        const total = this.total(query, days);
+        const offset = (query.page - 1) * query.limit;
+        // Past the end, nothing to read: an OFFSET would walk every matching row to find that out.
+        const rows = offset >= total ? [] : this.pageRows(query, offset, days);
+        return { rows, total };
+      })
+      .deferred();
+  }
+
+  private pageRows(query: ListQuery, offset: number, days: (plan: DayPlan) => DayCount[]): string[] {
     const plan = offset >= DEEP_OFFSET ? dayPlanFor(this.catalog, query, query.sort.endsWith("updatedAt") ? "updated" : "created") : null;
     if (plan === null) return this.rowsFrom(query, null, offset);
-    const start = this.dayCounts.start(plan, offset, descending);
+    const start = startOf(plan, days(plan), offset, query.sort.startsWith("-"));
     return start === null ? [] : this.rowsFrom(query, start, start.skip);
   }
 
@@ -95,7 +109,7 @@ export class ListingRepo {
    * triggers keep (a few rows whatever the table size), dates on one column with at most one
    * counted filter from the per-day counters; anything else counts the index range.
    */
-  total(query: ListQuery): number {
+  private total(query: ListQuery, days: (plan: DayPlan) => DayCount[]): number {
     const fromCounters = query.dates.length === 0 && query.filters.every((f) => f.spec.countColumn !== undefined);
     if (fromCounters) {
       const columns = query.filters.map((f) => f.spec.countColumn!);
@@ -106,7 +120,7 @@ export class ListingRepo {
       return (statement.values(...query.filters.map((f) => f.value)) as [number][])[0]![0];
     }
     const plan = dayPlanFor(this.catalog, query);
-    if (plan !== null) return this.dayCounts.total(plan);
+    if (plan !== null) return totalOf(days(plan));
     const where = this.where(query);
     const statement = this.prepare(`count|${this.shapeOf(query)}`, () => {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
@@ -130,10 +144,5 @@ export class ListingRepo {
       return `SELECT DISTINCT ${column} FROM ${this.catalog.countsTable} WHERE n > 0 AND ${column} <> '' ORDER BY 1`;
     });
     return (statement.values() as [string][]).map((row) => row[0]);
-  }
-
-  /** Runs reads in one snapshot, so a page and its total agree even while writers commit. */
-  snapshot<T>(read: () => T): T {
-    return this.tenant.read.transaction(read).deferred();
   }
 }

@@ -30,12 +30,7 @@ class EntityListing {
     if (cached !== undefined) return cached;
 
     const query = parseListQuery(this.catalog, new URLSearchParams(rawQuery));
-    const { rows, total } = this.repo.snapshot(() => {
-      const total = this.repo.total(query);
-      // Past the end, nothing to read: an OFFSET would walk every matching row to find that out.
-      const rows = (query.page - 1) * query.limit >= total ? [] : this.repo.pageRows(query);
-      return { rows, total };
-    });
+    const { rows, total } = this.repo.list(query);
     const totalPages = Math.ceil(total / query.limit);
     const body =
       `{"data":[${rows.join(",")}],"meta":{"page":${query.page},"limit":${query.limit},` +
