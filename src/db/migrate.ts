@@ -3,13 +3,18 @@
 import type { Database } from "bun:sqlite";
 import init from "./migrations/001_init.sql" with { type: "text" };
 import dayCounts from "./migrations/002_day_counts.sql" with { type: "text" };
+import dateOrder from "./migrations/003_date_order.sql" with { type: "text" };
+import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
 
-/** Refills the per-day counters from the tables: for loads that set the triggers aside. */
-export const REBUILD_DAY_COUNTS = rebuildDayCounts;
+/**
+ * Refills what the triggers of migrations 2 and 3 keep (per-day counters, the count of records
+ * updated before they were created) from the tables: for loads that set the triggers aside.
+ */
+export const REBUILD_DERIVED_COUNTS = `${rebuildDayCounts}\n${rebuildDateOrder}`;
 
 /** Migrations in order; migration i (0-based) takes the schema from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [init, `${dayCounts}\n${rebuildDayCounts}`];
+export const MIGRATIONS: readonly string[] = [init, `${dayCounts}\n${rebuildDayCounts}`, `${dateOrder}\n${rebuildDateOrder}`];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class SchemaTooNewError extends Error {

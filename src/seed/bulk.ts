@@ -1,6 +1,6 @@
 // Loading without the schema's indexes and triggers: set them aside, write what the triggers would have written (change feed, counters), put everything back.
 import type { Database } from "bun:sqlite";
-import { REBUILD_DAY_COUNTS } from "../db/migrate.ts";
+import { REBUILD_DERIVED_COUNTS } from "../db/migrate.ts";
 import { RowBuffer } from "./row-buffer.ts";
 
 /**
@@ -15,9 +15,12 @@ const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
   "properties_feed_insert", "properties_feed_update_visible", "properties_feed_unpublish", "properties_feed_delete",
   "photos_feed_insert", "photos_feed_update", "photos_feed_delete",
   "leads_feed_insert", "leads_feed_update", "leads_feed_delete",
-  // Migration 2's per-day counters: refilled in one pass at the end (REBUILD_DAY_COUNTS).
+  // Migration 2's per-day counters: refilled in one pass at the end (REBUILD_DERIVED_COUNTS).
   "properties_days_insert", "properties_days_delete", "properties_days_update",
   "leads_days_insert", "leads_days_delete", "leads_days_update",
+  // Migration 3's count of records updated before they were created: recounted at the end too.
+  "properties_date_order_insert", "properties_date_order_delete", "properties_date_order_update",
+  "leads_date_order_insert", "leads_date_order_delete", "leads_date_order_update",
 ]);
 
 export class UnknownTriggerError extends Error {
@@ -91,7 +94,7 @@ export class TriggerStandIn {
     this.changes.flush();
   }
 
-  /** Writes the counters (the per-day ones from the finished tables); call once, after the last row, inside a transaction. */
+  /** Writes the counters (the per-day ones and the date-order count from the finished tables); call once, after the last row, inside a transaction. */
   finish(): void {
     this.flush();
     this.changes.finalize();
@@ -101,6 +104,6 @@ export class TriggerStandIn {
     const lead = this.db.prepare("INSERT INTO lead_counts (status, source, priority, n) VALUES (?, ?, ?, ?)");
     for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string]), n);
     lead.finalize();
-    this.db.run(REBUILD_DAY_COUNTS);
+    this.db.run(REBUILD_DERIVED_COUNTS);
   }
 }

@@ -32,10 +32,16 @@ export function openReadonly(path: string): Database {
   return new Database(path, { readonly: true, strict: true });
 }
 
-export const DATA_TABLES = ["properties", "photos", "leads", "changes", "property_counts", "lead_counts", "property_days", "lead_days"] as const;
+export const DATA_TABLES = [
+  "properties", "photos", "leads", "changes", "property_counts", "lead_counts", "property_days", "lead_days", "date_order_exceptions",
+] as const;
 
 /** Every row of a table in a fixed order, as one string: equal dumps mean equal contents. */
 export function dumpTable(db: Database, table: string): string {
-  const order = table === "photos" ? "property_id, position" : table.endsWith("_counts") || table.endsWith("_days") ? "1, 2, 3, 4" : "rowid";
+  const order =
+    table === "photos" ? "property_id, position"
+    : table.endsWith("_counts") || table.endsWith("_days") ? "1, 2, 3, 4"
+    : table === "date_order_exceptions" ? "entity"
+    : "rowid";
   return JSON.stringify(db.query(`SELECT * FROM ${table} ORDER BY ${order}`).values());
 }

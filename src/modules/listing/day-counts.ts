@@ -130,7 +130,9 @@ export function totalOf(days: readonly DayCount[]): number {
 /**
  * Where the row at `offset` is, in the list's order: the condition that starts the list at
  * its day (SQL over the plan's column, one parameter) and the rows of that day to skip.
- * Null when the list has fewer rows than that.
+ * On the day of a bound the list starts at the bound itself: the rows of that day outside
+ * the bound were not counted, so they must not be skipped over (date-order.ts reads lists
+ * whose SQL does not carry the plan's bound). Null when the list has fewer rows than that.
  */
 export function startOf(
   plan: DayPlan,
@@ -141,9 +143,12 @@ export function startOf(
   let before = 0;
   for (const { day, n } of descending ? [...days].reverse() : days) {
     if (before + n > offset) {
-      return descending
-        ? { condition: `${plan.column} < ?`, bound: day + END_OF_DAY, skip: offset - before }
-        : { condition: `${plan.column} > ?`, bound: day, skip: offset - before };
+      const skip = offset - before;
+      if (descending) {
+        const dayEnd = day + END_OF_DAY;
+        return { condition: `${plan.column} < ?`, bound: plan.before !== null && plan.before < dayEnd ? plan.before : dayEnd, skip };
+      }
+      return { condition: `${plan.column} > ?`, bound: plan.after !== null && plan.after > day ? plan.after : day, skip };
     }
     before += n;
   }

@@ -5,6 +5,7 @@ import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
 import { projection } from "../../catalog/sql.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { DayCounts, dayPlanFor, dayReader, startOf, totalOf, type DayCount, type DayPlan } from "./day-counts.ts";
+import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import type { ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
@@ -22,6 +23,8 @@ export class ListingRepo {
   constructor(
     private readonly tenant: Tenant,
     private readonly catalog: EntityCatalog,
+    /** Tests lower it, to go through the deep-page paths on a small file. */
+    private readonly deepOffset = DEEP_OFFSET,
   ) {
     this.dayCounts = new DayCounts(catalog, (shape, build) => this.prepare(shape, build));
   }
@@ -39,7 +42,8 @@ export class ListingRepo {
     return statement;
   }
 
-  private where(query: ListQuery): { sql: string; params: string[] } {
+  /** The query's conditions, and `extra` (one parameter each) after them. */
+  private where(query: ListQuery, extra: readonly { sql: string; value: string }[] = []): { sql: string; params: string[] } {
     const { alias, visible } = this.catalog;
     const parts = [visible];
     const params: string[] = [];
@@ -49,6 +53,10 @@ export class ListingRepo {
     }
     for (const { spec, value } of query.dates) {
       parts.push(`${alias}.${spec.column} ${spec.op} ?`);
+      params.push(value);
+    }
+    for (const { sql, value } of extra) {
+      parts.push(sql);
       params.push(value);
     }
     return { sql: parts.join(" AND "), params };
@@ -73,26 +81,63 @@ export class ListingRepo {
         const total = this.total(query, days);
         const offset = (query.page - 1) * query.limit;
         // Past the end, nothing to read: an OFFSET would walk every matching row to find that out.
-        const rows = offset >= total ? [] : this.pageRows(query, offset, days);
+        const rows = offset >= total ? [] : this.pageRows(query, offset, total, days);
         return { rows, total };
       })
       .deferred();
   }
 
-  private pageRows(query: ListQuery, offset: number, days: (plan: DayPlan) => DayCount[]): string[] {
-    const plan = offset >= DEEP_OFFSET ? dayPlanFor(this.catalog, query, query.sort.endsWith("updatedAt") ? "updated" : "created") : null;
-    if (plan === null) return this.rowsFrom(query, null, offset);
-    const start = startOf(plan, days(plan), offset, query.sort.startsWith("-"));
-    return start === null ? [] : this.rowsFrom(query, start, start.skip);
+  /**
+   * The page at `offset` (rows in, of `total`). Near the top it is read from the list's
+   * beginning; deeper, from the day it starts on (day counters of the sort date), or, for a
+   * date filter on the other date, through the run of rows that all match it (date-order.ts).
+   */
+  private pageRows(query: ListQuery, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
+    const bound = impliedSortBound(this.catalog, query);
+    const implied = bound !== null && this.datesInOrder() ? bound : null;
+    if (offset < this.deepOffset) return this.rowsFrom(query, implied, null, offset);
+    const descending = query.sort.startsWith("-");
+    const plan = dayPlanFor(this.catalog, query, sortKindOf(query));
+    if (plan !== null) {
+      const start = startOf(plan, days(plan), offset, descending);
+      return start === null ? [] : this.rowsFrom(query, implied, start, start.skip);
+    }
+    const candidate = matchingRunOf(this.catalog, query);
+    const run = candidate !== null && this.datesInOrder() ? candidate : null;
+    if (run === null) return this.rowsFrom(query, implied, null, offset);
+    const runDays = days(run.plan);
+    const inRun = totalOf(runDays);
+    // A leading run: the page is in it, or past it in the rest (walked from the run's end).
+    // A trailing one: the page is in the rest (walked from the top), or in the run.
+    if (run.leading && offset >= inRun) return this.rowsFrom(query, implied, run.rest, offset - inRun);
+    const runOffset = run.leading ? offset : offset - (total - inRun);
+    if (runOffset < 0) return this.rowsFrom(query, implied, null, offset);
+    const start = startOf(run.plan, runDays, runOffset, descending);
+    return start === null ? [] : this.rowsFrom(query, implied, start, start.skip);
   }
 
-  /** Rows of the list from its beginning, or from a day (`start`), skipping `skip` rows. */
-  private rowsFrom(query: ListQuery, start: { condition: string; bound: string } | null, skip: number): string[] {
+  /** Whether no record of the entity was last updated before it was created (schema 3's count). */
+  private datesInOrder(): boolean {
+    const statement = this.prepare("date-order", () => "SELECT n FROM date_order_exceptions WHERE entity = ?");
+    return (statement.values(this.catalog.entity) as [number][])[0]?.[0] === 0;
+  }
+
+  /**
+   * Rows of the list from its beginning, or from a day (`start`), skipping `skip` rows;
+   * `implied` is a bound on the sort date that the filters imply (date-order.ts), or null.
+   */
+  private rowsFrom(
+    query: ListQuery,
+    implied: { sql: string; value: string } | null,
+    start: { condition: string; bound: string } | null,
+    skip: number,
+  ): string[] {
     const { table, alias } = this.catalog;
-    const where = this.where(query);
+    const where = this.where(query, implied === null ? [] : [implied]);
     const names = query.fields.map((f) => f.name).join(",");
-    const statement = this.prepare(`page|${names}|${this.shapeOf(query)}|${start?.condition ?? ""}`, () => {
-      const column = query.sort.endsWith("updatedAt") ? "updated_at" : "created_at";
+    const shape = `page|${names}|${this.shapeOf(query)}|${implied?.sql ?? ""}|${start?.condition ?? ""}`;
+    const statement = this.prepare(shape, () => {
+      const column = sortKindOf(query) === "updated" ? "updated_at" : "created_at";
       const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
       const from = start === null ? "" : ` AND ${start.condition}`;
       return (

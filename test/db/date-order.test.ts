@@ -1,0 +1,87 @@
+// Schema 3 counts the records last updated before they were created: the lists that rely on
+// the usual order (src/modules/listing/date-order.ts) read it, so every write must keep it
+// exact, and an upgrade must count what the file already holds.
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate, MIGRATIONS } from "../../src/db/migrate.ts";
+import { closeDatabase, openDatabase } from "../../src/db/open.ts";
+
+let dir: string;
+beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "pa-date-order-"))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+type Entity = "properties" | "leads";
+
+function insert(db: Database, entity: Entity, id: string, createdAt: string, updatedAt: string, published = 1): void {
+  if (entity === "properties") {
+    db.run(
+      `INSERT INTO properties (id, title, description, operation_type, status, highlight, exclusive, is_published, created_at, updated_at)
+       VALUES (?, 'Casa', 'Casa com quintal', 'SALE', 'AVAILABLE', 'NONE', 0, ?, ?, ?)`,
+      [id, published, createdAt, updatedAt],
+    );
+  } else {
+    db.run(
+      `INSERT INTO leads (id, name, email, phone, message, source, status, priority, created_at, updated_at)
+       VALUES (?, 'Ana', 'ana@example.com', '+5511999990000', 'Olá', 'WEBSITE', 'NEW_LEAD', 'MEDIUM', ?, ?)`,
+      [id, createdAt, updatedAt],
+    );
+  }
+}
+
+/** The kept count, after checking it against the table. */
+function kept(db: Database, entity: Entity): number {
+  const n = (db.query("SELECT n FROM date_order_exceptions WHERE entity = ?").values(entity)[0] as [number])[0];
+  const actual = (db.query(`SELECT count(*) FROM ${entity} WHERE created_at > updated_at`).values()[0] as [number])[0];
+  expect(n).toBe(actual);
+  return n;
+}
+
+const EARLY = "2025-03-01T10:00:00.000Z";
+const LATE = "2025-03-02T10:00:00.000Z";
+
+describe("the count of records updated before they were created", () => {
+  for (const entity of ["properties", "leads"] as const) {
+    test(`${entity}: kept by inserts, updates of either date and deletes`, () => {
+      const db = openDatabase(join(dir, "counted.sqlite"));
+      try {
+        expect(kept(db, entity)).toBe(0);
+        insert(db, entity, "in-order", EARLY, LATE);
+        insert(db, entity, "same-instant", EARLY, EARLY);
+        expect(kept(db, entity)).toBe(0);
+        insert(db, entity, "inverted", LATE, EARLY);
+        insert(db, entity, "inverted-hidden", LATE, EARLY, 0); // unpublished rows count too
+        expect(kept(db, entity)).toBe(2);
+        db.run(`UPDATE ${entity} SET updated_at = ? WHERE id = 'inverted'`, ["2025-03-03T00:00:00.000Z"]);
+        expect(kept(db, entity)).toBe(1);
+        db.run(`UPDATE ${entity} SET created_at = ? WHERE id = 'in-order'`, ["2025-03-05T00:00:00.000Z"]);
+        expect(kept(db, entity)).toBe(2);
+        db.run(`UPDATE ${entity} SET created_at = ?, updated_at = ? WHERE id = 'in-order'`, [EARLY, LATE]);
+        expect(kept(db, entity)).toBe(1);
+        db.run(`DELETE FROM ${entity} WHERE id = 'inverted-hidden'`);
+        db.run(`DELETE FROM ${entity} WHERE id = 'same-instant'`);
+        expect(kept(db, entity)).toBe(0);
+      } finally {
+        closeDatabase(db);
+      }
+    });
+  }
+
+  test("an upgrade from schema 2 counts the records already stored", () => {
+    const db = new Database(join(dir, "schema2.sqlite"));
+    try {
+      migrate(db, MIGRATIONS.slice(0, 2));
+      insert(db, "properties", "p-inverted", LATE, EARLY);
+      insert(db, "properties", "p-in-order", EARLY, LATE);
+      insert(db, "leads", "l-inverted-1", LATE, EARLY);
+      insert(db, "leads", "l-inverted-2", LATE, EARLY);
+      migrate(db);
+      expect(kept(db, "properties")).toBe(1);
+      expect(kept(db, "leads")).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+});
