@@ -13,6 +13,7 @@
 // A feed can still carry records updated before they were created; while one is stored these
 // shortcuts are off and such lists are read the plain way, just as exactly.
 import type { EntityCatalog } from "../../catalog/index.ts";
+import type { Bound } from "./bounds.ts";
 import { dayPlanFor, type DayPlan } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";
 
@@ -22,12 +23,12 @@ export function sortKindOf(query: ListQuery): DateKind {
   return query.sort.endsWith("updatedAt") ? "updated" : "created";
 }
 
-/** SQL of the bound on the sort date that the query's filter on the other date implies, or null. */
-export function impliedSortBound(catalog: EntityCatalog, query: ListQuery): { sql: string; value: string } | null {
+/** The bound on the sort date that the query's filter on the other date implies, or null. */
+export function impliedSortBound(catalog: EntityCatalog, query: ListQuery): Bound | null {
   const sortKind = sortKindOf(query);
   for (const { spec, value } of query.dates) {
-    if (sortKind === "created" && spec.param === "updatedBefore") return { sql: `${catalog.alias}.created_at < ?`, value };
-    if (sortKind === "updated" && spec.param === "createdAfter") return { sql: `${catalog.alias}.updated_at > ?`, value };
+    if (sortKind === "created" && spec.param === "updatedBefore") return { column: `${catalog.alias}.created_at`, op: "<", value };
+    if (sortKind === "updated" && spec.param === "createdAfter") return { column: `${catalog.alias}.updated_at`, op: ">", value };
   }
   return null;
 }
@@ -35,13 +36,13 @@ export function impliedSortBound(catalog: EntityCatalog, query: ListQuery): { sq
 /**
  * The records of a list that all match its one date filter, as a run at one end of the list:
  * `plan` counts them by the sort date's days; `leading` says whether they come first in the
- * list's order; `rest` is the condition (one parameter, `bound`) that starts the list at the
- * first record after the run, when the run leads.
+ * list's order; `rest` is the bound that starts the list at the first record after the run,
+ * when the run leads.
  */
 export interface MatchingRun {
   plan: DayPlan;
   leading: boolean;
-  rest: { condition: string; bound: string };
+  rest: Bound;
 }
 
 export function matchingRunOf(catalog: EntityCatalog, query: ListQuery): MatchingRun | null {
@@ -56,7 +57,7 @@ export function matchingRunOf(catalog: EntityCatalog, query: ListQuery): Matchin
     return {
       plan: { ...base, kind: "created", column, after: value, before: null },
       leading: descending,
-      rest: { condition: `${column} <= ?`, bound: value },
+      rest: { column, op: "<=", value },
     };
   }
   if (sortKind === "updated" && spec.param === "createdBefore") {
@@ -64,7 +65,7 @@ export function matchingRunOf(catalog: EntityCatalog, query: ListQuery): Matchin
     return {
       plan: { ...base, kind: "updated", column, after: null, before: value },
       leading: !descending,
-      rest: { condition: `${column} >= ?`, bound: value },
+      rest: { column, op: ">=", value },
     };
   }
   return null;

@@ -9,6 +9,7 @@
 // OFFSET entries from the first row.
 import type { Statement } from "bun:sqlite";
 import type { EntityCatalog } from "../../catalog/index.ts";
+import type { Bound } from "./bounds.ts";
 import type { ListQuery } from "./params.ts";
 
 export interface DayPlan {
@@ -128,27 +129,27 @@ export function totalOf(days: readonly DayCount[]): number {
 }
 
 /**
- * Where the row at `offset` is, in the list's order: the condition that starts the list at
- * its day (SQL over the plan's column, one parameter) and the rows of that day to skip.
- * On the day of a bound the list starts at the bound itself: the rows of that day outside
- * the bound were not counted, so they must not be skipped over (date-order.ts reads lists
- * whose SQL does not carry the plan's bound). Null when the list has fewer rows than that.
+ * Where the row at `offset` is, in the list's order: the bound that starts the list at its
+ * day and the rows of that day to skip. On the day of one of the plan's bounds the list
+ * starts at that bound itself: the rows of that day outside it were not counted, so they must
+ * not be skipped over (date-order.ts reads lists whose own filter is on the other date).
+ * Null when the list has fewer rows than that.
  */
 export function startOf(
   plan: DayPlan,
   days: readonly DayCount[],
   offset: number,
   descending: boolean,
-): { condition: string; bound: string; skip: number } | null {
+): { start: Bound; skip: number } | null {
   let before = 0;
   for (const { day, n } of descending ? [...days].reverse() : days) {
     if (before + n > offset) {
       const skip = offset - before;
       if (descending) {
         const dayEnd = day + END_OF_DAY;
-        return { condition: `${plan.column} < ?`, bound: plan.before !== null && plan.before < dayEnd ? plan.before : dayEnd, skip };
+        return { start: { column: plan.column, op: "<", value: plan.before !== null && plan.before < dayEnd ? plan.before : dayEnd }, skip };
       }
-      return { condition: `${plan.column} > ?`, bound: plan.after !== null && plan.after > day ? plan.after : day, skip };
+      return { start: { column: plan.column, op: ">", value: plan.after !== null && plan.after > day ? plan.after : day }, skip };
     }
     before += n;
   }

@@ -5,6 +5,7 @@ import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
 import { projection } from "../../catalog/sql.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { DayCounts, dayPlanFor, dayReader, startOf, totalOf, type DayCount, type DayPlan } from "./day-counts.ts";
+import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import type { ListQuery } from "./params.ts";
 
@@ -42,8 +43,8 @@ export class ListingRepo {
     return statement;
   }
 
-  /** The query's conditions, and `extra` (one parameter each) after them. */
-  private where(query: ListQuery, extra: readonly { sql: string; value: string }[] = []): { sql: string; params: string[] } {
+  /** The query's conditions, with `extra` date bounds; of the date bounds only the tightest per side (bounds.ts). */
+  private where(query: ListQuery, extra: readonly Bound[] = []): { sql: string; params: string[] } {
     const { alias, visible } = this.catalog;
     const parts = [visible];
     const params: string[] = [];
@@ -51,12 +52,9 @@ export class ListingRepo {
       parts.push(`${spec.column} = ?`);
       params.push(value);
     }
-    for (const { spec, value } of query.dates) {
-      parts.push(`${alias}.${spec.column} ${spec.op} ?`);
-      params.push(value);
-    }
-    for (const { sql, value } of extra) {
-      parts.push(sql);
+    const dates = query.dates.map(({ spec, value }): Bound => ({ column: `${alias}.${spec.column}`, op: spec.op, value }));
+    for (const { column, op, value } of tightestBounds([...dates, ...extra])) {
+      parts.push(`${column} ${op} ?`);
       params.push(value);
     }
     return { sql: parts.join(" AND "), params };
@@ -94,26 +92,26 @@ export class ListingRepo {
    */
   private pageRows(query: ListQuery, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
     const bound = impliedSortBound(this.catalog, query);
-    const implied = bound !== null && this.datesInOrder() ? bound : null;
-    if (offset < this.deepOffset) return this.rowsFrom(query, implied, null, offset);
+    const implied = bound !== null && this.datesInOrder() ? [bound] : [];
+    if (offset < this.deepOffset) return this.rowsFrom(query, implied, offset);
     const descending = query.sort.startsWith("-");
     const plan = dayPlanFor(this.catalog, query, sortKindOf(query));
     if (plan !== null) {
-      const start = startOf(plan, days(plan), offset, descending);
-      return start === null ? [] : this.rowsFrom(query, implied, start, start.skip);
+      const found = startOf(plan, days(plan), offset, descending);
+      return found === null ? [] : this.rowsFrom(query, [...implied, found.start], found.skip);
     }
     const candidate = matchingRunOf(this.catalog, query);
     const run = candidate !== null && this.datesInOrder() ? candidate : null;
-    if (run === null) return this.rowsFrom(query, implied, null, offset);
+    if (run === null) return this.rowsFrom(query, implied, offset);
     const runDays = days(run.plan);
     const inRun = totalOf(runDays);
     // A leading run: the page is in it, or past it in the rest (walked from the run's end).
     // A trailing one: the page is in the rest (walked from the top), or in the run.
-    if (run.leading && offset >= inRun) return this.rowsFrom(query, implied, run.rest, offset - inRun);
+    if (run.leading && offset >= inRun) return this.rowsFrom(query, [...implied, run.rest], offset - inRun);
     const runOffset = run.leading ? offset : offset - (total - inRun);
-    if (runOffset < 0) return this.rowsFrom(query, implied, null, offset);
-    const start = startOf(run.plan, runDays, runOffset, descending);
-    return start === null ? [] : this.rowsFrom(query, implied, start, start.skip);
+    if (runOffset < 0) return this.rowsFrom(query, implied, offset);
+    const found = startOf(run.plan, runDays, runOffset, descending);
+    return found === null ? [] : this.rowsFrom(query, [...implied, found.start], found.skip);
   }
 
   /** Whether no record of the entity was last updated before it was created (schema 3's count). */
@@ -123,30 +121,23 @@ export class ListingRepo {
   }
 
   /**
-   * Rows of the list from its beginning, or from a day (`start`), skipping `skip` rows;
-   * `implied` is a bound on the sort date that the filters imply (date-order.ts), or null.
+   * Rows of the list, skipping `skip` rows from its beginning or from where `bounds` start
+   * it: a bound the filters imply (date-order.ts), the day a deep page starts on.
    */
-  private rowsFrom(
-    query: ListQuery,
-    implied: { sql: string; value: string } | null,
-    start: { condition: string; bound: string } | null,
-    skip: number,
-  ): string[] {
+  private rowsFrom(query: ListQuery, bounds: readonly Bound[], skip: number): string[] {
     const { table, alias } = this.catalog;
-    const where = this.where(query, implied === null ? [] : [implied]);
+    const where = this.where(query, bounds);
     const names = query.fields.map((f) => f.name).join(",");
-    const shape = `page|${names}|${this.shapeOf(query)}|${implied?.sql ?? ""}|${start?.condition ?? ""}`;
-    const statement = this.prepare(shape, () => {
+    // The SQL is built from catalogue entries only, so the WHERE text itself names the shape.
+    const statement = this.prepare(`page|${names}|${query.sort}|${where.sql}`, () => {
       const column = sortKindOf(query) === "updated" ? "updated_at" : "created_at";
       const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
-      const from = start === null ? "" : ` AND ${start.condition}`;
       return (
-        `SELECT ${projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql}${from} ` +
+        `SELECT ${projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql} ` +
         `ORDER BY ${alias}.${column} ${direction}, ${alias}.id ${direction} LIMIT ? OFFSET ?`
       );
     });
-    const params = start === null ? where.params : [...where.params, start.bound];
-    return (statement.values(...params, query.limit, skip) as [string][]).map((row) => row[0]);
+    return (statement.values(...where.params, query.limit, skip) as [string][]).map((row) => row[0]);
   }
 
   /**
