@@ -37,4 +37,5 @@ export const LEAD_CATALOG: EntityCatalog = {
   ],
   countsTable: "lead_counts",
   daysTable: "lead_days",
+  pairsTable: "lead_date_pairs",
 };

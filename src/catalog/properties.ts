@@ -138,4 +138,5 @@ export const PROPERTY_CATALOG: EntityCatalog = {
   ],
   countsTable: "property_counts",
   daysTable: "property_days",
+  pairsTable: "property_date_pairs",
 };

@@ -51,4 +51,6 @@ export interface EntityCatalog {
   countsTable: string;
   /** Per-day counters kept by triggers (schema 2): rows per created/updated day. */
   daysTable: string;
+  /** Rows per day of one date and third of a month of the other, kept by triggers (schema 3). */
+  pairsTable: string;
 }

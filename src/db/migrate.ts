@@ -9,7 +9,8 @@ import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: 
 
 /**
  * Refills what the triggers of migrations 2 and 3 keep (per-day counters, the count of records
- * updated before they were created) from the tables: for loads that set the triggers aside.
+ * updated before they were created, date pairs) from the tables: for loads that set the
+ * triggers aside.
  */
 export const REBUILD_DERIVED_COUNTS = `${rebuildDayCounts}\n${rebuildDateOrder}`;
 

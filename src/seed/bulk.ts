@@ -18,9 +18,11 @@ const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
   // Migration 2's per-day counters: refilled in one pass at the end (REBUILD_DERIVED_COUNTS).
   "properties_days_insert", "properties_days_delete", "properties_days_update",
   "leads_days_insert", "leads_days_delete", "leads_days_update",
-  // Migration 3's count of records updated before they were created: recounted at the end too.
+  // Migration 3's count of records updated before they were created and its date pairs: refilled at the end too.
   "properties_date_order_insert", "properties_date_order_delete", "properties_date_order_update",
   "leads_date_order_insert", "leads_date_order_delete", "leads_date_order_update",
+  "properties_date_pairs_insert", "properties_date_pairs_delete", "properties_date_pairs_update",
+  "leads_date_pairs_insert", "leads_date_pairs_delete", "leads_date_pairs_update",
 ]);
 
 export class UnknownTriggerError extends Error {
@@ -94,7 +96,7 @@ export class TriggerStandIn {
     this.changes.flush();
   }
 
-  /** Writes the counters (the per-day ones and the date-order count from the finished tables); call once, after the last row, inside a transaction. */
+  /** Writes the counters (those of migrations 2 and 3 from the finished tables); call once, after the last row, inside a transaction. */
   finish(): void {
     this.flush();
     this.changes.finalize();

@@ -65,6 +65,8 @@ describe("the trigger stand-in writes what the triggers write", () => {
     expect(dumpTable(seeded, "property_days")).toBe(dumpTable(replayed, "property_days"));
     expect(dumpTable(seeded, "lead_days")).toBe(dumpTable(replayed, "lead_days"));
     expect(dumpTable(seeded, "date_order_exceptions")).toBe(dumpTable(replayed, "date_order_exceptions"));
+    expect(dumpTable(seeded, "property_date_pairs")).toBe(dumpTable(replayed, "property_date_pairs"));
+    expect(dumpTable(seeded, "lead_date_pairs")).toBe(dumpTable(replayed, "lead_date_pairs"));
   });
 
   test("sequences are 1..n with no gaps, and the AUTOINCREMENT counter continues after them", () => {
@@ -80,7 +82,7 @@ describe("a trigger the seed does not know", () => {
     try {
       db.run("CREATE TRIGGER audit_leads AFTER INSERT ON leads BEGIN SELECT 1; END");
       expect(() => setAsideSchemaObjects(db)).toThrow(UnknownTriggerError);
-      expect(db.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get()).toEqual({ n: 29 });
+      expect(db.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger'").get()).toEqual({ n: 35 });
     } finally {
       closeDatabase(db);
     }

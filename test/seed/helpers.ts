@@ -34,6 +34,7 @@ export function openReadonly(path: string): Database {
 
 export const DATA_TABLES = [
   "properties", "photos", "leads", "changes", "property_counts", "lead_counts", "property_days", "lead_days", "date_order_exceptions",
+  "property_date_pairs", "lead_date_pairs",
 ] as const;
 
 /** Every row of a table in a fixed order, as one string: equal dumps mean equal contents. */
@@ -41,6 +42,7 @@ export function dumpTable(db: Database, table: string): string {
   const order =
     table === "photos" ? "property_id, position"
     : table.endsWith("_counts") || table.endsWith("_days") ? "1, 2, 3, 4"
+    : table.endsWith("_date_pairs") ? "1, 2, 3"
     : table === "date_order_exceptions" ? "entity"
     : "rowid";
   return JSON.stringify(db.query(`SELECT * FROM ${table} ORDER BY ${order}`).values());

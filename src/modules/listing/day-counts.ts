@@ -64,7 +64,7 @@ export function dayPlanFor(catalog: EntityCatalog, query: ListQuery, kind?: "cre
   };
 }
 
-type Prepare = (shape: string, build: () => string) => Statement;
+export type Prepare = (shape: string, build: () => string) => Statement;
 
 export class DayCounts {
   constructor(
@@ -136,7 +136,7 @@ export function totalOf(days: readonly DayCount[]): number {
  * Null when the list has fewer rows than that.
  */
 export function startOf(
-  plan: DayPlan,
+  plan: Pick<DayPlan, "column" | "after" | "before">,
   days: readonly DayCount[],
   offset: number,
   descending: boolean,

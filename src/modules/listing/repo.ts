@@ -7,6 +7,7 @@ import type { Tenant } from "../../db/tenants.ts";
 import { DayCounts, dayPlanFor, dayReader, startOf, totalOf, type DayCount, type DayPlan } from "./day-counts.ts";
 import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
+import { DatePairs, pairPlanFor } from "./date-pairs.ts";
 import type { ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
@@ -20,6 +21,7 @@ export const DEEP_OFFSET = 1_000;
 export class ListingRepo {
   private readonly statements = new Map<string, Statement>();
   private readonly dayCounts: DayCounts;
+  private readonly datePairs: DatePairs;
 
   constructor(
     private readonly tenant: Tenant,
@@ -28,6 +30,7 @@ export class ListingRepo {
     private readonly deepOffset = DEEP_OFFSET,
   ) {
     this.dayCounts = new DayCounts(catalog, (shape, build) => this.prepare(shape, build));
+    this.datePairs = new DatePairs(catalog, (shape, build) => this.prepare(shape, build));
   }
 
   private prepare(shape: string, build: () => string): Statement {
@@ -87,8 +90,9 @@ export class ListingRepo {
 
   /**
    * The page at `offset` (rows in, of `total`). Near the top it is read from the list's
-   * beginning; deeper, from the day it starts on (day counters of the sort date), or, for a
-   * date filter on the other date, through the run of rows that all match it (date-order.ts).
+   * beginning; deeper, from the day it starts on: found with the day counters of the sort
+   * date, or, for a date filter on the other date, with the date pairs (date-pairs.ts) or,
+   * beside an equality filter, through the run of rows that all match it (date-order.ts).
    */
   private pageRows(query: ListQuery, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
     const bound = impliedSortBound(this.catalog, query);
@@ -98,6 +102,11 @@ export class ListingRepo {
     const plan = dayPlanFor(this.catalog, query, sortKindOf(query));
     if (plan !== null) {
       const found = startOf(plan, days(plan), offset, descending);
+      return found === null ? [] : this.rowsFrom(query, [...implied, found.start], found.skip);
+    }
+    const pairs = pairPlanFor(this.catalog, query);
+    if (pairs !== null) {
+      const found = startOf({ column: pairs.sortColumn, after: null, before: null }, this.datePairs.days(pairs), offset, descending);
       return found === null ? [] : this.rowsFrom(query, [...implied, found.start], found.skip);
     }
     const candidate = matchingRunOf(this.catalog, query);

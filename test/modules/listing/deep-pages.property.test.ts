@@ -237,30 +237,35 @@ describe("lists when many records share a few days", () => {
 
   test("pages around the first row of a trailing run of rows that all match", async () => {
     // updatedAfter=X under createdAt: rows created after X all match, and come last; likewise
-    // createdBefore=X under -updatedAt with rows updated before X. X on the crowded day.
+    // createdBefore=X under -updatedAt with rows updated before X. X on the crowded day. Alone
+    // the filter goes through the date pairs, beside a status through the run (date-order.ts).
     const X = (db.query("SELECT created_at FROM properties WHERE rowid % 3 = 0 ORDER BY created_at LIMIT 1 OFFSET 150").values()[0] as [string])[0];
     const runs = [
       { param: "updatedAfter", column: "updated_at", op: ">", sort: "createdAt", rest: "created_at <= ? AND updated_at > ?" },
       { param: "createdBefore", column: "created_at", op: "<", sort: "-updatedAt", rest: "updated_at >= ? AND created_at < ?" },
     ] as const;
     for (const entity of ["properties", "leads"] as const) {
-      for (const run of runs) {
-        const visible = entity === "properties" ? "is_published = 1 AND " : "";
-        const rest = (db.query(`SELECT count(*) FROM ${entity} WHERE ${visible}${run.rest}`).values(X, X)[0] as [number])[0];
-        expect(rest).toBeGreaterThan(25); // past the shallow repository's deep offset
-        for (const rowOffset of [rest - 2, rest - 1, rest, rest + 1, rest + 4]) {
-          // With limit 1, page n starts at row n - 1.
-          const c: Case = {
-            entity,
-            filter: null,
-            dates: [{ param: run.param, column: run.column, op: run.op, value: X }],
-            sort: run.sort,
-            limit: 1,
-            page: rowOffset + 1,
-          };
-          const want = expected(c);
-          expect(fromShallowRepo(c)).toEqual(want);
-          expect(await actual(c)).toEqual(want);
+      const commonest = db.query(`SELECT status FROM ${entity} GROUP BY status ORDER BY count(*) DESC LIMIT 1`).values()[0] as [string];
+      for (const filter of [null, { param: "status", column: "status", value: commonest[0] }]) {
+        for (const run of runs) {
+          const where = [entity === "properties" ? "is_published = 1" : "1 = 1", run.rest, filter ? "status = ?" : "1 = 1"].join(" AND ");
+          const params = filter ? [X, X, filter.value] : [X, X];
+          const rest = (db.query(`SELECT count(*) FROM ${entity} WHERE ${where}`).values(...params)[0] as [number])[0];
+          expect(rest).toBeGreaterThan(25); // past the shallow repository's deep offset
+          for (const rowOffset of [rest - 2, rest - 1, rest, rest + 1, rest + 4]) {
+            // With limit 1, page n starts at row n - 1.
+            const c: Case = {
+              entity,
+              filter,
+              dates: [{ param: run.param, column: run.column, op: run.op, value: X }],
+              sort: run.sort,
+              limit: 1,
+              page: rowOffset + 1,
+            };
+            const want = expected(c);
+            expect(fromShallowRepo(c)).toEqual(want);
+            expect(await actual(c)).toEqual(want);
+          }
         }
       }
     }
