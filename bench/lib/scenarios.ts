@@ -36,13 +36,13 @@ export interface Discovered {
   propertyType: string;
   highlight: string;
   code: string;
-  propertiesMidCreated: string;
-  propertiesMidUpdated: string;
+  /** Per date filter of the properties list, a bound that 60 % of the listings pass. */
+  propertyBounds: Record<"createdAfter" | "createdBefore" | "updatedAfter" | "updatedBefore", string>;
   leadsMidCreated: string;
   head: number;
 }
 
-type Page<T> = { data: T[]; meta: { head?: number } };
+type Page<T> = { data: T[]; meta: { head?: number; total?: number } };
 
 function midpoint(a: string, b: string): string {
   return new Date((Date.parse(a) + Date.parse(b)) / 2).toISOString();
@@ -54,6 +54,18 @@ async function midDate(base: string, token: string, entity: string, field: "crea
   const [last] = (await getJson<Page<Record<string, string>>>(base, token, `${path}-${field}`)).data;
   if (!first || !last) throw new Error(`no ${entity} to take dates from`);
   return midpoint(first[field]!, last[field]!);
+}
+
+/**
+ * The date of the row `share` of the way through the list in ascending order of `field`: so
+ * that a filter keeps the same share of rows at any dataset size, and page 5000 exists at 1M.
+ */
+async function dateAtShare(base: string, token: string, entity: string, field: "createdAt" | "updatedAt", share: number): Promise<string> {
+  const path = `/v1/${entity}?fields=${field}&limit=1&sort=${field}`;
+  const total = (await getJson<Page<unknown>>(base, token, path)).meta.total ?? 0;
+  const [row] = (await getJson<Page<Record<string, string>>>(base, token, `${path}&page=${Math.floor(total * share) + 1}`)).data;
+  if (!row) throw new Error(`no ${entity} to take dates from`);
+  return row[field]!;
 }
 
 export async function discover(base: string, token: string): Promise<Discovered> {
@@ -71,8 +83,12 @@ export async function discover(base: string, token: string): Promise<Discovered>
     // A middle tier rather than the first: the first is usually the most common one.
     highlight: highlights[Math.min(1, highlights.length - 1)]!,
     code: withCode.code,
-    propertiesMidCreated: await midDate(base, token, "properties", "createdAt"),
-    propertiesMidUpdated: await midDate(base, token, "properties", "updatedAt"),
+    propertyBounds: {
+      createdAfter: await dateAtShare(base, token, "properties", "createdAt", 0.4),
+      createdBefore: await dateAtShare(base, token, "properties", "createdAt", 0.6),
+      updatedAfter: await dateAtShare(base, token, "properties", "updatedAt", 0.4),
+      updatedBefore: await dateAtShare(base, token, "properties", "updatedAt", 0.6),
+    },
     leadsMidCreated: await midDate(base, token, "leads", "createdAt"),
     head: feed.meta.head,
   };
@@ -145,10 +161,10 @@ export function filterQueries(d: Discovered): FilterQuery[] {
     ["propertyType", `propertyType=${q(d.propertyType)}`],
     ["highlight", `highlight=${q(d.highlight)}`],
     ["code", `code=${q(d.code)}`],
-    ["createdAfter", `createdAfter=${q(d.propertiesMidCreated)}`],
-    ["createdBefore", `createdBefore=${q(d.propertiesMidCreated)}`],
-    ["updatedAfter", `updatedAfter=${q(d.propertiesMidUpdated)}`],
-    ["updatedBefore", `updatedBefore=${q(d.propertiesMidUpdated)}`],
+    ["createdAfter", `createdAfter=${q(d.propertyBounds.createdAfter)}`],
+    ["createdBefore", `createdBefore=${q(d.propertyBounds.createdBefore)}`],
+    ["updatedAfter", `updatedAfter=${q(d.propertyBounds.updatedAfter)}`],
+    ["updatedBefore", `updatedBefore=${q(d.propertyBounds.updatedBefore)}`],
     ["sort=createdAt", "sort=createdAt"],
     ["sort=-createdAt", "sort=-createdAt"],
     ["sort=updatedAt", "sort=updatedAt"],
