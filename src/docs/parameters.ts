@@ -101,7 +101,8 @@ export function listParameters(catalog: EntityCatalog, query: string, sample: Js
       required: false,
       description:
         "Order of the records; `-` means newest first. Ties are broken by id, so pages never overlap or skip. " +
-        "With `updatedAfter`/`updatedBefore`, sort by `updatedAt` (and by `createdAt` with the created filters): " +
+        "When a date filter is combined with `status` (or, for properties, `operationType`, `propertyType` or `highlight`), " +
+        "sort by the filtered date (`updatedAt` with `updatedAfter`/`updatedBefore`, `createdAt` with the created filters): " +
         "every page, however deep, then costs the same on a database of any size.",
       schema: { type: "string", enum: [...SORTS], default: "-createdAt" },
       example: "-createdAt",

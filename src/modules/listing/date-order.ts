@@ -9,7 +9,8 @@
 // - every record created after `updatedAfter=X` matches it, and every record updated before
 //   `createdBefore=X` matches it: under the other date's order these records make one run at
 //   an end of the list, counted by that date's per-day counters, so a deep page inside the run
-//   is located like any other deep page (day-counts.ts), and one past it starts at X.
+//   is located like any other deep page (day-counts.ts), and one past it starts at X. Used
+//   beside an equality filter; without one the date pairs locate every deep page (date-pairs.ts).
 // A feed can still carry records updated before they were created; while one is stored these
 // shortcuts are off and such lists are read the plain way, just as exactly.
 import type { EntityCatalog } from "../../catalog/index.ts";

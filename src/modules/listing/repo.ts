@@ -88,39 +88,47 @@ export class ListingRepo {
       .deferred();
   }
 
-  /**
-   * The page at `offset` (rows in, of `total`). Near the top it is read from the list's
-   * beginning; deeper, from the day it starts on: found with the day counters of the sort
-   * date, or, for a date filter on the other date, with the date pairs (date-pairs.ts) or,
-   * beside an equality filter, through the run of rows that all match it (date-order.ts).
-   */
+  /** The page at `offset` (rows in, of `total`). */
   private pageRows(query: ListQuery, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
-    if (offset < this.deepOffset) return this.rowsFrom(query, implied, offset);
+    const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
+    return start === null ? [] : this.rowsFrom(query, [...implied, ...start.bounds], start.skip);
+  }
+
+  /**
+   * Where a deep page starts: the bounds that start the list on the day it is in and the rows
+   * of that day to skip, found with the day counters of the sort date, or, for a date filter on
+   * the other date, with the date pairs (date-pairs.ts) or, beside an equality filter, through
+   * the run of rows that all match it (date-order.ts). Otherwise the rows before it are walked.
+   * Null when the list is shorter than `offset`.
+   */
+  private deepStart(
+    query: ListQuery,
+    offset: number,
+    total: number,
+    days: (plan: DayPlan) => DayCount[],
+  ): { bounds: Bound[]; skip: number } | null {
     const descending = query.sort.startsWith("-");
+    const onItsDay = (plan: Pick<DayPlan, "column" | "after" | "before">, counts: DayCount[], at: number) => {
+      const found = startOf(plan, counts, at, descending);
+      return found === null ? null : { bounds: [found.start], skip: found.skip };
+    };
+    const walk = { bounds: [], skip: offset };
+
     const plan = dayPlanFor(this.catalog, query, sortKindOf(query));
-    if (plan !== null) {
-      const found = startOf(plan, days(plan), offset, descending);
-      return found === null ? [] : this.rowsFrom(query, [...implied, found.start], found.skip);
-    }
+    if (plan !== null) return onItsDay(plan, days(plan), offset);
     const pairs = pairPlanFor(this.catalog, query);
-    if (pairs !== null) {
-      const found = startOf({ column: pairs.sortColumn, after: null, before: null }, this.datePairs.days(pairs), offset, descending);
-      return found === null ? [] : this.rowsFrom(query, [...implied, found.start], found.skip);
-    }
-    const candidate = matchingRunOf(this.catalog, query);
-    const run = candidate !== null && this.datesInOrder() ? candidate : null;
-    if (run === null) return this.rowsFrom(query, implied, offset);
+    if (pairs !== null) return onItsDay({ column: pairs.sortColumn, after: null, before: null }, this.datePairs.days(pairs), offset);
+    const run = matchingRunOf(this.catalog, query);
+    if (run === null || !this.datesInOrder()) return walk;
     const runDays = days(run.plan);
     const inRun = totalOf(runDays);
     // A leading run: the page is in it, or past it in the rest (walked from the run's end).
     // A trailing one: the page is in the rest (walked from the top), or in the run.
-    if (run.leading && offset >= inRun) return this.rowsFrom(query, [...implied, run.rest], offset - inRun);
+    if (run.leading && offset >= inRun) return { bounds: [run.rest], skip: offset - inRun };
     const runOffset = run.leading ? offset : offset - (total - inRun);
-    if (runOffset < 0) return this.rowsFrom(query, implied, offset);
-    const found = startOf(run.plan, runDays, runOffset, descending);
-    return found === null ? [] : this.rowsFrom(query, [...implied, found.start], found.skip);
+    return runOffset < 0 ? walk : onItsDay(run.plan, runDays, runOffset);
   }
 
   /** Whether no record of the entity was last updated before it was created (schema 3's count). */
