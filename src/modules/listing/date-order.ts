@@ -15,10 +15,8 @@
 // shortcuts are off and such lists are read the plain way, just as exactly.
 import type { EntityCatalog } from "../../catalog/index.ts";
 import type { Bound } from "./bounds.ts";
-import { dayPlanFor, type DayPlan } from "./day-counts.ts";
+import { dayPlanFor, type DateKind, type DayPlan } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";
-
-export type DateKind = "created" | "updated";
 
 export function sortKindOf(query: ListQuery): DateKind {
   return query.sort.endsWith("updatedAt") ? "updated" : "created";

@@ -7,8 +7,8 @@
 // counted in the updated index (ten days of rows at most). That gives the matching rows per
 // day of the order, and so the day a deep page starts on (startOf), as for any other list.
 import type { EntityCatalog } from "../../catalog/index.ts";
-import type { DayCount, Prepare } from "./day-counts.ts";
-import { sortKindOf, type DateKind } from "./date-order.ts";
+import { dateColumnOf, type DateKind, type DayCount, type Prepare } from "./day-counts.ts";
+import { sortKindOf } from "./date-order.ts";
 import type { ListQuery } from "./params.ts";
 
 /** Past every date that starts with a given prefix. */
@@ -30,7 +30,7 @@ export function pairPlanFor(catalog: EntityCatalog, query: ListQuery): PairPlan 
   if (query.filters.length > 0 || query.dates.length !== 1) return null;
   const { spec, value } = query.dates[0]!;
   const kind = sortKindOf(query);
-  const sortColumn = kind === "updated" ? "updated_at" : "created_at";
+  const sortColumn = dateColumnOf(kind);
   if (spec.column === sortColumn) return null;
   return { kind, sortColumn: `${catalog.alias}.${sortColumn}`, filterColumn: `${catalog.alias}.${spec.column}`, op: spec.op, value };
 }

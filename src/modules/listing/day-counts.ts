@@ -12,8 +12,15 @@ import type { EntityCatalog } from "../../catalog/index.ts";
 import type { Bound } from "./bounds.ts";
 import type { ListQuery } from "./params.ts";
 
+export type DateKind = "created" | "updated";
+
+/** The column of a date kind. */
+export function dateColumnOf(kind: DateKind): "created_at" | "updated_at" {
+  return kind === "updated" ? "updated_at" : "created_at";
+}
+
 export interface DayPlan {
-  kind: "created" | "updated";
+  kind: DateKind;
   /** The date column the days are of, as SQL over the entity's alias. */
   column: string;
   /** `dim` and `value` of the counters: both '' for every visible record. */
@@ -38,13 +45,13 @@ const END_OF_DAY = "~";
  * that has day counters, and date bounds on at most one column. `kind` asks for days of that
  * column (a page's sort); null when the query's dates are on the other one.
  */
-export function dayPlanFor(catalog: EntityCatalog, query: ListQuery, kind?: "created" | "updated"): DayPlan | null {
+export function dayPlanFor(catalog: EntityCatalog, query: ListQuery, kind?: DateKind): DayPlan | null {
   if (query.filters.length > 1) return null;
   const filter = query.filters[0];
   if (filter !== undefined && filter.spec.dayDimension === undefined) return null;
   const columns = new Set(query.dates.map((d) => d.spec.column));
   if (columns.size > 1) return null;
-  const column = [...columns][0] ?? (kind === "updated" ? "updated_at" : "created_at");
+  const column = [...columns][0] ?? dateColumnOf(kind ?? "created");
   const planKind = column === "updated_at" ? "updated" : "created";
   if (kind !== undefined && kind !== planKind) return null;
   let after: string | null = null;

@@ -4,7 +4,7 @@ import type { Statement } from "bun:sqlite";
 import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
 import { projection } from "../../catalog/sql.ts";
 import type { Tenant } from "../../db/tenants.ts";
-import { DayCounts, dayPlanFor, dayReader, startOf, totalOf, type DayCount, type DayPlan } from "./day-counts.ts";
+import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type DayCount, type DayPlan } from "./day-counts.ts";
 import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
@@ -147,7 +147,7 @@ export class ListingRepo {
     const names = query.fields.map((f) => f.name).join(",");
     // The SQL is built from catalogue entries only, so the WHERE text itself names the shape.
     const statement = this.prepare(`page|${names}|${query.sort}|${where.sql}`, () => {
-      const column = sortKindOf(query) === "updated" ? "updated_at" : "created_at";
+      const column = dateColumnOf(sortKindOf(query));
       const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
       return (
         `SELECT ${projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql} ` +
