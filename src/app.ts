@@ -20,7 +20,10 @@ export interface AppDeps {
   logger: Logger;
   /** Where the TCP peer address comes from; tests pass their own. */
   peerAddress?: PeerAddress;
-  /** Request metrics for GET /metrics; absent: a new registry; null: not recorded (benchmarks). */
+  /**
+   * The server's metrics (GET /metrics); absent: a new registry; null: a new registry that
+   * records no request metrics (`--no-metrics`).
+   */
   metrics?: MetricsRegistry | null;
 }
 
@@ -41,10 +44,10 @@ function methodTable(routes: readonly { method: string; path: string }[]) {
 
 export function createApp(deps: AppDeps) {
   const { runtime, logger } = deps;
-  const metrics = deps.metrics === undefined ? new MetricsRegistry() : deps.metrics;
+  const metrics = deps.metrics ?? new MetricsRegistry({ requests: deps.metrics !== null });
   let methods: ReturnType<typeof methodTable> | null = null;
   const app = new Elysia({ name: "partner-api" })
-    .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, metrics }))
+    .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, requests: metrics.requests }))
     .use(
       errorHandler({
         logger,

@@ -2,6 +2,7 @@
 // so one fsync. Each write runs in its own savepoint, so one that fails is undone alone and its
 // neighbours still commit; every promise settles only after the COMMIT has returned.
 import type { Database, Statement } from "bun:sqlite";
+import { recordGroupCommit } from "../metrics/storage.ts";
 
 type Work<T> = (db: Database) => T;
 
@@ -74,10 +75,12 @@ export class GroupCommitWriter {
     }
     const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (jobs === this.queue) this.queue = [];
+    const gatheredSince = this.gatheringSince;
     this.scheduled = false;
     if (this.queue.length > 0) this.startBatch();
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    const beganAt = this.now();
     try {
       this.begin.run();
       for (const job of jobs) {
@@ -92,6 +95,7 @@ export class GroupCommitWriter {
         }
       }
       this.commit.run();
+      recordGroupCommit(jobs.length, beganAt - gatheredSince, this.now() - beganAt);
     } catch (error) {
       // The transaction itself failed (disk full, read-only file…): nothing of it is kept.
       if (this.db.inTransaction) {
