@@ -4,6 +4,7 @@
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
 //                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters]
+//                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -33,6 +34,7 @@ const { values: flags } = parseArgs({
     connections: { type: "string", default: "50" },
     retries: { type: "string", default: "1" },
     only: { type: "string" },
+    compare: { type: "string" },
   },
 });
 
@@ -56,6 +58,8 @@ const settings: RunSettings = {
   serverCore: SERVER_CORE,
   loadCore: LOAD_CORE,
 };
+/** Another build of the product, measured beside this one on every read scenario (before/after a change). */
+const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 const runId = Date.now().toString(36);
@@ -131,7 +135,9 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     note(product.command);
     let token = await issueToken(product.base);
     const found = await discover(product.base, token);
-    const list = scenarios(found).filter((s) => wanted(s.id));
+    const list = scenarios(found)
+      .filter((s) => wanted(s.id))
+      .map((s) => (compareBinary !== null && s.targets.includes("product") && !s.writes ? { ...s, targets: [...s.targets, "compare" as const] } : s));
     const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
     log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
 
@@ -144,6 +150,12 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       if (!list.some((s) => s.targets.includes(target))) continue;
       servers[target] = await startLimiterSwitch(dataset, db, limiter);
       tokens[target] = await issueToken(servers[target].base);
+    }
+    if (compareBinary !== null) {
+      const comparePort = freePort();
+      servers.compare = await startServer({ name: "compare", argv: sandboxArgv(db, comparePort, compareBinary), core: SERVER_CORE, port: comparePort, logFile: join(OUT, `compare-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+      note(servers.compare.command);
+      tokens.compare = await issueToken(servers.compare.base);
     }
     const tokenFor = (target: Target) => tokens[target] ?? token;
 
@@ -237,9 +249,11 @@ async function main(): Promise<void> {
     results,
     durationS: (performance.now() - started) / 1000,
   });
-  writeFileSync(join(ROOT, "bench/RESULTS.md"), report);
+  // A partial run (--only, --compare) must not replace the full run's RESULTS.md.
+  const reportPath = only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
+  writeFileSync(reportPath, report);
   writeFileSync(join(OUT, `results-${runId}.json`), JSON.stringify(results, null, 1));
-  log(`${verdictTable(results)}\n\nwrote bench/RESULTS.md (and raw figures in bench/out/results-${runId}.json)`);
+  log(`${verdictTable(results)}\n\nwrote ${reportPath.replace(ROOT + "/", "")} (and raw figures in bench/out/results-${runId}.json)`);
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -97,6 +97,6 @@ export function removeDatabase(path: string): void {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
 }
 
-export function sandboxArgv(db: string, port: number): string[] {
-  return [BINARY, "sandbox", "--port", String(port), "--db", db, "--rate-limit", "1000000000"];
+export function sandboxArgv(db: string, port: number, binary = BINARY): string[] {
+  return [binary, "sandbox", "--port", String(port), "--db", db, "--rate-limit", "1000000000"];
 }

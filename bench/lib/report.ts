@@ -34,6 +34,7 @@ const SERVER_NAME: Record<Target, string> = {
   baseline: "commit-per-request",
   "limiter-on": "product from source, limiter on",
   "limiter-off": "product from source, limiter off",
+  compare: "product, the --compare build",
 };
 const TARGETS = Object.keys(SERVER_NAME) as Target[];
 
@@ -42,7 +43,7 @@ function scenarioRows(result: ScenarioResult): string[][] {
   return TARGETS.flatMap((target) => {
     const samples = result.samples[target];
     if (!samples || samples.length === 0) return [];
-    const vs = target === "product" && ceiling;
+    const vs = (target === "product" || target === "compare") && ceiling;
     return [
       [
         target === result.scenario.targets[0] ? `**${result.scenario.id}**` : "",

@@ -2,10 +2,11 @@
 export const HELP = `partner-api: the Partner API of a real-estate agency, one executable with its storage.
 
 Usage:
-  partner-api sandbox [--port P] [--db FILE] [--rate-limit N] [--reset] [--no-metrics]
+  partner-api sandbox [--port P] [--host H] [--db FILE] [--rate-limit N] [--reset] [--no-metrics]
       Serve fictitious data with the published sandbox credentials
       (pk_sandbox_demo / sk_sandbox_demo). Builds FILE (default data/sandbox.sqlite) if missing.
-  partner-api serve [--config FILE] [--port P] [--no-metrics]
+      Listens on 127.0.0.1 unless --host says otherwise (--host 0.0.0.0 in a container).
+  partner-api serve [--config FILE] [--port P] [--host H] [--no-metrics]
       Serve production from a config file (default ./config.json). SIGHUP reloads it.
       --no-metrics stops recording request metrics (GET /metrics keeps database sizes).
   partner-api seed --out FILE [--properties N] [--leads N] [--seed S] [--as-of ISO] [--force]
@@ -25,5 +26,6 @@ Usage:
   partner-api --version | --help
 
 Port: --port, else the PORT environment variable, else the config's "port", else 8080.
+A port already in use is an error (exit 1), never shared with the server already there.
 Exit codes: 0 success, 1 failure (import: rejected listings), 2 bad flags or config.
 `;

@@ -2,13 +2,14 @@
 import { loadConfigFile } from "../config/load.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
-import { choosePort, parseFlags } from "./args.ts";
+import { choosePort, hostFlag, parseFlags } from "./args.ts";
 import { startServer } from "./server.ts";
 
 export function serveCommand(args: string[]): void {
   const { values } = parseFlags(args, {
     config: { type: "string" },
     port: { type: "string" },
+    host: { type: "string" },
     "no-metrics": { type: "boolean" },
   });
   const configPath = values.config ?? "./config.json";
@@ -25,7 +26,7 @@ export function serveCommand(args: string[]): void {
     runtime,
     logger,
     port,
-    host: config.host,
+    host: hostFlag(values.host) ?? config.host,
     reload: () => loadConfigFile(configPath),
     metrics: values["no-metrics"] !== true,
   });

@@ -54,7 +54,8 @@ export function authorize(runtime: Runtime, request: Request, state: RequestStat
   const token = bearerToken(request.headers.get("authorization"));
   const claims = token === null ? null : runtime.tokens.verify(token);
   const client = claims === null ? undefined : runtime.config.clients.get(claims.sub);
-  if (client === undefined) {
+  // A token issued under a key or secret the client no longer has is no token (CONTRACT §5).
+  if (client === undefined || !runtime.tokens.isBoundTo(claims!, client)) {
     refuseThrottledAddress(runtime, ip, headers);
     failAuthentication(runtime, ip, headers, "INVALID_TOKEN");
   }

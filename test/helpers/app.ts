@@ -16,6 +16,17 @@ export const JWT_SECRET = "test-secret-that-is-long-enough-0123456789";
 export const PEER_HEADER = "x-test-peer";
 export const DEFAULT_PEER = "203.0.113.10";
 
+/**
+ * app.handle as a request from the network meets the server: in a turn of the event loop of
+ * its own. The server asks SQLite whether anything was committed once per turn (see Tenant),
+ * so a test that writes through another connection and then asks must let a turn pass, as
+ * every real request does.
+ */
+export async function handleInNewTurn(app: { handle(request: Request): Promise<Response> }, request: Request): Promise<Response> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return app.handle(request);
+}
+
 export class FakeClock {
   constructor(public ms = Date.parse("2026-06-01T12:00:00.000Z")) {}
   now(): number {
@@ -110,7 +121,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   const request = (path: string, init: RequestInit & { peer?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (!headers.has(PEER_HEADER)) headers.set(PEER_HEADER, init.peer ?? DEFAULT_PEER);
-    return app.handle(new Request(`http://localhost${path}`, { ...init, headers }));
+    return handleInNewTurn(app, new Request(`http://localhost${path}`, { ...init, headers }));
   };
   const token = async (who: TestClient, peer?: string) => {
     const response = await request("/v1/auth/token", {
