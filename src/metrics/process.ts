@@ -6,6 +6,25 @@ import { collectDefaultMetrics, Counter, Registry } from "prom-client";
 
 export const processRegistry = new Registry();
 
+/**
+ * Default metrics Bun cannot feed, left out rather than shown empty or at zero for ever: Bun
+ * emits no `gc` performance entries (collections are counted below instead), reports no
+ * libuv handles, requests or async resources, and has no V8 heap spaces (the heap's size is
+ * in nodejs_heap_size_*_bytes).
+ */
+const UNFED_ON_BUN = [
+  "nodejs_gc_duration_seconds",
+  "nodejs_active_handles",
+  "nodejs_active_handles_total",
+  "nodejs_active_requests",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources",
+  "nodejs_active_resources_total",
+  "nodejs_heap_space_size_total_bytes",
+  "nodejs_heap_space_size_used_bytes",
+  "nodejs_heap_space_size_available_bytes",
+];
+
 let started = false;
 /** Held here: a FinalizationRegistry nothing refers to is itself collected, and falls silent. */
 let gcSentinels: FinalizationRegistry<null> | null = null;
@@ -18,9 +37,7 @@ export function startProcessMetrics(): void {
   if (started) return;
   started = true;
   collectDefaultMetrics({ register: processRegistry });
-  // Bun emits no `gc` performance entries, so prom-client's GC histogram would stay empty for
-  // ever and tell an operator nothing; garbage collections are counted below instead.
-  processRegistry.removeSingleMetric("nodejs_gc_duration_seconds");
+  for (const name of UNFED_ON_BUN) processRegistry.removeSingleMetric(name);
   countGarbageCollections();
 }
 

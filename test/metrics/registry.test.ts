@@ -163,8 +163,23 @@ describe("the process", () => {
     expect(sampleValue(parseExposition(text), "process_resident_memory_bytes", {})).toBeGreaterThan(0);
   });
 
-  test("the GC histogram Bun never feeds is left out rather than shown empty", async () => {
-    expect(familyTypes(await new MetricsRegistry().render(FACTS)).has("nodejs_gc_duration_seconds")).toBe(false);
+  test("default metrics Bun never feeds are left out rather than shown empty or at zero", async () => {
+    const names = [...familyTypes(await new MetricsRegistry().render(FACTS)).keys()];
+    expect(names.filter((name) => name === "nodejs_gc_duration_seconds" || name.startsWith("nodejs_active_") || name.startsWith("nodejs_heap_space_"))).toEqual([]);
+  });
+
+  test("every family declared in a scrape has samples", async () => {
+    const text = await new MetricsRegistry().render(FACTS);
+    const sampled = new Set(parseExposition(text).map((s) => s.name.replace(/_(bucket|sum|count)$/, "")));
+    const empty = [...familyTypes(text).keys()].filter((name) => !sampled.has(name));
+    // Families labelled by route, client or database get samples with their first request or
+    // database; every other family always has samples.
+    expect(empty.sort()).toEqual([
+      "partner_api_database_size_bytes",
+      "partner_api_http_request_duration_seconds",
+      "partner_api_http_requests_total",
+      "partner_api_rate_limited_total",
+    ]);
   });
 
   test("a garbage collection is counted", async () => {

@@ -3,11 +3,11 @@
 // trip the 5xx alerts by closing sockets. Driven through a real socket against the compiled binary.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENT_CLOSED_REQUEST } from "../../src/metrics/requests.ts";
 import { ensureBinary, sandboxToken, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { hangUpMidBody } from "../helpers/hang-up.ts";
 import { parseExposition, sampleValue, type Sample } from "../metrics/parse.ts";
 
 let dir: string;
@@ -15,32 +15,6 @@ let server: RunningBinary;
 let token: string;
 let logLines: Record<string, unknown>[] = [];
 let samples: Sample[] = [];
-
-const PARTIAL_LEAD = '{"name":"Ana","email":"ana@example.com","pho';
-
-/** Sends the request head and `body`, then closes the socket without reading an answer. */
-function hangUpAfter(head: string, body: string): Promise<void> {
-  const { port, hostname } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => {
-      socket.write(head + body, () => {
-        // Give the server a moment to start reading the body before the hang-up.
-        setTimeout(() => {
-          socket.destroy();
-          resolve();
-        }, 100);
-      });
-    });
-    socket.on("error", reject);
-  });
-}
-
-function postHead(requestId: string, framing: string): string {
-  return (
-    `POST /v1/leads HTTP/1.1\r\nHost: ${new URL(server.url).host}\r\nAuthorization: Bearer ${token}\r\n` +
-    `Content-Type: application/json\r\nX-Request-Id: ${requestId}\r\n${framing}\r\n`
-  );
-}
 
 async function scrape() {
   return parseExposition(await (await fetch(`${server.url}/metrics`)).text());
@@ -54,8 +28,8 @@ beforeAll(async () => {
   server = await startBinary(ensureBinary(), ["sandbox", "--db", join(dir, "sandbox.sqlite")], dir, {}, { captureStdout: true });
   token = await sandboxToken(server.url);
 
-  await hangUpAfter(postHead("hangup-declared", "Content-Length: 400\r\n"), PARTIAL_LEAD);
-  await hangUpAfter(postHead("hangup-chunked", "Transfer-Encoding: chunked\r\n"), `${PARTIAL_LEAD.length.toString(16)}\r\n${PARTIAL_LEAD}\r\n`);
+  await hangUpMidBody(server.url, token, "hangup-declared", "Content-Length: 400\r\n");
+  await hangUpMidBody(server.url, token, "hangup-chunked", "Transfer-Encoding: chunked\r\n");
   // The server finishes with each request after the hang-up: wait until both are recorded.
   for (let i = 0; i < 100; i++) {
     samples = await scrape();
