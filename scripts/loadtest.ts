@@ -10,6 +10,7 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { findTool } from "../test/helpers/tools.ts";
 import { k6Candidates, REPORTS_DIR, reportEnv, ROOT, scenarioNames, scenarioPath, type ReportPaths } from "./loadtest/k6.ts";
+import { describeLoad, watchMachine, type MachineLoad } from "./loadtest/machine.ts";
 import { startSandbox, type Sandbox } from "./loadtest/sandbox.ts";
 
 const USAGE = `usage: bun run loadtest SCENARIO [--target URL] [--db FILE] [--pin] [--reports DIR] [-e NAME=VALUE]...
@@ -135,7 +136,8 @@ function stripSetupData(summaryPath: string): void {
   writeFileSync(summaryPath, JSON.stringify(summary, null, 2) + "\n");
 }
 
-async function runK6(k6: string, run: Invocation, baseUrl: string, paths: ReportPaths): Promise<number> {
+/** k6's exit code and the CPU seconds it used. */
+async function runK6(k6: string, run: Invocation, baseUrl: string, paths: ReportPaths): Promise<{ exitCode: number; cpuSeconds: number }> {
   const pin = run.pin ? ["taskset", "-c", String(K6_CORE)] : [];
   const argv = [...pin, k6, "run", "-e", `BASE_URL=${baseUrl}`, ...run.env.flatMap((setting) => ["-e", setting]), "--summary-export", paths.json, run.script];
   console.error(`loadtest: ${argv.map((a) => (a.includes(" ") ? JSON.stringify(a) : a)).join(" ")}`);
@@ -144,7 +146,9 @@ async function runK6(k6: string, run: Invocation, baseUrl: string, paths: Report
     env: { ...process.env, ...reportEnv(paths, run.scenario, process.env) },
     stdio: ["inherit", "inherit", "inherit"],
   });
-  return await proc.exited;
+  const exitCode = await proc.exited;
+  const usage = proc.resourceUsage();
+  return { exitCode, cpuSeconds: usage === undefined ? 0 : Number(usage.cpuTime.total) / 1e6 };
 }
 
 async function main(): Promise<number> {
@@ -163,6 +167,7 @@ async function main(): Promise<number> {
   const workDir = baseUrl === null ? mkdtempSync(join(tmpdir(), "pa-loadtest-")) : null;
   let sandbox: Sandbox | null = null;
   let exitCode: number;
+  let machineLoad: MachineLoad;
   try {
     if (workDir !== null) {
       const source = run.db ?? (existsSync(join(ROOT, "data/sandbox.sqlite")) ? join(ROOT, "data/sandbox.sqlite") : null);
@@ -173,7 +178,11 @@ async function main(): Promise<number> {
       sandbox = await startSandbox({ binary: BINARY, workDir, sourceDb: source, cpu: run.pin ? SERVER_CORE : null });
       console.error(`loadtest: sandbox serving at ${sandbox.url} (its /metrics is open while the run lasts)`);
     }
-    exitCode = await runK6(k6, run, baseUrl ?? sandbox!.url, paths);
+    const serverCpuBefore = sandbox?.cpuSeconds() ?? 0;
+    const machine = watchMachine();
+    const k6Run = await runK6(k6, run, baseUrl ?? sandbox!.url, paths);
+    exitCode = k6Run.exitCode;
+    machineLoad = machine.stop(k6Run.cpuSeconds + (sandbox === null ? 0 : sandbox.cpuSeconds() - serverCpuBefore));
     stripSetupData(paths.json);
     const scrape = await sandbox?.metrics();
     if (scrape) writeFileSync(paths.metrics, scrape);
@@ -187,6 +196,7 @@ async function main(): Promise<number> {
     if (existsSync(path)) console.error(`loadtest: ${what}: ${relative(process.cwd(), path)}`);
     else if (what === "HTML report") console.error("loadtest: no HTML report (k6 writes none for a run shorter than a few seconds)");
   }
+  console.error(`loadtest: ${describeLoad(machineLoad)}`);
   console.error(`loadtest: k6 exited ${exitCode}${exitCode === 99 ? " (a threshold failed)" : ""}`);
   return exitCode;
 }

@@ -2,6 +2,7 @@
 // a free loopback port, serving a copy of the data (the scripts create leads), with a rate
 // limit no scenario reaches, so a run measures the API and not the limiter.
 import { join } from "node:path";
+import { processCpuS } from "../../bench/lib/proc.ts";
 import { freePort, waitHealthy } from "../../test/helpers/binary.ts";
 
 /** Requests per minute: far beyond what k6 on this kind of machine can send. */
@@ -9,6 +10,8 @@ export const UNREACHABLE_RATE_LIMIT = 1_000_000_000;
 
 export interface Sandbox {
   url: string;
+  /** CPU seconds the server has used so far. */
+  cpuSeconds(): number;
   /** The scrape of GET /metrics (open on the sandbox), or null when it could not be read. */
   metrics(): Promise<string | null>;
   stop(): Promise<void>;
@@ -39,6 +42,8 @@ export async function startSandbox(options: { binary: string; workDir: string; s
   }
   return {
     url,
+    // taskset execs the binary, so the pid is the server's own.
+    cpuSeconds: () => processCpuS(proc.pid),
     async metrics() {
       try {
         const response = await fetch(`${url}/metrics`);
