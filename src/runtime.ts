@@ -32,6 +32,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** Told when the shared limits fall back to memory (true) and when they are back (false). */
   onRedisFallback?: (fallingBack: boolean) => void;
+  /** How often an unavailable Redis is asked again (default 1 s; tests shorten it). */
+  redisProbeEveryMs?: number;
 }
 
 export class Runtime {
@@ -78,6 +80,7 @@ export class Runtime {
       url: settings.url,
       logger: this.options.logger ?? silentLogger(),
       ...(this.options.onRedisFallback ? { onFallback: this.options.onRedisFallback } : {}),
+      ...(this.options.redisProbeEveryMs ? { probeEveryMs: this.options.redisProbeEveryMs } : {}),
     });
     this.shared = {
       settings,

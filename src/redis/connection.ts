@@ -7,7 +7,7 @@ import type { Logger } from "../logging.ts";
 
 /** How long a command may take before the request goes on without Redis. */
 export const COMMAND_TIMEOUT_MS = 250;
-const PROBE_EVERY_MS = 1_000;
+export const PROBE_EVERY_MS = 1_000;
 
 export class RedisTimeoutError extends Error {}
 
@@ -25,6 +25,8 @@ export interface RedisConnectionOptions {
   /** Told each time Redis becomes unavailable (true) or available again (false). */
   onFallback?: (fallingBack: boolean) => void;
   timeoutMs?: number;
+  /** How often an unavailable Redis is asked again (tests shorten it). */
+  probeEveryMs?: number;
 }
 
 export class RedisConnection {
@@ -35,10 +37,10 @@ export class RedisConnection {
 
   constructor(private readonly options: RedisConnectionOptions) {
     this.timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS;
-    // No offline queue: while disconnected a command fails at once instead of waiting.
+    // Commands sent while connecting wait in the client's queue (the first requests after a
+    // start); while Redis is marked unavailable none are sent but the probe's.
     this.client = new RedisClient(options.url, {
       connectionTimeout: this.timeoutMs * 4,
-      enableOfflineQueue: false,
       autoReconnect: true,
     });
     this.client.onclose = () => this.markDown("connection closed");
@@ -95,7 +97,7 @@ export class RedisConnection {
     this.up = false;
     this.options.logger.warn({ reason }, "redis unavailable: each process uses its own in-memory limits until it answers again");
     this.options.onFallback?.(true);
-    this.probing = setInterval(() => void this.probe(), PROBE_EVERY_MS);
+    this.probing = setInterval(() => void this.probe(), this.options.probeEveryMs ?? PROBE_EVERY_MS);
     this.probing.unref();
   }
 
