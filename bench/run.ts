@@ -12,7 +12,7 @@ import { capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
 import { describeMachine, loadAverage } from "./lib/machine.ts";
 import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
 import { freePort, killAll, startServer, type Server } from "./lib/proc.ts";
-import { DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
 import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
@@ -123,6 +123,13 @@ async function captureRoutes(product: Server, token: string, list: Scenario[]): 
 }
 
 async function runDataset(dataset: Dataset, version: string): Promise<DatasetResult> {
+  let seed: DatasetResult["seed"];
+  if (wanted("seed")) {
+    log(`[${dataset.label}] seeding the dataset afresh, timed …`);
+    seed = await measureSeed(dataset);
+    note(seed.command.replace(/seed-[^ ]+\.sqlite/, "FILE"));
+    log(`[${dataset.label}] seed: ${seed.seconds.toFixed(1)} s, peak RSS ${seed.peakRssMb.toFixed(0)} MiB`);
+  }
   const source = ensureDataset(dataset, log);
   note(seedCommand(dataset, source).join(" "));
   log(`[${dataset.label}] copying the dataset for this run …`);
@@ -206,7 +213,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     if (filters[0]) note(wrkCommandLine({ url: product.base + filters[0].query.path, script: "bearer.lua", connections: settings.connections, durationS: settings.filterDurationS, core: LOAD_CORE, env: { BENCH_TOKEN: "" } }) + "   # and so on for each filter query");
 
     const productSamples = [...results.flatMap((r) => r.samples.product ?? []), ...filters.flatMap((f) => f.warm)];
-    return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)) };
+    return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)), ...(seed ? { seed } : {}) };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
     removeDatabase(db);

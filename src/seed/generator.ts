@@ -84,6 +84,10 @@ function useBulkLoadPragmas(db: Database): void {
   db.run("PRAGMA foreign_keys = OFF");
   // Index builds at the end sort in a helper thread too.
   db.run("PRAGMA threads = 2");
+  // The index builds and the derived counters' GROUP BYs sort millions of rows: with temporary
+  // storage in memory (the served connection's setting) their sorters grew the seed past a
+  // gigabyte at 1M. In files, SQLite spills past the page cache and the OS keeps what fits.
+  db.run("PRAGMA temp_store = FILE");
 }
 
 function propertyValues(p: PropertyRecord): Value[] {

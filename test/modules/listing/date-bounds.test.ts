@@ -93,7 +93,8 @@ describe("any bound, to the nanosecond, answers exactly the records on its side"
           const expected = (["november", "december"] as const)
             .filter((which) => (before ? stamps[which] < exact : stamps[which] > exact))
             .map((which) => ids[entity][which]);
-          const window = filter.startsWith("created") ? { createdAfter: WINDOW.after, createdBefore: WINDOW.before } : { updatedAfter: WINDOW.after, updatedBefore: WINDOW.before };
+          const date = filter.startsWith("created") ? "created" : "updated";
+          const window: Record<string, string> = { [`${date}After`]: WINDOW.after, [`${date}Before`]: WINDOW.before };
           expect(await idsFor(entity, { ...window, [filter]: bound })).toEqual(expected);
         },
       ),
