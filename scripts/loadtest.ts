@@ -168,6 +168,7 @@ async function main(): Promise<number> {
   let sandbox: Sandbox | null = null;
   let exitCode: number;
   let machineLoad: MachineLoad;
+  let cpuShares: { seconds: number; k6: number; server: number | null };
   try {
     if (workDir !== null) {
       const source = run.db ?? (existsSync(join(ROOT, "data/sandbox.sqlite")) ? join(ROOT, "data/sandbox.sqlite") : null);
@@ -180,9 +181,12 @@ async function main(): Promise<number> {
     }
     const serverCpuBefore = sandbox?.cpuSeconds() ?? 0;
     const machine = watchMachine();
+    const started = performance.now();
     const k6Run = await runK6(k6, run, baseUrl ?? sandbox!.url, paths);
     exitCode = k6Run.exitCode;
-    machineLoad = machine.stop(k6Run.cpuSeconds + (sandbox === null ? 0 : sandbox.cpuSeconds() - serverCpuBefore));
+    const serverCpu = sandbox === null ? null : sandbox.cpuSeconds() - serverCpuBefore;
+    machineLoad = machine.stop(k6Run.cpuSeconds + (serverCpu ?? 0));
+    cpuShares = { seconds: (performance.now() - started) / 1000, k6: k6Run.cpuSeconds, server: serverCpu };
     stripSetupData(paths.json);
     const scrape = await sandbox?.metrics();
     if (scrape) writeFileSync(paths.metrics, scrape);
@@ -196,6 +200,8 @@ async function main(): Promise<number> {
     if (existsSync(path)) console.error(`loadtest: ${what}: ${relative(process.cwd(), path)}`);
     else if (what === "HTML report") console.error("loadtest: no HTML report (k6 writes none for a run shorter than a few seconds)");
   }
+  const share = (cpu: number) => `${((cpu / cpuShares.seconds) * 100).toFixed(0)} % of a core`;
+  console.error(`loadtest: k6 used ${share(cpuShares.k6)}${cpuShares.server === null ? "" : `, the sandbox ${share(cpuShares.server)}`}`);
   console.error(`loadtest: ${describeLoad(machineLoad)}`);
   console.error(`loadtest: k6 exited ${exitCode}${exitCode === 99 ? " (a threshold failed)" : ""}`);
   return exitCode;
