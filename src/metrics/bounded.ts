@@ -25,4 +25,8 @@ export class BoundedMap<V> {
     }
     return entry;
   }
+
+  values(): IterableIterator<V> {
+    return this.entries.values();
+  }
 }
