@@ -2,11 +2,12 @@
 // by route and method, 429s by client, authentication failures by code, leads created.
 // Recorded once per finished request (plugins/context.ts). Labels come only from route
 // templates, configured client ids and the closed error-code table, and every label set is
-// capped. prom-client's label children are looked up once and kept, so a warm request finds
-// its series in two map reads and allocates nothing.
+// capped. Each series is looked up once and kept, so a warm request finds it in two map reads
+// and allocates nothing; prom-client renders them.
 import { Counter, Histogram, type Registry } from "prom-client";
 import { BoundedMap } from "./bounded.ts";
 import { LATENCY_BUCKETS_SECONDS } from "./buckets.ts";
+import { histogramSeries, type HistogramSeries } from "./histogram-series.ts";
 
 /** The route label of requests no route matched (404s, 405s): never the raw path. */
 export const UNMATCHED_ROUTE = "unmatched";
@@ -38,7 +39,6 @@ const MAX_ROUTE_SERIES = 100;
 const MAX_CLIENT_SERIES = 1000;
 
 type CounterChild = ReturnType<Counter["labels"]>;
-type HistogramChild = ReturnType<Histogram["labels"]>;
 
 /** Requests of one route, method and status: counted here, handed to prom-client when scraped. */
 interface StatusCount {
@@ -48,18 +48,18 @@ interface StatusCount {
   child: CounterChild;
 }
 
-/** One route and method: its latency child, and its count per status (made on first use). */
+/** One route and method: its latency series, and its count per status (made on first use). */
 class RouteSeries {
   readonly statuses = new Map<number, StatusCount>();
-  readonly latency: HistogramChild;
+  readonly latency: HistogramSeries;
 
   constructor(
     private readonly requests: Counter,
-    latency: Histogram,
+    latency: Histogram<"route" | "method">,
     private readonly route: string,
     private readonly method: string,
   ) {
-    this.latency = latency.labels(route, method);
+    this.latency = histogramSeries(latency, { route, method });
   }
 
   count(status: number): void {
@@ -71,7 +71,7 @@ class RouteSeries {
 
 export class RequestMetrics {
   private readonly requests: Counter;
-  private readonly latency: Histogram;
+  private readonly latency: Histogram<"route" | "method">;
   private readonly rateLimited: Counter;
   private readonly authFailures = new Map<string, CounterChild>();
   private readonly leadsCreated: Counter;
