@@ -26,8 +26,10 @@ export interface ExportSummary {
   entity: ExportEntity;
   format: ExportFormat;
   exported: number;
-  /** Published properties left out of a VRSync feed because they have no code (ListingID is required). */
+  /** Published properties left out (none: every published property can be written). */
   skipped: number;
+  /** Of the VRSync listings, those written with their id as ListingID because they have no code. */
+  idAsListingId: number;
 }
 
 function selectSql(table: string, alias: string, json: string, visible: string, since: boolean): string {
@@ -55,18 +57,17 @@ export async function exportProperties(db: Database, format: ExportFormat, sink:
   const visible = "p.is_published = 1";
   const sql = selectSql("properties", "p", projection(PROPERTY_FIELDS), visible, since !== null);
   const countSql = `SELECT count(*) AS n FROM properties p WHERE ${visible}${since === null ? "" : " AND p.updated_at > ?"}`;
-  const summary: ExportSummary = { entity: "properties", format, exported: 0, skipped: 0 };
+  const summary: ExportSummary = { entity: "properties", format, exported: 0, skipped: 0, idAsListingId: 0 };
   if (format === "vrsync") await sink.write(vrsyncHeader("partner-api", (options.now?.() ?? new Date()).toISOString()));
   await eachRow(db, sql, countSql, since, async (json, total) => {
     if (format === "ndjson") {
       await sink.write(json + "\n");
     } else {
-      const listing = listingOfProjection(json);
-      if (listing.code === null) {
-        summary.skipped++;
-        return;
-      }
-      await sink.write(vrsyncListing(listing));
+      const { id, listing } = listingOfProjection(json);
+      // VRSync requires a ListingID; the id names a property without a code, and an import
+      // into the same database recognises it (rows.ts, byListingId).
+      if (listing.code === null) summary.idAsListingId++;
+      await sink.write(vrsyncListing({ ...listing, code: listing.code ?? id }));
     }
     if (++summary.exported % 1000 === 0) options.onProgress?.(summary.exported, total);
   });
@@ -79,7 +80,7 @@ export async function exportLeads(db: Database, sink: Sink, options: ExportOptio
   const since = options.since ?? null;
   const sql = selectSql("leads", "l", projection(LEAD_FIELDS), "1 = 1", since !== null);
   const countSql = `SELECT count(*) AS n FROM leads l${since === null ? "" : " WHERE l.updated_at > ?"}`;
-  const summary: ExportSummary = { entity: "leads", format: "ndjson", exported: 0, skipped: 0 };
+  const summary: ExportSummary = { entity: "leads", format: "ndjson", exported: 0, skipped: 0, idAsListingId: 0 };
   await eachRow(db, sql, countSql, since, async (json, total) => {
     await sink.write(json + "\n");
     if (++summary.exported % 1000 === 0) options.onProgress?.(summary.exported, total);

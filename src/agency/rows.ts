@@ -25,13 +25,16 @@ function contentValues(l: Listing): SqlValue[] {
 }
 
 /**
- * The listing inside a property's API JSON (the projection of PROPERTY_FIELDS): the API's shape
- * is the listing's shape plus what the database assigns. Only a listing with a code has one.
+ * The listing inside a property's API JSON (the projection of PROPERTY_FIELDS) and its id: the
+ * API's shape is the listing's shape plus what the database assigns. The code may be null
+ * (properties the sandbox seed made without one).
  */
-export function listingOfProjection(json: string): Listing {
-  const { id: _id, createdAt: _c, updatedAt: _u, isPublished: _p, ...content } = JSON.parse(json) as Record<string, unknown>;
-  return content as unknown as Listing;
+export function listingOfProjection(json: string): { id: string; listing: Listing } {
+  const { id, createdAt: _c, updatedAt: _u, isPublished: _p, ...content } = JSON.parse(json) as Record<string, unknown>;
+  return { id: id as string, listing: content as unknown as Listing };
 }
+
+type StoredRow = { published: number; updated_at: string; json: string };
 
 /** A stored property found by code: its identity, visibility and content as the API shows it. */
 export interface StoredListing {
@@ -51,7 +54,8 @@ export interface StoredPhoto {
 
 /** The prepared statements an import needs, built once per run. */
 export class PropertyRows {
-  private readonly find: Statement<{ id: string; published: number; updated_at: string; json: string }>;
+  private readonly findByCode: Statement<StoredRow>;
+  private readonly findCodelessById: Statement<StoredRow>;
   private readonly insert: Statement;
   private readonly update: Statement;
   private readonly republish: Statement;
@@ -60,9 +64,9 @@ export class PropertyRows {
   private readonly all: Statement[];
 
   constructor(db: Database) {
-    this.find = db.prepare(
-      `SELECT p.id AS id, p.is_published AS published, p.updated_at AS updated_at, ${projection(PROPERTY_FIELDS)} AS json FROM properties p WHERE p.code = ?`,
-    );
+    const stored = `SELECT p.is_published AS published, p.updated_at AS updated_at, ${projection(PROPERTY_FIELDS)} AS json FROM properties p`;
+    this.findByCode = db.prepare(`${stored} WHERE p.code = ?`);
+    this.findCodelessById = db.prepare(`${stored} WHERE p.id = ? AND p.code IS NULL`);
     this.insert = db.prepare(
       `INSERT INTO properties (id, created_at, updated_at, is_published, ${CONTENT_COLUMNS.join(", ")}) ` +
         `VALUES (?, ?, ?, 0, ${CONTENT_COLUMNS.map(() => "?").join(", ")})`,
@@ -73,13 +77,18 @@ export class PropertyRows {
     this.republish = db.prepare("UPDATE properties SET is_published = 1 WHERE id = ?");
     this.deletePhotos = db.prepare("DELETE FROM photos WHERE property_id = ?");
     this.insertPhoto = db.prepare("INSERT INTO photos (property_id, id, url, alt, position, is_main) VALUES (?, ?, ?, ?, ?, ?)");
-    this.all = [this.find, this.insert, this.update, this.republish, this.deletePhotos, this.insertPhoto];
+    this.all = [this.findByCode, this.findCodelessById, this.insert, this.update, this.republish, this.deletePhotos, this.insertPhoto];
   }
 
-  byCode(code: string): StoredListing | null {
-    const row = this.find.get(code);
+  /**
+   * The stored property a feed's ListingID names: the one with that code, else a property without
+   * a code whose id it is (an export writes such a property's id as its ListingID).
+   */
+  byListingId(listingId: string): StoredListing | null {
+    const row = this.findByCode.get(listingId) ?? this.findCodelessById.get(listingId);
     if (row === null) return null;
-    return { id: row.id, published: row.published === 1, updatedAt: row.updated_at, listing: listingOfProjection(row.json) };
+    const { id, listing } = listingOfProjection(row.json);
+    return { id, published: row.published === 1, updatedAt: row.updated_at, listing };
   }
 
   /**

@@ -54,11 +54,11 @@ export class Staging {
     // stored_*: the state the plan was made against, checked again under the write lock.
     db.run(
       "CREATE TABLE staging.import_listings (seq INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, action TEXT NOT NULL, " +
-        "stored_id TEXT, stored_updated_at TEXT, stored_published INTEGER, listing TEXT, photos TEXT)",
+        "stored_id TEXT, stored_code TEXT, stored_updated_at TEXT, stored_published INTEGER, listing TEXT, photos TEXT)",
     );
     this.insert = db.prepare(
-      "INSERT INTO staging.import_listings (code, action, stored_id, stored_updated_at, stored_published, listing, photos) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING",
+      "INSERT INTO staging.import_listings (code, action, stored_id, stored_code, stored_updated_at, stored_published, listing, photos) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING",
     );
     this.rows = new PropertyRows(db);
   }
@@ -67,9 +67,11 @@ export class Staging {
    * Plans one listing of the feed (null: the feed carried the code but the listing was rejected,
    * so a full import leaves the stored property alone). False when the code was already staged.
    */
-  add(code: string, listing: Listing | null): boolean {
+  add(code: string, feedListing: Listing | null): boolean {
     if (this.pending === 0) this.db.run("BEGIN");
-    const stored = listing === null ? null : this.rows.byCode(code);
+    const stored = feedListing === null ? null : this.rows.byListingId(code);
+    // A property without a code, named by its id, stays without one.
+    const listing = feedListing !== null && stored !== null && stored.listing.code === null ? { ...feedListing, code: null } : feedListing;
     let action: Action = "rejected";
     let photos: StoredPhoto[] | null = null;
     if (listing !== null && stored === null) {
@@ -84,7 +86,7 @@ export class Staging {
     }
     const write = action === "create" || action === "update";
     const added = this.insert.run(
-      code, action, stored?.id ?? null, stored?.updatedAt ?? null, stored === null ? null : Number(stored.published),
+      code, action, stored?.id ?? null, stored?.listing.code ?? null, stored?.updatedAt ?? null, stored === null ? null : Number(stored.published),
       write ? JSON.stringify(listing) : null, photos === null ? null : JSON.stringify(photos),
     ).changes === 1;
     if (added) this.counts[action]++;
@@ -142,8 +144,8 @@ export class Staging {
     const rows = this.db
       .query<{ code: string }, []>(
         "SELECT s.code FROM staging.import_listings s WHERE s.action <> 'rejected' AND (" +
-          "(s.stored_id IS NULL AND EXISTS (SELECT 1 FROM properties p WHERE p.code = s.code)) OR " +
-          "(s.stored_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.id = s.stored_id AND p.code = s.code " +
+          "(s.stored_id IS NULL AND EXISTS (SELECT 1 FROM properties p WHERE p.code = s.code OR (p.id = s.code AND p.code IS NULL))) OR " +
+          "(s.stored_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.id = s.stored_id AND p.code IS s.stored_code " +
           "AND p.updated_at = s.stored_updated_at AND p.is_published = s.stored_published))) LIMIT 10",
       )
       .all();

@@ -47,7 +47,8 @@ export interface ListingPricing {
 }
 
 export interface Listing {
-  code: string;
+  /** Null only for a stored property without a code (feeds always name their listings). */
+  code: string | null;
   title: string;
   description: string;
   operationType: OperationType;
@@ -63,16 +64,19 @@ export interface Listing {
   photos: ListingPhoto[];
 }
 
+/** A listing as a feed carries it: always named by its code. */
+export type FeedListing = Listing & { code: string };
+
 /** What a reader yields: a listing ready to import, or one it refused and why. */
 export type FeedItem =
-  | { kind: "listing"; listing: Listing }
+  | { kind: "listing"; listing: FeedListing }
   | { kind: "rejected"; code: string | null; reason: string };
 
 /** The feed as a whole cannot be read (malformed XML, unreachable URL…): nothing is imported. */
 export class FeedError extends Error {}
 
 /** Every field at its "absent" value; readers fill in what the feed says. */
-export function blankListing(code: string): Listing {
+export function blankListing(code: string): FeedListing {
   return {
     code,
     title: "",

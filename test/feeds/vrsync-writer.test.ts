@@ -1,7 +1,7 @@
 // The VRSync writer: what it writes reads back to the same listing, including what VRSync has no
 // element for (through the extension namespace) and text XML would otherwise alter.
 import { describe, expect, test } from "bun:test";
-import { blankListing, type FeedItem, type Listing } from "../../src/feeds/listing.ts";
+import { blankListing, type FeedItem, type FeedListing } from "../../src/feeds/listing.ts";
 import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
 import { PROPERTY_TYPES } from "../../src/feeds/vrsync/vocabulary.ts";
 import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/feeds/vrsync/writer.ts";
@@ -10,14 +10,14 @@ async function* once(text: string): AsyncGenerator<string> {
   yield text;
 }
 
-async function roundTrip(listings: Listing[]): Promise<FeedItem[]> {
+async function roundTrip(listings: FeedListing[]): Promise<FeedItem[]> {
   const xml = vrsyncHeader("test", "2026-01-01T00:00:00.000Z") + listings.map(vrsyncListing).join("") + VRSYNC_FOOTER;
   const items: FeedItem[] = [];
   for await (const item of readVrsync(once(xml))) items.push(item);
   return items;
 }
 
-function full(code: string): Listing {
+function full(code: string): FeedListing {
   return {
     ...blankListing(code),
     title: "Título com <tags> & \"aspas\"",
@@ -47,7 +47,7 @@ describe("VRSync writer: an export re-imports to the same listing", () => {
 
   test("each operation type: SALE, SALE with a rent (Sale/Rent), RENT and SEASONAL", async () => {
     const base = { ...blankListing("X"), title: "t" };
-    const listings: Listing[] = [
+    const listings: FeedListing[] = [
       { ...base, code: "S", operationType: "SALE", pricing: { ...base.pricing, salePrice: 1 } },
       { ...base, code: "SR", operationType: "SALE", pricing: { ...base.pricing, salePrice: 1, rentalPrice: 2 } },
       { ...base, code: "R", operationType: "RENT", pricing: { ...base.pricing, salePrice: 3, rentalPrice: 2 } },

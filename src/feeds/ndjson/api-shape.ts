@@ -2,7 +2,7 @@
 // every member's type; members the database assigns (id, createdAt, updatedAt, isPublished) are ignored.
 import type { OperationType, PropertyStatus } from "../../catalog/enums.ts";
 import { completeState, normalizeCep } from "../brazil.ts";
-import { blankListing, type Listing, type ListingPhoto, normalizePhotos } from "../listing.ts";
+import { blankListing, type FeedListing, type Listing, type ListingPhoto, normalizePhotos } from "../listing.ts";
 import { listingProblems } from "../validate.ts";
 
 type Json = Record<string, unknown>;
@@ -79,7 +79,7 @@ class Members {
   }
 }
 
-function build(json: Json, code: string, m: Members): Listing {
+function build(json: Json, code: string, m: Members): FeedListing {
   const listing = blankListing(code);
   listing.title = m.text(json, "title") ?? "";
   listing.description = m.text(json, "description") ?? "";
@@ -113,7 +113,7 @@ function build(json: Json, code: string, m: Members): Listing {
   return listing;
 }
 
-export type ApiShapeResult = { listing: Listing } | { code: string | null; problems: string[] };
+export type ApiShapeResult = { listing: FeedListing } | { code: string | null; problems: string[] };
 
 /** The listing an API-shaped property describes, or every problem with it. */
 export function listingFromApiShape(value: unknown): ApiShapeResult {

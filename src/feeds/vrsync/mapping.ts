@@ -2,7 +2,7 @@
 // of what maps where is docs/IMPORT.md; the vocabularies are in vocabulary.ts.
 import type { PropertyStatus } from "../../catalog/enums.ts";
 import { completeState, foldText, normalizeCep } from "../brazil.ts";
-import { blankListing, type FeedItem, type Listing, type ListingPhoto, normalizePhotos } from "../listing.ts";
+import { blankListing, type FeedItem, type FeedListing, type Listing, type ListingPhoto, normalizePhotos } from "../listing.ts";
 import { listingProblems, type Label } from "../validate.ts";
 import type { ListingTree, XmlElement } from "./tree.ts";
 import {
@@ -180,7 +180,7 @@ function readOperation(element: XmlElement, details: XmlElement | undefined, r: 
   listing.operationType = operation === "RENT" && seasonal ? "SEASONAL" : (operation ?? "SALE");
 }
 
-function readListing(element: XmlElement, code: string, r: ListingReader): Listing {
+function readListing(element: XmlElement, code: string, r: ListingReader): FeedListing {
   const listing = blankListing(code);
   const details = child(element, "Details");
   listing.title = textOf(child(element, "Title")) ?? "";
