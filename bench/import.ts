@@ -25,7 +25,8 @@ function toListing(p: PropertyRecord, index: number): Listing {
     ...listing,
     title: p.title, description: p.description, operationType: p.operationType, status: p.status,
     propertyType: p.propertyType, highlight: p.highlight, exclusive: p.exclusive,
-    address: { street: p.street, number: p.number, complement: p.complement, neighborhood: p.neighborhood, city: p.city, state: p.state, uf: p.uf, cep: p.cep },
+    address: { street: p.street, number: p.number, complement: p.complement, neighborhood: p.neighborhood, city: p.city, state: p.state, uf: p.uf, cep: p.cep, visibility: "ALL" },
+    amenities: [],
     coordinates: { latitude: p.latitude, longitude: p.longitude },
     features: {
       totalArea: p.totalArea, builtArea: p.builtArea, bedrooms: p.bedrooms, bathrooms: p.bathrooms, suites: p.suites,

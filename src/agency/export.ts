@@ -4,6 +4,7 @@ import type { Database } from "bun:sqlite";
 import { LEAD_FIELDS } from "../catalog/leads.ts";
 import { PROPERTY_FIELDS } from "../catalog/properties.ts";
 import { projection } from "../catalog/sql.ts";
+import type { RecordView } from "../catalog/types.ts";
 import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../feeds/vrsync/writer.ts";
 import { listingOfProjection } from "./rows.ts";
 
@@ -16,6 +17,11 @@ export interface Sink {
 }
 
 export interface ExportOptions {
+  /**
+   * Whose view: the agency's own export (`stored`, the default) writes every stored value and
+   * displayAddress; an export meant for a partner (`partner`) leaves out what displayAddress hides.
+   */
+  view?: RecordView;
   /** Only records updated strictly after this instant (ISO, as stored), oldest change first. */
   since?: string | null;
   now?: () => Date;
@@ -55,7 +61,7 @@ async function eachRow(db: Database, sql: string, countSql: string, since: strin
 export async function exportProperties(db: Database, format: ExportFormat, sink: Sink, options: ExportOptions = {}): Promise<ExportSummary> {
   const since = options.since ?? null;
   const visible = "p.is_published = 1";
-  const sql = selectSql("properties", "p", projection(PROPERTY_FIELDS), visible, since !== null);
+  const sql = selectSql("properties", "p", projection(PROPERTY_FIELDS, options.view ?? "stored"), visible, since !== null);
   const countSql = `SELECT count(*) AS n FROM properties p WHERE ${visible}${since === null ? "" : " AND p.updated_at > ?"}`;
   const summary: ExportSummary = { entity: "properties", format, exported: 0, skipped: 0, idAsListingId: 0 };
   if (format === "vrsync") await sink.write(vrsyncHeader("partner-api", (options.now?.() ?? new Date()).toISOString()));
@@ -78,7 +84,7 @@ export async function exportProperties(db: Database, format: ExportFormat, sink:
 /** Leads in the API's shape, one JSON object per line, for the agency's CRM. */
 export async function exportLeads(db: Database, sink: Sink, options: ExportOptions = {}): Promise<ExportSummary> {
   const since = options.since ?? null;
-  const sql = selectSql("leads", "l", projection(LEAD_FIELDS), "1 = 1", since !== null);
+  const sql = selectSql("leads", "l", projection(LEAD_FIELDS, "stored"), "1 = 1", since !== null);
   const countSql = `SELECT count(*) AS n FROM leads l${since === null ? "" : " WHERE l.updated_at > ?"}`;
   const summary: ExportSummary = { entity: "leads", format: "ndjson", exported: 0, skipped: 0, idAsListingId: 0 };
   await eachRow(db, sql, countSql, since, async (json, total) => {

@@ -10,6 +10,7 @@ const CONTENT_COLUMNS = [
   "street", "number", "complement", "neighborhood", "city", "state", "uf", "cep", "latitude", "longitude",
   "total_area", "built_area", "bedrooms", "bathrooms", "suites", "parking_spaces", "floor", "total_floors",
   "is_furnished", "sale_price", "rental_price", "condominium_fee", "iptu", "accepts_financing",
+  "display_address", "amenities",
 ] as const;
 
 type SqlValue = string | number | null;
@@ -21,6 +22,7 @@ function contentValues(l: Listing): SqlValue[] {
     a.street, a.number, a.complement, a.neighborhood, a.city, a.state, a.uf, a.cep, c.latitude, c.longitude,
     f.totalArea, f.builtArea, f.bedrooms, f.bathrooms, f.suites, f.parkingSpaces, f.floor, f.totalFloors,
     f.isFurnished ? 1 : 0, p.salePrice, p.rentalPrice, p.condominiumFee, p.iptu, l.financing.acceptsFinancing ? 1 : 0,
+    a.visibility, JSON.stringify(l.amenities),
   ];
 }
 
@@ -64,7 +66,7 @@ export class PropertyRows {
   private readonly all: Statement[];
 
   constructor(db: Database) {
-    const stored = `SELECT p.is_published AS published, p.updated_at AS updated_at, ${projection(PROPERTY_FIELDS)} AS json FROM properties p`;
+    const stored = `SELECT p.is_published AS published, p.updated_at AS updated_at, ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p`;
     this.findByCode = db.prepare(`${stored} WHERE p.code = ?`);
     this.findCodelessById = db.prepare(`${stored} WHERE p.id = ? AND p.code IS NULL`);
     this.insert = db.prepare(

@@ -22,6 +22,23 @@ const COLLECT_EVERY = 5_000;
 
 export type Action = "create" | "update" | "unchanged" | "rejected";
 
+/** A copy of a listing the feed carried: where it was, and why it was refused if it was. */
+export interface StagedCopy {
+  line: number;
+  /** Null when the copy could be imported. */
+  refusal: string | null;
+}
+
+/**
+ * What staging a copy of a code did to the copies before it: the last importable copy wins
+ * (CONTRACT §16). `superseded` is the earlier copy this one replaced; `keptInstead` the earlier
+ * importable copy that stays, when this one was refused.
+ */
+export interface StagingOutcome {
+  superseded: StagedCopy | null;
+  keptInstead: StagedCopy | null;
+}
+
 /** A staged write: the listing, the stored property it replaces (if any), the gallery to write (null: keep). */
 export interface PlannedWrite {
   action: "create" | "update";
@@ -32,6 +49,7 @@ export interface PlannedWrite {
 
 export class Staging {
   private readonly insert: Statement;
+  private readonly staged: Statement<{ line: number; refusal: string | null; action: Action }, [string]>;
   private readonly rows: PropertyRows;
   private pending = 0;
   readonly counts: Record<Action, number> = { create: 0, update: 0, unchanged: 0, rejected: 0 };
@@ -53,22 +71,36 @@ export class Staging {
     db.run("PRAGMA staging.cache_size = -8192"); // 8 MiB
     // stored_*: the state the plan was made against, checked again under the write lock.
     db.run(
-      "CREATE TABLE staging.import_listings (seq INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, action TEXT NOT NULL, " +
-        "stored_id TEXT, stored_code TEXT, stored_updated_at TEXT, stored_published INTEGER, listing TEXT, photos TEXT)",
+      "CREATE TABLE staging.import_listings (seq INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, line INTEGER NOT NULL, " +
+        "refusal TEXT, action TEXT NOT NULL, stored_id TEXT, stored_code TEXT, stored_updated_at TEXT, stored_published INTEGER, " +
+        "listing TEXT, photos TEXT)",
     );
+    this.staged = db.prepare("SELECT line, refusal, action FROM staging.import_listings WHERE code = ?");
+    // A later copy replaces the staged one in place (keeping its place in feed order).
     this.insert = db.prepare(
-      "INSERT INTO staging.import_listings (code, action, stored_id, stored_code, stored_updated_at, stored_published, listing, photos) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING",
+      "INSERT INTO staging.import_listings (code, line, refusal, action, stored_id, stored_code, stored_updated_at, stored_published, listing, photos) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO UPDATE SET line = excluded.line, refusal = excluded.refusal, " +
+        "action = excluded.action, stored_id = excluded.stored_id, stored_code = excluded.stored_code, " +
+        "stored_updated_at = excluded.stored_updated_at, stored_published = excluded.stored_published, " +
+        "listing = excluded.listing, photos = excluded.photos",
     );
     this.rows = new PropertyRows(db);
   }
 
   /**
-   * Plans one listing of the feed (null: the feed carried the code but the listing was rejected,
-   * so a full import leaves the stored property alone). False when the code was already staged.
+   * Plans one copy of a listing of the feed at `line`: the listing, or null with the reason it
+   * was refused (then a full import leaves the stored property alone). The last copy of a code
+   * that can be imported wins; a refused copy never replaces an importable one.
    */
-  add(code: string, feedListing: Listing | null): boolean {
+  add(code: string, line: number, feedListing: Listing | null, refusal: string | null = null): StagingOutcome {
     if (this.pending === 0) this.db.run("BEGIN");
+    const before = this.staged.get(code);
+    const earlier = before === null ? null : { line: before.line, refusal: before.refusal };
+    if (earlier !== null && earlier.refusal === null && feedListing === null) {
+      this.step();
+      return { superseded: null, keptInstead: earlier };
+    }
+    if (before !== null) this.counts[before.action]--;
     const stored = feedListing === null ? null : this.rows.byListingId(code);
     // A property without a code, named by its id, stays without one.
     const listing = feedListing !== null && stored !== null && stored.listing.code === null ? { ...feedListing, code: null } : feedListing;
@@ -85,14 +117,27 @@ export class Staging {
       }
     }
     const write = action === "create" || action === "update";
-    const added = this.insert.run(
-      code, action, stored?.id ?? null, stored?.listing.code ?? null, stored?.updatedAt ?? null, stored === null ? null : Number(stored.published),
-      write ? JSON.stringify(listing) : null, photos === null ? null : JSON.stringify(photos),
-    ).changes === 1;
-    if (added) this.counts[action]++;
+    this.insert.run(
+      code, line, refusal, action, stored?.id ?? null, stored?.listing.code ?? null, stored?.updatedAt ?? null,
+      stored === null ? null : Number(stored.published), write ? JSON.stringify(listing) : null, photos === null ? null : JSON.stringify(photos),
+    );
+    this.counts[action]++;
+    this.step();
+    return { superseded: earlier, keptInstead: null };
+  }
+
+  private step(): void {
     if (++this.pending >= BATCH) this.flush();
     this.tidy();
-    return added;
+  }
+
+  /** The refused listings that no importable copy replaced: code, line and reason, in feed order. */
+  refusals(): { code: string; line: number; refusal: string }[] {
+    return this.db
+      .query<{ code: string; line: number; refusal: string }, []>(
+        "SELECT code, line, refusal FROM staging.import_listings WHERE action = 'rejected' ORDER BY line",
+      )
+      .all();
   }
 
   flush(): void {
@@ -156,6 +201,7 @@ export class Staging {
     if (this.pending > 0) this.db.run("ROLLBACK");
     this.pending = 0;
     this.insert.finalize();
+    this.staged.finalize();
     this.rows.finalize();
     this.db.run("DETACH DATABASE staging");
     for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true });

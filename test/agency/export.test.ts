@@ -46,7 +46,7 @@ describe("VRSync round trip: export → import gives identical API output", () =
     const { path, summary } = await exportTo(db, "vrsync");
     const withoutCode = before.filter((p) => p.code === null).length;
     expect(summary).toEqual({ entity: "properties", format: "vrsync", exported: before.length, skipped: 0, idAsListingId: withoutCode });
-    expect(await importFeed(db, path)).toEqual({ created: 0, updated: 0, unchanged: before.length, unpublished: 0, rejected: 0, rejections: [] });
+    expect(await importFeed(db, path)).toEqual({ created: 0, updated: 0, unchanged: before.length, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [] });
     expect(publishedProperties(db)).toEqual(before);
     expect(lastSequence(db)).toBe(sequence);
   });
@@ -99,24 +99,40 @@ describe("every published listing is exported (issue #27, item 6)", () => {
 });
 
 describe("NDJSON export is exactly the API's shape", () => {
-  test("each line equals the record GET /v1/properties returns with every field, in createdAt order", async () => {
-    const { text, summary } = await exportTo(seeded, "ndjson");
-    const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line));
-    expect(summary.exported).toBe(lines.length);
-    const api = await apiOver(seeded);
+  /** Every property the API lists, with every field, oldest first, for a client with or without `fullAddress`. */
+  async function everyRecord(db: string, fullAddress: boolean): Promise<unknown[]> {
+    const api = await apiOver(db, { fullAddress });
     try {
       const fields = PROPERTY_FIELDS.map((f) => f.name).join(",");
-      const fromApi: unknown[] = [];
+      const records: unknown[] = [];
       for (let page = 1; ; page++) {
         const { body } = await api.get(`/v1/properties?fields=${fields}&sort=createdAt&limit=100&page=${page}`);
-        fromApi.push(...body.data);
+        records.push(...body.data);
         if (page >= body.meta.totalPages) break;
       }
-      expect(lines).toEqual(fromApi);
+      return records;
     } finally {
       api.close();
     }
+  }
+
+  test("each line equals the record GET /v1/properties returns with every field, in createdAt order (the agency's view: stored values)", async () => {
+    const { text, summary } = await exportTo(seeded, "ndjson");
+    const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(summary.exported).toBe(lines.length);
+    expect(lines).toEqual(await everyRecord(seeded, true));
   });
+
+  test("an export meant for partners holds what the API shows a partner: the parts displayAddress hides are null", async () => {
+    const parts: string[] = [];
+    await withDbAsync(seeded, (conn) => exportProperties(conn, "ndjson", { write: (t) => void parts.push(t) }, { view: "partner" }));
+    const lines = parts.join("").trimEnd().split("\n").map((line) => JSON.parse(line) as ApiProperty);
+    expect(lines).toEqual((await everyRecord(seeded, false)) as ApiProperty[]);
+    const hidden = lines.filter((p) => (p.address as { visibility: string }).visibility === "NEIGHBORHOOD");
+    expect(hidden.length).toBeGreaterThan(0);
+    expect(hidden.every((p) => (p.address as { street: unknown }).street === null && (p.coordinates as { latitude: unknown }).latitude === null)).toBe(true);
+  });
+
 
   test("re-imported, it gives the same data (listings with a code)", async () => {
     const db = dir.path("ndjson-source.sqlite");
