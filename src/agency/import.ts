@@ -168,7 +168,13 @@ export async function importFeed(dbPath: string, location: string, options: Impo
     const db = openDatabase(tmpPath);
     let summary: ImportSummary;
     try {
+      // Nobody can see this file until it is linked into place: write it without the WAL (which
+      // would hold every page twice, then copy it over at close) and without fsyncs.
+      db.run("PRAGMA journal_mode = MEMORY");
+      db.run("PRAGMA synchronous = OFF");
       summary = await importItems(db, feed.items, options, feed.progress, feed.notices);
+      db.run("PRAGMA journal_mode = WAL");
+      db.run("PRAGMA synchronous = FULL");
     } finally {
       closeDatabase(db);
     }

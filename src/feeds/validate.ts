@@ -3,7 +3,7 @@
 import { OPERATION_TYPES, PROPERTY_STATUSES } from "../catalog/enums.ts";
 import { isUf } from "./brazil.ts";
 import type { Listing } from "./listing.ts";
-import { MAX_URL_LENGTH } from "./values/photos.ts";
+import { isHttpUrl, MAX_URL_LENGTH } from "./values/photos.ts";
 import { PUBLICATION_TIERS } from "./values/vocabularies.ts";
 
 export const MAX_CODE_LENGTH = 100; // a lead's propertyCode is at most 100 characters (CONTRACT §9)
@@ -20,12 +20,6 @@ export const apiLabel: Label = (path) => path;
 /** Money and areas carry at most two decimals (centavos); more is a thousands separator misread. */
 function hasAtMostTwoDecimals(value: number): boolean {
   return Math.round(value * 100) / 100 === value;
-}
-
-function isHttpUrl(text: string): boolean {
-  if (text.length > MAX_URL_LENGTH || !URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === "http:" || protocol === "https:";
 }
 
 function checkText(problems: string[], name: string, value: string | null, max: number): void {

@@ -2,11 +2,15 @@
 --   display_address: the agency's VRSync `displayAddress` (ALL, STREET, NEIGHBORHOOD). Partners
 --     without `fullAddress` never see what it hides; the stored values stay whole for the agency.
 --   amenities: the feed's Details/Features/Feature values, a JSON array of strings in feed order.
+--   import_hash: a digest of the listing as the last import wrote it, so a re-import recognises an
+--     unchanged listing without reading it back (NULL: written otherwise, compared in full). Not
+--     readable content: it is in no trigger. Whatever writes a property's content sets it anew.
 -- Existing rows get 'ALL' and '[]': what a feed without them meant.
 
 ALTER TABLE properties ADD COLUMN display_address TEXT NOT NULL DEFAULT 'ALL'
   CHECK (display_address IN ('ALL','STREET','NEIGHBORHOOD'));
 ALTER TABLE properties ADD COLUMN amenities TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(amenities));
+ALTER TABLE properties ADD COLUMN import_hash TEXT;
 
 -- Both are readable content: changing either is an upsert in the change feed, like every other
 -- column (the trigger of schema 1, recreated with the two new columns).

@@ -11,7 +11,7 @@ const ESCAPED_CDATA = /^<!\[CDATA\[([\s\S]*)\]\]>$/;
 export function readText(raw: string, maxLength: number): Read<string | null> {
   let text = raw.trim();
   const cleaned: string[] = [];
-  const wrapped = ESCAPED_CDATA.exec(text);
+  const wrapped = text.startsWith("<![") ? ESCAPED_CDATA.exec(text) : null;
   if (wrapped !== null) {
     text = wrapped[1]!.trim();
     cleaned.push("an escaped CDATA wrapper unwrapped");

@@ -47,6 +47,7 @@ const FALSE_WORDS = new Set(["false", "0", "no", "n", "nao", "falso"]);
 
 /** A boolean in English, Portuguese or as a digit; null (with a problem) otherwise. */
 export function readBoolean(text: string): Read<boolean | null> {
+  if (text === "true" || text === "false") return readOk(text === "true"); // as VRSync writes them: skip the folding
   const key = foldText(text);
   if (TRUE_WORDS.has(key)) return readOk(true);
   if (FALSE_WORDS.has(key)) return readOk(false);
@@ -101,7 +102,7 @@ export function readVisibility(text: string): Read<AddressVisibility> {
 
 /** A media item's `medium` that makes it a photo; absent counts as one. */
 export function isPhotoMedium(medium: string | null): boolean {
-  return medium === null || ["image", "photo", "foto", "imagem", "picture", "img"].includes(foldText(medium));
+  return medium === null || medium === "image" || ["image", "photo", "foto", "imagem", "picture", "img"].includes(foldText(medium));
 }
 
 /** A media item's `primary`: true, 1, yes, sim in any case. */

@@ -15,14 +15,20 @@ import {
   dealsOf, isBrazil, isBrl, isPhotoMedium, isPrimary, readBoolean, readStatus, readTier, readVisibility,
 } from "../values/vocabularies.ts";
 import { type FeedWarning, type Problem, problem, type Read, shownValue } from "../warnings.ts";
-import type { ListingTree, XmlElement } from "./tree.ts";
+import { type ListingTree, pathOf, type XmlElement } from "./tree.ts";
 import { FEATURED_TIER, meansFurnished } from "./vocabulary.ts";
 
 /** Longest amenity name kept (a Feature is a short label). */
 const MAX_AMENITY_LENGTH = 200;
 
+/** The first child of that key (indexed on first use: a listing looks up some forty of them). */
 function child(parent: XmlElement | undefined, key: string): XmlElement | undefined {
-  return parent?.children.find((c) => c.key === key);
+  if (parent === undefined) return undefined;
+  if (parent.byKey === undefined) {
+    parent.byKey = new Map();
+    for (const c of parent.children) if (!parent.byKey.has(c.key)) parent.byKey.set(c.key, c);
+  }
+  return parent.byKey.get(key);
 }
 
 function childrenOf(parent: XmlElement | undefined, key: string): XmlElement[] {
@@ -53,7 +59,8 @@ class ListingValues {
   constructor(private readonly code: string) {}
 
   warn(element: XmlElement, { kind, message }: Problem, value: string | null, attributeName?: string): void {
-    const where = attributeName === undefined ? element.path : `${element.path}@${attributeName}`;
+    const path = pathOf(element);
+    const where = attributeName === undefined ? path : `${path}@${attributeName}`;
     this.warnings.push({ kind, code: this.code, line: element.line, element: where || "Listing", value: shownValue(value), message });
   }
 
@@ -268,10 +275,12 @@ function readPhotos(media: XmlElement | undefined, v: ListingValues): ListingPho
   const photos: ListingPhoto[] = [];
   const byUrl = new Map<string, ListingPhoto>();
   for (const item of childrenOf(media, "item")) {
-    if (!isPhotoMedium(attribute(item, "medium"))) continue; // videos, floor plans: not photos
+    const medium = item.attributes.get("medium");
+    if (medium !== undefined && medium !== "image" && !isPhotoMedium(medium.trim() || null)) continue; // videos, floor plans: not photos
     const url = v.take(item, readPhotoUrl(item.text), item.text.trim());
     if (url === null) continue;
-    const isMain = isPrimary(attribute(item, "primary"));
+    const primary = item.attributes.get("primary");
+    const isMain = primary !== undefined && isPrimary(primary.trim());
     const repeated = byUrl.get(url);
     if (repeated !== undefined) {
       repeated.isMain ||= isMain;

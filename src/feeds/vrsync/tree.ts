@@ -4,7 +4,7 @@
 // `Listings` or directly under the root, what PHP leaves around the document read past with a
 // warning; and hostile documents (entity bombs, external entities, huge nodes, deep nesting)
 // refused as a whole with the reason.
-import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from "saxes";
+import { SaxesParser, type SaxesTag } from "saxes";
 import { FeedError } from "../listing.ts";
 import type { FeedWarning, WarningKind } from "../warnings.ts";
 import { EntityTable, htmlEntity } from "./entities.ts";
@@ -19,8 +19,10 @@ export interface XmlElement {
   /** The local name as written, for messages. */
   name: string;
   key: string;
-  /** Where it sits inside its Listing (`Details/ListPrice`), for warnings. */
-  path: string;
+  /** The element holding it; null for the Listing. */
+  parent: XmlElement | null;
+  /** Children by key (the first of each), built on the first lookup (mapping.ts). */
+  byKey?: Map<string, XmlElement>;
   /** Attribute names in lower case. */
   attributes: Map<string, string>;
   children: XmlElement[];
@@ -45,26 +47,54 @@ export const MAX_DEPTH = 64;
 /** Control characters XML 1.0 forbids (tab, newline and carriage return are allowed), and U+FFFE/U+FFFF. */
 const XML_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 const XML_CONTROLS = new RegExp(XML_CONTROL.source, "g");
+const NO_PREFIXES: Scope = new Map();
+
+/** Where an element sits inside its Listing (`Details/ListPrice`), for warnings; "" for the Listing. */
+export function pathOf(element: XmlElement): string {
+  return element.parent === null ? "" : element.parent.parent === null ? element.name : `${pathOf(element.parent)}/${element.name}`;
+}
+
 /** Element names reported when no listing is found, at most. */
 const MAX_FOUND_NAMES = 12;
+
+/** The namespaces prefixes are bound to, per element that declares any (most documents: the root only). */
+type Scope = ReadonlyMap<string, string>;
+
+/** The prefix bindings an element declares, added to those in force; the same scope when it declares none. */
+function scopeOf(tag: SaxesTag, outer: Scope): Scope {
+  let scope: Map<string, string> | null = null;
+  for (const name in tag.attributes) {
+    if (!name.startsWith("xmlns:")) continue;
+    scope ??= new Map(outer);
+    scope.set(name.slice(6), tag.attributes[name] as string);
+  }
+  return scope ?? outer;
+}
 
 /**
  * Unprefixed elements are VRSync whatever the default namespace says (portals' clones of the
  * format declare their own); prefixed ones only in the VRSync or the extension namespace.
+ * (Prefixes are resolved here rather than by saxes's namespace mode, which cost a fifth of the parse.)
  */
-function nameOf(tag: SaxesTagNS): string | null {
-  if (tag.uri === EXTENSION_NAMESPACE) return `${EXTENSION_PREFIX}:${tag.local}`;
-  if (tag.prefix === "" || tag.uri === VRSYNC_NAMESPACE) return tag.local;
-  return null; // another vocabulary: not ours to read
+function nameOf(qualified: string, scope: Scope): string | null {
+  const colon = qualified.indexOf(":");
+  if (colon === -1) return qualified;
+  const uri = scope.get(qualified.slice(0, colon));
+  if (uri === EXTENSION_NAMESPACE) return `${EXTENSION_PREFIX}:${qualified.slice(colon + 1)}`;
+  return uri === VRSYNC_NAMESPACE ? qualified.slice(colon + 1) : null; // another vocabulary: not ours to read
 }
 
-function attributesOf(tag: SaxesTagNS): Map<string, string> {
+/** Attribute names in lower case; unprefixed ones are in no namespace (XML Namespaces §6.2), prefixed ones ours only in the extension. */
+function attributesOf(tag: SaxesTag, scope: Scope): Map<string, string> {
   const attributes = new Map<string, string>();
-  for (const attribute of Object.values(tag.attributes) as SaxesAttributeNS[]) {
-    if (attribute.prefix === "xmlns" || attribute.name === "xmlns") continue;
-    // Unprefixed attributes are in no namespace (XML Namespaces §6.2), whatever the default is.
-    const name = attribute.prefix === "" ? attribute.local : attribute.uri === EXTENSION_NAMESPACE ? `${EXTENSION_PREFIX}:${attribute.local}` : null;
-    if (name !== null) attributes.set(name.toLowerCase(), attribute.value);
+  for (const name in tag.attributes) {
+    const value = tag.attributes[name] as string;
+    const colon = name.indexOf(":");
+    if (colon === -1) {
+      if (name !== "xmlns") attributes.set(name.toLowerCase(), value);
+    } else if (scope.get(name.slice(0, colon)) === EXTENSION_NAMESPACE) {
+      attributes.set(`${EXTENSION_PREFIX}:${name.slice(colon + 1).toLowerCase()}`, value);
+    }
   }
   return attributes;
 }
@@ -73,6 +103,7 @@ function attributesOf(tag: SaxesTagNS): Map<string, string> {
 interface OpenElement {
   key: string | null;
   name: string;
+  scope: Scope;
 }
 
 /**
@@ -82,7 +113,7 @@ interface OpenElement {
  */
 export class ListingTreeReader {
   readonly ready: ListingTree[] = [];
-  private readonly parser = new SaxesParser({ xmlns: true, position: true });
+  private readonly parser = new SaxesParser({ xmlns: false, position: true });
   private readonly entities = new EntityTable();
   private readonly path: OpenElement[] = [];
   /** Open elements of the listing being captured, outermost (the Listing) first. */
@@ -100,6 +131,8 @@ export class ListingTreeReader {
   /** The text being parsed and where it starts in the stream, for the context of an error. */
   private chunk = "";
   private chunkStart = 0;
+  /** Characters given to the parser so far. */
+  private written = 0;
   private previousTail = "";
   private readonly warned = new Set<string>();
 
@@ -109,7 +142,7 @@ export class ListingTreeReader {
       this.touch();
       this.entities.declare(doctype);
     });
-    this.parser.on("opentag", (tag) => this.onOpen(tag as SaxesTagNS));
+    this.parser.on("opentag", (tag) => this.onOpen(tag));
     this.parser.on("closetag", () => this.onClose());
     this.parser.on("text", (text) => this.onText(text));
     this.parser.on("cdata", (text) => this.onText(text));
@@ -131,10 +164,12 @@ export class ListingTreeReader {
     }
     if (XML_CONTROL.test(chunk)) chunk = this.dropControls(chunk);
     this.previousTail = this.chunk.slice(-80);
-    this.chunkStart = this.parser.position;
+    this.chunkStart = this.written;
     this.chunk = chunk;
     this.parser.write(chunk);
-    if (this.parser.position - this.lastEvent > MAX_NODE_CHARS) {
+    this.written += chunk.length;
+    // saxes's own position is exact only inside its events (it counts a finished chunk twice).
+    if (this.written - this.lastEvent > MAX_NODE_CHARS) {
       throw new FeedError(
         `a single XML node (text, CDATA, comment or tag) longer than ${MAX_NODE_CHARS.toLocaleString("en-US")} characters at line ` +
           `${this.parser.line}: refused, nothing was imported`,
@@ -209,20 +244,21 @@ export class ListingTreeReader {
     this.lastEvent = this.parser.position;
   }
 
-  private onOpen(tag: SaxesTagNS): void {
+  private onOpen(tag: SaxesTag): void {
     this.touch();
     if (this.rootClosed) return;
-    const name = nameOf(tag);
-    const key = name?.toLowerCase() ?? null;
     const parent = this.path[this.path.length - 1];
-    this.path.push({ key, name: name ?? tag.name });
+    const scope = scopeOf(tag, parent?.scope ?? NO_PREFIXES);
+    const name = nameOf(tag.name, scope);
+    const key = name?.toLowerCase() ?? null;
+    this.path.push({ key, name: name ?? tag.name, scope });
     if (this.path.length > MAX_DEPTH) {
       throw new FeedError(`elements nested deeper than ${MAX_DEPTH} levels at line ${this.parser.line}: refused, nothing was imported`);
     }
-    if (this.root === null) this.root = tag.name;
+    if (this.root === null) this.root = name ?? tag.name;
     if (this.open.length === 0) {
       const depth = this.path.length;
-      if (key === "listing" && (depth === 2 || (depth === 3 && parent?.key === "listings"))) this.startListing(tag);
+      if (key === "listing" && (depth === 2 || (depth === 3 && parent?.key === "listings"))) this.startListing(tag, scope);
       else if (depth === 2 || (depth === 3 && parent?.key === "listings")) this.remember(depth === 2 ? tag.name : `${parent!.name}/${tag.name}`);
       return;
     }
@@ -231,9 +267,7 @@ export class ListingTreeReader {
       return;
     }
     const holder = this.open[this.open.length - 1]!;
-    const element: XmlElement = {
-      name: name!, key, path: holder.path === "" ? name! : `${holder.path}/${name}`, attributes: attributesOf(tag), children: [], text: "", line: this.parser.line,
-    };
+    const element: XmlElement = { name: name!, key, parent: holder, attributes: attributesOf(tag, scope), children: [], text: "", line: this.parser.line };
     if (!this.tooLarge) holder.children.push(element);
     this.open.push(element);
   }
@@ -242,9 +276,9 @@ export class ListingTreeReader {
     if (this.found.has(name) || this.found.size < MAX_FOUND_NAMES) this.found.set(name, (this.found.get(name) ?? 0) + 1);
   }
 
-  private startListing(tag: SaxesTagNS): void {
+  private startListing(tag: SaxesTag, scope: Scope): void {
     this.listings++;
-    this.open.push({ name: "Listing", key: "listing", path: "", attributes: attributesOf(tag), children: [], text: "", line: this.parser.line });
+    this.open.push({ name: "Listing", key: "listing", parent: null, attributes: attributesOf(tag, scope), children: [], text: "", line: this.parser.line });
     this.chars = 0;
     this.tooLarge = false;
   }
