@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|import]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -11,7 +11,8 @@ import { capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
 import { describeMachine, loadAverage } from "./lib/machine.ts";
 import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
 import { freePort, killAll, startServer, type Server } from "./lib/proc.ts";
-import { DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { importSection, runImportBench, type ImportBenchResult } from "./lib/import-bench.ts";
+import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
 import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
@@ -58,6 +59,8 @@ const settings: RunSettings = {
 };
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
+/** The import scenario (a realistic CRM feed through the product's importer) needs neither wrk nor a server. */
+const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
 const log = (line: string) => console.log(line);
 
@@ -207,7 +210,7 @@ function loadSettings(durationS: number): LoadSettings {
 }
 
 async function main(): Promise<void> {
-  requireTools();
+  if (wrkWanted) requireTools();
   requireCores(SERVER_CORE, LOAD_CORE);
   const machine = describeMachine(ROOT); // before pinning, or nproc would say 1
   pinSelf(LOAD_CORE);
@@ -218,12 +221,25 @@ async function main(): Promise<void> {
   const version = ensureBinary(log);
   note("bun run build   # when dist/partner-api is missing or older than src/");
 
-  const datasets = flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
+  const datasets = !wrkWanted ? [] : flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
   const results: DatasetResult[] = [];
   for (const dataset of datasets) {
     const result = await runDataset(dataset, version);
     results.push(result);
     log(`\n${scenarioTable(result)}\n`);
+  }
+  let imported: ImportBenchResult | null = null;
+  if (wanted("import")) {
+    imported = await runImportBench({ command: [BINARY], datasets: DATASETS, core: SERVER_CORE, log });
+    note(imported.command);
+    log(`\n${importSection(imported)}\n`);
+  }
+  if (!wrkWanted) {
+    // Only the import ran: RESULTS.md keeps the last full run's figures.
+    const file = join(OUT, `import-${runId}.md`);
+    writeFileSync(file, `${importSection(imported!)}\n`);
+    log(`wrote ${file} (bench/RESULTS.md is left as it was: it holds full runs)`);
+    return;
   }
 
   const report = renderReport({
@@ -235,6 +251,7 @@ async function main(): Promise<void> {
     argv: process.argv.slice(2),
     commands,
     results,
+    imported,
     durationS: (performance.now() - started) / 1000,
   });
   writeFileSync(join(ROOT, "bench/RESULTS.md"), report);
