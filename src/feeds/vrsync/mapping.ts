@@ -218,7 +218,7 @@ function readDeal(element: XmlElement, detail: (key: string) => XmlElement | und
   if (deals !== null) {
     seasonal ||= deals.seasonal;
     const rents = deals.rent || deals.seasonal;
-    if (!deals.sale && rentalPrice === null && sale.value !== null) {
+    if (!deals.sale && rentElement === undefined && sale.value !== null) {
       // A rent-only listing whose rent is in ListPrice: that is its rent.
       const listPrice = detail("listprice")!;
       const period = attribute(listPrice, "period");

@@ -259,7 +259,7 @@ export class ListingTreeReader {
     if (this.open.length === 0) {
       const depth = this.path.length;
       if (key === "listing" && (depth === 2 || (depth === 3 && parent?.key === "listings"))) this.startListing(tag, scope);
-      else if (depth === 2 || (depth === 3 && parent?.key === "listings")) this.remember(depth === 2 ? tag.name : `${parent!.name}/${tag.name}`);
+      else if (depth === 2 || (depth === 3 && parent?.key !== "header")) this.remember(depth === 2 ? tag.name : `${parent!.name}/${tag.name}`);
       return;
     }
     if (key === null || this.skipDepth > 0) {
