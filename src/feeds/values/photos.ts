@@ -18,7 +18,7 @@ export function isHttpUrl(text: string): boolean {
 /** The usable URL of a photo, or null with the reason it was dropped. */
 export function readPhotoUrl(raw: string): Read<string | null> {
   const trimmed = raw.trim();
-  if (PLAIN_HTTP_URL.test(trimmed)) return readOk(trimmed);
+  if (trimmed.length <= MAX_URL_LENGTH && PLAIN_HTTP_URL.test(trimmed)) return readOk(trimmed);
   let url = trimmed.replace(/ /g, "%20");
   if (url === "") return readFailed(null, "PHOTO_DROPPED", "an empty media item: photo dropped");
   if (url.startsWith("//")) url = `https:${url}`;

@@ -42,9 +42,10 @@ function element(indent: string, name: string, value: string | number | boolean 
   return `${indent}<${name}${attributes(attrs)}>${escapeText(text)}</${name}>\n`;
 }
 
+/** Sale/Rent only with both prices: with only a rent, a reader takes Sale/Rent for a rental (CONTRACT §16). */
 function transactionType(listing: Listing): string {
-  if (listing.operationType === "SALE") return listing.pricing.rentalPrice === null ? "For Sale" : "Sale/Rent";
-  return "For Rent"; // SEASONAL adds pa:Seasonal
+  if (listing.operationType !== "SALE") return "For Rent"; // SEASONAL adds pa:Seasonal
+  return listing.pricing.rentalPrice !== null && listing.pricing.salePrice !== null ? "Sale/Rent" : "For Sale";
 }
 
 function media(listing: Listing): string {
