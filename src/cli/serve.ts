@@ -6,7 +6,7 @@ import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
 import { choosePort, hostFlag, integerFlag, parseFlags, UsageError } from "./args.ts";
 import { startServer } from "./server.ts";
-import { superviseWorkers, workerNumber } from "./workers.ts";
+import { stopWhenOrphaned, superviseWorkers, workerNumber } from "./workers.ts";
 
 /** More processes than this on one host only fight over its cores. */
 const MAX_WORKERS = 64;
@@ -43,6 +43,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       logger.warn({ database: name, reason: runtime.tenants.failure(path) }, "database unavailable: its clients get NO_DATABASE");
     }
   }
+  if (worker !== null) stopWhenOrphaned();
   startServer({
     runtime,
     logger,
