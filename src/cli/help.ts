@@ -6,8 +6,9 @@ Usage:
       Serve fictitious data with the published sandbox credentials
       (pk_sandbox_demo / sk_sandbox_demo). Builds FILE (default data/sandbox.sqlite) if missing.
       Listens on 127.0.0.1 unless --host says otherwise (--host 0.0.0.0 in a container).
-  partner-api serve [--config FILE] [--port P] [--host H] [--no-metrics]
+  partner-api serve [--config FILE] [--port P] [--host H] [--workers N] [--no-metrics]
       Serve production from a config file (default ./config.json). SIGHUP reloads it.
+      --workers N starts N processes sharing the port; needs "redis" in the config.
       --no-metrics stops recording request metrics (GET /metrics keeps database sizes).
   partner-api seed --out FILE [--properties N] [--leads N] [--seed S] [--as-of ISO] [--force]
       Write a deterministic fictitious dataset (default 1000 properties, 5000 leads, seed 42).
