@@ -7,9 +7,12 @@ import { dirname, resolve } from "node:path";
 /** A file partner-api must write sits where this process may not write. */
 export class UnwritablePathError extends Error {}
 
-/** Podman writes /run/.containerenv into every container, Docker /.dockerenv. */
+/**
+ * Podman sets `container` in the environment and writes /run/.containerenv (hidden under
+ * --read-only, where /run is a fresh tmpfs); Docker writes /.dockerenv.
+ */
 function insideContainer(): boolean {
-  return existsSync("/run/.containerenv") || existsSync("/.dockerenv");
+  return process.env.container !== undefined || existsSync("/run/.containerenv") || existsSync("/.dockerenv");
 }
 
 /** Whether `folder` is a mount point of its own (field 5 of /proc/self/mountinfo, spaces escaped). */
