@@ -2,7 +2,7 @@
 # gid 10001, with its data (databases, the generated token secret) on the /app/data volume.
 #
 #   podman build -t partner-api .                           # or docker build; --build-arg BASELINE=1
-#   podman run -d -p 8080:8080 --read-only --stop-timeout 15 \
+#   podman run -d -p 127.0.0.1:8080:8080 --read-only --stop-timeout 15 \
 #     -v ./config.json:/app/config.json:ro -v partner-api-data:/app/data partner-api
 #   podman run --rm -p 127.0.0.1:8080:8080 partner-api sandbox
 #
