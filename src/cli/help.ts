@@ -24,9 +24,14 @@ Usage:
       Published properties as VRSync or NDJSON, or leads as NDJSON, on stdout or to FILE.
   partner-api backup --db FILE --out FILE [--json]
       A consistent copy of a database, even while it is being served.
+  partner-api healthcheck [--port P] [--host H]
+      Exit 0 when GET /health on this machine (default 127.0.0.1, port as below) answers 200,
+      else 1 saying why: the container image's health check.
   partner-api --version | --help
 
 Port: --port, else the PORT environment variable, else the config's "port", else 8080.
 A port already in use is an error (exit 1), never shared with the server already there.
+Without "jwtSecret" in the config, the token secret is made at first start and kept in a file:
+<config>.jwt-secret, or the file PARTNER_API_JWT_SECRET_FILE names (the container image: /app/data/jwt-secret).
 Exit codes: 0 success, 1 failure (import: rejected listings), 2 bad flags or config.
 `;
