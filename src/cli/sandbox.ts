@@ -68,7 +68,9 @@ export async function sandboxCommand(args: string[]): Promise<void> {
 
   const runtime = new Runtime(sandboxConfig(dbPath, rateLimit));
   const running = startServer({ runtime, logger, port, host, metrics: values["no-metrics"] !== true });
-  const url = `http://${host === DEFAULT_SANDBOX_HOST ? "localhost" : urlHost(host)}:${running.port}`;
+  // Every interface includes this machine's loopback: the URL a partner can paste here.
+  const local = host === DEFAULT_SANDBOX_HOST || host === "0.0.0.0" || host === "::";
+  const url = `http://${local ? "localhost" : urlHost(host)}:${running.port}`;
   process.stderr.write(
     [
       "",
