@@ -3,16 +3,18 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|import]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import]
+//                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
+import { API_KEY, API_SECRET, capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
+import { hashSecret } from "../src/security/secrets.ts";
 import { describeMachine, loadAverage } from "./lib/machine.ts";
 import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
-import { freePort, killAll, startServer, type Server } from "./lib/proc.ts";
+import { freePort, killAll, startRedisServer, startServer, type Server } from "./lib/proc.ts";
 import { importSection, runImportBench, type ImportBenchResult } from "./lib/import-bench.ts";
-import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
 import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
@@ -34,6 +36,7 @@ const { values: flags } = parseArgs({
     connections: { type: "string", default: "50" },
     retries: { type: "string", default: "1" },
     only: { type: "string" },
+    compare: { type: "string" },
   },
 });
 
@@ -57,6 +60,8 @@ const settings: RunSettings = {
   serverCore: SERVER_CORE,
   loadCore: LOAD_CORE,
 };
+/** Another build of the product, measured beside this one on every read scenario (before/after a change). */
+const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** The import scenario (a realistic CRM feed through the product's importer) needs neither wrk nor a server. */
@@ -92,10 +97,35 @@ async function startCeiling(dataset: Dataset, routes: Captured[]): Promise<Serve
   return server;
 }
 
-/** The product from source with its rate-limit step on or off (bench/baselines/limiter-switch.ts). */
-async function startLimiterSwitch(dataset: Dataset, db: string, limiter: "on" | "off"): Promise<Server> {
+/** The product from source with its rate-limit step on, off, or in Redis (bench/baselines/limiter-switch.ts). */
+async function startLimiterSwitch(dataset: Dataset, db: string, limiter: "on" | "off" | "redis", redisUrl?: string): Promise<Server> {
   const port = freePort();
-  const server = await startServer({ name: `limiter-${limiter}`, argv: [process.execPath, join(ROOT, "bench/baselines/limiter-switch.ts"), "--port", String(port), "--db", db, "--limiter", limiter], core: SERVER_CORE, port, logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  const argv = [process.execPath, join(ROOT, "bench/baselines/limiter-switch.ts"), "--port", String(port), "--db", db, "--limiter", limiter, ...(redisUrl ? ["--redis", redisUrl] : [])];
+  const server = await startServer({ name: `limiter-${limiter}`, argv, core: SERVER_CORE, port, logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  note(server.command);
+  return server;
+}
+
+/**
+ * `serve` on the dataset copy with a config like the sandbox's (its credentials, a limit never
+ * reached) and the limits in Redis: one process pinned to the server's core, or `--workers 2`
+ * allowed on both cores (the second is wrk's too: the figure says what two workers get here).
+ */
+async function startWorkers(dataset: Dataset, db: string, count: 1 | 2, redisUrl: string): Promise<Server> {
+  const config = join(OUT, `workers-${dataset.label}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      environment: "sandbox",
+      jwtSecret: "bench-secret-long-enough-for-the-workers-scenario",
+      databases: { bench: db },
+      clients: [{ id: "sandbox", apiKey: API_KEY, secretHash: hashSecret(API_SECRET), database: "bench", rateLimitPerMinute: 1_000_000_000 }],
+      redis: { url: redisUrl, keyPrefix: `bench-workers-${count}:` },
+    }),
+  );
+  const port = freePort();
+  const argv = [BINARY, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1", ...(count === 2 ? ["--workers", "2"] : [])];
+  const server = await startServer({ name: `workers-${count}`, argv, core: count === 2 ? `${SERVER_CORE},${LOAD_CORE}` : SERVER_CORE, port, logFile: join(OUT, `workers-${count}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
   note(server.command);
   return server;
 }
@@ -122,11 +152,19 @@ async function captureRoutes(product: Server, token: string, list: Scenario[]): 
 }
 
 async function runDataset(dataset: Dataset, version: string): Promise<DatasetResult> {
+  let seed: DatasetResult["seed"];
+  if (wanted("seed")) {
+    log(`[${dataset.label}] seeding the dataset afresh, timed …`);
+    seed = await measureSeed(dataset);
+    note(seed.command.replace(/seed-[^ ]+\.sqlite/, "FILE"));
+    log(`[${dataset.label}] seed: ${seed.seconds.toFixed(1)} s, peak RSS ${seed.peakRssMb.toFixed(0)} MiB`);
+  }
   const source = ensureDataset(dataset, log);
   note(seedCommand(dataset, source).join(" "));
   log(`[${dataset.label}] copying the dataset for this run …`);
   const db = workingCopy(dataset, source);
   const servers: Partial<Record<Target, Server>> = {};
+  let redis: Awaited<ReturnType<typeof startRedisServer>> | null = null;
   try {
     const port = freePort();
     const product = await startServer({ name: "product", argv: sandboxArgv(db, port), core: SERVER_CORE, port, logFile: join(OUT, `product-${dataset.label}.log`), readyTimeoutMs: 300_000 });
@@ -134,7 +172,9 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     note(product.command);
     let token = await issueToken(product.base);
     const found = await discover(product.base, token);
-    const list = scenarios(found).filter((s) => wanted(s.id));
+    const list = scenarios(found)
+      .filter((s) => wanted(s.id))
+      .map((s) => (compareBinary !== null && s.targets.includes("product") && !s.writes ? { ...s, targets: [...s.targets, "compare" as const] } : s));
     const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
     log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
 
@@ -142,11 +182,25 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     if (list.some((s) => s.targets.includes("baseline"))) servers.baseline = await startBaseline(dataset);
     // Each has its own signing secret (a sandbox config), so each gets its own token.
     const tokens: Partial<Record<Target, string>> = {};
-    for (const limiter of ["on", "off"] as const) {
+    const needsRedis = list.some((s) => s.targets.some((t) => t === "limiter-redis" || t.startsWith("workers-")));
+    if (needsRedis) redis = await startRedisServer(SERVER_CORE, join(OUT, `redis-${dataset.label}.log`));
+    for (const limiter of ["on", "off", "redis"] as const) {
       const target = `limiter-${limiter}` as const;
       if (!list.some((s) => s.targets.includes(target))) continue;
-      servers[target] = await startLimiterSwitch(dataset, db, limiter);
+      servers[target] = await startLimiterSwitch(dataset, db, limiter, limiter === "redis" ? redis!.url : undefined);
       tokens[target] = await issueToken(servers[target].base);
+    }
+    for (const count of [1, 2] as const) {
+      const target = `workers-${count}` as const;
+      if (!list.some((s) => s.targets.includes(target))) continue;
+      servers[target] = await startWorkers(dataset, db, count, redis!.url);
+      tokens[target] = await issueToken(servers[target].base);
+    }
+    if (compareBinary !== null) {
+      const comparePort = freePort();
+      servers.compare = await startServer({ name: "compare", argv: sandboxArgv(db, comparePort, compareBinary), core: SERVER_CORE, port: comparePort, logFile: join(OUT, `compare-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+      note(servers.compare.command);
+      tokens.compare = await issueToken(servers.compare.base);
     }
     const tokenFor = (target: Target) => tokens[target] ?? token;
 
@@ -197,9 +251,10 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     if (filters[0]) note(wrkCommandLine({ url: product.base + filters[0].query.path, script: "bearer.lua", connections: settings.connections, durationS: settings.filterDurationS, core: LOAD_CORE, env: { BENCH_TOKEN: "" } }) + "   # and so on for each filter query");
 
     const productSamples = [...results.flatMap((r) => r.samples.product ?? []), ...filters.flatMap((f) => f.warm)];
-    return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)) };
+    return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)), ...(seed ? { seed } : {}) };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
+    await redis?.stop();
     removeDatabase(db);
     removeDatabase(join(OUT, `baseline-${dataset.label}.sqlite`));
   }
@@ -235,10 +290,10 @@ async function main(): Promise<void> {
     log(`\n${importSection(imported)}\n`);
   }
   if (!wrkWanted) {
-    // Only the import ran: RESULTS.md keeps the last full run's figures.
-    const file = join(OUT, `import-${runId}.md`);
+    // Only the import ran, a partial run: RESULTS.md keeps the last full run's figures.
+    const file = join(OUT, `RESULTS-${runId}.md`);
     writeFileSync(file, `${importSection(imported!)}\n`);
-    log(`wrote ${file} (bench/RESULTS.md is left as it was: it holds full runs)`);
+    log(`wrote ${file.replace(ROOT + "/", "")}`);
     return;
   }
 
@@ -254,9 +309,11 @@ async function main(): Promise<void> {
     imported,
     durationS: (performance.now() - started) / 1000,
   });
-  writeFileSync(join(ROOT, "bench/RESULTS.md"), report);
+  // A partial run (--only, --compare) must not replace the full run's RESULTS.md.
+  const reportPath = only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
+  writeFileSync(reportPath, report);
   writeFileSync(join(OUT, `results-${runId}.json`), JSON.stringify(results, null, 1));
-  log(`${verdictTable(results)}\n\nwrote bench/RESULTS.md (and raw figures in bench/out/results-${runId}.json)`);
+  log(`${verdictTable(results)}\n\nwrote ${reportPath.replace(ROOT + "/", "")} (and raw figures in bench/out/results-${runId}.json)`);
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

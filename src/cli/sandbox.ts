@@ -3,15 +3,19 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { resolveConfig, validateConfig } from "../config/load.ts";
 import type { RuntimeConfig } from "../config/model.ts";
+import { refuseIfInUse } from "../db/in-use.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
 import { hashSecret, randomToken } from "../security/secrets.ts";
-import { choosePort, integerFlag, parseFlags } from "./args.ts";
+import { assertWritable } from "../writable.ts";
+import { choosePort, hostFlag, integerFlag, parseFlags, urlHost } from "./args.ts";
 import { startServer } from "./server.ts";
 
 export const SANDBOX_API_KEY = "pk_sandbox_demo";
 export const SANDBOX_API_SECRET = "sk_sandbox_demo";
 export const DEFAULT_SANDBOX_RATE_LIMIT = 600;
+/** Its credentials are public: the sandbox answers only this machine unless --host says otherwise. */
+export const DEFAULT_SANDBOX_HOST = "127.0.0.1";
 
 export function sandboxConfig(databasePath: string, rateLimitPerMinute: number): RuntimeConfig {
   const file = {
@@ -36,6 +40,7 @@ export function sandboxConfig(databasePath: string, rateLimitPerMinute: number):
 export async function sandboxCommand(args: string[]): Promise<void> {
   const { values } = parseFlags(args, {
     port: { type: "string" },
+    host: { type: "string" },
     db: { type: "string" },
     "rate-limit": { type: "string" },
     reset: { type: "boolean" },
@@ -44,13 +49,17 @@ export async function sandboxCommand(args: string[]): Promise<void> {
   const dbPath = resolve(values.db ?? "data/sandbox.sqlite");
   const rateLimit = integerFlag(values["rate-limit"], "rate-limit", 1) ?? DEFAULT_SANDBOX_RATE_LIMIT;
   const port = choosePort(values.port, null);
+  const host = hostFlag(values.host) ?? DEFAULT_SANDBOX_HOST;
   const logger = createLogger();
 
+  mkdirSync(dirname(dbPath), { recursive: true });
+  // Partners create leads: the dataset must be writable, whether it is built now or already there.
+  assertWritable(dbPath, "the sandbox database", { sqlite: true });
   if (values.reset && existsSync(dbPath)) {
+    refuseIfInUse(dbPath); // another sandbox serving this file would be corrupted
     for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
   }
   if (!existsSync(dbPath)) {
-    mkdirSync(dirname(dbPath), { recursive: true });
     // Loaded only when a dataset must be built: a start on an existing file skips its tables.
     const { DEFAULT_SEED_OPTIONS, writeSeedDatabase } = await import("../seed/generator.ts");
     const summary = writeSeedDatabase(dbPath, { ...DEFAULT_SEED_OPTIONS });
@@ -58,8 +67,10 @@ export async function sandboxCommand(args: string[]): Promise<void> {
   }
 
   const runtime = new Runtime(sandboxConfig(dbPath, rateLimit));
-  const running = startServer({ runtime, logger, port, host: "0.0.0.0", metrics: values["no-metrics"] !== true });
-  const url = `http://localhost:${running.port}`;
+  const running = startServer({ runtime, logger, port, host, metrics: values["no-metrics"] !== true });
+  // Every interface includes this machine's loopback: the URL a partner can paste here.
+  const local = host === DEFAULT_SANDBOX_HOST || host === "0.0.0.0" || host === "::";
+  const url = `http://${local ? "localhost" : urlHost(host)}:${running.port}`;
   process.stderr.write(
     [
       "",
@@ -68,6 +79,9 @@ export async function sandboxCommand(args: string[]): Promise<void> {
       `  API secret: ${SANDBOX_API_SECRET}`,
       `  rate limit: ${rateLimit} requests per minute`,
       `  docs:       ${url}/docs`,
+      ...(host === DEFAULT_SANDBOX_HOST
+        ? []
+        : ["", `Listening on ${host}: anyone who can reach this address can use the public sandbox credentials.`]),
       "",
       "Get a token:",
       `  curl -s -X POST ${url}/v1/auth/token -H 'X-API-Key: ${SANDBOX_API_KEY}' -H 'X-API-Secret: ${SANDBOX_API_SECRET}'`,

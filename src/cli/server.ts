@@ -14,6 +14,31 @@ const DRAIN_TIMEOUT_MS = 10_000;
  */
 const TRANSPORT_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
+/** The listen failure in words an operator can act on (exit 1 through main). */
+function listenError(error: unknown, host: string, port: number): Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "EADDRINUSE") {
+    return new Error(
+      `port ${port} on ${host} is already in use (another partner-api, or another program, is listening there): ` +
+        "stop it or choose another port with --port",
+    );
+  }
+  if (code === "EACCES") return new Error(`not allowed to listen on ${host}:${port} (ports below 1024 need privileges): choose another with --port`);
+  if (code === "EADDRNOTAVAIL") return new Error(`cannot listen on ${host}: no such address on this machine (check --host or the config's host)`);
+  return new Error(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+}
+
+/** Throws the listen error an operator can act on when host:port is taken. */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  let probe: ReturnType<typeof Bun.serve>;
+  try {
+    probe = Bun.serve({ hostname: host, port, reusePort: false, fetch: () => new Response(null, { status: 503 }) });
+  } catch (error) {
+    throw listenError(error, host, port);
+  }
+  await probe.stop(true);
+}
+
 export interface RunningServer {
   port: number;
   stop(): Promise<void>;
@@ -28,17 +53,28 @@ export function startServer(options: {
   reload?: () => RuntimeConfig;
   /** False: request metrics are not recorded (GET /metrics still shows database sizes). */
   metrics?: boolean;
+  /** One of `serve --workers N`: shares its port with the other workers, on purpose. */
+  sharedPort?: boolean;
 }): RunningServer {
   const { runtime, logger } = options;
   const app = createApp({ runtime, logger, ...(options.metrics === false ? { metrics: null } : {}) });
-  app.listen({
-    port: options.port,
-    hostname: options.host,
-    maxRequestBodySize: TRANSPORT_BODY_LIMIT,
-    // Slow clients may not hold a connection open forever.
-    idleTimeout: 30,
-    development: false,
-  });
+  try {
+    app.listen({
+      port: options.port,
+      hostname: options.host,
+      // Elysia asks for SO_REUSEPORT by default: a second server on a busy port would then start
+      // silently and the kernel would split connections between the two. A busy port is an
+      // error, except between the workers of one `serve --workers N` (whose supervisor checked it).
+      reusePort: options.sharedPort === true,
+      maxRequestBodySize: TRANSPORT_BODY_LIMIT,
+      // Slow clients may not hold a connection open forever.
+      idleTimeout: 30,
+      development: false,
+    });
+  } catch (error) {
+    runtime.close();
+    throw listenError(error, options.host, options.port);
+  }
   const server = app.server!;
   const stopCompaction = scheduleCompaction(
     () => runtime.tenants.all(),

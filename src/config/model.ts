@@ -18,6 +18,13 @@ export interface Client {
   fullAddress: boolean;
 }
 
+/** Where the state shared by several processes lives (CONTRACT §15). */
+export interface RedisSettings {
+  url: string;
+  /** Prepended to every key, so deployments sharing one Redis keep apart. */
+  keyPrefix: string;
+}
+
 export interface RuntimeConfig {
   environment: Environment;
   port: number | null;
@@ -30,4 +37,6 @@ export interface RuntimeConfig {
   clientsByKey: ReadonlyMap<string, Client>;
   metricsToken: string | null;
   logLevel: string;
+  /** Null: limits and idempotency locks stay in this process's memory. */
+  redis: RedisSettings | null;
 }
