@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importFeed } from "../../src/agency/import.ts";
-import { migrate, MIGRATIONS, REBUILD_DERIVED_COUNTS, SCHEMA_VERSION, schemaVersion } from "../../src/db/migrate.ts";
+import { migrate, MIGRATIONS, SCHEMA_VERSION, schemaVersion } from "../../src/db/migrate.ts";
+import rebuildDateOrder from "../../src/db/migrations/rebuild-date-order.sql" with { type: "text" };
+import rebuildDayCounts from "../../src/db/migrations/rebuild-day-counts.sql" with { type: "text" };
 import { closeDatabase, openDatabase, openExistingDatabase } from "../../src/db/open.ts";
 
 let dir: string;
@@ -80,7 +82,7 @@ describe("schema 4", () => {
       const kept = derived();
       expect(kept.days.length).toBeGreaterThan(0);
       db.run("BEGIN");
-      db.run(REBUILD_DERIVED_COUNTS);
+      db.run(`${rebuildDayCounts}\n${rebuildDateOrder}`);
       expect(derived().days).toEqual(kept.days);
       expect(derived().pairs).toEqual(kept.pairs);
       db.run("ROLLBACK");
