@@ -36,8 +36,6 @@ export function listingOfProjection(json: string): { id: string; listing: Listin
   return { id: id as string, listing: content as unknown as Listing };
 }
 
-type StoredRow = { published: number; updated_at: string; json: string };
-
 /** A stored property as an import first looks it up: identity, visibility and the digest of what the last import wrote. */
 export interface StoredRef {
   id: string;
