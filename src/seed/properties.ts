@@ -332,9 +332,14 @@ function layoutSentence(rng: Prng, c: TextContext): string {
   return layout;
 }
 
-/** The items a sentence names are the property's amenities too, capitalised as a CRM's Features are. */
+/** Vocabulary items as a CRM's Features name them (capitalised), computed once. */
+const FEATURE_NAMES = new Map(
+  [...AMENITIES, ...HOUSE_FEATURES, ...RURAL_FEATURES].map((item) => [item, item[0]!.toUpperCase() + item.slice(1)]),
+);
+
+/** The items a sentence names are the property's amenities too. */
 function offered(c: TextContext, items: string[]): string {
-  c.amenities.push(...items.map((item) => item[0]!.toUpperCase() + item.slice(1)));
+  for (const item of items) c.amenities.push(FEATURE_NAMES.get(item)!);
   return listPt(items);
 }
 
