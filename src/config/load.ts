@@ -89,6 +89,15 @@ function jwtSecretFor(config: ConfigFile, configPath: string): string {
   return secret;
 }
 
+/** The sandbox serves partners on their own machine, so its webhooks may target local receivers. */
+function webhookPolicy(config: ConfigFile): RuntimeConfig["webhooks"] {
+  const sandbox = config.environment === "sandbox";
+  return Object.freeze({
+    allowHttp: config.webhooks?.allowHttp ?? sandbox,
+    allowPrivateTargets: config.webhooks?.allowPrivateTargets ?? sandbox,
+  });
+}
+
 /** Turns a validated config into the frozen runtime form. */
 export function resolveConfig(config: ConfigFile, options: { baseDir: string; jwtSecret: string }): RuntimeConfig {
   const databases = new Map(
@@ -122,6 +131,7 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
     clients,
     clientsByKey: new Map([...clients.values()].map((c) => [c.apiKey, c])),
     metricsToken: config.metrics?.token ?? null,
+    webhooks: webhookPolicy(config),
     logLevel: config.logLevel ?? "info",
   });
 }

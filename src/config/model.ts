@@ -27,5 +27,12 @@ export interface RuntimeConfig {
   clients: ReadonlyMap<string, Client>;
   clientsByKey: ReadonlyMap<string, Client>;
   metricsToken: string | null;
+  /** Which webhook targets partners may subscribe (both true in the sandbox, for local receivers). */
+  webhooks: WebhookTargetPolicy;
   logLevel: string;
+}
+
+export interface WebhookTargetPolicy {
+  allowHttp: boolean;
+  allowPrivateTargets: boolean;
 }

@@ -51,6 +51,22 @@ export const ConfigSchema = T.Object(
         { additionalProperties: false },
       ),
     ),
+    webhooks: T.Optional(
+      T.Object(
+        {
+          allowHttp: T.Optional(
+            T.Boolean({ description: "Accept http:// webhook URLs, not only https:// (default: false; the sandbox: true)" }),
+          ),
+          allowPrivateTargets: T.Optional(
+            T.Boolean({
+              description:
+                "Accept webhook URLs whose host is or resolves to a loopback, private, link-local, unique-local or metadata address (default: false; the sandbox: true)",
+            }),
+          ),
+        },
+        { additionalProperties: false, description: "What partners' webhook subscriptions may target (CONTRACT §13)" },
+      ),
+    ),
     logLevel: T.Optional(
       T.Union(["fatal", "error", "warn", "info", "debug"].map((l) => T.Literal(l)), { default: "info" }),
     ),

@@ -1,0 +1,113 @@
+// Turning the change log into deliveries: a step reads the events after the dispatch cursor,
+// makes one delivery per event and subscription that wants it (the record read as that
+// subscription's client sees it), and moves the cursor, all in one write. The cursor moves
+// only from where the step read it, so when several processes share the file each range of
+// the log is dispatched exactly once. Replays walk the log the same way for one subscription.
+import type { Database } from "bun:sqlite";
+import type { Tenant } from "../db/tenants.ts";
+import { entityOf, eventPayload, eventTypeOf, type ChangeRow, type EventType } from "./events.ts";
+import type { DeliveryStore, NewDelivery } from "./store.ts";
+
+/** Events read per step: a step's record reads and inserts run on the event loop, so it stays short. */
+export const DISPATCH_BATCH = 100;
+
+/**
+ * The JSON text of a record exactly as `GET /v1/{entity}/{id}` with every field answers
+ * `clientId` (its `data`), or null when that client cannot see it.
+ */
+export type RecordReader = (tenant: Tenant, clientId: string, entity: "properties" | "leads", id: string) => string | null;
+
+/** A subscription events are dispatched to now. */
+export interface DispatchTarget {
+  id: string;
+  clientId: string;
+  events: ReadonlySet<EventType>;
+  afterSequence: number;
+}
+
+export interface DispatchDeps {
+  tenant: Tenant;
+  store: DeliveryStore;
+  records: RecordReader;
+  now: () => number;
+  newId: () => string;
+}
+
+/** Deliveries for `changes`, one per change and target that wants it. */
+function deliveriesFor(changes: readonly ChangeRow[], targets: readonly DispatchTarget[], deps: DispatchDeps): NewDelivery[] {
+  const deliveries: NewDelivery[] = [];
+  // Several subscriptions of one client share each record read.
+  const records = new Map<string, string | null>();
+  for (const change of changes) {
+    const type = eventTypeOf(change);
+    if (type === null) continue;
+    const entity = entityOf(type)!;
+    for (const target of targets) {
+      if (!target.events.has(type) || change.sequence <= target.afterSequence) continue;
+      let record = "null";
+      if (type !== "property.removed") {
+        const key = `${target.clientId}\0${change.entity}\0${change.record_id}`;
+        let found = records.get(key);
+        if (found === undefined) {
+          found = deps.records(deps.tenant, target.clientId, entity, change.record_id);
+          records.set(key, found);
+        }
+        // Gone already: an unpublished property's removal follows in the log; a deleted lead has no event.
+        if (found === null) continue;
+        record = found;
+      }
+      deliveries.push({
+        id: deps.newId(),
+        subscriptionId: target.id,
+        type,
+        sequence: change.sequence,
+        payload: eventPayload(type, change.at, change.sequence, change.record_id, record),
+      });
+    }
+  }
+  return deliveries;
+}
+
+function insertAll(store: DeliveryStore, db: Database, deliveries: readonly NewDelivery[], now: number): void {
+  for (const delivery of deliveries) store.insert(db, delivery, now);
+}
+
+/**
+ * One dispatch step of the shared cursor. Returns how many deliveries it made, or null when
+ * there was nothing to read (or another process took the range first).
+ */
+export async function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarget[]): Promise<number | null> {
+  const { store, tenant } = deps;
+  const from = store.cursor();
+  if (targets.length === 0) {
+    // Nothing wants the events: the cursor jumps to the head, so compaction is not held back.
+    const head = store.head();
+    if (head <= from) return null;
+    await tenant.writer.submit((db) => store.advanceCursor(db, from, head));
+    return 0;
+  }
+  const changes = store.changesAfter(from, DISPATCH_BATCH);
+  if (changes.length === 0) return null;
+  const to = changes[changes.length - 1]!.sequence;
+  const deliveries = deliveriesFor(changes, targets, deps);
+  const done = await tenant.writer.submit((db) => {
+    if (!store.advanceCursor(db, from, to)) return false;
+    insertAll(store, db, deliveries, deps.now());
+    return true;
+  });
+  return done ? deliveries.length : null;
+}
+
+/** One step of a subscription's replay of (after, until]. Returns whether it moved. */
+export async function replayStep(deps: DispatchDeps, target: DispatchTarget, after: number, until: number): Promise<boolean> {
+  const { store, tenant } = deps;
+  const changes = store.changesBetween(after, until, DISPATCH_BATCH);
+  const to = changes.length < DISPATCH_BATCH ? until : changes[changes.length - 1]!.sequence;
+  // A replay sends again what the subscription was sent before: its start does not apply.
+  const deliveries = deliveriesFor(changes, [{ ...target, afterSequence: 0 }], deps);
+  return tenant.writer.submit((db) => {
+    if (!store.advanceReplay(db, target.id, after, to, until)) return false;
+    insertAll(store, db, deliveries, deps.now());
+    return true;
+  });
+}

@@ -1,0 +1,303 @@
+// The delivery worker: on each pass, for every database, it turns new events into deliveries
+// (dispatch.ts), moves replays on, claims the deliveries that are due and sends them, at most
+// PER_SUBSCRIPTION at once per subscription and MAX_IN_FLIGHT in all, so a receiver that
+// hangs holds only its own share. Every state lives in the database: claims are leases, so
+// several processes can share the work and a killed one leaves nothing behind but leases
+// that run out. Attempts are async I/O; what runs on the event loop is a few short queries.
+import { hostname } from "node:os";
+import type { Clock } from "../clock.ts";
+import type { WebhookTargetPolicy } from "../config/model.ts";
+import type { Tenant } from "../db/tenants.ts";
+import { dispatchStep, replayStep, type DispatchDeps, type DispatchTarget, type RecordReader } from "./dispatch.ts";
+import { EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
+import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
+import { nextAttemptAt, type Random } from "./schedule.ts";
+import { ATTEMPT_TIMEOUT_MS, sendMessage, type Outcome, type SendOptions } from "./send.ts";
+import { deliveryStore, type ClaimedDelivery, type DeliveryStore, type SubscriptionRow } from "./store.ts";
+
+export const PER_SUBSCRIPTION = 8;
+export const MAX_IN_FLIGHT = 128;
+/** A claimed delivery is someone's for this long: the attempt's 10 s and ample margin to record it. */
+export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 10_000;
+/** An idle worker looks for new events and due retries this often. */
+export const TICK_MS = 50;
+/** A subscription whose every attempt failed for this long is disabled (CONTRACT §13). */
+export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
+/** Finished deliveries stay in the log this long. */
+export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+const PRUNE_BATCH = 1_000;
+
+export interface WorkerDeps {
+  /** The databases to work on (each configured one that opens). */
+  tenants: () => Tenant[];
+  /** Whether a subscription's client may receive now: it exists, is enabled and still reads this database. */
+  clientActive: (clientId: string, tenant: Tenant) => boolean;
+  policy: () => WebhookTargetPolicy;
+  records: RecordReader;
+  clock: Clock;
+  random: Random;
+  send: SendOptions;
+  metrics: WebhookMetrics;
+  onError: (error: unknown, what: string) => void;
+}
+
+/** The result of a test event, for POST /v1/webhooks/{id}/test. */
+export interface TestResult {
+  deliveryId: string;
+  outcome: Outcome;
+}
+
+function isEventType(value: unknown): value is EventType {
+  return (EVENT_TYPES as readonly unknown[]).includes(value);
+}
+
+/** The secrets that sign a delivery now: the current one, and the one before it for 24 h after a rotation. */
+export function secretsInForce(subscription: Pick<SubscriptionRow, "secret" | "previous_secret" | "previous_secret_until">, now: number): string[] {
+  const { secret, previous_secret: previous, previous_secret_until: until } = subscription;
+  return previous !== null && until !== null && until > now ? [secret, previous] : [secret];
+}
+
+function outcomeKind(outcome: Outcome): AttemptOutcome {
+  if (outcome.ok) return "success";
+  if (outcome.status !== null) return "http_error";
+  if (outcome.error?.startsWith("target refused")) return "target_refused";
+  return outcome.error?.startsWith("no answer") ? "timeout" : "network_error";
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class WebhookWorker {
+  /** Names this process's claims; unique per worker, so a restarted process never mistakes old leases for its own. */
+  readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+  private readonly inFlight = new Map<string, number>();
+  private total = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private readonly prunedAt = new WeakMap<Tenant, number>();
+
+  constructor(private readonly deps: WorkerDeps) {}
+
+  start(): void {
+    this.stopped = false;
+    this.kick();
+  }
+
+  /** Stops claiming; waits for attempts under way (each ends within its timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+    await this.idle();
+  }
+
+  /** Resolves once no attempt is under way. */
+  async idle(): Promise<void> {
+    while (this.attempts.size > 0) await Promise.all([...this.attempts]);
+  }
+
+  /** Asks for a pass as soon as possible (new capacity, a new subscription…). */
+  kick(): void {
+    if (this.stopped) return;
+    this.again = true;
+    if (this.running !== null) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.loop(), 0);
+  }
+
+  private loop(): void {
+    this.timer = null;
+    if (this.stopped || this.running !== null) return;
+    this.again = false;
+    this.running = this.runOnce()
+      .catch((error) => this.deps.onError(error, "webhook pass"))
+      .finally(() => {
+        this.running = null;
+        if (this.stopped) return;
+        this.timer = setTimeout(() => this.loop(), this.again ? 0 : TICK_MS);
+        this.timer.unref?.();
+      });
+  }
+
+  /** One pass over every database: dispatch, replays, claims. Attempts it starts run on after it returns. */
+  async runOnce(): Promise<void> {
+    for (const tenant of this.deps.tenants()) {
+      try {
+        await this.pass(tenant);
+      } catch (error) {
+        this.deps.onError(error, `webhook pass on ${tenant.path}`);
+      }
+    }
+  }
+
+  private dispatchDeps(tenant: Tenant, store: DeliveryStore): DispatchDeps {
+    return { tenant, store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
+  }
+
+  private async pass(tenant: Tenant): Promise<void> {
+    const store = deliveryStore(tenant);
+    const subscriptions = store.subscriptions();
+    const active = subscriptions.filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
+    const targets = active.map(targetOf);
+    const dispatch = this.dispatchDeps(tenant, store);
+
+    // Bounded: a long backlog is worked through over several passes, claims in between.
+    for (let step = 0; step < 10 && (await dispatchStep(dispatch, targets)) !== null; step++);
+    for (const subscription of active) {
+      if (subscription.replay_after === null || subscription.replay_until === null) continue;
+      await replayStep(dispatch, targetOf(subscription), subscription.replay_after, subscription.replay_until);
+    }
+    if (!this.stopped) await this.claimDue(tenant, store, active);
+    await this.prune(tenant, store);
+  }
+
+  private async claimDue(tenant: Tenant, store: DeliveryStore, active: SubscriptionRow[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const claims: Promise<void>[] = [];
+    for (const subscription of active) {
+      const spare = Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscription.id) ?? 0), MAX_IN_FLIGHT - this.total);
+      if (spare <= 0) continue;
+      const due = store.nextDue(subscription.id);
+      if (due === null || due > now) continue;
+      // The slots are held from now, so the claims of one pass never exceed the bounds together.
+      this.hold(subscription.id, spare);
+      claims.push(
+        tenant.writer
+          .submit((db) => store.claim(db, subscription.id, this.owner, now, now + LEASE_MS, spare))
+          .then(
+            (claimed) => {
+              this.release(subscription.id, spare - claimed.length);
+              for (const delivery of claimed) this.track(this.attempt(tenant, store, subscription, delivery));
+            },
+            (error) => {
+              this.release(subscription.id, spare);
+              throw error;
+            },
+          ),
+      );
+    }
+    await Promise.all(claims);
+  }
+
+  private hold(subscriptionId: string, n: number): void {
+    this.inFlight.set(subscriptionId, (this.inFlight.get(subscriptionId) ?? 0) + n);
+    this.total += n;
+  }
+
+  private release(subscriptionId: string, n: number): void {
+    if (n === 0) return;
+    const left = (this.inFlight.get(subscriptionId) ?? 0) - n;
+    if (left > 0) this.inFlight.set(subscriptionId, left);
+    else this.inFlight.delete(subscriptionId);
+    this.total -= n;
+  }
+
+  private track(attempt: Promise<void>): void {
+    this.attempts.add(attempt);
+    void attempt.finally(() => this.attempts.delete(attempt));
+  }
+
+  private async attempt(tenant: Tenant, store: DeliveryStore, subscription: SubscriptionRow, delivery: ClaimedDelivery): Promise<void> {
+    try {
+      const outcome = await this.send(subscription, delivery.id, delivery.payload);
+      const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
+      this.deps.metrics.attempt(type, outcomeKind(outcome), outcome.durationMs);
+      const at = this.deps.clock.now();
+      const finished = await tenant.writer.submit((db) => this.record(db, store, subscription.id, delivery, outcome, at));
+      for (const [finishedType, state] of finished) this.deps.metrics.delivered(finishedType, state);
+    } catch (error) {
+      // The lease runs out and the delivery is tried again: nothing is lost.
+      this.deps.onError(error, "webhook attempt");
+    } finally {
+      this.release(subscription.id, 1);
+      this.kick();
+    }
+  }
+
+  private send(subscription: SubscriptionRow, id: string, payload: string): Promise<Outcome> {
+    const now = this.deps.clock.now();
+    const message = { id, payload, secrets: secretsInForce(subscription, now) };
+    return sendMessage(subscription.url, this.deps.policy(), message, Math.floor(now / 1000), this.deps.send);
+  }
+
+  /**
+   * Stores an attempt's outcome (inside a write): success, a retry on the schedule, or failure
+   * for good; a 410 disables the subscription at once, three days of nothing but failures too.
+   * Returns the deliveries that reached a final state.
+   */
+  private record(
+    db: Parameters<DeliveryStore["succeed"]>[0],
+    store: DeliveryStore,
+    subscriptionId: string,
+    delivery: ClaimedDelivery,
+    outcome: Outcome,
+    at: number,
+  ): [EventType, FinalState][] {
+    const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
+    const attempt = { status: outcome.status, error: outcome.error, at };
+    if (outcome.ok) {
+      store.clearFailing(db, subscriptionId);
+      return store.succeed(db, delivery.n, this.owner, attempt) ? [[type, "succeeded"]] : [];
+    }
+    const next = outcome.status === 410 ? null : nextAttemptAt(at, delivery.attempts, this.deps.random);
+    const finished: [EventType, FinalState][] = [];
+    if (next === null ? store.fail(db, delivery.n, this.owner, attempt) : store.retry(db, delivery.n, this.owner, attempt, next)) {
+      if (next === null) finished.push([type, "failed"]);
+    }
+    let reason: string | null = null;
+    if (outcome.status === 410) {
+      reason = `the endpoint answered 410 Gone at ${iso(at)}`;
+    } else {
+      const since = store.markFailing(db, subscriptionId, at);
+      if (since !== null && at - since >= DISABLE_AFTER_FAILING_MS) reason = `every delivery failed for 3 days (since ${iso(since)})`;
+    }
+    if (reason !== null) {
+      for (const failedType of store.disable(db, subscriptionId, reason, at) ?? []) finished.push([failedType, "failed"]);
+    }
+    return finished;
+  }
+
+  /**
+   * Sends a webhook.test event to a subscription now, whatever its state, and records it in
+   * its log (one attempt, no retry).
+   */
+  async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null> {
+    const store = deliveryStore(tenant);
+    const subscription = store.subscription(subscriptionId);
+    if (subscription === null) return null;
+    const now = this.deps.clock.now();
+    const id = newDeliveryId();
+    const payload = eventPayload(TEST_EVENT, iso(now), 0, subscription.id, "null");
+    const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, payload };
+    const n = await tenant.writer.submit((db) => store.insert(db, delivery, now, { owner: this.owner, until: now + LEASE_MS }));
+    const outcome = await this.send(subscription, id, payload);
+    this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);
+    const at = this.deps.clock.now();
+    const attempt = { status: outcome.status, error: outcome.error, at };
+    await tenant.writer.submit((db) => (outcome.ok ? store.succeed(db, n, this.owner, attempt) : store.fail(db, n, this.owner, attempt)));
+    this.deps.metrics.delivered(TEST_EVENT, outcome.ok ? "succeeded" : "failed");
+    return { deliveryId: id, outcome };
+  }
+
+  /** Deletes finished deliveries past the log's retention, a batch at a time. */
+  private async prune(tenant: Tenant, store: DeliveryStore): Promise<void> {
+    const now = this.deps.clock.now();
+    if (now - (this.prunedAt.get(tenant) ?? -Infinity) < PRUNE_EVERY_MS) return;
+    this.prunedAt.set(tenant, now);
+    await tenant.writer.submit((db) => store.prune(db, now - LOG_RETENTION_MS, PRUNE_BATCH));
+  }
+}
+
+function targetOf(subscription: SubscriptionRow): DispatchTarget {
+  const events = new Set((JSON.parse(subscription.events) as unknown[]).filter(isEventType));
+  return { id: subscription.id, clientId: subscription.client_id, events, afterSequence: subscription.after_sequence };
+}
+
+/** A webhook-id: `msg_` and a time-ordered UUID, the same on every attempt of the delivery. */
+export function newDeliveryId(): string {
+  return `msg_${Bun.randomUUIDv7()}`;
+}
