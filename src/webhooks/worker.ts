@@ -14,6 +14,7 @@ import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
 import { ATTEMPT_TIMEOUT_MS, sendMessage, type Outcome, type SendOptions } from "./send.ts";
 import { deliveryStore, type ClaimedDelivery, type DeliveryStore, type SubscriptionRow } from "./store.ts";
+import { resolveTarget, type ResolvedTarget } from "./targets.ts";
 
 export const PER_SUBSCRIPTION = 8;
 export const MAX_IN_FLIGHT = 128;
@@ -259,6 +260,11 @@ export class WebhookWorker {
       for (const failedType of store.disable(db, subscriptionId, reason, at) ?? []) finished.push([failedType, "failed"]);
     }
     return finished;
+  }
+
+  /** The target rules that need DNS, exactly as the next attempt will apply them. */
+  resolveTarget(url: URL): Promise<ResolvedTarget> {
+    return resolveTarget(url, this.deps.policy(), this.deps.send.resolve);
   }
 
   /**
