@@ -77,19 +77,24 @@ export class WebhookWorker {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<void> | null = null;
   private again = false;
-  private stopped = true;
+  /** Passes run on their own between start() and stop(); runOnce() works either way. */
+  private looping = false;
+  /** Once stopping, nothing new is claimed. */
+  private stopping = false;
   private readonly prunedAt = new WeakMap<Tenant, number>();
 
   constructor(private readonly deps: WorkerDeps) {}
 
   start(): void {
-    this.stopped = false;
+    this.looping = true;
+    this.stopping = false;
     this.kick();
   }
 
   /** Stops claiming; waits for attempts under way (each ends within its timeout). */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.looping = false;
+    this.stopping = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
@@ -103,7 +108,7 @@ export class WebhookWorker {
 
   /** Asks for a pass as soon as possible (new capacity, a new subscription…). */
   kick(): void {
-    if (this.stopped) return;
+    if (!this.looping) return;
     this.again = true;
     if (this.running !== null) return;
     if (this.timer !== null) clearTimeout(this.timer);
@@ -112,13 +117,13 @@ export class WebhookWorker {
 
   private loop(): void {
     this.timer = null;
-    if (this.stopped || this.running !== null) return;
+    if (!this.looping || this.running !== null) return;
     this.again = false;
     this.running = this.runOnce()
       .catch((error) => this.deps.onError(error, "webhook pass"))
       .finally(() => {
         this.running = null;
-        if (this.stopped) return;
+        if (!this.looping) return;
         this.timer = setTimeout(() => this.loop(), this.again ? 0 : TICK_MS);
         this.timer.unref?.();
       });
@@ -152,7 +157,7 @@ export class WebhookWorker {
       if (subscription.replay_after === null || subscription.replay_until === null) continue;
       await replayStep(dispatch, targetOf(subscription), subscription.replay_after, subscription.replay_until);
     }
-    if (!this.stopped) await this.claimDue(tenant, store, active);
+    if (!this.stopping) await this.claimDue(tenant, store, active);
     await this.prune(tenant, store);
   }
 

@@ -7,6 +7,7 @@ import { createApp } from "../../src/app.ts";
 import { resolveConfig, validateConfig } from "../../src/config/load.ts";
 import type { ConfigFile } from "../../src/config/schema.ts";
 import { silentLogger } from "../../src/logging.ts";
+import { createServerWebhooks, type ServerWebhooks } from "../../src/modules/webhooks/service.ts";
 import { Runtime } from "../../src/runtime.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../../src/seed/generator.ts";
@@ -67,6 +68,10 @@ export interface TestAppOptions {
   trustedProxies?: string[];
   properties?: number;
   leads?: number;
+  /** The webhook worker and metrics (default: a worker that is never started); tests of webhooks pass their own. */
+  webhooks?: (runtime: Runtime) => ServerWebhooks;
+  /** The config's `webhooks` key. */
+  webhookTargets?: ConfigFile["webhooks"];
 }
 
 function configFileFor(dir: string, options: TestAppOptions): ConfigFile {
@@ -76,6 +81,7 @@ function configFileFor(dir: string, options: TestAppOptions): ConfigFile {
     databases: options.databases ?? { main: seededDatabase(dir, options.properties, options.leads) },
     clients: options.clients ?? [client("portal").entry],
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+    ...(options.webhookTargets ? { webhooks: options.webhookTargets } : {}),
   };
 }
 
@@ -88,6 +94,7 @@ export interface TestApp {
   runtime: Runtime;
   clock: FakeClock;
   dir: string;
+  webhooks: ServerWebhooks;
   /** Sends a request through app.handle; `peer` sets the TCP peer address. */
   request(path: string, init?: RequestInit & { peer?: string }): Promise<Response>;
   token(who: TestClient, peer?: string): Promise<string>;
@@ -102,10 +109,12 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   const clock = new FakeClock();
   const file = configFileFor(dir, options);
   const runtime = new Runtime(resolveTestConfig(dir, file), clock);
+  const webhooks = options.webhooks?.(runtime) ?? createServerWebhooks(runtime, { logger: silentLogger() });
   const app = createApp({
     runtime,
     logger: silentLogger(),
     peerAddress: (request) => request.headers.get(PEER_HEADER),
+    webhooks,
   });
   const request = (path: string, init: RequestInit & { peer?: string } = {}) => {
     const headers = new Headers(init.headers);
@@ -126,6 +135,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     runtime,
     clock,
     dir,
+    webhooks,
     request,
     token,
     get: (path, bearer, peer) => request(path, { headers: { authorization: `Bearer ${bearer}` }, ...(peer ? { peer } : {}) }),
