@@ -117,14 +117,10 @@ export async function sendMessage(
       "webhook-timestamp": String(timestampSeconds),
       "webhook-signature": signatureHeader(message.secrets, message.id, timestampSeconds, message.payload),
     };
-    let fetchUrl = target.href;
-    let tls: BunFetchRequestInit["tls"] = options.ca ? { ca: options.ca } : undefined;
-    if (resolved.address !== null) {
-      fetchUrl = pinnedUrl(target, resolved.address);
-      headers.host = target.host;
-      // The certificate is still checked against the URL's host name, not the address.
-      if (target.protocol === "https:") tls = { ...tls, serverName: target.hostname };
-    }
+    const fetchUrl = pinnedUrl(target, resolved.address);
+    headers.host = target.host;
+    // The certificate is still checked against the URL's host name, not the address.
+    const tls = target.protocol === "https:" ? { serverName: target.hostname, ...(options.ca ? { ca: options.ca } : {}) } : undefined;
     const response = await Promise.race([
       fetch(fetchUrl, {
         method: "POST",

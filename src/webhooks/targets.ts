@@ -4,6 +4,8 @@
 // special-purpose address. Checked when a subscription is saved and again before every
 // attempt against the addresses the host resolves to then; the attempt connects to the
 // address that was checked, so a DNS answer that changes in between (rebinding) is never used.
+// Creation in the sandbox or with private targets allowed still resolves the host, so a
+// mistyped one is reported at once.
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import type { WebhookTargetPolicy } from "../config/model.ts";
@@ -13,7 +15,11 @@ export const MAX_URL_LENGTH = 2048;
 /** A host's addresses, as the system resolver gives them. Tests pass their own. */
 export type Resolve = (hostname: string) => Promise<string[]>;
 
-export const systemResolve: Resolve = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+/**
+ * IPv4 first: one address is connected to, and a local receiver (`localhost` in the sandbox)
+ * more often listens on 127.0.0.1 than on ::1.
+ */
+export const systemResolve: Resolve = async (hostname) => (await lookup(hostname, { all: true, order: "ipv4first" })).map((a) => a.address);
 
 /** What an address range is called in a refusal, for the ranges with a common name. */
 const RANGE_WORDS: Record<string, string> = {
@@ -40,10 +46,10 @@ export function forbiddenAddress(address: string): string | null {
   return range === "unicast" ? null : `${RANGE_WORDS[range] ?? "a special-purpose"} address`;
 }
 
-/** The host of a URL as an IP address, when it is one (`[::1]` → `::1`). */
+/** The host of a URL as an IP address, when it is one (`[::1]` → `::1`; `[::ffff:a00:1]` → `10.0.0.1`). */
 function literalAddress(hostname: string): string | null {
   const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
-  return ipaddr.isValid(bare) ? bare : null;
+  return ipaddr.isValid(bare) ? ipaddr.process(bare).toString() : null;
 }
 
 const PRIVATE_RULE = "webhooks may not target loopback, private, link-local, unique-local or metadata addresses";
@@ -80,12 +86,14 @@ export function parseTargetUrl(value: unknown, policy: WebhookTargetPolicy): URL
   return url;
 }
 
-/** Where to connect for one attempt: the address checked, or null to let fetch resolve (private targets allowed). */
-export type ResolvedTarget = { ok: true; address: string | null } | { ok: false; problem: string };
+/** Where to connect for one attempt: the address resolved (and, unless private targets are allowed, checked). */
+export type ResolvedTarget = { ok: true; address: string } | { ok: false; problem: string };
 
-/** Resolves the URL's host and checks every address it has (any one of them could be connected to). */
+/**
+ * Resolves the URL's host and, unless private targets are allowed, checks every address it has
+ * (a connection could go to any of them). The attempt connects to the address returned.
+ */
 export async function resolveTarget(url: URL, policy: WebhookTargetPolicy, resolve: Resolve): Promise<ResolvedTarget> {
-  if (policy.allowPrivateTargets) return { ok: true, address: null };
   const literal = literalAddress(url.hostname);
   let addresses: string[];
   if (literal !== null) {
@@ -98,11 +106,13 @@ export async function resolveTarget(url: URL, policy: WebhookTargetPolicy, resol
     }
     if (addresses.length === 0) return { ok: false, problem: `the host ${url.hostname} has no address` };
   }
-  for (const address of addresses) {
-    const kind = forbiddenAddress(address);
-    if (kind === null) continue;
-    const what = literal !== null ? `${address} is ${kind}` : `${url.hostname} resolves to ${address}, ${kind}`;
-    return { ok: false, problem: `${what}: ${PRIVATE_RULE}` };
+  if (!policy.allowPrivateTargets) {
+    for (const address of addresses) {
+      const kind = forbiddenAddress(address);
+      if (kind === null) continue;
+      const what = literal !== null ? `${address} is ${kind}` : `${url.hostname} resolves to ${address}, ${kind}`;
+      return { ok: false, problem: `${what}: ${PRIVATE_RULE}` };
+    }
   }
   return { ok: true, address: addresses[0]! };
 }
