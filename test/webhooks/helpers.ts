@@ -74,7 +74,9 @@ export interface WebhookApp extends TestApp {
  * `webhookTargets` says otherwise; its clock starts at the real time, since standardwebhooks
  * checks timestamps against the real clock.
  */
-export async function webhookApp(options: TestAppOptions & { resolve?: Resolve; random?: () => number } = {}): Promise<WebhookApp> {
+export async function webhookApp(
+  options: TestAppOptions & { resolve?: Resolve; random?: () => number; timeoutMs?: number } = {},
+): Promise<WebhookApp> {
   const t = createTestApp({
     clients: [PARTNER.entry, OTHER.entry],
     webhookTargets: { allowHttp: true, allowPrivateTargets: true },
@@ -83,13 +85,26 @@ export async function webhookApp(options: TestAppOptions & { resolve?: Resolve; 
         logger: process.env.WEBHOOK_TEST_LOG ? ({ warn: (...a: unknown[]) => console.error(...a) } as never) : silentLogger(),
         ...(options.resolve ? { resolve: options.resolve } : {}),
         random: options.random ?? (() => 0.5),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       }),
     ...options,
   });
   t.clock.ms = Date.now();
   const partner = await t.token(PARTNER);
   const other = await t.token(OTHER);
-  const call = async (method: string, path: string, body?: unknown, token = partner) => {
+  // Tests move the clock by days: a token past its hour is swapped for a fresh one of the same client.
+  const issued = new Map<string, { at: number; fresh: string; who: TestClient }>([
+    [partner, { at: t.clock.now(), fresh: partner, who: PARTNER }],
+    [other, { at: t.clock.now(), fresh: other, who: OTHER }],
+  ]);
+  const current = async (token: string) => {
+    const entry = issued.get(token);
+    if (entry === undefined) return token;
+    if (t.clock.now() - entry.at > 50 * 60 * 1000) Object.assign(entry, { at: t.clock.now(), fresh: await t.token(entry.who) });
+    return entry.fresh;
+  };
+  const call = async (method: string, path: string, body?: unknown, given = partner) => {
+    const token = await current(given);
     const response = await t.request(path, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },

@@ -231,6 +231,7 @@ export interface WorkerOptions {
   resolve?: Resolve;
   ca?: string;
   random?: () => number;
+  timeoutMs?: number;
 }
 
 /** The delivery worker for a running server: its databases, clients and config. */
@@ -250,6 +251,7 @@ export function createWebhookWorker(runtime: Runtime, options: WorkerOptions): W
       resolve: options.resolve ?? systemResolve,
       userAgent: `partner-api/${VERSION}`,
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     },
     metrics: options.metrics,
     onError: (error, what) => options.logger.warn({ err: (error as Error)?.message ?? String(error) }, `${what} failed`),
