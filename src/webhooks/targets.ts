@@ -4,8 +4,6 @@
 // special-purpose address. Checked when a subscription is saved and again before every
 // attempt against the addresses the host resolves to then; the attempt connects to the
 // address that was checked, so a DNS answer that changes in between (rebinding) is never used.
-// Creation in the sandbox or with private targets allowed still resolves the host, so a
-// mistyped one is reported at once.
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import type { WebhookTargetPolicy } from "../config/model.ts";

@@ -79,7 +79,7 @@ describe("events come from every write path, with the record as GET returns it",
     const { app, receiver } = await setup();
     const sub = await subscribe(app, receiver, ["property.upserted", "property.removed"]);
     const db = outside(app);
-    const [{ id }] = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").all() as { id: string }[];
+    const { id } = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").get() as { id: string };
     db.run("UPDATE properties SET title = 'Novo título' WHERE id = ?", [id]);
     await app.deliver();
     const expected = await getRecord(app, "properties", id);
@@ -96,7 +96,7 @@ describe("events come from every write path, with the record as GET returns it",
     const { app, receiver } = await setup();
     const sub = await subscribe(app, receiver, ["property.upserted", "property.removed"]);
     const db = outside(app);
-    const [{ id }] = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").all() as { id: string }[];
+    const { id } = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").get() as { id: string };
     db.run("UPDATE properties SET title = 'Antes' WHERE id = ?", [id]);
     db.run("UPDATE properties SET is_published = 0 WHERE id = ?", [id]);
     await app.deliver();
@@ -141,7 +141,7 @@ describe("retries (CONTRACT §13)", () => {
     await app.deliver();
     expect(await log()).toMatchObject({ state: "pending", attempts: 1, lastStatus: 503, lastError: "HTTP 503: busy" });
     // random() = 0.5 puts each retry exactly on the schedule.
-    expect(Date.parse((await log()).nextAttemptAt) - app.clock.now()).toBe(RETRY_DELAYS_MS[0]);
+    expect(Date.parse((await log()).nextAttemptAt) - app.clock.now()).toBe(RETRY_DELAYS_MS[0]!);
     for (let i = 0; i < 3; i++) {
       app.clock.advance(RETRY_DELAYS_MS[i]! - 1);
       await app.deliver();
