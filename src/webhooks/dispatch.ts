@@ -1,6 +1,6 @@
 // Turning the change log into deliveries: a step reads the events after the dispatch cursor,
 // makes one delivery per event and subscription that wants it (the record read as that
-// subscription's client sees it), and moves the cursor, all in one write. The cursor moves
+// subscription's client sees it), and moves the cursor, both in one write. The cursor moves
 // only from where the step read it, so when several processes share the file each range of
 // the log is dispatched exactly once. Replays walk the log the same way for one subscription.
 import type { Database } from "bun:sqlite";
@@ -68,46 +68,52 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
   return deliveries;
 }
 
-function insertAll(store: DeliveryStore, db: Database, deliveries: readonly NewDelivery[], now: number): void {
-  for (const delivery of deliveries) store.insert(db, delivery, now);
+/**
+ * A step, read now and written later inside the worker's one write of a pass: `write`
+ * returns whether it applied (false when another process moved the cursor first). `more`:
+ * the step did not reach the end, another should follow at once.
+ */
+export interface DispatchWrite {
+  write(db: Database): boolean;
+  more: boolean;
 }
 
-/**
- * One dispatch step of the shared cursor. Returns how many deliveries it made, or null when
- * there was nothing to read (or another process took the range first).
- */
-export async function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarget[]): Promise<number | null> {
-  const { store, tenant } = deps;
+function writing(deliveries: readonly NewDelivery[], deps: DispatchDeps, move: (db: Database) => boolean, more: boolean): DispatchWrite {
+  return {
+    more,
+    write(db) {
+      if (!move(db)) return false;
+      const now = deps.now();
+      for (const delivery of deliveries) deps.store.insert(db, delivery, now);
+      return true;
+    },
+  };
+}
+
+/** The next step of the shared cursor, or null when there is nothing after it. */
+export function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarget[]): DispatchWrite | null {
+  const { store } = deps;
   const from = store.cursor();
   if (targets.length === 0) {
     // Nothing wants the events: the cursor jumps to the head, so compaction is not held back.
     const head = store.head();
-    if (head <= from) return null;
-    await tenant.writer.submit((db) => store.advanceCursor(db, from, head));
-    return 0;
+    return head <= from ? null : writing([], deps, (db) => store.advanceCursor(db, from, head), false);
   }
+  // Events no subscription was there for are skipped in one move (a seeded or imported backlog).
+  const floor = Math.min(...targets.map((t) => t.afterSequence));
+  if (from < floor) return writing([], deps, (db) => store.advanceCursor(db, from, floor), true);
   const changes = store.changesAfter(from, DISPATCH_BATCH);
   if (changes.length === 0) return null;
   const to = changes[changes.length - 1]!.sequence;
-  const deliveries = deliveriesFor(changes, targets, deps);
-  const done = await tenant.writer.submit((db) => {
-    if (!store.advanceCursor(db, from, to)) return false;
-    insertAll(store, db, deliveries, deps.now());
-    return true;
-  });
-  return done ? deliveries.length : null;
+  return writing(deliveriesFor(changes, targets, deps), deps, (db) => store.advanceCursor(db, from, to), changes.length === DISPATCH_BATCH);
 }
 
-/** One step of a subscription's replay of (after, until]. Returns whether it moved. */
-export async function replayStep(deps: DispatchDeps, target: DispatchTarget, after: number, until: number): Promise<boolean> {
-  const { store, tenant } = deps;
+/** The next step of a subscription's replay of (after, until]. */
+export function replayStep(deps: DispatchDeps, target: DispatchTarget, after: number, until: number): DispatchWrite {
+  const { store } = deps;
   const changes = store.changesBetween(after, until, DISPATCH_BATCH);
   const to = changes.length < DISPATCH_BATCH ? until : changes[changes.length - 1]!.sequence;
   // A replay sends again what the subscription was sent before: its start does not apply.
   const deliveries = deliveriesFor(changes, [{ ...target, afterSequence: 0 }], deps);
-  return tenant.writer.submit((db) => {
-    if (!store.advanceReplay(db, target.id, after, to, until)) return false;
-    insertAll(store, db, deliveries, deps.now());
-    return true;
-  });
+  return writing(deliveries, deps, (db) => store.advanceReplay(db, target.id, after, to, until), to < until);
 }

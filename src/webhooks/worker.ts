@@ -8,7 +8,8 @@ import { hostname } from "node:os";
 import type { Clock } from "../clock.ts";
 import type { WebhookTargetPolicy } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
-import { dispatchStep, replayStep, type DispatchDeps, type DispatchTarget, type RecordReader } from "./dispatch.ts";
+import type { Database } from "bun:sqlite";
+import { dispatchStep, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
 import { EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
@@ -28,6 +29,8 @@ export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 1_000;
+/** Passes of one run while dispatch or a replay has more to do; the loop comes back at once after. */
+const PASSES_PER_RUN = 10;
 
 export interface WorkerDeps {
   /** The databases to work on (each configured one that opens). */
@@ -47,6 +50,14 @@ export interface WorkerDeps {
 export interface TestResult {
   deliveryId: string;
   outcome: Outcome;
+}
+
+/** An attempt that ended, waiting for the next pass to record it. */
+interface Ended {
+  subscriptionId: string;
+  delivery: ClaimedDelivery;
+  outcome: Outcome;
+  at: number;
 }
 
 function isEventType(value: unknown): value is EventType {
@@ -74,6 +85,8 @@ export class WebhookWorker {
   private readonly inFlight = new Map<string, number>();
   private total = 0;
   private readonly attempts = new Set<Promise<void>>();
+  /** Attempts that ended since the last pass, per database: the next pass records them. */
+  private readonly ended = new Map<Tenant, Ended[]>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<void> | null = null;
   private again = false;
@@ -91,7 +104,7 @@ export class WebhookWorker {
     this.kick();
   }
 
-  /** Stops claiming; waits for attempts under way (each ends within its timeout). */
+  /** Stops claiming; waits for attempts under way (each ends within its timeout) and records them. */
   async stop(): Promise<void> {
     this.looping = false;
     this.stopping = true;
@@ -99,11 +112,19 @@ export class WebhookWorker {
     this.timer = null;
     await this.running;
     await this.idle();
+    await this.runOnce();
   }
 
   /** Resolves once no attempt is under way. */
   async idle(): Promise<void> {
     while (this.attempts.size > 0) await Promise.all([...this.attempts]);
+  }
+
+  /** Attempts that ended and that the next pass will record. */
+  unrecorded(): number {
+    let n = 0;
+    for (const ended of this.ended.values()) n += ended.length;
+    return n;
   }
 
   /** Asks for a pass as soon as possible (new capacity, a new subscription…). */
@@ -120,6 +141,7 @@ export class WebhookWorker {
     if (!this.looping || this.running !== null) return;
     this.again = false;
     this.running = this.runOnce()
+      .then((more) => void (this.again ||= more))
       .catch((error) => this.deps.onError(error, "webhook pass"))
       .finally(() => {
         this.running = null;
@@ -129,64 +151,87 @@ export class WebhookWorker {
       });
   }
 
-  /** One pass over every database: dispatch, replays, claims. Attempts it starts run on after it returns. */
-  async runOnce(): Promise<void> {
+  /**
+   * A pass over every database (dispatch, replays, outcomes, claims), repeated while a step
+   * left more to do, a few times at most; true when some is still left. Attempts it starts
+   * run on after it returns.
+   */
+  async runOnce(): Promise<boolean> {
+    let more = false;
     for (const tenant of this.deps.tenants()) {
       try {
-        await this.pass(tenant);
+        let left = true;
+        for (let pass = 0; pass < PASSES_PER_RUN && left; pass++) left = await this.pass(tenant);
+        more ||= left;
       } catch (error) {
         this.deps.onError(error, `webhook pass on ${tenant.path}`);
       }
     }
+    return more;
   }
 
   private dispatchDeps(tenant: Tenant, store: DeliveryStore): DispatchDeps {
     return { tenant, store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
   }
 
-  private async pass(tenant: Tenant): Promise<void> {
+  /**
+   * One pass over a database, written in one transaction (so one fsync): a dispatch step, a
+   * step of each replay, the outcomes of the attempts that ended since the last pass, and the
+   * claims of the due deliveries that fit in the free slots. True when a step left more to do.
+   */
+  private async pass(tenant: Tenant): Promise<boolean> {
     const store = deliveryStore(tenant);
-    const subscriptions = store.subscriptions();
-    const active = subscriptions.filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
-    const targets = active.map(targetOf);
+    const active = store.subscriptions().filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
     const dispatch = this.dispatchDeps(tenant, store);
-
-    // Bounded: a long backlog is worked through over several passes, claims in between.
-    for (let step = 0; step < 10 && (await dispatchStep(dispatch, targets)) !== null; step++);
-    for (const subscription of active) {
-      if (subscription.replay_after === null || subscription.replay_until === null) continue;
-      await replayStep(dispatch, targetOf(subscription), subscription.replay_after, subscription.replay_until);
+    const steps: DispatchWrite[] = [];
+    const step = dispatchStep(dispatch, active.map(targetOf));
+    if (step !== null) steps.push(step);
+    for (const s of active) {
+      if (s.replay_after !== null && s.replay_until !== null) steps.push(replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until));
     }
-    if (!this.stopping) await this.claimDue(tenant, store, active);
+    const outcomes = this.ended.get(tenant) ?? [];
+    this.ended.delete(tenant);
+    // Slots are held from now, so the claims of one pass never exceed the bounds together.
+    const spare = this.stopping ? [] : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id) })).filter((c) => c.n > 0);
+    if (steps.length === 0 && outcomes.length === 0 && spare.every((c) => !this.mayBeDue(store, c.subscription.id))) {
+      for (const c of spare) this.release(c.subscription.id, c.n);
+      return false;
+    }
+    const now = this.deps.clock.now();
+    let result: { claimed: { subscription: SubscriptionRow; deliveries: ClaimedDelivery[] }[]; finished: [EventType, FinalState][] };
+    try {
+      result = await tenant.writer.submit((db) => {
+        for (const s of steps) s.write(db);
+        const finished = outcomes.flatMap((o) => this.record(db, store, o));
+        const claimed = spare.map((c) => ({ subscription: c.subscription, deliveries: store.claim(db, c.subscription.id, this.owner, now, now + LEASE_MS, c.n) }));
+        return { claimed, finished };
+      });
+    } catch (error) {
+      // Nothing of the pass was kept: the outcomes wait for the next one, the slots are free again.
+      for (const c of spare) this.release(c.subscription.id, c.n);
+      this.ended.set(tenant, [...outcomes, ...(this.ended.get(tenant) ?? [])]);
+      throw error;
+    }
+    for (const [type, state] of result.finished) this.deps.metrics.delivered(type, state);
+    for (const { subscription, deliveries } of result.claimed) {
+      this.release(subscription.id, spare.find((c) => c.subscription === subscription)!.n - deliveries.length);
+      for (const delivery of deliveries) this.track(this.attempt(tenant, subscription, delivery));
+    }
     await this.prune(tenant, store);
+    return steps.some((s) => s.more);
   }
 
-  private async claimDue(tenant: Tenant, store: DeliveryStore, active: SubscriptionRow[]): Promise<void> {
-    const now = this.deps.clock.now();
-    const claims: Promise<void>[] = [];
-    for (const subscription of active) {
-      const spare = Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscription.id) ?? 0), MAX_IN_FLIGHT - this.total);
-      if (spare <= 0) continue;
-      const due = store.nextDue(subscription.id);
-      if (due === null || due > now) continue;
-      // The slots are held from now, so the claims of one pass never exceed the bounds together.
-      this.hold(subscription.id, spare);
-      claims.push(
-        tenant.writer
-          .submit((db) => store.claim(db, subscription.id, this.owner, now, now + LEASE_MS, spare))
-          .then(
-            (claimed) => {
-              this.release(subscription.id, spare - claimed.length);
-              for (const delivery of claimed) this.track(this.attempt(tenant, store, subscription, delivery));
-            },
-            (error) => {
-              this.release(subscription.id, spare);
-              throw error;
-            },
-          ),
-      );
-    }
-    await Promise.all(claims);
+  /** Whether a subscription may have a delivery due now (a read, to spare a write when nothing is). */
+  private mayBeDue(store: DeliveryStore, subscriptionId: string): boolean {
+    const due = store.nextDue(subscriptionId);
+    return due !== null && due <= this.deps.clock.now();
+  }
+
+  /** Holds and returns the subscription's free slots (within the overall bound). */
+  private holdSpare(subscriptionId: string): number {
+    const n = Math.max(0, Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total));
+    if (n > 0) this.hold(subscriptionId, n);
+    return n;
   }
 
   private hold(subscriptionId: string, n: number): void {
@@ -207,16 +252,20 @@ export class WebhookWorker {
     void attempt.finally(() => this.attempts.delete(attempt));
   }
 
-  private async attempt(tenant: Tenant, store: DeliveryStore, subscription: SubscriptionRow, delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * Sends one claimed delivery. Its outcome is recorded by the next pass, with the others that
+   * ended meanwhile: a process killed before then leaves the delivery leased, to be sent again
+   * with the same webhook-id when the lease ends (at least once).
+   */
+  private async attempt(tenant: Tenant, subscription: SubscriptionRow, delivery: ClaimedDelivery): Promise<void> {
     try {
       const outcome = await this.send(subscription, delivery.id, delivery.payload);
       const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
       this.deps.metrics.attempt(type, outcomeKind(outcome), outcome.durationMs);
-      const at = this.deps.clock.now();
-      const finished = await tenant.writer.submit((db) => this.record(db, store, subscription.id, delivery, outcome, at));
-      for (const [finishedType, state] of finished) this.deps.metrics.delivered(finishedType, state);
+      const ended = this.ended.get(tenant) ?? [];
+      ended.push({ subscriptionId: subscription.id, delivery, outcome, at: this.deps.clock.now() });
+      this.ended.set(tenant, ended);
     } catch (error) {
-      // The lease runs out and the delivery is tried again: nothing is lost.
       this.deps.onError(error, "webhook attempt");
     } finally {
       this.release(subscription.id, 1);
@@ -235,14 +284,8 @@ export class WebhookWorker {
    * for good; a 410 disables the subscription at once, three days of nothing but failures too.
    * Returns the deliveries that reached a final state.
    */
-  private record(
-    db: Parameters<DeliveryStore["succeed"]>[0],
-    store: DeliveryStore,
-    subscriptionId: string,
-    delivery: ClaimedDelivery,
-    outcome: Outcome,
-    at: number,
-  ): [EventType, FinalState][] {
+  private record(db: Database, store: DeliveryStore, ended: Ended): [EventType, FinalState][] {
+    const { subscriptionId, delivery, outcome, at } = ended;
     const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
     const attempt = { status: outcome.status, error: outcome.error, at };
     if (outcome.ok) {

@@ -124,7 +124,7 @@ export async function webhookApp(
         await worker.runOnce();
         await worker.idle();
         const due = await dueNow(t);
-        if (!due) return;
+        if (!due && worker.unrecorded() === 0) return;
       }
       throw new Error("deliveries still due after 50 passes");
     },
