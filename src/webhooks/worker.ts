@@ -17,8 +17,8 @@ import { ATTEMPT_TIMEOUT_MS, sendMessage, type Outcome, type SendOptions } from 
 import { deliveryStore, type ClaimedDelivery, type DeliveryStore, type SubscriptionRow } from "./store.ts";
 import { resolveTarget, type ResolvedTarget } from "./targets.ts";
 
-export const PER_SUBSCRIPTION = 8;
-export const MAX_IN_FLIGHT = 128;
+export const PER_SUBSCRIPTION = 32;
+export const MAX_IN_FLIGHT = 256;
 /** A claimed delivery is someone's for this long: the attempt's 10 s and ample margin to record it. */
 export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 10_000;
 /** An idle worker looks for new events and due retries this often. */

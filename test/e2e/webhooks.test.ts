@@ -177,8 +177,8 @@ describe("webhooks from the compiled binary", () => {
   });
 
   test("kill -9 with 100+ deliveries pending, then a restart: every acknowledged lead is delivered; a duplicate only with the same webhook-id", async () => {
-    // A slow receiver: 8 deliveries at a time, 150 ms each, so most are still pending when the server dies.
-    behaviour.set("/durable", { status: () => 200, delayMs: 150 });
+    // A slow receiver (half a second each, with a few dozen at a time): most are still pending when the server dies.
+    behaviour.set("/durable", { status: () => 200, delayMs: 500 });
     const sub = await subscribe("/durable", ["lead.created"]);
     const acknowledged = await Promise.all(Array.from({ length: 150 }, (_, i) => createLead(`e2e-kill-${i}`)));
     // Not yet dispatched counts as pending too: the change log holds it.
