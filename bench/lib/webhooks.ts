@@ -16,7 +16,7 @@ export const SUBSCRIPTIONS = 4;
 /** Events per throughput round: the dataset's leads updated this many times over, in one outside commit. */
 const UPDATE_PASSES = 5;
 /** Leads created per second during the hot-path comparison, both with and without subscriptions. */
-export const FEED_LEADS_PER_S = 250;
+export const FEED_LEADS_PER_S = 100;
 const PROPS_FEW: Scenario = {
   id: "props-few",
   title: "props-few",
