@@ -4,6 +4,7 @@
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
 //                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters]
+//                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -11,7 +12,7 @@ import { capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
 import { describeMachine, loadAverage } from "./lib/machine.ts";
 import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
 import { freePort, killAll, startServer, type Server } from "./lib/proc.ts";
-import { DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
 import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
@@ -34,6 +35,7 @@ const { values: flags } = parseArgs({
     connections: { type: "string", default: "50" },
     retries: { type: "string", default: "1" },
     only: { type: "string" },
+    compare: { type: "string" },
   },
 });
 
@@ -57,6 +59,8 @@ const settings: RunSettings = {
   serverCore: SERVER_CORE,
   loadCore: LOAD_CORE,
 };
+/** Another build of the product, measured beside this one on every read scenario (before/after a change). */
+const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 const runId = Date.now().toString(36);
@@ -120,6 +124,13 @@ async function captureRoutes(product: Server, token: string, list: Scenario[]): 
 }
 
 async function runDataset(dataset: Dataset, version: string): Promise<DatasetResult> {
+  let seed: DatasetResult["seed"];
+  if (wanted("seed")) {
+    log(`[${dataset.label}] seeding the dataset afresh, timed …`);
+    seed = await measureSeed(dataset);
+    note(seed.command.replace(/seed-[^ ]+\.sqlite/, "FILE"));
+    log(`[${dataset.label}] seed: ${seed.seconds.toFixed(1)} s, peak RSS ${seed.peakRssMb.toFixed(0)} MiB`);
+  }
   const source = ensureDataset(dataset, log);
   note(seedCommand(dataset, source).join(" "));
   log(`[${dataset.label}] copying the dataset for this run …`);
@@ -132,7 +143,9 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     note(product.command);
     let token = await issueToken(product.base);
     const found = await discover(product.base, token);
-    const list = scenarios(found).filter((s) => wanted(s.id));
+    const list = scenarios(found)
+      .filter((s) => wanted(s.id))
+      .map((s) => (compareBinary !== null && s.targets.includes("product") && !s.writes ? { ...s, targets: [...s.targets, "compare" as const] } : s));
     const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
     log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
 
@@ -145,6 +158,12 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       if (!list.some((s) => s.targets.includes(target))) continue;
       servers[target] = await startLimiterSwitch(dataset, db, limiter);
       tokens[target] = await issueToken(servers[target].base);
+    }
+    if (compareBinary !== null) {
+      const comparePort = freePort();
+      servers.compare = await startServer({ name: "compare", argv: sandboxArgv(db, comparePort, compareBinary), core: SERVER_CORE, port: comparePort, logFile: join(OUT, `compare-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+      note(servers.compare.command);
+      tokens.compare = await issueToken(servers.compare.base);
     }
     const tokenFor = (target: Target) => tokens[target] ?? token;
 
@@ -195,7 +214,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     if (filters[0]) note(wrkCommandLine({ url: product.base + filters[0].query.path, script: "bearer.lua", connections: settings.connections, durationS: settings.filterDurationS, core: LOAD_CORE, env: { BENCH_TOKEN: "" } }) + "   # and so on for each filter query");
 
     const productSamples = [...results.flatMap((r) => r.samples.product ?? []), ...filters.flatMap((f) => f.warm)];
-    return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)) };
+    return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)), ...(seed ? { seed } : {}) };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
     removeDatabase(db);
@@ -250,9 +269,11 @@ function writeReport(results: DatasetResult[], machine: ReturnType<typeof descri
     results,
     durationS: (performance.now() - started) / 1000,
   });
-  writeFileSync(join(ROOT, "bench/RESULTS.md"), report);
+  // A partial run (--only, --compare) must not replace the full run's RESULTS.md.
+  const reportPath = only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
+  writeFileSync(reportPath, report);
   writeFileSync(join(OUT, `results-${runId}.json`), JSON.stringify(results, null, 1));
-  log(`${verdictTable(results)}\n\nwrote bench/RESULTS.md (and raw figures in bench/out/results-${runId}.json)`);
+  log(`${verdictTable(results)}\n\nwrote ${reportPath.replace(ROOT + "/", "")} (and raw figures in bench/out/results-${runId}.json)`);
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

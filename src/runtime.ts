@@ -1,17 +1,40 @@
 // What a running server holds: the current config (swapped whole on reload), the token
-// service for it, the open databases and the limiter state (which survives reloads).
-import type { Client, RuntimeConfig } from "./config/model.ts";
+// service for it, the open databases and the limiter state (which survives reloads). With
+// `redis` in the config the limits live in Redis, shared by every process (CONTRACT §15); while
+// Redis cannot answer, each process uses its own in-memory limiters.
+import type { Client, RedisSettings, RuntimeConfig } from "./config/model.ts";
 import { TenantRegistry } from "./db/tenants.ts";
 import { ApiError } from "./errors.ts";
+import type { LimitDecision } from "./limits/decision.ts";
 import { writeClientRateLimitHeaders, type HeaderRecord } from "./limits/headers.ts";
 import { wallClock, type Clock } from "./clock.ts";
 import { SlidingWindowLimiter } from "./limits/sliding-window.ts";
-import { TokenBucketLimiter } from "./limits/token-bucket.ts";
+import { TokenBucketLimiter, type BucketShape } from "./limits/token-bucket.ts";
+import { silentLogger, type Logger } from "./logging.ts";
+import { settle, type Maybe } from "./maybe.ts";
+import { RedisConnection } from "./redis/connection.ts";
+import { SharedLimits, type Admission } from "./redis/limits.ts";
+import { InFlightLocks } from "./redis/locks.ts";
 import { TokenService } from "./security/tokens.ts";
 
 /** Failed authentication per source IP: 20 attempts, refilled at 20 a minute (CONTRACT §6). */
 export const AUTH_FAILURE_CAPACITY = 20;
 
+/** What is shared through Redis, when the config names one. */
+interface Shared {
+  settings: RedisSettings;
+  connection: RedisConnection;
+  limits: SharedLimits;
+  locks: InFlightLocks;
+}
+
+export interface RuntimeOptions {
+  logger?: Logger;
+  /** Told when the shared limits fall back to memory (true) and when they are back (false). */
+  onRedisFallback?: (fallingBack: boolean) => void;
+  /** How often an unavailable Redis is asked again (default 1 s; tests shorten it). */
+  redisProbeEveryMs?: number;
+}
 
 export class Runtime {
   config: RuntimeConfig;
@@ -20,10 +43,12 @@ export class Runtime {
   readonly windows: SlidingWindowLimiter;
   readonly authFailures: TokenBucketLimiter;
   private readonly bursts = new Map<string, { perSecond: number; bucket: TokenBucketLimiter }>();
+  private shared: Shared | null = null;
 
   constructor(
     config: RuntimeConfig,
     readonly clock: Clock = wallClock,
+    private readonly options: RuntimeOptions = {},
   ) {
     this.config = config;
     this.tokens = new TokenService(config.jwtSecret, config.environment, clock);
@@ -34,6 +59,7 @@ export class Runtime {
       refillPerMinute: AUTH_FAILURE_CAPACITY,
       clock,
     });
+    this.connectShared(config.redis);
   }
 
   /** Swaps in a new config; issued tokens stay valid while the signing secret is unchanged. */
@@ -41,23 +67,101 @@ export class Runtime {
     if (config.jwtSecret !== this.config.jwtSecret || config.environment !== this.config.environment) {
       this.tokens = new TokenService(config.jwtSecret, config.environment, this.clock);
     }
+    const before = this.config.redis;
+    if (before?.url !== config.redis?.url || before?.keyPrefix !== config.redis?.keyPrefix) this.connectShared(config.redis);
     this.config = config;
+  }
+
+  private connectShared(settings: RedisSettings | null): void {
+    this.shared?.connection.close();
+    this.shared = null;
+    if (settings === null) return;
+    const connection = new RedisConnection({
+      url: settings.url,
+      logger: this.options.logger ?? silentLogger(),
+      ...(this.options.onRedisFallback ? { onFallback: this.options.onRedisFallback } : {}),
+      ...(this.options.redisProbeEveryMs ? { probeEveryMs: this.options.redisProbeEveryMs } : {}),
+    });
+    this.shared = {
+      settings,
+      connection,
+      limits: new SharedLimits(connection, settings.keyPrefix, this.authFailures.shape),
+      locks: new InFlightLocks(connection, settings.keyPrefix, this.clock),
+    };
+  }
+
+  /** The shared limits when Redis is configured and answering; else null (use memory). */
+  private sharedLimits(): SharedLimits | null {
+    const shared = this.shared;
+    return shared !== null && shared.connection.available ? shared.limits : null;
+  }
+
+  /** Idempotency-Key locks across processes; null without Redis. */
+  get idempotencyLocks(): InFlightLocks | null {
+    return this.shared?.locks ?? null;
+  }
+
+  /** Whether Redis is configured and answering (false also without Redis). */
+  get redisAvailable(): boolean {
+    return this.sharedLimits() !== null;
+  }
+
+  /**
+   * Asks Redis when it is configured and answering, and memory otherwise, or when Redis
+   * fails on the way (the request never fails for it).
+   */
+  private limit<T>(shared: (limits: SharedLimits) => Promise<T>, local: () => T): Maybe<T> {
+    const limits = this.sharedLimits();
+    return limits === null ? local() : shared(limits).catch(() => local());
+  }
+
+  /** The client's window as it stands, counting nothing (refusals before the limit step). */
+  clientWindow(client: Client): Maybe<LimitDecision> {
+    return this.limit(
+      (limits) => limits.windowPeek(client.id, client.rateLimitPerMinute, this.clock.now()),
+      () => this.windows.peek(client.id, client.rateLimitPerMinute),
+    );
+  }
+
+  /** A failed authentication from `ip`: takes one of its attempts (a refusal takes nothing). */
+  authFailure(ip: string): Maybe<LimitDecision> {
+    return this.limit(
+      (limits) => limits.authTake(ip, this.clock.now()),
+      () => this.authFailures.take(ip),
+    );
+  }
+
+  /** The failed-authentication bucket of `ip` as it stands; not allowed when empty. */
+  authStanding(ip: string): Maybe<LimitDecision> {
+    return this.limit(
+      (limits) => limits.authPeek(ip, this.clock.now()),
+      () => this.authFailures.peek(ip),
+    );
   }
 
   /**
    * The guard's last step (CONTRACT §6): the client's burst cap, then its sliding window.
    * Writes the rate-limit headers either way; throws RATE_LIMIT_EXCEEDED on a refusal.
    */
-  admit(client: Client, headers: HeaderRecord): void {
-    const burst = this.burstFor(client)?.take(client.id);
-    if (burst && !burst.allowed) {
-      const window = this.windows.peek(client.id, client.rateLimitPerMinute);
-      writeClientRateLimitHeaders(headers, { ...window, allowed: false, retryAfterSeconds: burst.retryAfterSeconds });
-      throw new ApiError("RATE_LIMIT_EXCEEDED");
-    }
-    const decision = this.windows.hit(client.id, client.rateLimitPerMinute);
-    writeClientRateLimitHeaders(headers, decision);
-    if (!decision.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED");
+  admit(client: Client, headers: HeaderRecord): Maybe<void> {
+    return settle(
+      this.limit(
+        (limits) => limits.admit(client.id, client.rateLimitPerMinute, this.burstShape(client), this.clock.now()),
+        () => this.admitLocally(client),
+      ),
+      (admission) => applyAdmission(admission, headers),
+    );
+  }
+
+  private admitLocally(client: Client): Admission {
+    const burst = this.burstFor(client)?.take(client.id) ?? null;
+    if (burst !== null && !burst.allowed) return { burst, window: this.windows.peek(client.id, client.rateLimitPerMinute) };
+    return { burst, window: this.windows.hit(client.id, client.rateLimitPerMinute) };
+  }
+
+  private burstShape(client: Client): BucketShape | null {
+    if (client.burstPerSecond === null) return null;
+    return this.burstFor(client)!.shape;
   }
 
   /** The client's burst bucket, when its config sets `burstPerSecond`. */
@@ -76,6 +180,17 @@ export class Runtime {
   }
 
   close(): void {
+    this.shared?.connection.close();
     this.tenants.closeAll();
   }
+}
+
+/** The window's headers, with the burst cap's wait when the cap refused; throws on a refusal. */
+function applyAdmission({ burst, window }: Admission, headers: HeaderRecord): void {
+  if (burst !== null && !burst.allowed) {
+    writeClientRateLimitHeaders(headers, { ...window, allowed: false, retryAfterSeconds: burst.retryAfterSeconds });
+    throw new ApiError("RATE_LIMIT_EXCEEDED");
+  }
+  writeClientRateLimitHeaders(headers, window);
+  if (!window.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED");
 }

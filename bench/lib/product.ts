@@ -97,6 +97,31 @@ export function removeDatabase(path: string): void {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
 }
 
-export function sandboxArgv(db: string, port: number): string[] {
-  return [BINARY, "sandbox", "--port", String(port), "--db", db, "--rate-limit", "1000000000"];
+export function sandboxArgv(db: string, port: number, binary = BINARY): string[] {
+  return [binary, "sandbox", "--port", String(port), "--db", db, "--rate-limit", "1000000000"];
+}
+
+export interface SeedMeasurement {
+  seconds: number;
+  /** Peak resident set of the seeding process (getrusage's maxrss). */
+  peakRssMb: number;
+  command: string;
+}
+
+/**
+ * Seeds the dataset afresh into bench/out and times it, so a regression of the seed's time or
+ * memory shows in every run (the cached dataset is seeded once and never again).
+ */
+export async function measureSeed(dataset: Dataset): Promise<SeedMeasurement> {
+  mkdirSync(OUT, { recursive: true });
+  const out = join(OUT, `seed-${dataset.label}.sqlite`);
+  removeDatabase(out);
+  const argv = seedCommand(dataset, out);
+  const started = performance.now();
+  const proc = Bun.spawn(argv, { cwd: ROOT, stdout: "ignore", stderr: "pipe" });
+  const code = await proc.exited;
+  const seconds = (performance.now() - started) / 1000;
+  removeDatabase(out);
+  if (code !== 0) throw new Error(`seeding failed (exit ${code}):\n${await new Response(proc.stderr).text()}`);
+  return { seconds, peakRssMb: (proc.resourceUsage()?.maxRSS ?? 0) / (1024 * 1024), command: argv.join(" ") };
 }

@@ -34,6 +34,7 @@ const SERVER_NAME: Record<Target, string> = {
   baseline: "commit-per-request",
   "limiter-on": "product from source, limiter on",
   "limiter-off": "product from source, limiter off",
+  compare: "product, the --compare build",
 };
 const TARGETS = Object.keys(SERVER_NAME) as Target[];
 
@@ -42,7 +43,7 @@ function scenarioRows(result: ScenarioResult): string[][] {
   return TARGETS.flatMap((target) => {
     const samples = result.samples[target];
     if (!samples || samples.length === 0) return [];
-    const vs = target === "product" && ceiling;
+    const vs = (target === "product" || target === "compare") && ceiling;
     return [
       [
         target === result.scenario.targets[0] ? `**${result.scenario.id}**` : "",
@@ -166,6 +167,13 @@ function verdicts(results: DatasetResult[]): Verdict[] {
     const on = rps(limiter.samples["limiter-on"]).median;
     const off = rps(limiter.samples["limiter-off"]).median;
     out.push({ target: `limiter ${r.dataset.label}: whole hot path (props-few) with the limiter on vs off (stated)`, measured: `${int(on)} vs ${int(off)} req/s = ${pct(ratio(on, off))}`, ok: null });
+  }
+  for (const r of results) {
+    if (!r.seed) continue;
+    const { seconds, peakRssMb } = r.seed;
+    const bounded = r.dataset.label === "1M";
+    out.push({ target: `seed ${r.dataset.label}${bounded ? ": < 90 s" : " (stated)"}`, measured: `${seconds.toFixed(1)} s`, ok: bounded ? seconds < 90 : null });
+    out.push({ target: `seed ${r.dataset.label}${bounded ? ": peak RSS < 1 GiB" : ": peak RSS (stated)"}`, measured: `${peakRssMb.toFixed(0)} MiB`, ok: bounded ? peakRssMb < 1024 : null });
   }
   if (large) {
     out.push({ target: "server RSS < 200 MB during the 1M scenarios", measured: `${mb(large.productRssMaxKb)} MB max (VmRSS)`, ok: large.productRssMaxKb < 200 * 1024 });

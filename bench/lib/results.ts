@@ -1,6 +1,6 @@
 // The shapes of a run's results, shared by the runner and the report.
 import type { SingleTimings, Sample } from "./measure.ts";
-import type { Dataset } from "./product.ts";
+import type { Dataset, SeedMeasurement } from "./product.ts";
 import type { FilterQuery, Scenario, Target } from "./scenarios.ts";
 
 export interface ScenarioResult {
@@ -23,6 +23,8 @@ export interface DatasetResult {
   filters: FilterResult[];
   /** Largest VmRSS of the product across every round on this dataset. */
   productRssMaxKb: number;
+  /** A fresh seed of this dataset, timed (absent when `--only` leaves out "seed"). */
+  seed?: SeedMeasurement;
 }
 
 export interface RunSettings {

@@ -3,8 +3,11 @@
 // code, mid-range dates, the change feed's head) so every query selects real rows.
 import { getJson } from "./api.ts";
 
-/** Servers of a scenario; "limiter-on"/"limiter-off" are bench/baselines/limiter-switch.ts. */
-export type Target = "product" | "ceiling" | "baseline" | "limiter-on" | "limiter-off";
+/**
+ * Servers of a scenario; "limiter-on"/"limiter-off" are bench/baselines/limiter-switch.ts;
+ * "compare" is another build of the product given with --compare (e.g. the one before a change).
+ */
+export type Target = "product" | "ceiling" | "baseline" | "limiter-on" | "limiter-off" | "compare";
 
 export interface Scenario {
   id: string;

@@ -4,7 +4,7 @@ import { renameSync, rmSync } from "node:fs";
 import { exportLeads, exportProperties, type ExportSummary, type Sink } from "../agency/export.ts";
 import { exportLine } from "../agency/progress.ts";
 import { NotAPartnerDatabaseError, openExistingDatabase } from "../db/open.ts";
-import { parseDateTime } from "../modules/listing/params.ts";
+import { parseDateBound } from "../modules/listing/params.ts";
 import { parseFlags, UsageError } from "./args.ts";
 
 /** Writes are buffered; past this many pending bytes the export waits for the disk or the pipe. */
@@ -50,7 +50,7 @@ function parseOptions(args: string[]) {
   if (entity === "leads" && format !== "ndjson") throw new UsageError("leads are exported as NDJSON only");
   let since: string | null = null;
   if (values.since !== undefined) {
-    since = parseDateTime(values.since);
+    since = parseDateBound(values.since, "after");
     if (since === null) throw new UsageError(`--since must be an ISO 8601 date-time with a zone, got "${values.since}"`);
   }
   return { db: values.db, entity, format, since, out: values.out ?? null, json: values.json === true } as const;

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { resolveConfig, validateConfig } from "../config/load.ts";
 import type { RuntimeConfig } from "../config/model.ts";
+import { refuseIfInUse } from "../db/in-use.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
 import { hashSecret, randomToken } from "../security/secrets.ts";
@@ -56,6 +57,7 @@ export async function sandboxCommand(args: string[]): Promise<void> {
   const logger = createLogger();
 
   if (values.reset && existsSync(dbPath)) {
+    refuseIfInUse(dbPath); // another sandbox serving this file would be corrupted
     for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
   }
   if (!existsSync(dbPath)) {

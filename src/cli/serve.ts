@@ -1,22 +1,43 @@
-// `partner-api serve [--config FILE] [--port P]`: production from a config file.
+// `partner-api serve [--config FILE] [--port P] [--host H] [--workers N]`: production from a
+// config file; with --workers, N processes sharing the port (CONTRACT §15).
+import { wallClock } from "../clock.ts";
 import { loadConfigFile } from "../config/load.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
-import { choosePort, hostFlag, parseFlags } from "./args.ts";
+import { choosePort, hostFlag, integerFlag, parseFlags, UsageError } from "./args.ts";
 import { startServer } from "./server.ts";
+import { superviseWorkers, workerNumber } from "./workers.ts";
 
-export function serveCommand(args: string[]): void {
+/** More processes than this on one host only fight over its cores. */
+const MAX_WORKERS = 64;
+
+export async function serveCommand(args: string[]): Promise<void> {
   const { values } = parseFlags(args, {
     config: { type: "string" },
     port: { type: "string" },
     host: { type: "string" },
+    workers: { type: "string" },
     "no-metrics": { type: "boolean" },
   });
   const configPath = values.config ?? "./config.json";
   const config = loadConfigFile(configPath);
   const port = choosePort(values.port, config.port);
+  const host = hostFlag(values.host) ?? config.host;
+  const workers = integerFlag(values.workers, "workers", 1, MAX_WORKERS) ?? 1;
+  const worker = workerNumber();
+  if (workers > 1 && config.redis === null) {
+    throw new UsageError(
+      `--workers ${workers} needs "redis": { "url": "redis://host:6379/0" } in the config: the processes must share ` +
+        "their rate limits and idempotency locks, and without Redis each would keep its own",
+    );
+  }
   const logger = createLogger({ level: config.logLevel });
-  const runtime = new Runtime(config);
+  if (workers > 1 && worker === null) {
+    // The workers are this same command with the same flags; they know they are workers by their environment.
+    await superviseWorkers({ count: workers, args: ["serve", ...args], host, port, logger });
+    return;
+  }
+  const runtime = new Runtime(config, wallClock, { logger });
   for (const [name, path] of config.databases) {
     if (runtime.tenants.get(path) === null) {
       logger.warn({ database: name, reason: runtime.tenants.failure(path) }, "database unavailable: its clients get NO_DATABASE");
@@ -26,8 +47,9 @@ export function serveCommand(args: string[]): void {
     runtime,
     logger,
     port,
-    host: hostFlag(values.host) ?? config.host,
+    host,
     reload: () => loadConfigFile(configPath),
     metrics: values["no-metrics"] !== true,
+    sharedPort: worker !== null,
   });
 }

@@ -29,6 +29,17 @@ function listenError(error: unknown, host: string, port: number): Error {
   return new Error(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
 }
 
+/** Throws the listen error an operator can act on when host:port is taken. */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  let probe: ReturnType<typeof Bun.serve>;
+  try {
+    probe = Bun.serve({ hostname: host, port, reusePort: false, fetch: () => new Response(null, { status: 503 }) });
+  } catch (error) {
+    throw listenError(error, host, port);
+  }
+  await probe.stop(true);
+}
+
 export interface RunningServer {
   port: number;
   stop(): Promise<void>;
@@ -43,6 +54,8 @@ export function startServer(options: {
   reload?: () => RuntimeConfig;
   /** False: request metrics are not recorded (GET /metrics still shows database sizes). */
   metrics?: boolean;
+  /** One of `serve --workers N`: shares its port with the other workers, on purpose. */
+  sharedPort?: boolean;
 }): RunningServer {
   const { runtime, logger } = options;
   const webhooks = createServerWebhooks(runtime, { logger });
@@ -52,8 +65,9 @@ export function startServer(options: {
       port: options.port,
       hostname: options.host,
       // Elysia asks for SO_REUSEPORT by default: a second server on a busy port would then start
-      // silently and the kernel would split connections between the two. A busy port is an error.
-      reusePort: false,
+      // silently and the kernel would split connections between the two. A busy port is an
+      // error, except between the workers of one `serve --workers N` (whose supervisor checked it).
+      reusePort: options.sharedPort === true,
       maxRequestBodySize: TRANSPORT_BODY_LIMIT,
       // Slow clients may not hold a connection open forever.
       idleTimeout: 30,

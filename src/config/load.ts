@@ -6,7 +6,7 @@ import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { randomToken } from "../security/secrets.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
-import { ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, type ConfigFile } from "./schema.ts";
+import { ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REDIS_KEY_PREFIX, type ConfigFile } from "./schema.ts";
 
 export const SANDBOX_KEY_PREFIX = "pk_sandbox_";
 
@@ -133,6 +133,7 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
     metricsToken: config.metrics?.token ?? null,
     webhooks: webhookPolicy(config),
     logLevel: config.logLevel ?? "info",
+    redis: config.redis ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX } : null,
   });
 }
 

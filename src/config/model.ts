@@ -16,6 +16,13 @@ export interface Client {
   burstPerSecond: number | null;
 }
 
+/** Where the state shared by several processes lives (CONTRACT §15). */
+export interface RedisSettings {
+  url: string;
+  /** Prepended to every key, so deployments sharing one Redis keep apart. */
+  keyPrefix: string;
+}
+
 export interface RuntimeConfig {
   environment: Environment;
   port: number | null;
@@ -30,6 +37,8 @@ export interface RuntimeConfig {
   /** Which webhook targets partners may subscribe (both true in the sandbox, for local receivers). */
   webhooks: WebhookTargetPolicy;
   logLevel: string;
+  /** Null: limits and idempotency locks stay in this process's memory. */
+  redis: RedisSettings | null;
 }
 
 export interface WebhookTargetPolicy {

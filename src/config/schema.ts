@@ -5,6 +5,7 @@ import { SECRET_HASH_PATTERN } from "../security/secrets.ts";
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 export const DEFAULT_PORT = 8080;
+export const DEFAULT_REDIS_KEY_PREFIX = "partner-api:";
 
 export const ClientSchema = T.Object(
   {
@@ -65,6 +66,20 @@ export const ConfigSchema = T.Object(
           ),
         },
         { additionalProperties: false, description: "What partners' webhook subscriptions may target (CONTRACT §13)" },
+      ),
+    ),
+    redis: T.Optional(
+      T.Object(
+        {
+          url: T.String({
+            pattern: "^(redis|rediss|valkey|valkeys)://",
+            description: "Redis 7 or Valkey shared by every process: redis://host:6379/0 (rediss:// for TLS)",
+          }),
+          keyPrefix: T.Optional(
+            T.String({ pattern: "^[A-Za-z0-9:._-]{1,64}$", default: DEFAULT_REDIS_KEY_PREFIX, description: "Prepended to every key, so deployments sharing one Redis keep apart" }),
+          ),
+        },
+        { additionalProperties: false, description: "Shared rate limits and idempotency locks for several processes (serve --workers, several hosts)" },
       ),
     ),
     logLevel: T.Optional(

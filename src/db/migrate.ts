@@ -8,13 +8,6 @@ import webhooks from "./migrations/004_webhooks.sql" with { type: "text" };
 import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
 
-/**
- * Refills what the triggers of migrations 2 and 3 keep (per-day counters, the count of records
- * updated before they were created, date pairs) from the tables: for loads that set the
- * triggers aside.
- */
-export const REBUILD_DERIVED_COUNTS = `${rebuildDayCounts}\n${rebuildDateOrder}`;
-
 /** Migrations in order; migration i (0-based) takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
   init,

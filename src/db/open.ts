@@ -5,11 +5,19 @@ import { migrate, schemaVersion, SCHEMA_VERSION, SchemaTooNewError } from "./mig
 
 export class NotAPartnerDatabaseError extends Error {}
 
+/**
+ * Waits for another connection's lock instead of failing at once: first of all, since even
+ * reading the schema version or setting the journal mode can meet a writer of another process
+ * (an import into a served file failed "database is locked" when it came later).
+ */
+function waitForLocks(db: Database): void {
+  db.run("PRAGMA busy_timeout = 5000");
+}
+
 function applyPragmas(db: Database): void {
   db.run("PRAGMA journal_mode = WAL");
   // FULL: a commit is on disk before it returns, so an acknowledged lead survives power loss.
   db.run("PRAGMA synchronous = FULL");
-  db.run("PRAGMA busy_timeout = 5000");
   db.run("PRAGMA foreign_keys = ON");
   // 16 MiB page cache per connection (two per database): with totals and deep pages served
   // from counters, no request walks more than a day of index entries, and RSS stays low.
@@ -21,6 +29,7 @@ function applyPragmas(db: Database): void {
 export function openDatabase(path: string): Database {
   const db = new Database(path, { create: true, strict: true });
   try {
+    waitForLocks(db);
     applyPragmas(db);
     migrate(db);
     return db;
@@ -43,6 +52,7 @@ export function openExistingDatabase(path: string): Database {
     throw new NotAPartnerDatabaseError(`cannot open ${path}: ${(error as Error).message}`);
   }
   try {
+    waitForLocks(db);
     const version = schemaVersion(db);
     if (version === 0) throw new NotAPartnerDatabaseError(`${path} is not a partner-api database`);
     if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version);

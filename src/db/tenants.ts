@@ -1,12 +1,18 @@
 // One open database per file, shared by every client that names it. Each tenant has a read
 // connection (lists, records) and a write connection (lead creation): because they differ,
 // `PRAGMA data_version` on the read side moves on every commit, ours or another process's.
+//
+// The rule for every file of a database (the database, its -wal, -shm and -journal): only
+// SQLite opens, maps or closes them. On Linux, closing any descriptor of a file drops every
+// POSIX lock the process holds on it, SQLite's included: a descriptor opened and closed behind
+// SQLite's back (a read, a copy, an mmap) makes the next process believe no one uses the
+// database, rebuild its -shm under our connections, and crash or corrupt us (sqlite.org, "How
+// To Corrupt An SQLite Database File", 2.2). stat() and the kernel's lock table are harmless.
+// See src/db/in-use.ts for how the CLI tells a database is in use without opening it.
 import type { Database, Statement } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
 import { closeDatabase, openExistingDatabase } from "./open.ts";
-import { WalChangeCounter } from "./wal-header.ts";
-
 
 export class Tenant {
   private readonly dataVersion: Statement<{ data_version: number }>;
@@ -19,11 +25,13 @@ export class Tenant {
    */
   readOnlySince: number | null = null;
 
-  /** The wal-index header's commit counter, when it can be mapped. */
-  private readonly walChanges: WalChangeCounter | null;
-  private lastWalChange: number | null = null;
   private lastGeneration = 0;
   private lastOutsideGeneration = 0;
+  /** True once SQLite was asked in this turn of the event loop (cleared at the turn's end). */
+  private askedThisTurn = false;
+  private readonly endTurn = () => {
+    this.askedThisTurn = false;
+  };
 
   constructor(
     readonly path: string,
@@ -33,13 +41,14 @@ export class Tenant {
   ) {
     this.dataVersion = read.query("PRAGMA data_version");
     this.writerDataVersion = write.query("PRAGMA data_version");
-    this.walChanges = WalChangeCounter.open(path); // opening the connections created the -shm file
     this.refreshGenerations();
     // A committed write proves the connection writable; a read-only refusal starts the clock.
     this.writer = new GroupCommitWriter(write, (error) => {
       const code = (error as { code?: unknown } | null)?.code;
       if (typeof code === "string" && code.startsWith("SQLITE_READONLY")) this.readOnlySince ??= clock.now();
       else if (error === null) this.readOnlySince = null;
+      // Our own commit: whatever this turn serves next must see it.
+      this.askedThisTurn = false;
     });
   }
 
@@ -60,17 +69,19 @@ export class Tenant {
   }
 
   /**
-   * SQLite is asked only when the wal-index header says something was committed (or cannot
-   * say): with no commit in between, its answers would be the same as last time. Each
-   * connection's data_version moves on commits by the other connections, so the read
-   * connection's sees everything and the writer's sees everything but its own.
+   * Each connection's data_version moves on commits by the other connections, so the read
+   * connection's sees everything and the writer's sees everything but its own. Asking opens a
+   * read transaction (file locks, a fifth of a cached list request), so SQLite is asked once per
+   * turn of the event loop and the answer shared by every request handled in that turn. That
+   * loses nothing: a request that a client sent after learning of a commit arrived after the
+   * commit, so the turn that reads it began after the commit too, and asks afresh.
    */
   private refreshGenerations(): void {
-    const change = this.walChanges === null ? null : this.walChanges.read();
-    if (change !== null && change === this.lastWalChange) return;
+    if (this.askedThisTurn) return;
     this.lastGeneration = this.dataVersion.get()!.data_version;
     this.lastOutsideGeneration = this.writerDataVersion.get()!.data_version;
-    this.lastWalChange = change;
+    this.askedThisTurn = true;
+    setImmediate(this.endTurn);
   }
 
   close(): void {

@@ -126,7 +126,9 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       description:
         "Exchanges the `X-API-Key` and `X-API-Secret` headers for a JWT valid for 3600 seconds. There is no renewal: " +
         "ask for a new token before this one expires. No body is needed. Failed attempts drain a per-IP allowance " +
-        "of 20 (refilled at 20 a minute); the rate-limit headers report it.",
+        "of 20 (refilled at 20 a minute); the rate-limit headers report it. Checks run in this order: credentials present, key known, " +
+        "address on the client's whitelist (`IP_BLOCKED` whatever the secret), secret, client enabled, database. A token " +
+        "stops working at once when the agency gives the client a new key or secret.",
       access: "credentials",
       parameters: [],
       responses: {

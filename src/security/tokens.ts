@@ -1,5 +1,7 @@
 // HS256 JWTs (RFC 7519, verified per RFC 8725): only HS256, required claims, issuer and
 // environment checked. Verified tokens are cached (bounded) because every request verifies one.
+// A token carries a tag of the credentials that obtained it (`cred`), so that giving a client
+// a new key or secret revokes every token issued under the old pair (CONTRACT §5).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 
@@ -18,6 +20,15 @@ export interface TokenClaims {
   iat: number;
   exp: number;
   jti: string;
+  /** Tag of the API key and secret hash the token was issued for (credentialTag). */
+  cred: string;
+}
+
+/** What a token is bound to: the client and the credentials it presented. */
+export interface TokenSubject {
+  id: string;
+  apiKey: string;
+  secretHash: string;
 }
 
 export class WeakSecretError extends Error {}
@@ -40,6 +51,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export class TokenService {
   private readonly secret: Buffer;
   private readonly verified = new Map<string, TokenClaims>();
+  /** Tags per client entry: a reload makes new entries, so a changed key or secret gets a new tag. */
+  private readonly tags = new WeakMap<TokenSubject, string>();
 
   constructor(
     secret: string,
@@ -56,15 +69,34 @@ export class TokenService {
     return createHmac("sha256", this.secret).update(data).digest();
   }
 
-  issue(clientId: string): { token: string; expiresIn: number } {
+  /**
+   * A short keyed digest of the client's key and secret hash: equal while both are unchanged.
+   * Keyed with the signing secret, so it tells a token's holder nothing about either.
+   */
+  credentialTag(subject: TokenSubject): string {
+    let tag = this.tags.get(subject);
+    if (tag === undefined) {
+      tag = this.sign(`cred\n${subject.id}\n${subject.apiKey}\n${subject.secretHash}`).subarray(0, 16).toString("base64url");
+      this.tags.set(subject, tag);
+    }
+    return tag;
+  }
+
+  /** True when the claims were issued to this client under its current key and secret. */
+  isBoundTo(claims: TokenClaims, subject: TokenSubject): boolean {
+    return claims.sub === subject.id && claims.cred === this.credentialTag(subject);
+  }
+
+  issue(subject: TokenSubject): { token: string; expiresIn: number } {
     const iat = Math.floor(this.clock.now() / 1000);
     const claims: TokenClaims = {
       iss: ISSUER,
-      sub: clientId,
+      sub: subject.id,
       env: this.environment,
       iat,
       exp: iat + TOKEN_TTL_SECONDS,
       jti: crypto.randomUUID(),
+      cred: this.credentialTag(subject),
     };
     const body = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
     return { token: `${body}.${this.sign(body).toString("base64url")}`, expiresIn: TOKEN_TTL_SECONDS };
@@ -106,11 +138,13 @@ export class TokenService {
 
     const payload = decodeJson(payloadPart);
     if (!isObject(payload)) return null;
-    const { iss, sub, env, iat, exp, jti } = payload;
+    const { iss, sub, env, iat, exp, jti, cred } = payload;
     if (iss !== ISSUER || env !== this.environment) return null;
-    if (typeof sub !== "string" || sub === "") return null;
+    if (typeof sub !== "string" || sub === "" || typeof cred !== "string") return null;
     if (typeof iat !== "number" || typeof exp !== "number" || !Number.isFinite(iat) || !Number.isFinite(exp)) return null;
     if (exp <= nowSeconds || iat > nowSeconds + 60) return null;
-    return { iss, sub, env: this.environment, iat, exp, jti: typeof jti === "string" ? jti : "" };
+    // Never longer-lived than the tokens this server issues, whoever signed it.
+    if (exp - iat > TOKEN_TTL_SECONDS) return null;
+    return { iss, sub, env: this.environment, iat, exp, jti: typeof jti === "string" ? jti : "", cred };
   }
 }

@@ -1,6 +1,7 @@
 // Writes a deterministic fictitious dataset (properties, photos, leads) into a new partner-api database file, streaming rows in batches.
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
+import { refuseIfInUse } from "../db/in-use.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
 import { restoreSchemaObjects, setAsideSchemaObjects, TriggerStandIn } from "./bulk.ts";
 import { generateLead, type LeadRecord, type LinkFinder, type LinkTarget } from "./leads.ts";
@@ -83,6 +84,10 @@ function useBulkLoadPragmas(db: Database): void {
   db.run("PRAGMA foreign_keys = OFF");
   // Index builds at the end sort in a helper thread too.
   db.run("PRAGMA threads = 2");
+  // The index builds and the derived counters' GROUP BYs sort millions of rows: with temporary
+  // storage in memory (the served connection's setting) their sorters grew the seed past a
+  // gigabyte at 1M. In files, SQLite spills past the page cache and the OS keeps what fits.
+  db.run("PRAGMA temp_store = FILE");
 }
 
 function propertyValues(p: PropertyRecord): Value[] {
@@ -254,6 +259,8 @@ function removeDatabaseFiles(path: string): void {
 /** Moves the finished file into place; without overwrite, a hard link refuses atomically if the target appeared meanwhile. */
 function publishFile(tmpPath: string, outPath: string, overwrite: boolean): void {
   if (overwrite) {
+    // Under a live connection the old file's -wal and -shm are in use: replacing them corrupts.
+    refuseIfInUse(outPath);
     // A stale WAL beside the old file would be replayed into the new one.
     rmSync(`${outPath}-wal`, { force: true });
     rmSync(`${outPath}-shm`, { force: true });
@@ -278,6 +285,7 @@ export function writeSeedDatabase(outPath: string, options: SeedOptions): SeedSu
   const timeline = validate(options);
   const overwrite = options.overwrite === true;
   if (!overwrite && existsSync(outPath)) throw new SeedTargetExistsError(outPath);
+  if (overwrite) refuseIfInUse(outPath); // before minutes of work, and again before the swap
   const tmpPath = `${outPath}.tmp-${process.pid}`;
   removeDatabaseFiles(tmpPath);
   const progress: Progress = { done: 0, total: options.properties + options.leads, report: options.onProgress };

@@ -12,6 +12,7 @@ import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/logging.ts";
 import { Runtime } from "../../src/runtime.ts";
 import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../../src/seed/generator.ts";
+import { handleInNewTurn } from "../helpers/app.ts";
 
 export const FIXTURES = join(import.meta.dir, "../fixtures/vrsync");
 
@@ -82,7 +83,7 @@ export async function apiOver(path: string) {
   );
   const { data } = (await tokenResponse.json()) as { data: { token: string } };
   const get = async (pathAndQuery: string) => {
-    const response = await app.handle(new Request(`http://localhost${pathAndQuery}`, { headers: { Authorization: `Bearer ${data.token}` } }));
+    const response = await handleInNewTurn(app, new Request(`http://localhost${pathAndQuery}`, { headers: { Authorization: `Bearer ${data.token}` } }));
     return { status: response.status, body: (await response.json()) as any };
   };
   return { get, close: () => runtime.close() };

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { resolveConfig, validateConfig } from "../../src/config/load.ts";
 import type { ConfigFile } from "../../src/config/schema.ts";
-import { silentLogger } from "../../src/logging.ts";
+import { silentLogger, type Logger } from "../../src/logging.ts";
 import { createServerWebhooks, type ServerWebhooks } from "../../src/modules/webhooks/service.ts";
 import { Runtime } from "../../src/runtime.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
@@ -16,6 +16,17 @@ export const JWT_SECRET = "test-secret-that-is-long-enough-0123456789";
 /** Test-only header naming the TCP peer; see peerAddress below. */
 export const PEER_HEADER = "x-test-peer";
 export const DEFAULT_PEER = "203.0.113.10";
+
+/**
+ * app.handle as a request from the network meets the server: in a turn of the event loop of
+ * its own. The server asks SQLite whether anything was committed once per turn (see Tenant),
+ * so a test that writes through another connection and then asks must let a turn pass, as
+ * every real request does.
+ */
+export async function handleInNewTurn(app: { handle(request: Request): Promise<Response> }, request: Request): Promise<Response> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return app.handle(request);
+}
 
 export class FakeClock {
   constructor(public ms = Date.parse("2026-06-01T12:00:00.000Z")) {}
@@ -68,6 +79,8 @@ export interface TestAppOptions {
   trustedProxies?: string[];
   properties?: number;
   leads?: number;
+  redis?: ConfigFile["redis"];
+  logger?: Logger;
   /** The webhook worker and metrics (default: a worker that is never started); tests of webhooks pass their own. */
   webhooks?: (runtime: Runtime) => ServerWebhooks;
   /** The config's `webhooks` key. */
@@ -81,6 +94,7 @@ function configFileFor(dir: string, options: TestAppOptions): ConfigFile {
     databases: options.databases ?? { main: seededDatabase(dir, options.properties, options.leads) },
     clients: options.clients ?? [client("portal").entry],
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+    ...(options.redis ? { redis: options.redis } : {}),
     ...(options.webhookTargets ? { webhooks: options.webhookTargets } : {}),
   };
 }
@@ -101,25 +115,41 @@ export interface TestApp {
   get(path: string, token: string, peer?: string): Promise<Response>;
   /** Reloads the config with some keys replaced, as SIGHUP does. */
   reload(changes: Partial<ConfigFile>): void;
+  /**
+   * Another server on the same config and files, as a second process would be: its own
+   * runtime (open databases, in-memory limits), the same clock. Closed with this one.
+   */
+  sibling(): TestApp;
   close(): void;
 }
 
 export function createTestApp(options: TestAppOptions = {}): TestApp {
   const dir = mkdtempSync(join(tmpdir(), "pa-test-"));
-  const clock = new FakeClock();
-  const file = configFileFor(dir, options);
-  const runtime = new Runtime(resolveTestConfig(dir, file), clock);
-  const webhooks = options.webhooks?.(runtime) ?? createServerWebhooks(runtime, { logger: silentLogger() });
+  const webhooks = options.webhooks ?? ((runtime: Runtime) => createServerWebhooks(runtime, { logger: silentLogger() }));
+  return testAppOn(dir, configFileFor(dir, options), new FakeClock(), options.logger ?? silentLogger(), webhooks, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+function testAppOn(
+  dir: string,
+  file: ConfigFile,
+  clock: FakeClock,
+  logger: Logger,
+  makeWebhooks: (runtime: Runtime) => ServerWebhooks,
+  cleanUp: () => void,
+): TestApp {
+  const runtime = new Runtime(resolveTestConfig(dir, file), clock, { logger, redisProbeEveryMs: 50 });
+  const siblings: TestApp[] = [];
+  const webhooks = makeWebhooks(runtime);
   const app = createApp({
     runtime,
-    logger: silentLogger(),
+    logger,
     peerAddress: (request) => request.headers.get(PEER_HEADER),
     webhooks,
   });
   const request = (path: string, init: RequestInit & { peer?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (!headers.has(PEER_HEADER)) headers.set(PEER_HEADER, init.peer ?? DEFAULT_PEER);
-    return app.handle(new Request(`http://localhost${path}`, { ...init, headers }));
+    return handleInNewTurn(app, new Request(`http://localhost${path}`, { ...init, headers }));
   };
   const token = async (who: TestClient, peer?: string) => {
     const response = await request("/v1/auth/token", {
@@ -140,9 +170,15 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     token,
     get: (path, bearer, peer) => request(path, { headers: { authorization: `Bearer ${bearer}` }, ...(peer ? { peer } : {}) }),
     reload: (changes) => runtime.reload(resolveTestConfig(dir, { ...file, ...changes })),
+    sibling() {
+      const other = testAppOn(dir, file, clock, logger, makeWebhooks, () => {});
+      siblings.push(other);
+      return other;
+    },
     close() {
+      for (const other of siblings) other.close();
       runtime.close();
-      rmSync(dir, { recursive: true, force: true });
+      cleanUp();
     },
   };
 }

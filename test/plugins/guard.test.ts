@@ -9,6 +9,8 @@ let t: TestApp;
 afterEach(() => t?.close());
 
 const key = new TextEncoder().encode(JWT_SECRET);
+/** The tag of portal's current credentials, as the server puts in the tokens it issues. */
+const credentialTag = () => t.runtime.tokens.credentialTag(t.runtime.config.clients.get("portal")!);
 const claims = (now: number, extra: Record<string, unknown> = {}) => ({
   iss: "partner-api",
   sub: "portal",
@@ -16,6 +18,7 @@ const claims = (now: number, extra: Record<string, unknown> = {}) => ({
   iat: Math.floor(now / 1000),
   exp: Math.floor(now / 1000) + 3600,
   jti: "j",
+  cred: credentialTag(),
   ...extra,
 });
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -78,6 +81,24 @@ describe("tokens are verified per RFC 8725", () => {
     }
   });
 
+  test("a token living longer than 3600 s is refused, however it is signed", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    const now = t.clock.now();
+    const long = await new SignJWT(claims(now, { exp: Math.floor(now / 1000) + 3601 })).setProtectedHeader({ alg: "HS256" }).sign(key);
+    await expectInvalidToken(await t.get("/v1/fields", long));
+    const exact = await new SignJWT(claims(now, { exp: Math.floor(now / 1000) + 3600 })).setProtectedHeader({ alg: "HS256" }).sign(key);
+    expect((await t.get("/v1/fields", exact)).status).toBe(200);
+  });
+
+  test("a token without the credentials tag, or with another one, is refused", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    const body = claims(t.clock.now());
+    delete (body as Record<string, unknown>).cred;
+    await expectInvalidToken(await t.get("/v1/fields", await new SignJWT(body).setProtectedHeader({ alg: "HS256" }).sign(key)));
+    const other = await new SignJWT(claims(t.clock.now(), { cred: "AAAAAAAAAAAAAAAAAAAAAA" })).setProtectedHeader({ alg: "HS256" }).sign(key);
+    await expectInvalidToken(await t.get("/v1/fields", other));
+  });
+
   test("a token with another issuer is refused", async () => {
     t = createTestApp({ clients: [portal.entry] });
     const token = await new SignJWT(claims(t.clock.now(), { iss: "someone" })).setProtectedHeader({ alg: "HS256" }).sign(key);
@@ -112,6 +133,47 @@ describe("tokens are verified per RFC 8725", () => {
     const token = await t.token(gone);
     expect((await t.get("/v1/fields", token)).status).toBe(200);
     t.reload({ clients: [portal.entry] });
+    await expectInvalidToken(await t.get("/v1/fields", token));
+  });
+});
+
+describe("a token is bound to the credentials that obtained it (CONTRACT §5)", () => {
+  const rotated = { apiKey: "pk_live_portal_new_key", secretHash: client("rotated").entry.secretHash };
+  const rotatedClient = { id: "portal", apiKey: rotated.apiKey, secret: client("rotated").secret };
+
+  test("a new key and secret for the same client id (SIGHUP) revoke every token issued under the old pair at once", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    const old = await t.token(portal);
+    expect((await t.get("/v1/fields", old)).status).toBe(200);
+    t.reload({ clients: [{ ...portal.entry, ...rotated }] });
+    await expectInvalidToken(await t.get("/v1/fields", old));
+    const fresh = await t.token(rotatedClient);
+    expect((await t.get("/v1/fields", fresh)).status).toBe(200);
+  });
+
+  test("a new secret alone, or a new key alone, revokes them too", async () => {
+    for (const change of [{ secretHash: rotated.secretHash }, { apiKey: rotated.apiKey }]) {
+      t = createTestApp({ clients: [portal.entry] });
+      const old = await t.token(portal);
+      t.reload({ clients: [{ ...portal.entry, ...change }] });
+      await expectInvalidToken(await t.get("/v1/fields", old));
+      t.close();
+    }
+  });
+
+  test("a reload that leaves the key and secret alone keeps the tokens valid", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    const token = await t.token(portal);
+    t.reload({ clients: [{ ...portal.entry, rateLimitPerMinute: 500, name: "Portal renamed" }] });
+    expect((await t.get("/v1/fields", token)).status).toBe(200);
+  });
+
+  test("another client's token does not open this client's account after it takes the old credentials' id", async () => {
+    const other = client("other");
+    t = createTestApp({ clients: [portal.entry, other.entry] });
+    const token = await t.token(other);
+    // The operator renames: "other" disappears and its key pair now belongs to "portal".
+    t.reload({ clients: [{ ...other.entry, id: "portal" }] });
     await expectInvalidToken(await t.get("/v1/fields", token));
   });
 });

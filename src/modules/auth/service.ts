@@ -20,14 +20,16 @@ export function issueToken(
   if (client === undefined || (config.environment === "production" && apiKey.startsWith(SANDBOX_KEY_PREFIX))) {
     return { ok: false, code: "INVALID_API_KEY" };
   }
-  if (!verifySecret(apiSecret, client.secretHash)) return { ok: false, code: "INVALID_API_SECRET" };
-  if (!client.enabled) return { ok: false, code: "API_DISABLED" };
+  // Decided as soon as the key is known (CONTRACT §4, amended): from a blocked address, a right
+  // and a wrong secret get the same answer, so a stolen secret cannot be confirmed from anywhere.
   if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
     return { ok: false, code: "IP_BLOCKED" };
   }
+  if (!verifySecret(apiSecret, client.secretHash)) return { ok: false, code: "INVALID_API_SECRET" };
+  if (!client.enabled) return { ok: false, code: "API_DISABLED" };
   if (client.databasePath === null || runtime.tenants.get(client.databasePath) === null) {
     return { ok: false, code: "NO_DATABASE" };
   }
-  const { token, expiresIn } = runtime.tokens.issue(client.id);
+  const { token, expiresIn } = runtime.tokens.issue(client);
   return { ok: true, clientId: client.id, token, expiresIn };
 }

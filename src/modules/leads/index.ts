@@ -26,7 +26,7 @@ export function leadsModule(runtime: Runtime) {
       async ({ request, tenant, client, set }) => {
         const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
         const input = validateLeadInput(await readJsonObject(request));
-        const created = await createLead(tenant, client.id, input, idempotencyKey, runtime.clock);
+        const created = await createLead(tenant, client.id, input, idempotencyKey, runtime.clock, runtime.idempotencyLocks);
         if (created.replayed) set.headers["idempotent-replayed"] = "true";
         return sendJson(set, created.body, 201);
       },

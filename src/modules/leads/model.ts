@@ -53,6 +53,20 @@ const REQUIRED = ["name", "email", "phone", "message"] as const;
  */
 const NOT_UNICODE = "must be valid Unicode text (no unpaired surrogates)";
 const OPTIONAL_TEXT = ["propertyCode", "interestedPropertyTitle", "interestedPropertyLink", "trafficOrigin"] as const;
+/**
+ * NUL and the C0 controls other than tab and line breaks (LF, and the CR of a form's CRLF):
+ * never meant in a lead, and each a way to break a CRM's import or a log line downstream.
+ * Everything else (C1 controls, bidirectional marks) is text someone may mean and is kept.
+ */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+const HAS_CONTROL = "must not contain control characters (tab and line breaks are allowed)";
+
+/** Why a string cannot be stored as sent, or null when it can. */
+function unstorable(value: string): string | null {
+  if (!value.isWellFormed()) return NOT_UNICODE;
+  if (CONTROL.test(value)) return HAS_CONTROL;
+  return null;
+}
 
 function lengthMessage(schema: TString): string {
   const min = schema.minLength ?? 0;
@@ -71,8 +85,8 @@ export function validateLeadInput(body: Record<string, unknown>): LeadInput {
       problems.push({ field, message: "is required" });
     } else if (typeof value !== "string") {
       problems.push({ field, message: "must be a string" });
-    } else if (!value.isWellFormed()) {
-      problems.push({ field, message: NOT_UNICODE });
+    } else if (unstorable(value) !== null) {
+      problems.push({ field, message: unstorable(value)! });
     } else {
       const trimmed = value.trim();
       if (trimmed === "") problems.push({ field, message: "is required" });
@@ -86,7 +100,7 @@ export function validateLeadInput(body: Record<string, unknown>): LeadInput {
     const value = body[field];
     if (value === undefined || value === null) out[field] = null;
     else if (typeof value !== "string") problems.push({ field, message: "must be a string" });
-    else if (!value.isWellFormed()) problems.push({ field, message: NOT_UNICODE });
+    else if (unstorable(value) !== null) problems.push({ field, message: unstorable(value)! });
     else {
       const trimmed = value.trim();
       if (trimmed.length > props[field]!.maxLength!) problems.push({ field, message: lengthMessage(props[field]!) });

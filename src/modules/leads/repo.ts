@@ -27,6 +27,7 @@ export class LeadsRepo {
   private readonly insertLead: Statement;
   private readonly insertKey: Statement;
   private readonly findKey: Statement<{ request_hash: string; response: string }>;
+  private readonly findKeyWriting: Statement<{ request_hash: string; response: string }>;
   private readonly pruneKeys: Statement;
 
   constructor(write: Database, read: Database) {
@@ -39,9 +40,9 @@ export class LeadsRepo {
     this.insertKey = write.prepare(
       "INSERT OR REPLACE INTO idempotency_keys (client_id, key, request_hash, lead_id, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.findKey = read.prepare(
-      "SELECT request_hash, response FROM idempotency_keys WHERE client_id = ? AND key = ? AND created_at > ?",
-    );
+    const findKey = "SELECT request_hash, response FROM idempotency_keys WHERE client_id = ? AND key = ? AND created_at > ?";
+    this.findKey = read.prepare(findKey);
+    this.findKeyWriting = write.prepare(findKey);
     this.pruneKeys = write.prepare("DELETE FROM idempotency_keys WHERE created_at <= ?");
   }
 
@@ -79,6 +80,12 @@ export class LeadsRepo {
   /** A key used after `since` by this client, if any. */
   findReplay(clientId: string, key: string, since: string): StoredReplay | null {
     const row = this.findKey.get(clientId, key, since);
+    return row ? { requestHash: row.request_hash, response: row.response } : null;
+  }
+
+  /** The same, inside the write transaction: sees what any process committed before it. */
+  findReplayWriting(clientId: string, key: string, since: string): StoredReplay | null {
+    const row = this.findKeyWriting.get(clientId, key, since);
     return row ? { requestHash: row.request_hash, response: row.response } : null;
   }
 

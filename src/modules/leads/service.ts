@@ -4,7 +4,8 @@ import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import type { Clock } from "../../clock.ts";
 import type { LeadInput } from "./model.ts";
-import { LeadsRepo } from "./repo.ts";
+import { LeadsRepo, type StoredReplay } from "./repo.ts";
+import type { InFlightLocks } from "../../redis/locks.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -44,6 +45,8 @@ export async function createLead(
   input: LeadInput,
   idempotencyKey: string | null,
   clock: Clock,
+  /** Idempotency-Key locks shared with other processes (Redis); null in a single process. */
+  locks: InFlightLocks | null = null,
 ): Promise<Created> {
   const state = leadsOf(tenant);
   const now = clock.now();
@@ -54,36 +57,54 @@ export async function createLead(
   }
 
   const create = (key: string | null, hash: string) =>
-    tenant.writer.submit(() => {
+    tenant.writer.submit((): Created => {
       const now = clock.now();
+      // Under the write lock, which every process shares: another process may have created
+      // the lead for this key since we looked. Then it is a replay, never a second lead.
+      if (key !== null) {
+        const stored = state.repo.findReplayWriting(clientId, key, new Date(now - IDEMPOTENCY_TTL_MS).toISOString());
+        if (stored !== null) return replayOf(stored, hash);
+      }
       const createdAt = new Date(now).toISOString();
       // Time-ordered (v7) ids append to the id indexes instead of landing at random pages of
       // them: on a million-row table that is the difference between a cached page and a miss.
       const lead = state.repo.create(input, Bun.randomUUIDv7("hex", now), createdAt);
       const body = `{"data":${JSON.stringify(lead)}}`;
       if (key !== null) state.repo.rememberKey(clientId, key, hash, lead.id, body, createdAt);
-      return body;
+      return { body, replayed: false };
     });
 
-  if (idempotencyKey === null) return { body: await create(null, ""), replayed: false };
+  if (idempotencyKey === null) return await create(null, "");
 
   const hash = requestHash(input);
   const flightKey = `${tenant.path}\0${clientId}\0${idempotencyKey}`;
   for (let running = inFlight.get(flightKey); running !== undefined; running = inFlight.get(flightKey)) {
     await running.catch(() => {});
   }
-  // From here to inFlight.set nothing awaits, so no second creation can start in between.
-  const since = new Date(clock.now() - IDEMPOTENCY_TTL_MS).toISOString();
-  const stored = state.repo.findReplay(clientId, idempotencyKey, since);
-  if (stored !== null) {
-    if (stored.requestHash !== hash) throw new ApiError("IDEMPOTENCY_KEY_REUSED");
-    return { body: stored.response, replayed: true };
-  }
-  const creation = create(idempotencyKey, hash);
+  // From here to inFlight.set nothing awaits, so no second creation can start in this process.
+  const creation = replayOrCreate();
   inFlight.set(flightKey, creation);
   try {
-    return { body: await creation, replayed: false };
+    return await creation;
   } finally {
     inFlight.delete(flightKey);
   }
+
+  /** Other processes: wait for the one creating this key's lead (Redis lock), then look. */
+  async function replayOrCreate(): Promise<Created> {
+    const release = locks === null ? null : await locks.acquire(`${tenant.path}\0${clientId}\0${idempotencyKey}`);
+    try {
+      const stored = state.repo.findReplay(clientId, idempotencyKey!, new Date(clock.now() - IDEMPOTENCY_TTL_MS).toISOString());
+      if (stored !== null) return replayOf(stored, hash);
+      return await create(idempotencyKey, hash);
+    } finally {
+      release?.();
+    }
+  }
+}
+
+/** The first response of a key again; the same key with another body is a conflict. */
+function replayOf(stored: StoredReplay, hash: string): Created {
+  if (stored.requestHash !== hash) throw new ApiError("IDEMPOTENCY_KEY_REUSED");
+  return { body: stored.response, replayed: true };
 }

@@ -42,17 +42,42 @@ const MESSAGES = {
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
-/** A date-time with a zone, normalised to the stored form (UTC, milliseconds); null if invalid. */
-export function parseDateTime(text: string): string | null {
+/**
+ * A date-time with a zone as an instant: its whole milliseconds (what Date keeps: JavaScript
+ * cuts finer digits off) and whether digits finer than a millisecond were given and not all 0.
+ */
+function parseInstant(text: string): { ms: number; finer: boolean } | null {
   const match = ISO_DATE_TIME.exec(text);
   if (!match) return null;
-  const [, y, mo, d, h, mi, s = "00"] = match;
+  const [, y, mo, d, h, mi, s = "00", fraction = ""] = match;
   // Date would roll 2025-02-30 over to March; check each part against the calendar.
   const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
   if (day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) return null;
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
-  const instant = new Date(text.replace(/([+-]\d{2})(\d{2})$/, "$1:$2"));
-  return Number.isNaN(instant.getTime()) ? null : instant.toISOString();
+  const ms = new Date(text.replace(/([+-]\d{2})(\d{2})$/, "$1:$2")).getTime();
+  return Number.isNaN(ms) ? null : { ms, finer: /[1-9]/.test(fraction.slice(3)) };
+}
+
+/** A date-time with a zone, normalised to the stored form (UTC, milliseconds, finer digits cut); null if invalid. */
+export function parseDateTime(text: string): string | null {
+  const instant = parseInstant(text);
+  return instant === null ? null : new Date(instant.ms).toISOString();
+}
+
+/** The last instant the stored form can write (four-digit years). */
+const LAST_STORABLE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * An exclusive bound as the stored form, exact for an instant finer than a millisecond (clients
+ * send microseconds: Python's isoformat()). Stored dates are whole milliseconds, so a stored
+ * date is after X exactly when it is after X cut to its millisecond, and before X exactly when
+ * it is before X rounded up to the next one. Null if invalid.
+ */
+export function parseDateBound(text: string, side: "after" | "before"): string | null {
+  const instant = parseInstant(text);
+  if (instant === null) return null;
+  const ms = side === "before" && instant.finer ? Math.min(instant.ms + 1, LAST_STORABLE_MS) : instant.ms;
+  return new Date(ms).toISOString();
 }
 
 function single(params: URLSearchParams, name: string, problems: FieldProblem[]): string | null {
@@ -124,7 +149,7 @@ export function parseListQuery(catalog: EntityCatalog, params: URLSearchParams):
   for (const spec of DATE_FILTERS) {
     const raw = single(params, spec.param, problems);
     if (raw === null) continue;
-    const value = parseDateTime(raw);
+    const value = parseDateBound(raw, spec.op === "<" ? "before" : "after");
     if (value === null) problems.push({ field: spec.param, message: MESSAGES.date });
     else dates.push({ spec, value });
   }

@@ -72,10 +72,14 @@ describe("token errors, with SPEC's messages and CONTRACT §4's statuses", () =>
     expect(body.code).toBe("INVALID_API_SECRET");
   });
 
-  test("a non-whitelisted IP with a wrong secret gets INVALID_API_SECRET", async () => {
+  test("from a non-whitelisted IP a wrong and a right secret get the same IP_BLOCKED (the IP is checked as soon as the key is known)", async () => {
     t = createTestApp({ clients: [walled.entry] });
-    const { body } = await read(await tokenRequest(credentials(walled, "sk_live_wrong"), "192.0.2.1"));
-    expect(body.code).toBe("INVALID_API_SECRET");
+    const wrong = await read(await tokenRequest(credentials(walled, "sk_live_wrong"), "192.0.2.1"));
+    const right = await read(await tokenRequest(credentials(walled), "192.0.2.1"));
+    expect(wrong.status).toBe(403);
+    expect(wrong.body).toEqual({ error: "IP not allowed", code: "IP_BLOCKED" });
+    expect(right.status).toBe(wrong.status);
+    expect(right.body).toEqual(wrong.body);
   });
 
   test("a whitelisted IP gets its token", async () => {
@@ -83,10 +87,17 @@ describe("token errors, with SPEC's messages and CONTRACT §4's statuses", () =>
     expect((await tokenRequest(credentials(walled), "198.51.100.77")).status).toBe(200);
   });
 
-  test("a disabled client that is also off-whitelist gets API_DISABLED (disabled is checked before IP)", async () => {
+  test("a disabled client asked from off its whitelist gets IP_BLOCKED (the address is checked before anything about the client)", async () => {
     const both = client("both", { enabled: false, ipWhitelist: ["198.51.100.0/24"] });
     t = createTestApp({ clients: [both.entry] });
     const { body } = await read(await tokenRequest(credentials(both), "192.0.2.1"));
+    expect(body.code).toBe("IP_BLOCKED");
+  });
+
+  test("a disabled client asked from its whitelist gets API_DISABLED", async () => {
+    const both = client("both", { enabled: false, ipWhitelist: ["198.51.100.0/24"] });
+    t = createTestApp({ clients: [both.entry] });
+    const { body } = await read(await tokenRequest(credentials(both), "198.51.100.9"));
     expect(body.code).toBe("API_DISABLED");
   });
 });

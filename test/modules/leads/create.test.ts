@@ -148,6 +148,30 @@ describe("body errors", () => {
     await expectError(await post({ ...valid, propertyCode: "c".repeat(101) }), 400, "VALIDATION_ERROR", "propertyCode: must be at most 100 characters");
   });
 
+  test("NUL and C0 control characters are refused, naming each field; tab and line breaks are not", async () => {
+    const controls = ["\u0000", "\u0001", "\u0007", "\u0008", "\u000B", "\u000C", "\u001B", "\u001F"];
+    const before = leadCount();
+    for (const control of controls) {
+      const { status, body } = await read(await post({ ...valid, name: `Ana${control}Souza`, message: `Oi${control}`, trafficOrigin: `utm${control}` }));
+      expect(status).toBe(400);
+      expect(body.code).toBe("VALIDATION_ERROR");
+      expect(body.details).toEqual([
+        { field: "name", message: "must not contain control characters (tab and line breaks are allowed)" },
+        { field: "message", message: "must not contain control characters (tab and line breaks are allowed)" },
+        { field: "trafficOrigin", message: "must not contain control characters (tab and line breaks are allowed)" },
+      ]);
+    }
+    expect(leadCount()).toBe(before);
+  });
+
+  test("tab, line breaks (CRLF from a form), C1 controls and bidirectional marks are kept as sent", async () => {
+    const message = "Linha 1\r\nLinha 2\n\tcom tab \u0085 e \u202Eolleh\u202C";
+    const { status, body } = await read(await post({ ...valid, message }));
+    expect(status).toBe(201);
+    const stored = await read(await t.get(`/v1/leads/${body.data.id}?fields=message`, token));
+    expect(stored.body.data.message).toBe(message.trim());
+  });
+
   test("an unknown source is refused", async () => {
     const { body } = await read(await post({ ...valid, source: "TIKTOK" }));
     expect(body.error).toStartWith("source: must be one of: WEBSITE, WHATSAPP");
