@@ -253,13 +253,17 @@ export class DeliveryStore {
   }
 }
 
-const stores = new WeakMap<Tenant, DeliveryStore>();
-
-export function deliveryStore(tenant: Tenant): DeliveryStore {
-  let store = stores.get(tenant);
-  if (store === undefined) {
-    store = new DeliveryStore(tenant);
-    stores.set(tenant, store);
-  }
-  return store;
+/** One `create(tenant)` per tenant, made on first use: statements are prepared once per connection. */
+export function perTenant<T>(create: (tenant: Tenant) => T): (tenant: Tenant) => T {
+  const made = new WeakMap<Tenant, T>();
+  return (tenant) => {
+    let value = made.get(tenant);
+    if (value === undefined) {
+      value = create(tenant);
+      made.set(tenant, value);
+    }
+    return value;
+  };
 }
+
+export const deliveryStore = perTenant((tenant) => new DeliveryStore(tenant));

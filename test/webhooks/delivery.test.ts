@@ -42,6 +42,15 @@ function outside(app: WebhookApp): Database {
   return db;
 }
 
+/** An app with a subscription to property events, another process's connection, and a published property's id. */
+async function propertySetup() {
+  const { app, receiver } = await setup();
+  const sub = await subscribe(app, receiver, ["property.upserted", "property.removed"]);
+  const db = outside(app);
+  const { id } = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").get() as { id: string };
+  return { app, receiver, sub, db, id };
+}
+
 const allFields = (entity: "properties" | "leads") => CATALOGS[entity].fields.map((f) => f.name).join(",");
 
 async function getRecord(app: WebhookApp, entity: "properties" | "leads", id: string) {
@@ -76,10 +85,7 @@ describe("events come from every write path, with the record as GET returns it",
   });
 
   test("property.upserted and property.removed from outside writes; removed carries a null record; unpublished is never shown", async () => {
-    const { app, receiver } = await setup();
-    const sub = await subscribe(app, receiver, ["property.upserted", "property.removed"]);
-    const db = outside(app);
-    const { id } = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").get() as { id: string };
+    const { app, receiver, sub, db, id } = await propertySetup();
     db.run("UPDATE properties SET title = 'Novo título' WHERE id = ?", [id]);
     await app.deliver();
     const expected = await getRecord(app, "properties", id);
@@ -93,10 +99,7 @@ describe("events come from every write path, with the record as GET returns it",
   });
 
   test("a property changed and unpublished before dispatch sends no record it can no longer show: only its removal", async () => {
-    const { app, receiver } = await setup();
-    const sub = await subscribe(app, receiver, ["property.upserted", "property.removed"]);
-    const db = outside(app);
-    const { id } = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").get() as { id: string };
+    const { app, receiver, sub, db, id } = await propertySetup();
     db.run("UPDATE properties SET title = 'Antes' WHERE id = ?", [id]);
     db.run("UPDATE properties SET is_published = 0 WHERE id = ?", [id]);
     await app.deliver();

@@ -3,6 +3,7 @@
 // log. Writes run inside the tenant's group-commit writer, on the connection it hands over.
 import type { Database, Statement } from "bun:sqlite";
 import type { Tenant } from "../../db/tenants.ts";
+import { perTenant } from "../../webhooks/store.ts";
 import type { DeliveryState } from "./model.ts";
 
 export interface SubscriptionRecord {
@@ -176,13 +177,4 @@ export class SubscriptionsRepo {
   }
 }
 
-const repos = new WeakMap<Tenant, SubscriptionsRepo>();
-
-export function subscriptionsRepo(tenant: Tenant): SubscriptionsRepo {
-  let repo = repos.get(tenant);
-  if (repo === undefined) {
-    repo = new SubscriptionsRepo(tenant);
-    repos.set(tenant, repo);
-  }
-  return repo;
-}
+export const subscriptionsRepo = perTenant((tenant) => new SubscriptionsRepo(tenant));
