@@ -86,11 +86,11 @@ async function waitFor(receiver: Server, count: number, timeoutMs: number): Prom
 }
 
 /** Creates leads at a steady rate until stopped: the write load deliveries come from. */
-function leadFeeder(base: string, token: string, perSecond: number): { stop(): Promise<number> } {
+function leadFeeder(base: string, token: string, perSecond: number): { stop(): Promise<{ created: number; seconds: number }> } {
   let running = true;
   let created = 0;
+  const started = performance.now();
   const loop = (async () => {
-    const started = performance.now();
     while (running) {
       const due = Math.floor(((performance.now() - started) / 1000) * perSecond);
       while (created < due && running) {
@@ -104,7 +104,7 @@ function leadFeeder(base: string, token: string, perSecond: number): { stop(): P
     async stop() {
       running = false;
       await loop;
-      return created;
+      return { created, seconds: (performance.now() - started) / 1000 };
     },
   };
 }
@@ -135,7 +135,8 @@ export async function runWebhookScenario(options: {
       logFile: join(OUT, "receiver-webhooks.log"),
     });
     servers.push(receiver);
-    const commands = [product.command, receiver.command];
+    // As a reader would type them from the project's root.
+    const commands = [product.command, receiver.command].map((c) => c.replaceAll(process.execPath, "bun").replaceAll(ROOT + "/", ""));
     let token = await issueToken(product.base);
     const leads = (await call(product.base, token, "GET", "/v1/leads?fields=id&limit=1")).meta.total as number;
 
@@ -178,11 +179,11 @@ export async function runWebhookScenario(options: {
         await reset(receiver);
         const feeder = leadFeeder(product.base, token, FEED_LEADS_PER_S);
         const sample = await measureQuietly(product, PROPS_FEW, token, settings, false);
-        const created = await feeder.stop();
+        const { created, seconds } = await feeder.stop();
         const received = (await stats(receiver)).count;
         if (phase === "with") {
           withSubs.push(sample);
-          duringLoad.push(received / settings.durationS);
+          duringLoad.push(received / seconds);
         } else {
           without.push(sample);
         }
@@ -244,7 +245,7 @@ export function webhookSection(
     `| props-few req/s, ${SUBSCRIPTIONS} subscriptions | ${fmt(rps(result.with))} | | |`,
     `| ratio (with ÷ without, per round) | ${fmt(result.ratio, 3)} | ≥ 0.9 | ${met(result.ratio.median >= 0.9)} |`,
     `| props-few p99 ms, no subscription / with | ${fmt(p99(result.without), 2)} / ${fmt(p99(result.with), 2)} | | |`,
-    `| deliveries/s received meanwhile | ${fmt(result.deliveriesDuringLoad)} | | |`,
+    `| deliveries/s received meanwhile (while leads were fed) | ${fmt(result.deliveriesDuringLoad)} | | |`,
     "",
     `Rounds of the hot-path comparison with others taking more than 25 % of a core: ${disturbed} of ${result.with.length + result.without.length}. ` +
       `Load average at the end: ${context.load}.`,
