@@ -8,11 +8,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
+import { API_KEY, API_SECRET, capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
+import { hashSecret } from "../src/security/secrets.ts";
 import { describeMachine, loadAverage } from "./lib/machine.ts";
 import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
-import { freePort, killAll, startServer, type Server } from "./lib/proc.ts";
-import { DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { freePort, killAll, startRedisServer, startServer, type Server } from "./lib/proc.ts";
+import { BINARY, DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
 import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
@@ -94,10 +95,35 @@ async function startCeiling(dataset: Dataset, routes: Captured[]): Promise<Serve
   return server;
 }
 
-/** The product from source with its rate-limit step on or off (bench/baselines/limiter-switch.ts). */
-async function startLimiterSwitch(dataset: Dataset, db: string, limiter: "on" | "off"): Promise<Server> {
+/** The product from source with its rate-limit step on, off, or in Redis (bench/baselines/limiter-switch.ts). */
+async function startLimiterSwitch(dataset: Dataset, db: string, limiter: "on" | "off" | "redis", redisUrl?: string): Promise<Server> {
   const port = freePort();
-  const server = await startServer({ name: `limiter-${limiter}`, argv: [process.execPath, join(ROOT, "bench/baselines/limiter-switch.ts"), "--port", String(port), "--db", db, "--limiter", limiter], core: SERVER_CORE, port, logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  const argv = [process.execPath, join(ROOT, "bench/baselines/limiter-switch.ts"), "--port", String(port), "--db", db, "--limiter", limiter, ...(redisUrl ? ["--redis", redisUrl] : [])];
+  const server = await startServer({ name: `limiter-${limiter}`, argv, core: SERVER_CORE, port, logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  note(server.command);
+  return server;
+}
+
+/**
+ * `serve` on the dataset copy with a config like the sandbox's (its credentials, a limit never
+ * reached) and the limits in Redis: one process pinned to the server's core, or `--workers 2`
+ * allowed on both cores (the second is wrk's too: the figure says what two workers get here).
+ */
+async function startWorkers(dataset: Dataset, db: string, count: 1 | 2, redisUrl: string): Promise<Server> {
+  const config = join(OUT, `workers-${dataset.label}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      environment: "sandbox",
+      jwtSecret: "bench-secret-long-enough-for-the-workers-scenario",
+      databases: { bench: db },
+      clients: [{ id: "sandbox", apiKey: API_KEY, secretHash: hashSecret(API_SECRET), database: "bench", rateLimitPerMinute: 1_000_000_000 }],
+      redis: { url: redisUrl, keyPrefix: `bench-workers-${count}:` },
+    }),
+  );
+  const port = freePort();
+  const argv = [BINARY, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1", ...(count === 2 ? ["--workers", "2"] : [])];
+  const server = await startServer({ name: `workers-${count}`, argv, core: count === 2 ? `${SERVER_CORE},${LOAD_CORE}` : SERVER_CORE, port, logFile: join(OUT, `workers-${count}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
   note(server.command);
   return server;
 }
@@ -136,6 +162,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
   log(`[${dataset.label}] copying the dataset for this run …`);
   const db = workingCopy(dataset, source);
   const servers: Partial<Record<Target, Server>> = {};
+  let redis: Awaited<ReturnType<typeof startRedisServer>> | null = null;
   try {
     const port = freePort();
     const product = await startServer({ name: "product", argv: sandboxArgv(db, port), core: SERVER_CORE, port, logFile: join(OUT, `product-${dataset.label}.log`), readyTimeoutMs: 300_000 });
@@ -153,10 +180,18 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     if (list.some((s) => s.targets.includes("baseline"))) servers.baseline = await startBaseline(dataset);
     // Each has its own signing secret (a sandbox config), so each gets its own token.
     const tokens: Partial<Record<Target, string>> = {};
-    for (const limiter of ["on", "off"] as const) {
+    const needsRedis = list.some((s) => s.targets.some((t) => t === "limiter-redis" || t.startsWith("workers-")));
+    if (needsRedis) redis = await startRedisServer(SERVER_CORE, join(OUT, `redis-${dataset.label}.log`));
+    for (const limiter of ["on", "off", "redis"] as const) {
       const target = `limiter-${limiter}` as const;
       if (!list.some((s) => s.targets.includes(target))) continue;
-      servers[target] = await startLimiterSwitch(dataset, db, limiter);
+      servers[target] = await startLimiterSwitch(dataset, db, limiter, limiter === "redis" ? redis!.url : undefined);
+      tokens[target] = await issueToken(servers[target].base);
+    }
+    for (const count of [1, 2] as const) {
+      const target = `workers-${count}` as const;
+      if (!list.some((s) => s.targets.includes(target))) continue;
+      servers[target] = await startWorkers(dataset, db, count, redis!.url);
       tokens[target] = await issueToken(servers[target].base);
     }
     if (compareBinary !== null) {
@@ -217,6 +252,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)), ...(seed ? { seed } : {}) };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
+    await redis?.stop();
     removeDatabase(db);
     removeDatabase(join(OUT, `baseline-${dataset.label}.sqlite`));
   }

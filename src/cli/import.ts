@@ -5,6 +5,7 @@ import { importFeed, type ImportProgress, type ImportSummary } from "../agency/i
 import { readingLine, writingLine } from "../agency/progress.ts";
 import { NotAPartnerDatabaseError } from "../db/open.ts";
 import { FeedError } from "../feeds/listing.ts";
+import { assertWritable, explainDatabaseError } from "../writable.ts";
 import { parseFlags, UsageError } from "./args.ts";
 
 const SHOWN_REJECTIONS = 50;
@@ -38,6 +39,7 @@ export async function importCommand(args: string[]): Promise<number> {
   if (!values.db) throw new UsageError("--db FILE is required");
   if (positionals.length !== 1) throw new UsageError("give exactly one FEED: a VRSync or NDJSON file path, or an http(s) URL");
   const dryRun = values["dry-run"] === true;
+  assertWritable(values.db, "the database", { sqlite: true });
   const onProgress = terminalProgress();
   let summary: ImportSummary;
   try {
@@ -45,7 +47,8 @@ export async function importCommand(args: string[]): Promise<number> {
   } catch (error) {
     if (onProgress) process.stderr.write("\r\x1b[2K");
     if (error instanceof NotAPartnerDatabaseError) throw new UsageError(error.message);
-    if (!(error instanceof FeedError || error instanceof ConcurrentChangeError)) throw error;
+    // An existing file SQLite opened read-only refuses only the first write: named here, with the fix.
+    if (!(error instanceof FeedError || error instanceof ConcurrentChangeError)) throw explainDatabaseError(error, values.db);
     // The feed as a whole is unusable: nothing was imported.
     process.stderr.write(`partner-api import: ${error.message}\n`);
     if (values.json) process.stdout.write(JSON.stringify({ error: error.message }) + "\n");

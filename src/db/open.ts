@@ -1,6 +1,7 @@
 // Opening a partner-api database: the PRAGMAs every connection needs, then the migrations.
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
+import { explainDatabaseError } from "../writable.ts";
 import { migrate, schemaVersion, SCHEMA_VERSION, SchemaTooNewError } from "./migrate.ts";
 
 export class NotAPartnerDatabaseError extends Error {}
@@ -25,9 +26,17 @@ function applyPragmas(db: Database): void {
   db.run("PRAGMA temp_store = MEMORY");
 }
 
-/** Opens (creating if needed) a database and brings its schema up to date. */
+/**
+ * Opens (creating if needed) a database and brings its schema up to date. A folder or file this
+ * process may not write is reported as an UnwritablePathError naming it, the cause and the fix.
+ */
 export function openDatabase(path: string): Database {
-  const db = new Database(path, { create: true, strict: true });
+  let db: Database;
+  try {
+    db = new Database(path, { create: true, strict: true });
+  } catch (error) {
+    throw explainDatabaseError(error, path);
+  }
   try {
     waitForLocks(db);
     applyPragmas(db);
@@ -35,13 +44,15 @@ export function openDatabase(path: string): Database {
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    throw explainDatabaseError(error, path);
   }
 }
 
 /**
  * Opens an existing database for serving: never creates one. A file that is not a
- * partner-api database (no schema version, or a foreign schema) is refused.
+ * partner-api database (no schema version, or a foreign schema) is refused; one in a folder this
+ * process may not write (SQLite must create its -wal and -shm files there) is an
+ * UnwritablePathError naming the folder and the fix.
  */
 export function openExistingDatabase(path: string): Database {
   if (!existsSync(path)) throw new NotAPartnerDatabaseError(`database file not found: ${path}`);
@@ -49,6 +60,8 @@ export function openExistingDatabase(path: string): Database {
   try {
     db = new Database(path, { readwrite: true, create: false, strict: true });
   } catch (error) {
+    const explained = explainDatabaseError(error, path);
+    if (explained !== error) throw explained;
     throw new NotAPartnerDatabaseError(`cannot open ${path}: ${(error as Error).message}`);
   }
   try {
@@ -62,6 +75,8 @@ export function openExistingDatabase(path: string): Database {
   } catch (error) {
     db.close();
     if (error instanceof NotAPartnerDatabaseError || error instanceof SchemaTooNewError) throw error;
+    const explained = explainDatabaseError(error, path);
+    if (explained !== error) throw explained;
     throw new NotAPartnerDatabaseError(`${path} cannot be opened as a partner-api database: ${(error as Error).message}`);
   }
 }
