@@ -2,12 +2,14 @@
 // local receiver that verifies every delivery with the standardwebhooks library. Retries keep
 // their webhook-id, a rotation signs with both secrets, 410 disables, replay sends again, and
 // kill -9 with 100+ deliveries pending loses nothing: after a restart every acknowledged lead
-// is delivered, and a lead delivered twice is delivered with the same webhook-id.
+// is delivered, and a lead delivered twice is delivered with the same webhook-id. Two serve
+// processes on one database share the deliveries, each attempt made by one of them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
+import { hashSecret } from "../../src/security/secrets.ts";
 import { ensureBinary, sandboxToken, startBinary, type RunningBinary } from "../helpers/binary.ts";
 
 interface Delivery {
@@ -201,4 +203,57 @@ describe("webhooks from the compiled binary", () => {
     for (const id of acknowledged) expect({ lead: id, webhookIds: idsByLead.get(id)!.size }).toEqual({ lead: id, webhookIds: 1 });
     expect(unverified).toEqual([]);
   }, 120_000);
+});
+
+describe("two serve processes on one database", () => {
+  test("each delivery is attempted by exactly one of them: every lead arrives once, whichever process took it", async () => {
+    const shared = join(dir, "agency.sqlite");
+    const seeded = Bun.spawnSync([binary, "seed", "--out", shared, "--properties", "20", "--leads", "20"], { cwd: dir });
+    expect(seeded.exitCode).toBe(0);
+    const config = join(dir, "agency.json");
+    await Bun.write(
+      config,
+      JSON.stringify({
+        jwtSecret: "a-jwt-secret-long-enough-for-the-webhooks-test-01",
+        databases: { agency: shared },
+        clients: [{ id: "crm", apiKey: "pk_live_crm_webhooks", secretHash: hashSecret("sk_live_crm"), database: "agency", rateLimitPerMinute: 100_000 }],
+        webhooks: { allowHttp: true, allowPrivateTargets: true },
+      }),
+    );
+    const a = await startBinary(binary, ["serve", "--config", config], dir);
+    const b = await startBinary(binary, ["serve", "--config", config], dir);
+    try {
+      const tokenOf = async (url: string) =>
+        ((await (await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": "pk_live_crm_webhooks", "x-api-secret": "sk_live_crm" } })).json()) as { data: { token: string } }).data.token;
+      const tokens = [await tokenOf(a.url), await tokenOf(b.url)];
+      const created = await fetch(`${a.url}/v1/webhooks`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tokens[0]}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: receiverUrl("/shared"), events: ["lead.created"] }),
+      });
+      expect(created.status).toBe(201);
+      secrets.set("/shared", [((await created.json()) as { data: { secret: string } }).data.secret]);
+      const leads = await Promise.all(
+        Array.from({ length: 200 }, async (_, i) => {
+          const [url, token] = i % 2 === 0 ? [a.url, tokens[0]] : [b.url, tokens[1]];
+          const response = await fetch(`${url}/v1/leads`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify({ name: "Two", email: "two@example.com", phone: "1", message: `shared-${i}` }),
+          });
+          expect(response.status).toBe(201);
+          return ((await response.json()) as { data: { id: string } }).data.id;
+        }),
+      );
+      await until("every lead delivered", () => leads.every((id) => deliveredTo("/shared").some((d) => d.payload.data.id === id)));
+      await Bun.sleep(1000); // a second attempt by the other process would arrive by now
+      const ids = deliveredTo("/shared").map((d) => d.id);
+      expect(ids.length).toBe(200);
+      expect(new Set(ids).size).toBe(200);
+      expect(unverified).toEqual([]);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  }, 60_000);
 });
