@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../db/tenants.ts";
 import { entityOf, eventPayload, eventTypeOf, type ChangeRow, type EventType } from "./events.ts";
-import type { DeliveryStore, NewDelivery } from "./store.ts";
+import type { ClaimedDelivery, DeliveryStore, NewDelivery } from "./store.ts";
 
 /** Events read per step: a step's record reads and inserts run on the event loop, so it stays short. */
 export const DISPATCH_BATCH = 100;
@@ -69,23 +69,35 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
 }
 
 /**
- * A step, read now and written later inside the worker's one write of a pass: `write`
- * returns whether it applied (false when another process moved the cursor first). `more`:
- * the step did not reach the end, another should follow at once.
+ * Whether the writing process takes a new delivery of this subscription for an attempt at
+ * once (a free slot), and under which lease: the delivery is then stored already claimed.
+ */
+export type Take = (subscriptionId: string) => { owner: string; until: number } | null;
+
+/**
+ * A step, read now and written later inside the worker's one write of a pass. `write`
+ * returns the deliveries it stored already claimed (see Take), or null when it did not apply
+ * (another process moved the cursor first). `more`: the step did not reach the end, another
+ * should follow at once.
  */
 export interface DispatchWrite {
-  write(db: Database): boolean;
+  write(db: Database, take: Take): ClaimedDelivery[] | null;
   more: boolean;
 }
 
 function writing(deliveries: readonly NewDelivery[], deps: DispatchDeps, move: (db: Database) => boolean, more: boolean): DispatchWrite {
   return {
     more,
-    write(db) {
-      if (!move(db)) return false;
+    write(db, take) {
+      if (!move(db)) return null;
       const now = deps.now();
-      for (const delivery of deliveries) deps.store.insert(db, delivery, now);
-      return true;
+      const claimed: ClaimedDelivery[] = [];
+      for (const delivery of deliveries) {
+        const lease = take(delivery.subscriptionId) ?? undefined;
+        const n = deps.store.insert(db, delivery, now, lease);
+        if (lease !== undefined) claimed.push({ ...delivery, n, subscription_id: delivery.subscriptionId, attempts: 1 });
+      }
+      return claimed;
     },
   };
 }

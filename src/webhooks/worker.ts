@@ -175,9 +175,10 @@ export class WebhookWorker {
   }
 
   /**
-   * One pass over a database, written in one transaction (so one fsync): a dispatch step, a
-   * step of each replay, the outcomes of the attempts that ended since the last pass, and the
-   * claims of the due deliveries that fit in the free slots. True when a step left more to do.
+   * One pass over a database, written in one transaction (so one fsync): the outcomes of the
+   * attempts that ended since the last pass, the claims of due deliveries that fit in the free
+   * slots (the longest waiting first), then a dispatch step and a step of each replay, whose
+   * new deliveries take the slots still free already claimed. True when a step left more to do.
    */
   private async pass(tenant: Tenant): Promise<boolean> {
     const store = deliveryStore(tenant);
@@ -198,12 +199,15 @@ export class WebhookWorker {
       return false;
     }
     const now = this.deps.clock.now();
-    let result: { claimed: { subscription: SubscriptionRow; deliveries: ClaimedDelivery[] }[]; finished: [EventType, FinalState][] };
+    let result: { claimed: Map<string, ClaimedDelivery[]>; finished: [EventType, FinalState][] };
     try {
       result = await tenant.writer.submit((db) => {
-        for (const s of steps) s.write(db);
         const finished = outcomes.flatMap((o) => this.record(db, store, o));
-        const claimed = spare.map((c) => ({ subscription: c.subscription, deliveries: store.claim(db, c.subscription.id, this.owner, now, now + LEASE_MS, c.n) }));
+        const claimed = new Map(spare.map((c) => [c.subscription.id, store.claim(db, c.subscription.id, this.owner, now, now + LEASE_MS, c.n)]));
+        const free = new Map(spare.map((c) => [c.subscription.id, c.n - claimed.get(c.subscription.id)!.length]));
+        const lease = { owner: this.owner, until: now + LEASE_MS };
+        const take = (id: string) => ((free.get(id) ?? 0) > 0 ? (free.set(id, free.get(id)! - 1), lease) : null);
+        for (const step of steps) for (const delivery of step.write(db, take) ?? []) claimed.get(delivery.subscription_id)!.push(delivery);
         return { claimed, finished };
       });
     } catch (error) {
@@ -213,8 +217,9 @@ export class WebhookWorker {
       throw error;
     }
     for (const [type, state] of result.finished) this.deps.metrics.delivered(type, state);
-    for (const { subscription, deliveries } of result.claimed) {
-      this.release(subscription.id, spare.find((c) => c.subscription === subscription)!.n - deliveries.length);
+    for (const { subscription, n } of spare) {
+      const deliveries = result.claimed.get(subscription.id)!;
+      this.release(subscription.id, n - deliveries.length);
       for (const delivery of deliveries) this.track(this.attempt(tenant, subscription, delivery));
     }
     await this.prune(tenant, store);

@@ -330,7 +330,7 @@ describe("nothing is lost", () => {
     // What a kill -9 right after a claim leaves behind: the delivery leased to a process that is gone.
     const deps = { tenant, store, records: recordReader(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
     const targets = [{ id: sub.id, clientId: "partner", events: new Set(["lead.created"] as const), afterSequence: store.subscription(sub.id)!.after_sequence }];
-    for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets)) await tenant.writer.submit((db) => step!.write(db));
+    for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets)) await tenant.writer.submit((db) => step!.write(db, () => null));
     const now = app.clock.now();
     expect(await tenant.writer.submit((db) => store.claim(db, sub.id, "dead:1", now, now + LEASE_MS, 10))).toHaveLength(1);
     const restarted = createServerWebhooks(app.runtime, { logger: silentLogger() }).worker;
