@@ -225,8 +225,8 @@ export function webhookOperations(): Operation[] {
       tag,
       summary: "Read a subscription's delivery log",
       description:
-        "Its deliveries, newest first: what was sent, how often, and what the receiver answered. Finished deliveries " +
-        "stay in the log for 7 days.",
+        "Its deliveries, newest first: what was sent, how often, and what the receiver answered. A finished delivery " +
+        "stays in the log until 7 days after it was made.",
       access: "bearer",
       parameters: [
         idParameter,
