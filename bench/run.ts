@@ -18,6 +18,7 @@ import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
+import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
 const SERVER_CORE = 0;
@@ -273,7 +274,8 @@ async function main(): Promise<void> {
   const version = ensureBinary(log);
   note("bun run build   # when dist/partner-api is missing or older than src/");
 
-  const datasets = flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
+  // `--only webhooks` runs that scenario alone and rewrites only its section of RESULTS.md.
+  const datasets = only !== null && [...only].every((id) => id === "webhooks") ? [] : flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
   const results: DatasetResult[] = [];
   for (const dataset of datasets) {
     const result = await runDataset(dataset, version);
@@ -281,6 +283,17 @@ async function main(): Promise<void> {
     log(`\n${scenarioTable(result)}\n`);
   }
 
+  if (datasets.length > 0) writeReport(results, machine, version, date, started);
+  if (wanted("webhooks")) {
+    const source = ensureDataset(DATASET_1K, log);
+    const result = await runWebhookScenario({ source, settings: loadSettings(settings.durationS), rounds: settings.rounds, serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
+    const context = { date, machine: `${machine.nproc} cores, ${machine.cpu}`, version, rounds: settings.rounds, durationS: settings.durationS, connections: settings.connections, load: loadAverage() };
+    writeWebhookSection(webhookSection(result, context));
+    log("wrote the webhooks section of bench/RESULTS.md");
+  }
+}
+
+function writeReport(results: DatasetResult[], machine: ReturnType<typeof describeMachine>, version: string, date: Date, started: number): void {
   const report = renderReport({
     date,
     machine,
