@@ -19,6 +19,7 @@ import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
+import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
 const SERVER_CORE = 0;
@@ -64,7 +65,9 @@ const settings: RunSettings = {
 const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
-/** The import scenario (a realistic CRM feed through the product's importer) needs neither wrk nor a server. */
+/** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
+const STANDALONE = ["import", "webhooks"];
+const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
 const log = (line: string) => console.log(line);
@@ -276,7 +279,9 @@ async function main(): Promise<void> {
   const version = ensureBinary(log);
   note("bun run build   # when dist/partner-api is missing or older than src/");
 
-  const datasets = !wrkWanted ? [] : flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
+  // `--only webhooks` runs that scenario alone and rewrites only its section of RESULTS.md;
+  // `--only import` runs the import alone and writes its report to bench/out.
+  const datasets = !datasetsWanted ? [] : flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
   const results: DatasetResult[] = [];
   for (const dataset of datasets) {
     const result = await runDataset(dataset, version);
@@ -289,14 +294,26 @@ async function main(): Promise<void> {
     note(imported.command);
     log(`\n${importSection(imported)}\n`);
   }
-  if (!wrkWanted) {
-    // Only the import ran, a partial run: RESULTS.md keeps the last full run's figures.
-    const file = join(OUT, `RESULTS-${runId}.md`);
-    writeFileSync(file, `${importSection(imported!)}\n`);
-    log(`wrote ${file.replace(ROOT + "/", "")}`);
-    return;
-  }
 
+  if (datasets.length > 0) writeReport(results, imported, machine, version, date, started);
+  else if (imported !== null) {
+    // The import without the datasets, a partial run: RESULTS.md keeps the last full run's figures.
+    const file = join(OUT, `RESULTS-${runId}.md`);
+    writeFileSync(file, `${importSection(imported)}\n`);
+    log(`wrote ${file.replace(ROOT + "/", "")}`);
+  }
+  if (wanted("webhooks")) {
+    const source = ensureDataset(DATASET_1K, log);
+    const result = await runWebhookScenario({ source, settings: loadSettings(settings.durationS), rounds: settings.rounds, serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
+    const context = { date, machine: `${machine.nproc} cores, ${machine.cpu}`, version, rounds: settings.rounds, durationS: settings.durationS, connections: settings.connections, load: loadAverage() };
+    writeWebhookSection(webhookSection(result, context));
+    log("wrote the webhooks section of bench/RESULTS.md");
+  }
+}
+
+function writeReport(
+  results: DatasetResult[], imported: ImportBenchResult | null, machine: ReturnType<typeof describeMachine>, version: string, date: Date, started: number,
+): void {
   const report = renderReport({
     date,
     machine,

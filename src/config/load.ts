@@ -78,6 +78,15 @@ function resolvePath(baseDir: string, path: string): string {
   return isAbsolute(path) ? path : resolve(baseDir, path);
 }
 
+/** The sandbox serves partners on their own machine, so its webhooks may target local receivers. */
+function webhookPolicy(config: ConfigFile): RuntimeConfig["webhooks"] {
+  const sandbox = config.environment === "sandbox";
+  return Object.freeze({
+    allowHttp: config.webhooks?.allowHttp ?? sandbox,
+    allowPrivateTargets: config.webhooks?.allowPrivateTargets ?? sandbox,
+  });
+}
+
 /** Turns a validated config into the frozen runtime form. */
 export function resolveConfig(config: ConfigFile, options: { baseDir: string; jwtSecret: string }): RuntimeConfig {
   const databases = new Map(
@@ -112,6 +121,7 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
     clients,
     clientsByKey: new Map([...clients.values()].map((c) => [c.apiKey, c])),
     metricsToken: config.metrics?.token ?? null,
+    webhooks: webhookPolicy(config),
     logLevel: config.logLevel ?? "info",
     redis: config.redis ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX } : null,
   });

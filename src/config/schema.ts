@@ -61,6 +61,22 @@ export const ConfigSchema = T.Object(
         { additionalProperties: false },
       ),
     ),
+    webhooks: T.Optional(
+      T.Object(
+        {
+          allowHttp: T.Optional(
+            T.Boolean({ description: "Accept http:// webhook URLs, not only https:// (default: false; the sandbox: true)" }),
+          ),
+          allowPrivateTargets: T.Optional(
+            T.Boolean({
+              description:
+                "Accept webhook URLs whose host is or resolves to a loopback, private, link-local, unique-local or metadata address (default: false; the sandbox: true)",
+            }),
+          ),
+        },
+        { additionalProperties: false, description: "What partners' webhook subscriptions may target (CONTRACT §13)" },
+      ),
+    ),
     redis: T.Optional(
       T.Object(
         {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { importFeed } from "../../src/agency/import.ts";
 import { createApp } from "../../src/app.ts";
 import { PROPERTY_FIELDS } from "../../src/catalog/properties.ts";
+import { recordReader } from "../../src/modules/webhooks/service.ts";
 import { resolveConfig, validateConfig } from "../../src/config/load.ts";
 import { silentLogger } from "../../src/logging.ts";
 import { Runtime } from "../../src/runtime.ts";
@@ -104,6 +105,20 @@ describe("single records: the same rule", () => {
       expect((await get("portal", `/v1/properties/${id}?fields=${ALL_FIELDS}`)).body.data).toEqual(portalView.get(code));
       expect((await get("agency", `/v1/properties/${id}?fields=${ALL_FIELDS}`)).body.data).toEqual(agencyView.get(code));
     }
+  });
+});
+
+describe("webhook deliveries carry the record exactly as the subscribing client reads it", () => {
+  test("the record reader answers each client what GET /v1/properties/{id} answers it", async () => {
+    const reader = recordReader(runtime);
+    const tenant = runtime.tenants.get(db)!;
+    const id = (await byCode("agency")).get("A-NEIGHBORHOOD")!.id;
+    for (const client of ["portal", "agency"] as const) {
+      const delivered = JSON.parse(reader(tenant, client, "properties", id)!);
+      expect(delivered).toEqual((await get(client, `/v1/properties/${id}?fields=${ALL_FIELDS}`)).body.data);
+    }
+    expect(JSON.parse(reader(tenant, "portal", "properties", id)!).address.street).toBeNull();
+    expect(JSON.parse(reader(tenant, "agency", "properties", id)!).address.street).toBe("Rua Coronel Quirino");
   });
 });
 

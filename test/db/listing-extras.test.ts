@@ -1,4 +1,4 @@
-// Schema 4 (004_listing_extras.sql): displayAddress, amenities and the import digest. An older
+// Schema 5 (005_listing_extras.sql): displayAddress, amenities and the import digest. An older
 // file is upgraded with what a feed without them meant; a change of either readable column is an
 // upsert in the change feed, a new digest alone is not; the counters of schemas 2 and 3 stay
 // exact through imports that create, change, re-publish and unpublish.
@@ -19,11 +19,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const lastSequence = (db: Database) => (db.query("SELECT coalesce(max(sequence), 0) AS n FROM changes").get() as { n: number }).n;
 
-describe("schema 4", () => {
+describe("schema 5", () => {
   test("an older file is upgraded: every property shown in full, no amenities, no digest", () => {
     const path = join(dir, "old.sqlite");
     const old = new Database(path);
-    migrate(old, MIGRATIONS.slice(0, 3));
+    migrate(old, MIGRATIONS.slice(0, 4));
     old.run(
       `INSERT INTO properties (id, code, title, description, operation_type, status, highlight, exclusive, is_published, created_at, updated_at)
        VALUES ('p1', 'OLD-1', 'Casa', '', 'SALE', 'AVAILABLE', 'STANDARD', 0, 1, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,

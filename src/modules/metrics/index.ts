@@ -8,8 +8,11 @@ import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
 import { databaseSizes, mayScrape } from "./service.ts";
 
-/** With `registry` null (metrics off), the scrape reports only the scrape-time facts. */
-export function metricsModule(runtime: Runtime, registry: MetricsRegistry | null) {
+/**
+ * With `registry` null (metrics off), the scrape reports only the scrape-time facts. `more`
+ * adds families kept elsewhere (webhooks), each a piece of exposition text.
+ */
+export function metricsModule(runtime: Runtime, registry: MetricsRegistry | null, more: readonly (() => string)[] = []) {
   return new Elysia({ name: "metrics" }).get(
     "/metrics",
     ({ request }) => {
@@ -18,7 +21,7 @@ export function metricsModule(runtime: Runtime, registry: MetricsRegistry | null
         throw new ApiError("NOT_FOUND", "No route matches this path");
       }
       const facts = { version: VERSION, environment: config.environment, databases: databaseSizes(config.databases) };
-      const body = registry === null ? renderFactsOnly(facts) : registry.render(facts);
+      const body = (registry === null ? renderFactsOnly(facts) : registry.render(facts)) + more.map((render) => render()).join("");
       return new Response(body, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" } });
     },
     { detail: { summary: "Prometheus metrics", tags: ["Operations"] } },
