@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +13,8 @@ import { hashSecret } from "../src/security/secrets.ts";
 import { describeMachine, loadAverage } from "./lib/machine.ts";
 import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
 import { freePort, killAll, startRedisServer, startServer, type Server } from "./lib/proc.ts";
-import { BINARY, DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { importSection, runImportBench, type ImportBenchResult } from "./lib/import-bench.ts";
+import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
 import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
@@ -64,6 +65,10 @@ const settings: RunSettings = {
 const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
+/** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
+const STANDALONE = ["import", "webhooks"];
+const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
+const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
 const log = (line: string) => console.log(line);
 
@@ -263,7 +268,7 @@ function loadSettings(durationS: number): LoadSettings {
 }
 
 async function main(): Promise<void> {
-  requireTools();
+  if (wrkWanted) requireTools();
   requireCores(SERVER_CORE, LOAD_CORE);
   const machine = describeMachine(ROOT); // before pinning, or nproc would say 1
   pinSelf(LOAD_CORE);
@@ -274,16 +279,29 @@ async function main(): Promise<void> {
   const version = ensureBinary(log);
   note("bun run build   # when dist/partner-api is missing or older than src/");
 
-  // `--only webhooks` runs that scenario alone and rewrites only its section of RESULTS.md.
-  const datasets = only !== null && [...only].every((id) => id === "webhooks") ? [] : flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
+  // `--only webhooks` runs that scenario alone and rewrites only its section of RESULTS.md;
+  // `--only import` runs the import alone and writes its report to bench/out.
+  const datasets = !datasetsWanted ? [] : flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
   const results: DatasetResult[] = [];
   for (const dataset of datasets) {
     const result = await runDataset(dataset, version);
     results.push(result);
     log(`\n${scenarioTable(result)}\n`);
   }
+  let imported: ImportBenchResult | null = null;
+  if (wanted("import")) {
+    imported = await runImportBench({ command: [BINARY], datasets: DATASETS, core: SERVER_CORE, log });
+    note(imported.command);
+    log(`\n${importSection(imported)}\n`);
+  }
 
-  if (datasets.length > 0) writeReport(results, machine, version, date, started);
+  if (datasets.length > 0) writeReport(results, imported, machine, version, date, started);
+  else if (imported !== null) {
+    // The import without the datasets, a partial run: RESULTS.md keeps the last full run's figures.
+    const file = join(OUT, `RESULTS-${runId}.md`);
+    writeFileSync(file, `${importSection(imported)}\n`);
+    log(`wrote ${file.replace(ROOT + "/", "")}`);
+  }
   if (wanted("webhooks")) {
     const source = ensureDataset(DATASET_1K, log);
     const result = await runWebhookScenario({ source, settings: loadSettings(settings.durationS), rounds: settings.rounds, serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
@@ -293,7 +311,9 @@ async function main(): Promise<void> {
   }
 }
 
-function writeReport(results: DatasetResult[], machine: ReturnType<typeof describeMachine>, version: string, date: Date, started: number): void {
+function writeReport(
+  results: DatasetResult[], imported: ImportBenchResult | null, machine: ReturnType<typeof describeMachine>, version: string, date: Date, started: number,
+): void {
   const report = renderReport({
     date,
     machine,
@@ -303,6 +323,7 @@ function writeReport(results: DatasetResult[], machine: ReturnType<typeof descri
     argv: process.argv.slice(2),
     commands,
     results,
+    imported,
     durationS: (performance.now() - started) / 1000,
   });
   // A partial run (--only, --compare) must not replace the full run's RESULTS.md.

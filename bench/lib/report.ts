@@ -1,6 +1,7 @@
 // bench/RESULTS.md and the stdout tables: medians with min–max, ratios to the ceiling and to
 // the commit-per-request baseline, the issue's targets with a plain verdict, the filter table.
 import { CONTENDED, type Sample } from "./measure.ts";
+import { type ImportBenchResult, importSection } from "./import-bench.ts";
 import type { Machine } from "./machine.ts";
 import type { DatasetResult, RunSettings, ScenarioResult } from "./results.ts";
 import type { Target } from "./scenarios.ts";
@@ -209,6 +210,7 @@ export function renderReport(options: {
   argv: string[];
   commands: string[];
   results: DatasetResult[];
+  imported?: ImportBenchResult | null;
   durationS: number;
 }): string {
   const { machine, settings, results } = options;
@@ -246,6 +248,7 @@ export function renderReport(options: {
       singleTable(r),
     );
   }
+  if (options.imported) parts.push("", importSection(options.imported));
   parts.push(
     "",
     "## Each filter: page 1 and page 5000 (`fields=id,title,pricing&limit=100`)",

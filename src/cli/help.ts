@@ -18,7 +18,7 @@ Usage:
       Print a fresh API key and secret and the config entry for them.
   partner-api config-schema
       Print the JSON Schema of the config file.
-  partner-api import --db FILE FEED [--partial] [--dry-run] [--json]
+  partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json]
       Import a VRSync XML or NDJSON feed (a path or an http(s) URL), matched on the listing code.
   partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO] [--out FILE] [--json]
       Published properties as VRSync or NDJSON, or leads as NDJSON, on stdout or to FILE.

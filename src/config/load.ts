@@ -107,6 +107,7 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
         ipWhitelist: whitelist.length > 0 ? new RangeMatcher(whitelist) : null,
         rateLimitPerMinute: entry.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
         burstPerSecond: entry.burstPerSecond ?? null,
+        fullAddress: entry.fullAddress ?? false,
       }),
     );
   }

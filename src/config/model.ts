@@ -14,6 +14,8 @@ export interface Client {
   ipWhitelist: RangeMatcher | null;
   rateLimitPerMinute: number;
   burstPerSecond: number | null;
+  /** Reads stored addresses whole, whatever the listing's `displayAddress` hides from partners. */
+  fullAddress: boolean;
 }
 
 /** Where the state shared by several processes lives (CONTRACT §15). */

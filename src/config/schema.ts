@@ -22,6 +22,15 @@ export const ClientSchema = T.Object(
       T.Integer({ minimum: 1, default: DEFAULT_RATE_LIMIT_PER_MINUTE, description: "Requests per sliding minute" }),
     ),
     burstPerSecond: T.Optional(T.Integer({ minimum: 1, description: "Optional cap on requests per second" })),
+    fullAddress: T.Optional(
+      T.Boolean({
+        default: false,
+        description:
+          "True: this client reads the stored address and coordinates whole, whatever a listing's displayAddress hides " +
+          "from partners (the agency's own site or CRM, or a portal that places listings on its map but shows only what " +
+          "address.visibility allows)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -15,7 +15,7 @@ import { newSecret } from "../../webhooks/signing.ts";
 import { deliveryStore } from "../../webhooks/store.ts";
 import { systemResolve, type Resolve } from "../../webhooks/targets.ts";
 import { WebhookWorker, type WorkerDeps } from "../../webhooks/worker.ts";
-import { listingFor } from "../listing/service.ts";
+import { listingFor, recordViewOf } from "../listing/service.ts";
 import {
   MAX_SUBSCRIPTIONS_PER_CLIENT,
   type DeliveryState,
@@ -216,10 +216,12 @@ const DATA_PREFIX = '{"data":';
  */
 export function recordReader(runtime: Runtime): RecordReader {
   return (tenant, clientId, entity, id) => {
-    if (!runtime.config.clients.has(clientId)) return null;
+    const client = runtime.config.clients.get(clientId);
+    if (client === undefined) return null;
     let body: string;
     try {
-      body = listingFor(tenant, CATALOGS[entity]).record(id, ALL_FIELDS[entity]);
+      // The client's own view: without fullAddress, what a listing's displayAddress hides is null.
+      body = listingFor(tenant, CATALOGS[entity]).record(id, ALL_FIELDS[entity], recordViewOf(client));
     } catch (error) {
       if (error instanceof ApiError && error.code === "NOT_FOUND") return null;
       throw error;
