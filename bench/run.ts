@@ -3,20 +3,23 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
+import { API_KEY, API_SECRET, capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
+import { hashSecret } from "../src/security/secrets.ts";
 import { describeMachine, loadAverage } from "./lib/machine.ts";
 import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
-import { freePort, killAll, startServer, type Server } from "./lib/proc.ts";
-import { DATASET_1K, DATASET_1M, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { freePort, killAll, startRedisServer, startServer, type Server } from "./lib/proc.ts";
+import { importSection, runImportBench, type ImportBenchResult } from "./lib/import-bench.ts";
+import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, seededBy, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
 import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
+import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
 const SERVER_CORE = 0;
@@ -62,6 +65,10 @@ const settings: RunSettings = {
 const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
+/** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
+const STANDALONE = ["import", "webhooks"];
+const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
+const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
 const log = (line: string) => console.log(line);
 
@@ -93,10 +100,35 @@ async function startCeiling(dataset: Dataset, routes: Captured[]): Promise<Serve
   return server;
 }
 
-/** The product from source with its rate-limit step on or off (bench/baselines/limiter-switch.ts). */
-async function startLimiterSwitch(dataset: Dataset, db: string, limiter: "on" | "off"): Promise<Server> {
+/** The product from source with its rate-limit step on, off, or in Redis (bench/baselines/limiter-switch.ts). */
+async function startLimiterSwitch(dataset: Dataset, db: string, limiter: "on" | "off" | "redis", redisUrl?: string): Promise<Server> {
   const port = freePort();
-  const server = await startServer({ name: `limiter-${limiter}`, argv: [process.execPath, join(ROOT, "bench/baselines/limiter-switch.ts"), "--port", String(port), "--db", db, "--limiter", limiter], core: SERVER_CORE, port, logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  const argv = [process.execPath, join(ROOT, "bench/baselines/limiter-switch.ts"), "--port", String(port), "--db", db, "--limiter", limiter, ...(redisUrl ? ["--redis", redisUrl] : [])];
+  const server = await startServer({ name: `limiter-${limiter}`, argv, core: SERVER_CORE, port, logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  note(server.command);
+  return server;
+}
+
+/**
+ * `serve` on the dataset copy with a config like the sandbox's (its credentials, a limit never
+ * reached) and the limits in Redis: one process pinned to the server's core, or `--workers 2`
+ * allowed on both cores (the second is wrk's too: the figure says what two workers get here).
+ */
+async function startWorkers(dataset: Dataset, db: string, count: 1 | 2, redisUrl: string): Promise<Server> {
+  const config = join(OUT, `workers-${dataset.label}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      environment: "sandbox",
+      jwtSecret: "bench-secret-long-enough-for-the-workers-scenario",
+      databases: { bench: db },
+      clients: [{ id: "sandbox", apiKey: API_KEY, secretHash: hashSecret(API_SECRET), database: "bench", rateLimitPerMinute: 1_000_000_000 }],
+      redis: { url: redisUrl, keyPrefix: `bench-workers-${count}:` },
+    }),
+  );
+  const port = freePort();
+  const argv = [BINARY, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1", ...(count === 2 ? ["--workers", "2"] : [])];
+  const server = await startServer({ name: `workers-${count}`, argv, core: count === 2 ? `${SERVER_CORE},${LOAD_CORE}` : SERVER_CORE, port, logFile: join(OUT, `workers-${count}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
   note(server.command);
   return server;
 }
@@ -135,6 +167,8 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
   log(`[${dataset.label}] copying the dataset for this run …`);
   const db = workingCopy(dataset, source);
   const servers: Partial<Record<Target, Server>> = {};
+  let redis: Awaited<ReturnType<typeof startRedisServer>> | null = null;
+  let compareDb: string | null = null;
   try {
     const port = freePort();
     const product = await startServer({ name: "product", argv: sandboxArgv(db, port), core: SERVER_CORE, port, logFile: join(OUT, `product-${dataset.label}.log`), readyTimeoutMs: 300_000 });
@@ -152,15 +186,26 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     if (list.some((s) => s.targets.includes("baseline"))) servers.baseline = await startBaseline(dataset);
     // Each has its own signing secret (a sandbox config), so each gets its own token.
     const tokens: Partial<Record<Target, string>> = {};
-    for (const limiter of ["on", "off"] as const) {
+    const needsRedis = list.some((s) => s.targets.some((t) => t === "limiter-redis" || t.startsWith("workers-")));
+    if (needsRedis) redis = await startRedisServer(SERVER_CORE, join(OUT, `redis-${dataset.label}.log`));
+    for (const limiter of ["on", "off", "redis"] as const) {
       const target = `limiter-${limiter}` as const;
       if (!list.some((s) => s.targets.includes(target))) continue;
-      servers[target] = await startLimiterSwitch(dataset, db, limiter);
+      servers[target] = await startLimiterSwitch(dataset, db, limiter, limiter === "redis" ? redis!.url : undefined);
+      tokens[target] = await issueToken(servers[target].base);
+    }
+    for (const count of [1, 2] as const) {
+      const target = `workers-${count}` as const;
+      if (!list.some((s) => s.targets.includes(target))) continue;
+      servers[target] = await startWorkers(dataset, db, count, redis!.url);
       tokens[target] = await issueToken(servers[target].base);
     }
     if (compareBinary !== null) {
+      // Its own file, seeded by itself: it may not open a file of this build's newer schema.
+      log(`[${dataset.label}] seeding the dataset with the --compare build …`);
+      compareDb = seededBy(compareBinary, dataset);
       const comparePort = freePort();
-      servers.compare = await startServer({ name: "compare", argv: sandboxArgv(db, comparePort, compareBinary), core: SERVER_CORE, port: comparePort, logFile: join(OUT, `compare-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+      servers.compare = await startServer({ name: "compare", argv: sandboxArgv(compareDb, comparePort, compareBinary), core: SERVER_CORE, port: comparePort, logFile: join(OUT, `compare-${dataset.label}.log`), readyTimeoutMs: 300_000 });
       note(servers.compare.command);
       tokens.compare = await issueToken(servers.compare.base);
     }
@@ -216,6 +261,8 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)), ...(seed ? { seed } : {}) };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
+    await redis?.stop();
+    if (compareDb !== null) removeDatabase(compareDb);
     removeDatabase(db);
     removeDatabase(join(OUT, `baseline-${dataset.label}.sqlite`));
   }
@@ -226,7 +273,7 @@ function loadSettings(durationS: number): LoadSettings {
 }
 
 async function main(): Promise<void> {
-  requireTools();
+  if (wrkWanted) requireTools();
   requireCores(SERVER_CORE, LOAD_CORE);
   const machine = describeMachine(ROOT); // before pinning, or nproc would say 1
   pinSelf(LOAD_CORE);
@@ -237,14 +284,41 @@ async function main(): Promise<void> {
   const version = ensureBinary(log);
   note("bun run build   # when dist/partner-api is missing or older than src/");
 
-  const datasets = flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
+  // `--only webhooks` runs that scenario alone and rewrites only its section of RESULTS.md;
+  // `--only import` runs the import alone and writes its report to bench/out.
+  const datasets = !datasetsWanted ? [] : flags["1m"] ? [DATASET_1K, DATASET_1M] : [DATASET_1K];
   const results: DatasetResult[] = [];
   for (const dataset of datasets) {
     const result = await runDataset(dataset, version);
     results.push(result);
     log(`\n${scenarioTable(result)}\n`);
   }
+  let imported: ImportBenchResult | null = null;
+  if (wanted("import")) {
+    imported = await runImportBench({ command: [BINARY], datasets: DATASETS, core: SERVER_CORE, log });
+    note(imported.command);
+    log(`\n${importSection(imported)}\n`);
+  }
 
+  if (datasets.length > 0) writeReport(results, imported, machine, version, date, started);
+  else if (imported !== null) {
+    // The import without the datasets, a partial run: RESULTS.md keeps the last full run's figures.
+    const file = join(OUT, `RESULTS-${runId}.md`);
+    writeFileSync(file, `${importSection(imported)}\n`);
+    log(`wrote ${file.replace(ROOT + "/", "")}`);
+  }
+  if (wanted("webhooks")) {
+    const source = ensureDataset(DATASET_1K, log);
+    const result = await runWebhookScenario({ source, settings: loadSettings(settings.durationS), rounds: settings.rounds, serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
+    const context = { date, machine: `${machine.nproc} cores, ${machine.cpu}`, version, rounds: settings.rounds, durationS: settings.durationS, connections: settings.connections, load: loadAverage() };
+    writeWebhookSection(webhookSection(result, context));
+    log("wrote the webhooks section of bench/RESULTS.md");
+  }
+}
+
+function writeReport(
+  results: DatasetResult[], imported: ImportBenchResult | null, machine: ReturnType<typeof describeMachine>, version: string, date: Date, started: number,
+): void {
   const report = renderReport({
     date,
     machine,
@@ -254,6 +328,7 @@ async function main(): Promise<void> {
     argv: process.argv.slice(2),
     commands,
     results,
+    imported,
     durationS: (performance.now() - started) / 1000,
   });
   // A partial run (--only, --compare) must not replace the full run's RESULTS.md.

@@ -11,6 +11,8 @@ import { leadsModule } from "./modules/leads/index.ts";
 import { metricsModule } from "./modules/metrics/index.ts";
 import { mayScrape } from "./modules/metrics/service.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
+import { webhooksModule } from "./modules/webhooks/index.ts";
+import { createServerWebhooks, type ServerWebhooks } from "./modules/webhooks/service.ts";
 import { requestContext, serverPeerAddress, type PeerAddress } from "./plugins/context.ts";
 import { errorHandler } from "./plugins/errors.ts";
 import type { Runtime } from "./runtime.ts";
@@ -25,6 +27,8 @@ export interface AppDeps {
    * records no request metrics (`--no-metrics`).
    */
   metrics?: MetricsRegistry | null;
+  /** The webhook worker and its metrics; absent: a worker that is never started (tests drive it by hand). */
+  webhooks?: ServerWebhooks;
 }
 
 /** Path patterns with their methods, for 405 answers; built from the app's own routes. */
@@ -45,6 +49,9 @@ function methodTable(routes: readonly { method: string; path: string }[]) {
 export function createApp(deps: AppDeps) {
   const { runtime, logger } = deps;
   const metrics = deps.metrics ?? new MetricsRegistry({ requests: deps.metrics !== null });
+  const webhooks = deps.webhooks ?? createServerWebhooks(runtime, { logger });
+  // Metrics off (benchmarks) is every counter off, webhooks' too.
+  if (deps.metrics !== null) metrics.include(webhooks.metrics.registry);
   let methods: ReturnType<typeof methodTable> | null = null;
   const app = new Elysia({ name: "partner-api" })
     .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, requests: metrics.requests }))
@@ -66,6 +73,7 @@ export function createApp(deps: AppDeps) {
     .use(propertiesModule(runtime))
     .use(leadsModule(runtime))
     .use(changesModule(runtime))
+    .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime))
     .use(metricsModule(runtime, metrics));
   return app;

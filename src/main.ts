@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   import: async () => (await import("./cli/import.ts")).importCommand,
   export: async () => (await import("./cli/export.ts")).exportCommand,
   backup: async () => (await import("./cli/backup.ts")).backupCommand,
+  healthcheck: async () => (await import("./cli/healthcheck.ts")).healthcheckCommand,
   "config-schema": async () => {
     const { ConfigSchema } = await import("./config/schema.ts");
     return () => void process.stdout.write(JSON.stringify(ConfigSchema, null, 2) + "\n");

@@ -24,7 +24,8 @@ export function freePort(): number {
 export async function startServer(options: {
   name: string;
   argv: string[];
-  core: number;
+  /** A core, or a list of them ("0,1") for a server of several processes. */
+  core: number | string;
   port: number;
   logFile: string;
   readyTimeoutMs?: number;
@@ -163,4 +164,28 @@ export async function waitForQuiet(cores: number[], threshold: number, maxWaitS:
     const waited = (performance.now() - started) / 1000;
     if (busiest <= threshold || waited >= maxWaitS) return waited;
   }
+}
+
+/** A redis-server for the shared-limit scenarios: no persistence, pinned like the servers. */
+export async function startRedisServer(core: number, logFile: string): Promise<{ url: string; command: string; stop(): Promise<void> }> {
+  const port = freePort();
+  const argv = ["taskset", "-c", String(core), "redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  const proc = Bun.spawn(argv, { stdout: Bun.file(logFile), stderr: "inherit", stdin: "ignore" });
+  running.add(proc);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const open = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then((socket) => (socket.end(), true), () => false);
+    if (open) break;
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start; see ${logFile}`);
+    await Bun.sleep(20);
+  }
+  return {
+    url: `redis://127.0.0.1:${port}/0`,
+    command: argv.join(" "),
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      running.delete(proc);
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // bench/RESULTS.md and the stdout tables: medians with min–max, ratios to the ceiling and to
 // the commit-per-request baseline, the issue's targets with a plain verdict, the filter table.
 import { CONTENDED, type Sample } from "./measure.ts";
+import { type ImportBenchResult, importSection } from "./import-bench.ts";
 import type { Machine } from "./machine.ts";
 import type { DatasetResult, RunSettings, ScenarioResult } from "./results.ts";
 import type { Target } from "./scenarios.ts";
@@ -34,7 +35,10 @@ const SERVER_NAME: Record<Target, string> = {
   baseline: "commit-per-request",
   "limiter-on": "product from source, limiter on",
   "limiter-off": "product from source, limiter off",
+  "limiter-redis": "product from source, limits in Redis",
   compare: "product, the --compare build",
+  "workers-1": "serve (one process, core 0)",
+  "workers-2": "serve --workers 2 (cores 0 and 1)",
 };
 const TARGETS = Object.keys(SERVER_NAME) as Target[];
 
@@ -167,6 +171,17 @@ function verdicts(results: DatasetResult[]): Verdict[] {
     const on = rps(limiter.samples["limiter-on"]).median;
     const off = rps(limiter.samples["limiter-off"]).median;
     out.push({ target: `limiter ${r.dataset.label}: whole hot path (props-few) with the limiter on vs off (stated)`, measured: `${int(on)} vs ${int(off)} req/s = ${pct(ratio(on, off))}`, ok: null });
+    const redis = rps(limiter.samples["limiter-redis"]).median;
+    if (Number.isFinite(redis)) {
+      out.push({ target: `limiter ${r.dataset.label}: limits in Redis vs in memory (props-few) ≥ 0.8`, measured: `${int(redis)} vs ${int(on)} req/s = ${times(ratio(redis, on))}`, ok: ratio(redis, on) >= 0.8 });
+    }
+  }
+  for (const r of results) {
+    const workers = find(r, "workers");
+    if (!workers) continue;
+    const one = rps(workers.samples["workers-1"]).median;
+    const two = rps(workers.samples["workers-2"]).median;
+    out.push({ target: `workers ${r.dataset.label}: serve --workers 2 vs 1 (props-few; wrk shares the second core, stated)`, measured: `${int(two)} vs ${int(one)} req/s = ${times(ratio(two, one))}`, ok: null });
   }
   for (const r of results) {
     if (!r.seed) continue;
@@ -195,6 +210,7 @@ export function renderReport(options: {
   argv: string[];
   commands: string[];
   results: DatasetResult[];
+  imported?: ImportBenchResult | null;
   durationS: number;
 }): string {
   const { machine, settings, results } = options;
@@ -232,6 +248,7 @@ export function renderReport(options: {
       singleTable(r),
     );
   }
+  if (options.imported) parts.push("", importSection(options.imported));
   parts.push(
     "",
     "## Each filter: page 1 and page 5000 (`fields=id,title,pricing&limit=100`)",

@@ -5,9 +5,11 @@ import { getJson } from "./api.ts";
 
 /**
  * Servers of a scenario; "limiter-on"/"limiter-off" are bench/baselines/limiter-switch.ts;
- * "compare" is another build of the product given with --compare (e.g. the one before a change).
+ * "limiter-redis" the same with its limits in a redis-server; "compare" is another build of the
+ * product given with --compare (e.g. the one before a change); "workers-1"/"workers-2" are
+ * `serve` with one process and with `--workers 2` sharing Redis.
  */
-export type Target = "product" | "ceiling" | "baseline" | "limiter-on" | "limiter-off" | "compare";
+export type Target = "product" | "ceiling" | "baseline" | "limiter-on" | "limiter-off" | "limiter-redis" | "compare" | "workers-1" | "workers-2";
 
 export interface Scenario {
   id: string;
@@ -121,7 +123,9 @@ export function scenarios(d: Discovered): Scenario[] {
     read("deep-page", "GET properties, page=5000&limit=100", deepPage),
     read("changes-head", "GET changes, after=<head>", changesHead),
     // The props-few route served from source with the rate-limit step on and off (same run).
-    { id: "limiter", title: "GET properties (props-few) with the limiter on vs off", script: "bearer.lua", path: PROPS_FEW, captures: [], targets: ["limiter-on", "limiter-off"], writes: false },
+    { id: "limiter", title: "GET properties (props-few) with the limiter on vs off, and in Redis", script: "bearer.lua", path: PROPS_FEW, captures: [], targets: ["limiter-on", "limiter-off", "limiter-redis"], writes: false },
+    // serve with one process vs two sharing the port and Redis; the second may use both cores, wrk's included.
+    { id: "workers", title: "GET properties (props-few): serve vs serve --workers 2", script: "bearer.lua", path: PROPS_FEW, captures: [], targets: ["workers-1", "workers-2"], writes: false },
     {
       id: "post-leads",
       title: "POST /v1/leads (durable), nothing else running",

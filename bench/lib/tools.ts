@@ -2,6 +2,7 @@
 
 const HINTS: Record<string, string> = {
   wrk: "apt-get update && apt-get install -y wrk",
+  "redis-server": "apt-get update && apt-get install -y redis-server   (the shared-limit and workers scenarios)",
   taskset: "apt-get update && apt-get install -y util-linux   (taskset is part of util-linux)",
 };
 

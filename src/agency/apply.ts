@@ -62,8 +62,9 @@ export function applyStaged(db: Database, staging: Staging, options: ApplyOption
       if (stale.length > 0) throw new ConcurrentChangeError(stale);
       let done = 0;
       for (const write of staging.writes()) {
-        if (write.storedId === null) rows.create(options.newId(), write.listing, write.photos ?? [], options.now);
-        else rows.replace(write.storedId, write.listing, write.photos, options.now);
+        if (write.action === "create") rows.create(options.newId(), write.listing, write.digest, write.photos, options.now);
+        else if (write.action === "update") rows.replace(write.storedId, write.listing, write.digest, write.photos, options.now);
+        else rows.redigest(write.storedId, write.digest);
         if (++done % 1000 === 0) options.onWrite?.(done);
       }
       if (!options.partial) counts.unpublished = db.run(`UPDATE properties SET is_published = 0 WHERE ${MISSING}`).changes;

@@ -3,6 +3,15 @@
 import type { Listing, ListingPhoto } from "../feeds/listing.ts";
 import type { StoredPhoto } from "./rows.ts";
 
+/**
+ * A digest of a listing's JSON text: equal digests mean the listing the last import wrote is
+ * the one in the feed again. (Different digests prove nothing: key order or photo ids may
+ * differ; then the listings are compared in full.)
+ */
+export function listingDigest(json: string): string {
+  return Bun.hash(json).toString(36);
+}
+
 /** Deep equality of JSON values; object key order does not matter. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

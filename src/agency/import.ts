@@ -5,21 +5,27 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, rmSync } from "node:fs";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../db/open.ts";
-import type { FeedItem } from "../feeds/listing.ts";
+import { type FeedItem, FeedError } from "../feeds/listing.ts";
 import { readNdjson } from "../feeds/ndjson/reader.ts";
 import { type FeedProgress, openFeed } from "../feeds/source.ts";
 import { readVrsync } from "../feeds/vrsync/reader.ts";
+import { countByKind, type FeedWarning, type WarningKind } from "../feeds/warnings.ts";
 import { applyStaged, type ApplyCounts } from "./apply.ts";
-import { Staging } from "./staging.ts";
+import { type StagedCopy, Staging } from "./staging.ts";
 
 export interface Rejection {
   code: string | null;
   reason: string;
 }
 
+/** The outcome of an import, a plain value (the CLI prints it; scheduled feed runs keep it). */
 export interface ImportSummary extends ApplyCounts {
   rejected: number;
+  /** Warnings by kind (CONTRACT §16): values read as null or cleaned, repairs of the document. */
+  warnings: Partial<Record<WarningKind, number>>;
   rejections: Rejection[];
+  /** Every warning, feed-level ones (code null) first, then by line. */
+  warningList: FeedWarning[];
 }
 
 export type ImportProgress =
@@ -29,30 +35,79 @@ export type ImportProgress =
 export interface ImportOptions {
   partial?: boolean;
   dryRun?: boolean;
+  /** Refuse a listing on any warning, and the feed on any warning about it as a whole (the old exactness). */
+  strict?: boolean;
   now?: () => Date;
   newId?: () => string;
   onProgress?: (progress: ImportProgress) => void;
 }
 
-/** Reads every item into staging; returns the rejections (bad listings and repeated codes). */
-async function stage(items: AsyncIterable<FeedItem>, staging: Staging, report: (listings: number) => void): Promise<Rejection[]> {
-  const rejections: Rejection[] = [];
+/** Under --strict, a warning refuses its listing: every warning named in the reason. */
+function strictRefusal(line: number, warnings: readonly FeedWarning[]): string {
+  return `line ${line}: ${warnings.map((w) => `${w.element}: ${w.message}${w.value === null ? "" : ` (got "${w.value}")`}`).join("; ")}`;
+}
+
+function duplicateWarning(code: string, copy: StagedCopy, message: string): FeedWarning {
+  return { kind: "DUPLICATE_LISTING", code, line: copy.line, element: "Listing", value: code, message };
+}
+
+/** The copy at `copy.line` lost to the one at `winner`: the warning that says so. */
+function supersededWarning(code: string, copy: StagedCopy, winner: number, winnerRefused: string | null): FeedWarning {
+  const fate = copy.refusal === null ? "" : ` this copy was refused (${copy.refusal.replace(/^line \d+: /, "")});`;
+  const later = winnerRefused === null ? `the copy at line ${winner} is imported` : `the copy at line ${winner} is refused too and reported`;
+  return duplicateWarning(code, copy, `ListingID ${code} appears again at line ${winner}:${fate} ${later}`);
+}
+
+/**
+ * Reads every item into staging. Returns the warnings; refusals stay in staging (a later copy
+ * of the code may replace them), except those without a code.
+ */
+async function stage(
+  items: AsyncIterable<FeedItem>, staging: Staging, notices: FeedWarning[], strict: boolean, report: (listings: number) => void,
+): Promise<{ warnings: FeedWarning[]; uncoded: (Rejection & { line: number })[] }> {
+  const warnings: FeedWarning[] = [];
+  const uncoded: (Rejection & { line: number })[] = [];
+  const refuseRepairs = () => {
+    if (strict && notices.length > 0) throw new FeedError(`--strict: ${notices[0]!.message}${notices[0]!.line === null ? "" : ` (line ${notices[0]!.line})`}`);
+  };
   let seen = 0;
   for await (const item of items) {
+    refuseRepairs();
+    let code: string | null;
+    let refusal: string | null = null;
+    let listing = null;
     if (item.kind === "rejected") {
-      rejections.push({ code: item.code, reason: item.reason });
-      if (item.code !== null && !staging.add(item.code, null)) continue;
-    } else if (!staging.add(item.listing.code, item.listing)) {
-      rejections.push({ code: item.listing.code, reason: "the code appears more than once in the feed; only its first listing counts" });
+      code = item.code;
+      refusal = item.reason;
+    } else if (strict && item.warnings.length > 0) {
+      code = item.listing.code;
+      refusal = strictRefusal(item.line, item.warnings);
+    } else {
+      code = item.listing.code;
+      listing = item.listing;
+      warnings.push(...item.warnings);
+    }
+    if (code === null) {
+      uncoded.push({ code: null, line: item.line, reason: refusal! });
+    } else {
+      const outcome = staging.add(code, item.line, listing, refusal);
+      if (outcome.superseded !== null) warnings.push(supersededWarning(code, outcome.superseded, item.line, refusal));
+      if (outcome.keptInstead !== null) {
+        const current = { line: item.line, refusal };
+        warnings.push(duplicateWarning(code, current, `ListingID ${code} appears again: this copy was refused (${refusal!.replace(/^line \d+: /, "")}); the copy at line ${outcome.keptInstead.line} is imported`));
+      }
     }
     if (++seen % 1000 === 0) report(seen);
   }
+  refuseRepairs();
   staging.flush();
-  return rejections;
+  return { warnings, uncoded };
 }
 
 /** Imports feed items into an open database (the two phases above). */
-export async function importItems(db: Database, items: AsyncIterable<FeedItem>, options: ImportOptions = {}, bytes?: FeedProgress): Promise<ImportSummary> {
+export async function importItems(
+  db: Database, items: AsyncIterable<FeedItem>, options: ImportOptions = {}, bytes?: FeedProgress, notices: FeedWarning[] = [],
+): Promise<ImportSummary> {
   // Time-ordered (v7) ids append to the id index rather than scattering over it.
   const newId = options.newId ?? (() => Bun.randomUUIDv7());
   // A smaller page cache than the server's: an import touches each page about once, and the
@@ -61,7 +116,12 @@ export async function importItems(db: Database, items: AsyncIterable<FeedItem>, 
   const staging = new Staging(db, newId);
   try {
     const progress = options.onProgress;
-    const rejections = await stage(items, staging, (listings) => progress?.({ phase: "reading", listings, bytes: bytes ?? { bytesRead: 0, totalBytes: null } }));
+    const staged = await stage(items, staging, notices, options.strict === true, (listings) =>
+      progress?.({ phase: "reading", listings, bytes: bytes ?? { bytesRead: 0, totalBytes: null } }),
+    );
+    const rejections = [...staged.uncoded, ...staging.refusals().map(({ code, line, refusal }) => ({ code, line, reason: refusal }))]
+      .sort((a, b) => a.line - b.line)
+      .map(({ code, reason }) => ({ code, reason }));
     const total = staging.counts.create + staging.counts.update;
     const counts = applyStaged(db, staging, {
       partial: options.partial === true,
@@ -70,7 +130,9 @@ export async function importItems(db: Database, items: AsyncIterable<FeedItem>, 
       newId,
       onWrite: (listings) => progress?.({ phase: "writing", listings, total }),
     });
-    return { ...counts, rejected: rejections.length, rejections };
+    const byLine = (a: FeedWarning, b: FeedWarning) => (a.line ?? 0) - (b.line ?? 0);
+    const warningList = [...notices.sort(byLine), ...staged.warnings.sort(byLine)];
+    return { ...counts, rejected: rejections.length, warnings: countByKind(warningList), rejections, warningList };
   } finally {
     staging.drop();
   }
@@ -87,13 +149,13 @@ function removeDatabaseFiles(path: string): void {
 export async function importFeed(dbPath: string, location: string, options: ImportOptions = {}): Promise<ImportSummary> {
   const read = async () => {
     const feed = await openFeed(location);
-    return { items: feed.format === "vrsync" ? readVrsync(feed.text) : readNdjson(feed.text), progress: feed.progress };
+    return { items: feed.format === "vrsync" ? readVrsync(feed.text, feed.notices) : readNdjson(feed.text), progress: feed.progress, notices: feed.notices };
   };
   if (existsSync(dbPath)) {
     const db = openExistingDatabase(dbPath); // refused before any byte of the feed is fetched
     try {
       const feed = await read();
-      return await importItems(db, feed.items, options, feed.progress);
+      return await importItems(db, feed.items, options, feed.progress, feed.notices);
     } finally {
       closeDatabase(db);
     }
@@ -106,7 +168,13 @@ export async function importFeed(dbPath: string, location: string, options: Impo
     const db = openDatabase(tmpPath);
     let summary: ImportSummary;
     try {
-      summary = await importItems(db, feed.items, options, feed.progress);
+      // Nobody can see this file until it is linked into place: write it without the WAL (which
+      // would hold every page twice, then copy it over at close) and without fsyncs.
+      db.run("PRAGMA journal_mode = MEMORY");
+      db.run("PRAGMA synchronous = OFF");
+      summary = await importItems(db, feed.items, options, feed.progress, feed.notices);
+      db.run("PRAGMA journal_mode = WAL");
+      db.run("PRAGMA synchronous = FULL");
     } finally {
       closeDatabase(db);
     }

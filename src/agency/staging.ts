@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Listing } from "../feeds/listing.ts";
-import { assignPhotoIds, contentEqual, photosEqual } from "./compare.ts";
+import { assignPhotoIds, contentEqual, listingDigest, photosEqual } from "./compare.ts";
 import { PropertyRows, type StoredPhoto } from "./rows.ts";
 
 const BATCH = 2_000;
@@ -18,20 +18,40 @@ const WRITE_PAGE = 500;
  * engine grows its heap lazily; collecting now and then keeps a 100,000-listing import about
  * 50 MB smaller, for a few percent of its time, on a machine it shares with the server.
  */
-const COLLECT_EVERY = 5_000;
+const COLLECT_EVERY = 20_000;
 
 export type Action = "create" | "update" | "unchanged" | "rejected";
 
-/** A staged write: the listing, the stored property it replaces (if any), the gallery to write (null: keep). */
-export interface PlannedWrite {
-  action: "create" | "update";
-  storedId: string | null;
-  listing: Listing;
-  photos: StoredPhoto[] | null;
+/** A copy of a listing the feed carried: where it was, and why it was refused if it was. */
+export interface StagedCopy {
+  line: number;
+  /** Null when the copy could be imported. */
+  refusal: string | null;
 }
+
+/**
+ * What staging a copy of a code did to the copies before it: the last importable copy wins
+ * (CONTRACT §16). `superseded` is the earlier copy this one replaced; `keptInstead` the earlier
+ * importable copy that stays, when this one was refused.
+ */
+export interface StagingOutcome {
+  superseded: StagedCopy | null;
+  keptInstead: StagedCopy | null;
+}
+
+/** A staged write: the listing, the stored property it replaces (if any), the gallery to write (null: keep). */
+/**
+ * A staged write: a new listing, new content for a stored one (the gallery to write, null: keep
+ * it), or only the digest of unchanged content found equal by comparison.
+ */
+export type PlannedWrite =
+  | { action: "create"; listing: Listing; digest: string; photos: StoredPhoto[] }
+  | { action: "update"; storedId: string; listing: Listing; digest: string; photos: StoredPhoto[] | null }
+  | { action: "redigest"; storedId: string; digest: string };
 
 export class Staging {
   private readonly insert: Statement;
+  private readonly staged: Statement<{ line: number; refusal: string | null; action: Action }, [string]>;
   private readonly rows: PropertyRows;
   private pending = 0;
   readonly counts: Record<Action, number> = { create: 0, update: 0, unchanged: 0, rejected: 0 };
@@ -53,44 +73,82 @@ export class Staging {
     db.run("PRAGMA staging.cache_size = -8192"); // 8 MiB
     // stored_*: the state the plan was made against, checked again under the write lock.
     db.run(
-      "CREATE TABLE staging.import_listings (seq INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, action TEXT NOT NULL, " +
-        "stored_id TEXT, stored_updated_at TEXT, stored_published INTEGER, listing TEXT, photos TEXT)",
+      "CREATE TABLE staging.import_listings (seq INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, line INTEGER NOT NULL, " +
+        "refusal TEXT, action TEXT NOT NULL, stored_id TEXT, stored_code TEXT, stored_updated_at TEXT, stored_published INTEGER, " +
+        "listing TEXT, digest TEXT, redigest INTEGER NOT NULL DEFAULT 0, photo_ids TEXT)",
     );
+    this.staged = db.prepare("SELECT line, refusal, action FROM staging.import_listings WHERE code = ?");
+    // A later copy replaces the staged one in place (keeping its place in feed order).
     this.insert = db.prepare(
-      "INSERT INTO staging.import_listings (code, action, stored_id, stored_updated_at, stored_published, listing, photos) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO NOTHING",
+      "INSERT INTO staging.import_listings (code, line, refusal, action, stored_id, stored_code, stored_updated_at, stored_published, " +
+        "listing, digest, redigest, photo_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code) DO UPDATE SET " +
+        "line = excluded.line, refusal = excluded.refusal, action = excluded.action, stored_id = excluded.stored_id, " +
+        "stored_code = excluded.stored_code, stored_updated_at = excluded.stored_updated_at, " +
+        "stored_published = excluded.stored_published, listing = excluded.listing, digest = excluded.digest, " +
+        "redigest = excluded.redigest, photo_ids = excluded.photo_ids",
     );
     this.rows = new PropertyRows(db);
   }
 
   /**
-   * Plans one listing of the feed (null: the feed carried the code but the listing was rejected,
-   * so a full import leaves the stored property alone). False when the code was already staged.
+   * Plans one copy of a listing of the feed at `line`: the listing, or null with the reason it
+   * was refused (then a full import leaves the stored property alone). The last copy of a code
+   * that can be imported wins; a refused copy never replaces an importable one.
    */
-  add(code: string, listing: Listing | null): boolean {
+  add(code: string, line: number, feedListing: Listing | null, refusal: string | null = null): StagingOutcome {
     if (this.pending === 0) this.db.run("BEGIN");
-    const stored = listing === null ? null : this.rows.byCode(code);
+    const before = this.staged.get(code);
+    const earlier = before === null ? null : { line: before.line, refusal: before.refusal };
+    if (earlier !== null && earlier.refusal === null && feedListing === null) {
+      this.step();
+      return { superseded: null, keptInstead: earlier };
+    }
+    if (before !== null) this.counts[before.action]--;
+    const stored = feedListing === null ? null : this.rows.byListingId(code);
+    // A property without a code, named by its id, stays without one.
+    const listing = feedListing !== null && stored !== null && stored.code === null ? { ...feedListing, code: null } : feedListing;
+    const json = listing === null ? null : JSON.stringify(listing);
+    const digest = json === null ? null : listingDigest(json);
     let action: Action = "rejected";
     let photos: StoredPhoto[] | null = null;
+    let redigest = false;
     if (listing !== null && stored === null) {
       action = "create";
       photos = assignPhotoIds(listing.photos, [], this.newId);
     } else if (listing !== null && stored !== null) {
+      // The digest of what the last import wrote settles most comparisons without reading the property back.
+      const current = stored.digest === digest ? null : this.rows.listingOf(stored.id);
       // Re-publishing a listing that had been taken down is a change too.
-      action = stored.published && contentEqual(stored.listing, listing) ? "unchanged" : "update";
-      if (action === "update" && !photosEqual(stored.listing.photos, listing.photos)) {
-        photos = assignPhotoIds(listing.photos, stored.listing.photos, this.newId);
+      action = stored.published && (current === null || contentEqual(current, listing)) ? "unchanged" : "update";
+      redigest = action === "unchanged" && current !== null;
+      if (action === "update" && current !== null && !photosEqual(current.photos, listing.photos)) {
+        photos = assignPhotoIds(listing.photos, current.photos, this.newId);
       }
     }
     const write = action === "create" || action === "update";
-    const added = this.insert.run(
-      code, action, stored?.id ?? null, stored?.updatedAt ?? null, stored === null ? null : Number(stored.published),
-      write ? JSON.stringify(listing) : null, photos === null ? null : JSON.stringify(photos),
-    ).changes === 1;
-    if (added) this.counts[action]++;
+    this.insert.run(
+      code, line, refusal, action, stored?.id ?? null, stored?.code ?? null, stored?.updatedAt ?? null,
+      // The gallery to write is the listing's own photos with these ids (not staged twice).
+      stored === null ? null : Number(stored.published), write ? json : null, digest, redigest ? 1 : 0,
+      photos === null ? null : JSON.stringify(photos.map((photo) => photo.id)),
+    );
+    this.counts[action]++;
+    this.step();
+    return { superseded: earlier, keptInstead: null };
+  }
+
+  private step(): void {
     if (++this.pending >= BATCH) this.flush();
     this.tidy();
-    return added;
+  }
+
+  /** The refused listings that no importable copy replaced: code, line and reason, in feed order. */
+  refusals(): { code: string; line: number; refusal: string }[] {
+    return this.db
+      .query<{ code: string; line: number; refusal: string }, []>(
+        "SELECT code, line, refusal FROM staging.import_listings WHERE action = 'rejected' ORDER BY line",
+      )
+      .all();
   }
 
   flush(): void {
@@ -110,22 +168,25 @@ export class Staging {
    * here, which made every write several times slower.
    */
   *writes(): Generator<PlannedWrite> {
-    type Row = { seq: number; action: "create" | "update"; stored_id: string | null; listing: string; photos: string | null };
+    type Row = { seq: number; action: Action; stored_id: string; listing: string; digest: string; photo_ids: string | null };
     const page = this.db.prepare<Row, [number]>(
-      "SELECT seq, action, stored_id, listing, photos FROM staging.import_listings " +
-        `WHERE seq > ? AND action IN ('create', 'update') ORDER BY seq LIMIT ${WRITE_PAGE}`,
+      "SELECT seq, action, stored_id, listing, digest, photo_ids FROM staging.import_listings " +
+        `WHERE seq > ? AND (action IN ('create', 'update') OR redigest = 1) ORDER BY seq LIMIT ${WRITE_PAGE}`,
     );
     try {
       let after = 0;
       for (let rows = page.all(after); rows.length > 0; rows = page.all(after)) {
         for (const row of rows) {
           this.tidy();
-          yield {
-            action: row.action,
-            storedId: row.stored_id,
-            listing: JSON.parse(row.listing) as Listing,
-            photos: row.photos === null ? null : (JSON.parse(row.photos) as StoredPhoto[]),
-          };
+          if (row.action !== "create" && row.action !== "update") {
+            yield { action: "redigest", storedId: row.stored_id, digest: row.digest };
+            continue;
+          }
+          const listing = JSON.parse(row.listing) as Listing;
+          const ids = row.photo_ids === null ? null : (JSON.parse(row.photo_ids) as string[]);
+          const photos = ids === null ? null : listing.photos.map((photo, i) => ({ ...photo, id: ids[i]! }));
+          if (row.action === "create") yield { action: "create", listing, digest: row.digest, photos: photos ?? [] };
+          else yield { action: "update", storedId: row.stored_id, listing, digest: row.digest, photos };
         }
         after = rows[rows.length - 1]!.seq;
       }
@@ -142,8 +203,8 @@ export class Staging {
     const rows = this.db
       .query<{ code: string }, []>(
         "SELECT s.code FROM staging.import_listings s WHERE s.action <> 'rejected' AND (" +
-          "(s.stored_id IS NULL AND EXISTS (SELECT 1 FROM properties p WHERE p.code = s.code)) OR " +
-          "(s.stored_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.id = s.stored_id AND p.code = s.code " +
+          "(s.stored_id IS NULL AND EXISTS (SELECT 1 FROM properties p WHERE p.code = s.code OR (p.id = s.code AND p.code IS NULL))) OR " +
+          "(s.stored_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.id = s.stored_id AND p.code IS s.stored_code " +
           "AND p.updated_at = s.stored_updated_at AND p.is_published = s.stored_published))) LIMIT 10",
       )
       .all();
@@ -154,6 +215,7 @@ export class Staging {
     if (this.pending > 0) this.db.run("ROLLBACK");
     this.pending = 0;
     this.insert.finalize();
+    this.staged.finalize();
     this.rows.finalize();
     this.db.run("DETACH DATABASE staging");
     for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true });

@@ -2,6 +2,11 @@
 
 export const OPERATION_TYPES = ["SALE", "RENT", "SEASONAL"] as const;
 export const PROPERTY_STATUSES = ["AVAILABLE", "RENTED", "RESERVED", "SOLD", "UNAVAILABLE"] as const;
+/**
+ * How much of its address an agency lets partners show (VRSync `displayAddress`, CONTRACT §16):
+ * everything, the street without number and complement, or only the neighbourhood.
+ */
+export const ADDRESS_VISIBILITIES = ["ALL", "STREET", "NEIGHBORHOOD"] as const;
 /** Portal publication tiers used by the sandbox data; `highlight` itself is free text. */
 export const HIGHLIGHT_TIERS = ["STANDARD", "PREMIUM", "SUPER_PREMIUM", "TRIPLE"] as const;
 
@@ -17,6 +22,7 @@ export const LEAD_PRIORITIES = ["LOW", "MEDIUM", "HIGH", "URGENT"] as const;
 
 export type OperationType = (typeof OPERATION_TYPES)[number];
 export type PropertyStatus = (typeof PROPERTY_STATUSES)[number];
+export type AddressVisibility = (typeof ADDRESS_VISIBILITIES)[number];
 export type LeadSource = (typeof LEAD_SOURCES)[number];
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
 export type LeadPriority = (typeof LEAD_PRIORITIES)[number];

@@ -1,22 +1,34 @@
 // The property field catalogue: names, descriptions, SQL and value schemas of every readable field.
 import { Type as T } from "@sinclair/typebox";
-import { HIGHLIGHT_TIERS, OPERATION_TYPES, PROPERTY_STATUSES } from "./enums.ts";
+import { ADDRESS_VISIBILITIES, HIGHLIGHT_TIERS, OPERATION_TYPES, PROPERTY_STATUSES } from "./enums.ts";
 import { DateTime, NullableInteger, NullableNumber, NullableString, oneOf } from "./schemas.ts";
 import { jsonBool, jsonObject } from "./sql.ts";
 import type { EntityCatalog, FieldSpec, SubField } from "./types.ts";
 
+type GroupMember = SubField & { sql: string; partnerSql?: string };
 
-function group(description: string, fields: Record<string, SubField & { sql: string }>): Omit<FieldSpec, "name"> {
+function group(description: string, fields: Record<string, GroupMember>): Omit<FieldSpec, "name"> {
   const sub: Record<string, SubField> = {};
   const sql: Record<string, string> = {};
+  const partnerSql: Record<string, string> = {};
   const schemas: Record<string, SubField["schema"]> = {};
   for (const [name, field] of Object.entries(fields)) {
     sub[name] = { description: field.description, schema: field.schema };
     sql[name] = field.sql;
+    partnerSql[name] = field.partnerSql ?? field.sql;
     schemas[name] = field.schema;
   }
-  return { description, sql: jsonObject(sql), schema: T.Object(schemas), fields: sub };
+  const hides = Object.values(fields).some((field) => field.partnerSql !== undefined);
+  return { description, sql: jsonObject(sql), ...(hides ? { partnerSql: jsonObject(partnerSql) } : {}), schema: T.Object(schemas), fields: sub };
 }
+
+/**
+ * What partners see of the address (CONTRACT §16): `STREET` hides the number and complement and
+ * gives coordinates to 3 decimals (about 100 m); `NEIGHBORHOOD` also hides the street and the
+ * coordinates. Clients with `fullAddress` read the stored values.
+ */
+const shownFrom = (visibility: string, column: string) => `CASE WHEN p.display_address IN (${visibility}) THEN ${column} END`;
+const coordinate = (column: string) => `CASE p.display_address WHEN 'ALL' THEN ${column} WHEN 'STREET' THEN round(${column}, 3) END`;
 
 const PHOTO_FIELDS = {
   id: { description: "Photo identifier", schema: T.String(), sql: "ph.id" },
@@ -56,22 +68,29 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
   { name: "updatedAt", description: "Last update time (ISO 8601, UTC)", sql: "p.updated_at", schema: DateTime },
   {
     name: "address",
-    ...group("Postal address (all sub-fields are strings or null)", {
-      street: { description: "Street name", schema: NullableString, sql: "p.street" },
-      number: { description: "Street number", schema: NullableString, sql: "p.number" },
-      complement: { description: "Complement (apartment, block…)", schema: NullableString, sql: "p.complement" },
+    ...group("Postal address (sub-fields are strings or null; `visibility` says what the agency lets partners show)", {
+      street: { description: "Street name; null when `visibility` is NEIGHBORHOOD", schema: NullableString, sql: "p.street", partnerSql: shownFrom("'ALL', 'STREET'", "p.street") },
+      number: { description: "Street number; null unless `visibility` is ALL", schema: NullableString, sql: "p.number", partnerSql: shownFrom("'ALL'", "p.number") },
+      complement: { description: "Complement (apartment, block…); null unless `visibility` is ALL", schema: NullableString, sql: "p.complement", partnerSql: shownFrom("'ALL'", "p.complement") },
       neighborhood: { description: "Neighbourhood (bairro)", schema: NullableString, sql: "p.neighborhood" },
       city: { description: "City", schema: NullableString, sql: "p.city" },
       state: { description: "State, full name", schema: NullableString, sql: "p.state" },
       uf: { description: "State abbreviation (UF)", schema: NullableString, sql: "p.uf" },
       cep: { description: "Postal code (CEP), NNNNN-NNN", schema: NullableString, sql: "p.cep" },
+      visibility: {
+        description:
+          "How much of the address the agency lets partners show: ALL; STREET (number and complement hidden, " +
+          "coordinates to 3 decimals, about 100 m); NEIGHBORHOOD (street and coordinates hidden too). Hidden values are null",
+        schema: oneOf(ADDRESS_VISIBILITIES),
+        sql: "p.display_address",
+      },
     }),
   },
   {
     name: "coordinates",
     ...group("Geographic position (numbers or null)", {
-      latitude: { description: "Latitude in decimal degrees", schema: NullableNumber, sql: "p.latitude" },
-      longitude: { description: "Longitude in decimal degrees", schema: NullableNumber, sql: "p.longitude" },
+      latitude: { description: "Latitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)", schema: NullableNumber, sql: "p.latitude", partnerSql: coordinate("p.latitude") },
+      longitude: { description: "Longitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)", schema: NullableNumber, sql: "p.longitude", partnerSql: coordinate("p.longitude") },
     }),
   },
   {
@@ -87,6 +106,13 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
       totalFloors: { description: "Floors of the building, or null", schema: NullableInteger, sql: "p.total_floors" },
       isFurnished: { description: "True when furnished", schema: T.Boolean(), sql: jsonBool("p.is_furnished") },
     }),
+  },
+  {
+    name: "amenities",
+    description: "Amenities as the agency's feed names them (VRSync Features, e.g. Pool, Gym, Furnished), in feed order; [] when none",
+    // Stored as a JSON array text; json(…) keeps it an array inside the record's object.
+    sql: "json(p.amenities)",
+    schema: T.Array(T.String()),
   },
   {
     name: "pricing",

@@ -1,4 +1,5 @@
 // Small SQL builders for catalogue entries: JSON values out of 0/1 booleans and column groups.
+import type { RecordView } from "./types.ts";
 
 /** A 0/1 column as a JSON boolean. */
 export function jsonBool(column: string): string {
@@ -12,7 +13,7 @@ export function jsonObject(entries: Record<string, string>): string {
     .join(", ")})`;
 }
 
-/** The SQL of a JSON object holding the given catalogue fields, keys in the given order. */
-export function projection(fields: readonly { name: string; sql: string }[]): string {
-  return jsonObject(Object.fromEntries(fields.map((f) => [f.name, f.sql])));
+/** The SQL of a JSON object holding the given catalogue fields, keys in the given order, as `view` sees them. */
+export function projection(fields: readonly { name: string; sql: string; partnerSql?: string }[], view: RecordView): string {
+  return jsonObject(Object.fromEntries(fields.map((f) => [f.name, view === "partner" ? (f.partnerSql ?? f.sql) : f.sql])));
 }

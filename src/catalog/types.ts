@@ -6,11 +6,19 @@ export interface SubField {
   schema: TSchema;
 }
 
+/**
+ * Whose view of a record: the stored values (the agency's own tools, clients with
+ * `fullAddress`), or a partner's, without what the listing's address visibility hides.
+ */
+export type RecordView = "stored" | "partner";
+
 export interface FieldSpec {
   name: string;
   description: string;
   /** SQL expression (over the entity's table alias) giving the field's JSON value. */
   sql: string;
+  /** The value a partner sees, when it differs from the stored one (address privacy). */
+  partnerSql?: string;
   /** TypeBox schema of the value as it appears in responses. */
   schema: TSchema;
   /** Present for grouped fields: the sub-fields returned together, never selectable alone. */

@@ -42,3 +42,8 @@ export function hostFlag(value: string | undefined): string | undefined {
   if (!/^[A-Za-z0-9.:_-]{1,253}$/.test(value)) throw new UsageError(`--host must be an address to listen on (e.g. 127.0.0.1 or 0.0.0.0), got "${value}"`);
   return value;
 }
+
+/** A host as it goes into a URL: IPv6 addresses in brackets. */
+export function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}

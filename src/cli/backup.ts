@@ -2,12 +2,14 @@
 // an existing --out is refused (exit 2).
 import { BackupTargetExistsError, backupDatabase } from "../agency/backup.ts";
 import { NotAPartnerDatabaseError } from "../db/open.ts";
+import { assertWritable, explainDatabaseError } from "../writable.ts";
 import { parseFlags, UsageError } from "./args.ts";
 
 export async function backupCommand(args: string[]): Promise<number> {
   const { values } = parseFlags(args, { db: { type: "string" }, out: { type: "string" }, json: { type: "boolean" } });
   if (!values.db) throw new UsageError("--db FILE is required");
   if (!values.out) throw new UsageError("--out FILE is required");
+  assertWritable(values.out, "the backup");
   try {
     const summary = backupDatabase(values.db, values.out);
     process.stdout.write(
@@ -18,6 +20,6 @@ export async function backupCommand(args: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof BackupTargetExistsError || error instanceof NotAPartnerDatabaseError) throw new UsageError(error.message);
-    throw error;
+    throw explainDatabaseError(error, values.out, "the backup");
   }
 }

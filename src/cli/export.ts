@@ -57,8 +57,8 @@ function parseOptions(args: string[]) {
 }
 
 function humanSummary(summary: ExportSummary, out: string | null): string {
-  const skipped = summary.skipped > 0 ? ` (${summary.skipped} without a code left out: VRSync requires a ListingID)` : "";
-  return `exported ${summary.exported} ${summary.entity} as ${summary.format}${out === null ? "" : ` to ${out}`}${skipped}\n`;
+  const byId = summary.idAsListingId > 0 ? ` (${summary.idAsListingId} without a code, written with their id as ListingID)` : "";
+  return `exported ${summary.exported} ${summary.entity} as ${summary.format}${out === null ? "" : ` to ${out}`}${byId}\n`;
 }
 
 export async function exportCommand(args: string[]): Promise<number> {

@@ -6,8 +6,9 @@ Usage:
       Serve fictitious data with the published sandbox credentials
       (pk_sandbox_demo / sk_sandbox_demo). Builds FILE (default data/sandbox.sqlite) if missing.
       Listens on 127.0.0.1 unless --host says otherwise (--host 0.0.0.0 in a container).
-  partner-api serve [--config FILE] [--port P] [--host H] [--no-metrics]
+  partner-api serve [--config FILE] [--port P] [--host H] [--workers N] [--no-metrics]
       Serve production from a config file (default ./config.json). SIGHUP reloads it.
+      --workers N starts N processes sharing the port; needs "redis" in the config.
       --no-metrics stops recording request metrics (GET /metrics keeps database sizes).
   partner-api seed --out FILE [--properties N] [--leads N] [--seed S] [--as-of ISO] [--force]
       Write a deterministic fictitious dataset (default 1000 properties, 5000 leads, seed 42).
@@ -17,15 +18,20 @@ Usage:
       Print a fresh API key and secret and the config entry for them.
   partner-api config-schema
       Print the JSON Schema of the config file.
-  partner-api import --db FILE FEED [--partial] [--dry-run] [--json]
+  partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json]
       Import a VRSync XML or NDJSON feed (a path or an http(s) URL), matched on the listing code.
   partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO] [--out FILE] [--json]
       Published properties as VRSync or NDJSON, or leads as NDJSON, on stdout or to FILE.
   partner-api backup --db FILE --out FILE [--json]
       A consistent copy of a database, even while it is being served.
+  partner-api healthcheck [--port P] [--host H]
+      Exit 0 when GET /health on this machine (default 127.0.0.1, port as below) answers 200,
+      else 1 saying why: the container image's health check.
   partner-api --version | --help
 
 Port: --port, else the PORT environment variable, else the config's "port", else 8080.
 A port already in use is an error (exit 1), never shared with the server already there.
+Without "jwtSecret" in the config, the token secret is made at first start and kept in a file:
+<config>.jwt-secret, or the file PARTNER_API_JWT_SECRET_FILE names (the container image: /app/data/jwt-secret).
 Exit codes: 0 success, 1 failure (import: rejected listings), 2 bad flags or config.
 `;

@@ -1,23 +1,37 @@
-// `partner-api import --db FILE FEED [--partial] [--dry-run] [--json]`: exit 0, or 1 when any
-// listing was rejected or the feed could not be read (CONTRACT §11).
+// `partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json]`: exit 0 (warnings
+// alone too), or 1 when any listing was rejected or the feed could not be read (CONTRACT §11, §16).
 import { ConcurrentChangeError } from "../agency/apply.ts";
 import { importFeed, type ImportProgress, type ImportSummary } from "../agency/import.ts";
 import { readingLine, writingLine } from "../agency/progress.ts";
 import { NotAPartnerDatabaseError } from "../db/open.ts";
 import { FeedError } from "../feeds/listing.ts";
+import type { FeedWarning } from "../feeds/warnings.ts";
+import { assertWritable, explainDatabaseError } from "../writable.ts";
 import { parseFlags, UsageError } from "./args.ts";
 
-const SHOWN_REJECTIONS = 50;
+const SHOWN = 50;
+
+function warningLine({ kind, code, line, element, value, message }: FeedWarning): string {
+  const where = [code ?? "(feed)", line === null ? null : `line ${line}`, element].filter((part) => part !== null).join(" ");
+  return `  warning ${kind} ${where}: ${message}${value === null ? "" : ` (got "${value}")`}`;
+}
+
+/** Up to SHOWN lines of a list, then how many more there are. */
+function shown<T>(items: readonly T[], line: (item: T) => string): string[] {
+  const more = items.length - SHOWN;
+  return [...items.slice(0, SHOWN).map(line), ...(more > 0 ? [`  … and ${more} more (--json lists them all)`] : [])];
+}
 
 function humanSummary(summary: ImportSummary, dryRun: boolean): string {
+  const byKind = Object.entries(summary.warnings).map(([kind, n]) => `${kind} ${n}`).join(", ");
   const lines = [
     `${dryRun ? "dry run (nothing written): would have " : ""}` +
       `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
-      `${summary.unpublished} unpublished, ${summary.rejected} rejected`,
+      `${summary.unpublished} unpublished, ${summary.rejected} rejected, ${summary.warningList.length} warnings` +
+      (byKind === "" ? "" : ` (${byKind})`),
+    ...shown(summary.rejections, ({ code, reason }) => `  rejected ${code ?? "(no code)"}: ${reason}`),
+    ...shown(summary.warningList, warningLine),
   ];
-  for (const { code, reason } of summary.rejections.slice(0, SHOWN_REJECTIONS)) lines.push(`  rejected ${code ?? "(no code)"}: ${reason}`);
-  const more = summary.rejections.length - SHOWN_REJECTIONS;
-  if (more > 0) lines.push(`  … and ${more} more (--json lists them all)`);
   return lines.join("\n") + "\n";
 }
 
@@ -32,20 +46,22 @@ function terminalProgress(): ((progress: ImportProgress) => void) | undefined {
 export async function importCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     args,
-    { db: { type: "string" }, partial: { type: "boolean" }, "dry-run": { type: "boolean" }, json: { type: "boolean" } },
+    { db: { type: "string" }, partial: { type: "boolean" }, "dry-run": { type: "boolean" }, strict: { type: "boolean" }, json: { type: "boolean" } },
     true,
   );
   if (!values.db) throw new UsageError("--db FILE is required");
   if (positionals.length !== 1) throw new UsageError("give exactly one FEED: a VRSync or NDJSON file path, or an http(s) URL");
   const dryRun = values["dry-run"] === true;
+  assertWritable(values.db, "the database", { sqlite: true });
   const onProgress = terminalProgress();
   let summary: ImportSummary;
   try {
-    summary = await importFeed(values.db, positionals[0]!, { partial: values.partial === true, dryRun, onProgress });
+    summary = await importFeed(values.db, positionals[0]!, { partial: values.partial === true, dryRun, strict: values.strict === true, onProgress });
   } catch (error) {
     if (onProgress) process.stderr.write("\r\x1b[2K");
     if (error instanceof NotAPartnerDatabaseError) throw new UsageError(error.message);
-    if (!(error instanceof FeedError || error instanceof ConcurrentChangeError)) throw error;
+    // An existing file SQLite opened read-only refuses only the first write: named here, with the fix.
+    if (!(error instanceof FeedError || error instanceof ConcurrentChangeError)) throw explainDatabaseError(error, values.db);
     // The feed as a whole is unusable: nothing was imported.
     process.stderr.write(`partner-api import: ${error.message}\n`);
     if (values.json) process.stdout.write(JSON.stringify({ error: error.message }) + "\n");

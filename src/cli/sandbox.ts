@@ -7,7 +7,8 @@ import { refuseIfInUse } from "../db/in-use.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
 import { hashSecret, randomToken } from "../security/secrets.ts";
-import { choosePort, hostFlag, integerFlag, parseFlags } from "./args.ts";
+import { assertWritable } from "../writable.ts";
+import { choosePort, hostFlag, integerFlag, parseFlags, urlHost } from "./args.ts";
 import { startServer } from "./server.ts";
 
 export const SANDBOX_API_KEY = "pk_sandbox_demo";
@@ -36,11 +37,6 @@ export function sandboxConfig(databasePath: string, rateLimitPerMinute: number):
   return resolveConfig(validateConfig(file, "sandbox"), { baseDir: process.cwd(), jwtSecret: randomToken(48) });
 }
 
-/** A host as it goes into a URL: IPv6 addresses in brackets. */
-function urlHost(host: string): string {
-  return host.includes(":") ? `[${host}]` : host;
-}
-
 export async function sandboxCommand(args: string[]): Promise<void> {
   const { values } = parseFlags(args, {
     port: { type: "string" },
@@ -56,12 +52,14 @@ export async function sandboxCommand(args: string[]): Promise<void> {
   const host = hostFlag(values.host) ?? DEFAULT_SANDBOX_HOST;
   const logger = createLogger();
 
+  mkdirSync(dirname(dbPath), { recursive: true });
+  // Partners create leads: the dataset must be writable, whether it is built now or already there.
+  assertWritable(dbPath, "the sandbox database", { sqlite: true });
   if (values.reset && existsSync(dbPath)) {
     refuseIfInUse(dbPath); // another sandbox serving this file would be corrupted
     for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
   }
   if (!existsSync(dbPath)) {
-    mkdirSync(dirname(dbPath), { recursive: true });
     // Loaded only when a dataset must be built: a start on an existing file skips its tables.
     const { DEFAULT_SEED_OPTIONS, writeSeedDatabase } = await import("../seed/generator.ts");
     const summary = writeSeedDatabase(dbPath, { ...DEFAULT_SEED_OPTIONS });
@@ -70,7 +68,9 @@ export async function sandboxCommand(args: string[]): Promise<void> {
 
   const runtime = new Runtime(sandboxConfig(dbPath, rateLimit));
   const running = startServer({ runtime, logger, port, host, metrics: values["no-metrics"] !== true });
-  const url = `http://${host === DEFAULT_SANDBOX_HOST ? "localhost" : urlHost(host)}:${running.port}`;
+  // Every interface includes this machine's loopback: the URL a partner can paste here.
+  const local = host === DEFAULT_SANDBOX_HOST || host === "0.0.0.0" || host === "::";
+  const url = `http://${local ? "localhost" : urlHost(host)}:${running.port}`;
   process.stderr.write(
     [
       "",

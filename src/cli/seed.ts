@@ -2,6 +2,7 @@
 import { parseDateTime } from "../modules/listing/params.ts";
 import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../seed/generator.ts";
 import { terminalProgress } from "../seed/progress.ts";
+import { assertWritable } from "../writable.ts";
 import { integerFlag, parseFlags, UsageError } from "./args.ts";
 
 export function seedCommand(args: string[]): void {
@@ -20,7 +21,7 @@ export function seedCommand(args: string[]): void {
     if (parsed === null) throw new UsageError(`--as-of must be an ISO 8601 date-time, got "${values["as-of"]}"`);
     asOf = parsed;
   }
-  const summary = writeSeedDatabase(values.out, {
+  const options = {
     ...DEFAULT_SEED_OPTIONS,
     properties: integerFlag(values.properties, "properties", 0, 10_000_000) ?? DEFAULT_SEED_OPTIONS.properties,
     leads: integerFlag(values.leads, "leads", 0, 10_000_000) ?? DEFAULT_SEED_OPTIONS.leads,
@@ -28,6 +29,8 @@ export function seedCommand(args: string[]): void {
     asOf,
     overwrite: values.force === true,
     onProgress: terminalProgress("seeding"),
-  });
+  };
+  assertWritable(values.out, "the database", { sqlite: true });
+  const summary = writeSeedDatabase(values.out, options);
   process.stdout.write(JSON.stringify(summary) + "\n");
 }

@@ -4,9 +4,10 @@ import { wallClock } from "../clock.ts";
 import { loadConfigFile } from "../config/load.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
+import { unwritableReason } from "../writable.ts";
 import { choosePort, hostFlag, integerFlag, parseFlags, UsageError } from "./args.ts";
 import { startServer } from "./server.ts";
-import { superviseWorkers, workerNumber } from "./workers.ts";
+import { stopWhenOrphaned, superviseWorkers, workerNumber } from "./workers.ts";
 
 /** More processes than this on one host only fight over its cores. */
 const MAX_WORKERS = 64;
@@ -41,8 +42,13 @@ export async function serveCommand(args: string[]): Promise<void> {
   for (const [name, path] of config.databases) {
     if (runtime.tenants.get(path) === null) {
       logger.warn({ database: name, reason: runtime.tenants.failure(path) }, "database unavailable: its clients get NO_DATABASE");
+      continue;
     }
+    // SQLite opens a write-protected file read-only without a word: say so now, not at the first lead.
+    const unwritable = unwritableReason(path, "the database", { sqlite: true });
+    if (unwritable !== null) logger.warn({ database: name, reason: unwritable }, "database read-only: reads are served, lead creation answers 503 until it is writable");
   }
+  if (worker !== null) stopWhenOrphaned();
   startServer({
     runtime,
     logger,

@@ -4,6 +4,7 @@ import { createApp } from "../app.ts";
 import type { RuntimeConfig } from "../config/model.ts";
 import { scheduleCompaction } from "../db/compaction.ts";
 import type { Logger } from "../logging.ts";
+import { createServerWebhooks } from "../modules/webhooks/service.ts";
 import type { Runtime } from "../runtime.ts";
 
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -57,7 +58,8 @@ export function startServer(options: {
   sharedPort?: boolean;
 }): RunningServer {
   const { runtime, logger } = options;
-  const app = createApp({ runtime, logger, ...(options.metrics === false ? { metrics: null } : {}) });
+  const webhooks = createServerWebhooks(runtime, { logger });
+  const app = createApp({ runtime, logger, webhooks, ...(options.metrics === false ? { metrics: null } : {}) });
   try {
     app.listen({
       port: options.port,
@@ -76,6 +78,7 @@ export function startServer(options: {
     throw listenError(error, options.host, options.port);
   }
   const server = app.server!;
+  webhooks.worker.start();
   const stopCompaction = scheduleCompaction(
     () => runtime.tenants.all(),
     (error) => logger.warn({ err: (error as Error).message }, "change-feed compaction step failed"),
@@ -86,12 +89,15 @@ export function startServer(options: {
     stopping ??= (async () => {
       logger.info("shutting down: finishing in-flight requests");
       stopCompaction();
+      // Attempts under way end within their 10 s timeout; one cut short is retried after a restart.
+      const deliveriesDone = webhooks.worker.stop();
       const drained = server.stop(false);
       const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), DRAIN_TIMEOUT_MS).unref());
       if ((await Promise.race([drained.then(() => "drained" as const), timeout])) === "timeout") {
         logger.warn("in-flight requests still running after 10 s; closing them");
         await server.stop(true);
       }
+      await Promise.race([deliveriesDone, timeout]);
       // Writes already queued for a group commit settle before the databases close.
       await new Promise((resolve) => setImmediate(resolve));
       runtime.close();

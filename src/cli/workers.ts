@@ -9,6 +9,8 @@ import { assertPortFree } from "./server.ts";
 
 /** Set in a worker's environment: its number, and that it shares its port on purpose. */
 export const WORKER_ENV = "PARTNER_API_WORKER";
+/** Set in a worker's environment: its supervisor's pid. */
+const SUPERVISOR_ENV = "PARTNER_API_SUPERVISOR";
 
 /** A worker that dies this soon after starting is restarted after a pause, not at once. */
 const QUICK_DEATH_MS = 5_000;
@@ -20,6 +22,20 @@ const STOP_TIMEOUT_MS = 15_000;
 export function workerNumber(): number | null {
   const value = process.env[WORKER_ENV];
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : null;
+}
+
+/**
+ * A worker stops (cleanly, as on SIGTERM) once its supervisor is gone: killed outright, the
+ * supervisor cannot forward anything, and orphaned workers would keep the port and the files.
+ */
+export function stopWhenOrphaned(): void {
+  // From the environment, not from process.ppid now: the supervisor may already be gone.
+  const supervisor = Number(process.env[SUPERVISOR_ENV]);
+  const check = () => {
+    if (process.ppid !== supervisor) process.kill(process.pid, "SIGTERM");
+  };
+  check();
+  setInterval(check, 1_000).unref();
 }
 
 /** This very command again: the compiled binary runs itself; from source, Bun runs the entry file. */
@@ -37,7 +53,7 @@ export async function superviseWorkers(options: { count: number; args: string[];
 
   const start = (n: number) => {
     const proc = Bun.spawn(selfCommand(args), {
-      env: { ...process.env, [WORKER_ENV]: String(n) },
+      env: { ...process.env, [WORKER_ENV]: String(n), [SUPERVISOR_ENV]: String(process.pid) },
       stdio: ["ignore", "inherit", "inherit"],
     });
     workers.set(n, { proc, startedAt: performance.now() });

@@ -1,10 +1,10 @@
 // Loads, validates and resolves a config file. Every problem is named with its JSON path.
 import { Value } from "@sinclair/typebox/value";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
-import { randomToken } from "../security/secrets.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
+import { generatedJwtSecret } from "./jwt-secret.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
 import { ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REDIS_KEY_PREFIX, type ConfigFile } from "./schema.ts";
 
@@ -78,15 +78,13 @@ function resolvePath(baseDir: string, path: string): string {
   return isAbsolute(path) ? path : resolve(baseDir, path);
 }
 
-/** The secret to sign tokens with: configured, or generated once and kept beside the config. */
-function jwtSecretFor(config: ConfigFile, configPath: string): string {
-  if (config.jwtSecret) return config.jwtSecret;
-  const secretFile = `${configPath}.jwt-secret`;
-  if (existsSync(secretFile)) return readFileSync(secretFile, "utf8").trim();
-  const secret = randomToken(64);
-  writeFileSync(secretFile, secret + "\n", { mode: 0o600 });
-  chmodSync(secretFile, 0o600);
-  return secret;
+/** The sandbox serves partners on their own machine, so its webhooks may target local receivers. */
+function webhookPolicy(config: ConfigFile): RuntimeConfig["webhooks"] {
+  const sandbox = config.environment === "sandbox";
+  return Object.freeze({
+    allowHttp: config.webhooks?.allowHttp ?? sandbox,
+    allowPrivateTargets: config.webhooks?.allowPrivateTargets ?? sandbox,
+  });
 }
 
 /** Turns a validated config into the frozen runtime form. */
@@ -109,6 +107,7 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
         ipWhitelist: whitelist.length > 0 ? new RangeMatcher(whitelist) : null,
         rateLimitPerMinute: entry.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
         burstPerSecond: entry.burstPerSecond ?? null,
+        fullAddress: entry.fullAddress ?? false,
       }),
     );
   }
@@ -122,6 +121,7 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
     clients,
     clientsByKey: new Map([...clients.values()].map((c) => [c.apiKey, c])),
     metricsToken: config.metrics?.token ?? null,
+    webhooks: webhookPolicy(config),
     logLevel: config.logLevel ?? "info",
     redis: config.redis ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX } : null,
   });
@@ -143,5 +143,5 @@ export function loadConfigFile(path: string): RuntimeConfig {
     throw new ConfigError(path, [`not valid JSON: ${(error as Error).message}`]);
   }
   const config = validateConfig(value, path);
-  return resolveConfig(config, { baseDir: dirname(file), jwtSecret: jwtSecretFor(config, file) });
+  return resolveConfig(config, { baseDir: dirname(file), jwtSecret: config.jwtSecret ?? generatedJwtSecret(file) });
 }

@@ -14,6 +14,8 @@ export interface Client {
   ipWhitelist: RangeMatcher | null;
   rateLimitPerMinute: number;
   burstPerSecond: number | null;
+  /** Reads stored addresses whole, whatever the listing's `displayAddress` hides from partners. */
+  fullAddress: boolean;
 }
 
 /** Where the state shared by several processes lives (CONTRACT §15). */
@@ -34,7 +36,14 @@ export interface RuntimeConfig {
   clients: ReadonlyMap<string, Client>;
   clientsByKey: ReadonlyMap<string, Client>;
   metricsToken: string | null;
+  /** Which webhook targets partners may subscribe (both true in the sandbox, for local receivers). */
+  webhooks: WebhookTargetPolicy;
   logLevel: string;
   /** Null: limits and idempotency locks stay in this process's memory. */
   redis: RedisSettings | null;
+}
+
+export interface WebhookTargetPolicy {
+  allowHttp: boolean;
+  allowPrivateTargets: boolean;
 }

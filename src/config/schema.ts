@@ -22,6 +22,15 @@ export const ClientSchema = T.Object(
       T.Integer({ minimum: 1, default: DEFAULT_RATE_LIMIT_PER_MINUTE, description: "Requests per sliding minute" }),
     ),
     burstPerSecond: T.Optional(T.Integer({ minimum: 1, description: "Optional cap on requests per second" })),
+    fullAddress: T.Optional(
+      T.Boolean({
+        default: false,
+        description:
+          "True: this client reads the stored address and coordinates whole, whatever a listing's displayAddress hides " +
+          "from partners (the agency's own site or CRM, or a portal that places listings on its map but shows only what " +
+          "address.visibility allows)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -50,6 +59,22 @@ export const ConfigSchema = T.Object(
       T.Object(
         { token: T.String({ minLength: 16, description: "Bearer token required by GET /metrics" }) },
         { additionalProperties: false },
+      ),
+    ),
+    webhooks: T.Optional(
+      T.Object(
+        {
+          allowHttp: T.Optional(
+            T.Boolean({ description: "Accept http:// webhook URLs, not only https:// (default: false; the sandbox: true)" }),
+          ),
+          allowPrivateTargets: T.Optional(
+            T.Boolean({
+              description:
+                "Accept webhook URLs whose host is or resolves to a loopback, private, link-local, unique-local or metadata address (default: false; the sandbox: true)",
+            }),
+          ),
+        },
+        { additionalProperties: false, description: "What partners' webhook subscriptions may target (CONTRACT §13)" },
       ),
     ),
     redis: T.Optional(

@@ -11,11 +11,21 @@ import type { Tenant } from "./tenants.ts";
 const COMPACTION_SPAN = 1_000;
 
 /**
+ * How far compaction may go: the head of the log, or, while any webhook subscription exists,
+ * no further than the webhook dispatch cursor: an event not yet turned into deliveries must
+ * still be there when the dispatcher reads it (lead.created superseded by lead.updated…).
+ */
+const COMPACTABLE_HEAD_SQL =
+  "SELECT CASE WHEN EXISTS (SELECT 1 FROM webhook_subscriptions) " +
+  "THEN min(coalesce(max(sequence), 0), (SELECT sequence FROM webhook_cursor)) " +
+  "ELSE coalesce(max(sequence), 0) END AS head FROM changes";
+
+/**
  * Deletes the superseded events with a sequence in (after, after + span]. Returns the next
  * cursor (0 again once past the head) and how many events were deleted.
  */
 export function compactChangesStep(db: Database, after: number, span = COMPACTION_SPAN): { next: number; deleted: number } {
-  const head = (db.query("SELECT coalesce(max(sequence), 0) AS head FROM changes").get() as { head: number }).head;
+  const head = (db.query(COMPACTABLE_HEAD_SQL).get() as { head: number }).head;
   if (after >= head) return { next: 0, deleted: 0 };
   const until = after + span;
   const { changes } = db

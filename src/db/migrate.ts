@@ -4,11 +4,19 @@ import type { Database } from "bun:sqlite";
 import init from "./migrations/001_init.sql" with { type: "text" };
 import dayCounts from "./migrations/002_day_counts.sql" with { type: "text" };
 import dateOrder from "./migrations/003_date_order.sql" with { type: "text" };
+import webhooks from "./migrations/004_webhooks.sql" with { type: "text" };
+import listingExtras from "./migrations/005_listing_extras.sql" with { type: "text" };
 import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
 
 /** Migrations in order; migration i (0-based) takes the schema from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [init, `${dayCounts}\n${rebuildDayCounts}`, `${dateOrder}\n${rebuildDateOrder}`];
+export const MIGRATIONS: readonly string[] = [
+  init,
+  `${dayCounts}\n${rebuildDayCounts}`,
+  `${dateOrder}\n${rebuildDateOrder}`,
+  webhooks,
+  listingExtras,
+];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export class SchemaTooNewError extends Error {

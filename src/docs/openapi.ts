@@ -4,6 +4,7 @@ import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_EXAMPLES, type SandboxExam
 import { operations, type Access, type Operation } from "./operations.ts";
 import { HEADERS } from "./responses.ts";
 import { hoistNamedSchemas } from "./components.ts";
+import { webhookEvents, webhookOperations } from "./webhooks.ts";
 
 type Json = Record<string, unknown>;
 
@@ -14,6 +15,7 @@ const TAGS = [
   { name: "Properties", description: "Published properties, read-only" },
   { name: "Leads", description: "Leads: list, read and create" },
   { name: "Sync", description: "The change feed, for partners that keep a copy" },
+  { name: "Webhooks", description: "Changes pushed to you as they happen: your subscriptions, and the events your receiver gets" },
   { name: "Operations", description: "This documentation and the operator's metrics" },
 ];
 
@@ -26,6 +28,8 @@ const DESCRIPTION = `The Partner API of the real-estate platform: read published
 **Rate limits.** Each client has a limit per sliding minute. Every response of a protected route carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\` (and the IETF \`RateLimit-Policy\` / \`RateLimit\` fields); a 429 adds \`Retry-After\` in seconds.
 
 **Errors.** Every error body is \`{ "error": <message>, "code": <code> }\`; a VALIDATION_ERROR adds \`details: [{ field, message }]\`. Do not retry 400, 401, 403, 404; retry 429 after \`Retry-After\`, and 5xx with exponential backoff.
+
+**Webhooks.** Instead of polling, subscribe (\`POST /v1/webhooks\`) and receive \`lead.created\`, \`lead.updated\`, \`property.upserted\` and \`property.removed\` as they happen, signed per Standard Webhooks 1.0: the events and their payloads are under *Webhooks*.
 
 **Pages.** Lists take \`page\` (from 1) and \`limit\` (1 to 100, default 20) and answer \`{ data, meta: { page, limit, total, totalPages } }\`.`;
 
@@ -83,10 +87,11 @@ export interface DocumentOptions {
 
 export function buildOpenApiDocument(options: DocumentOptions): Json {
   const inline: Record<string, Record<string, Json>> = {};
-  for (const op of operations(options.examples ?? SANDBOX_EXAMPLES, options.version)) {
+  const examples = options.examples ?? SANDBOX_EXAMPLES;
+  for (const op of [...operations(examples, options.version), ...webhookOperations()]) {
     (inline[op.path] ??= {})[op.method] = operationObject(op);
   }
-  const { tree: paths, schemas } = hoistNamedSchemas(inline);
+  const { tree: { paths, webhooks }, schemas } = hoistNamedSchemas({ paths: inline, webhooks: webhookEvents(examples) });
   return {
     openapi: "3.1.0",
     info: {
@@ -99,6 +104,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     servers: [{ url: "/", description: "The server this document came from" }],
     tags: TAGS,
     paths,
+    webhooks,
     components: {
       schemas,
       headers: HEADERS,

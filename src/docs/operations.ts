@@ -38,7 +38,7 @@ type Json = Record<string, unknown>;
 export type Access = "public" | "credentials" | "bearer" | "metrics";
 
 export interface Operation {
-  method: "get" | "post";
+  method: "get" | "post" | "patch" | "delete";
   /** OpenAPI path template (`{id}`, not `:id`). */
   path: string;
   operationId: string;
@@ -58,7 +58,7 @@ const TOKEN_ERRORS: ErrorCode[] = [
   "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR",
 ];
 
-function json(schema: TSchema, example: unknown, description: string, headers: HeaderSet): Json {
+export function json(schema: TSchema, example: unknown, description: string, headers: HeaderSet): Json {
   return { description, headers: responseHeaders(headers), content: { "application/json": { schema: toOpenApiSchema(schema), example } } };
 }
 
@@ -71,7 +71,7 @@ function text(mediaType: string, description: string, example?: string): Json {
 }
 
 /** A protected operation: bearer token, rate-limit headers on every response, guard errors. */
-function protectedResponses(success: Record<string, Json>, errors: ErrorCode[], messages: ErrorMessages = {}): Record<string, Json> {
+export function protectedResponses(success: Record<string, Json>, errors: ErrorCode[], messages: ErrorMessages = {}): Record<string, Json> {
   return { ...success, ...errorResponses([...errors, ...GUARD_ERRORS], "rateLimited", messages) };
 }
 

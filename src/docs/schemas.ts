@@ -32,6 +32,12 @@ export const LeadSchema = T.Object(Object.fromEntries(CATALOGS.leads.fields.map(
   additionalProperties: false,
 });
 
+/** A property with every readable field: what a property.upserted webhook carries. */
+export const PropertySchema = T.Object(Object.fromEntries(CATALOGS.properties.fields.map((f) => [f.name, fieldSchema(f)])), {
+  title: "Property",
+  additionalProperties: false,
+});
+
 export const PropertyRecordSchema = recordSchema(CATALOGS.properties, "PropertyRecord");
 export const LeadRecordSchema = recordSchema(CATALOGS.leads, "LeadRecord");
 

@@ -9,9 +9,19 @@ export const STATES: Readonly<Record<string, string>> = {
   SE: "Sergipe", TO: "Tocantins",
 };
 
+/** Folded texts already computed: a feed repeats a few vocabulary values (currencies, units, states) thousands of times. */
+const folded = new Map<string, string>();
+const MAX_FOLDED = 10_000;
+
 /** Lower case without accents: CRMs write "Sao Paulo" as often as "São Paulo". */
 export function foldText(text: string): string {
-  return text.normalize("NFD").replace(/\p{Diacritic}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
+  let result = folded.get(text);
+  if (result === undefined) {
+    result = text.normalize("NFD").replace(/\p{Diacritic}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
+    if (folded.size >= MAX_FOLDED) folded.clear();
+    folded.set(text, result);
+  }
+  return result;
 }
 
 const UF_BY_NAME = new Map(Object.entries(STATES).map(([uf, name]) => [foldText(name), uf]));

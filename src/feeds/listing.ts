@@ -1,6 +1,7 @@
 // The plain record every feed reader produces and every writer consumes: one listing's content
 // in the API's shape, without what the database assigns (id, createdAt, updatedAt, isPublished).
-import type { OperationType, PropertyStatus } from "../catalog/enums.ts";
+import type { AddressVisibility, OperationType, PropertyStatus } from "../catalog/enums.ts";
+import type { FeedWarning } from "./warnings.ts";
 
 export interface ListingPhoto {
   /** Null when the feed does not carry photo ids: the importer keeps or assigns them. */
@@ -20,6 +21,8 @@ export interface ListingAddress {
   state: string | null;
   uf: string | null;
   cep: string | null;
+  /** What partners may be shown (VRSync displayAddress); the other values are stored whole. */
+  visibility: AddressVisibility;
 }
 
 export interface ListingCoordinates {
@@ -47,7 +50,8 @@ export interface ListingPricing {
 }
 
 export interface Listing {
-  code: string;
+  /** Null only for a stored property without a code (feeds always name their listings). */
+  code: string | null;
   title: string;
   description: string;
   operationType: OperationType;
@@ -58,21 +62,29 @@ export interface Listing {
   address: ListingAddress;
   coordinates: ListingCoordinates;
   features: ListingFeatures;
+  /** Feature names as the feed gives them, in its order, without repeats. */
+  amenities: string[];
   pricing: ListingPricing;
   financing: { acceptsFinancing: boolean };
   photos: ListingPhoto[];
 }
 
-/** What a reader yields: a listing ready to import, or one it refused and why. */
+/** A listing as a feed carries it: always named by its code. */
+export type FeedListing = Listing & { code: string };
+
+/**
+ * What a reader yields: a listing ready to import (with the warnings about values it could not
+ * take as written), or one it refused and why. `line` is where the listing starts.
+ */
 export type FeedItem =
-  | { kind: "listing"; listing: Listing }
-  | { kind: "rejected"; code: string | null; reason: string };
+  | { kind: "listing"; listing: FeedListing; line: number; warnings: FeedWarning[] }
+  | { kind: "rejected"; code: string | null; line: number; reason: string };
 
 /** The feed as a whole cannot be read (malformed XML, unreachable URL…): nothing is imported. */
 export class FeedError extends Error {}
 
 /** Every field at its "absent" value; readers fill in what the feed says. */
-export function blankListing(code: string): Listing {
+export function blankListing(code: string): FeedListing {
   return {
     code,
     title: "",
@@ -82,12 +94,13 @@ export function blankListing(code: string): Listing {
     propertyType: null,
     highlight: "STANDARD",
     exclusive: false,
-    address: { street: null, number: null, complement: null, neighborhood: null, city: null, state: null, uf: null, cep: null },
+    address: { street: null, number: null, complement: null, neighborhood: null, city: null, state: null, uf: null, cep: null, visibility: "ALL" },
     coordinates: { latitude: null, longitude: null },
     features: {
       totalArea: null, builtArea: null, bedrooms: null, bathrooms: null, suites: null,
       parkingSpaces: null, floor: null, totalFloors: null, isFurnished: false,
     },
+    amenities: [],
     pricing: { salePrice: null, rentalPrice: null, condominiumFee: null, iptu: null },
     financing: { acceptsFinancing: false },
     photos: [],

@@ -1,7 +1,9 @@
 // Opening a feed: a file or an http(s) URL read as a stream (never whole into memory),
 // gunzipped when compressed, its format told from its first characters, decoded to text.
 import { existsSync, statSync } from "node:fs";
+import { bomOf, decodeStream, xmlEncoding } from "./encoding.ts";
 import { FeedError } from "./listing.ts";
+import type { FeedWarning } from "./warnings.ts";
 
 export type FeedFormat = "vrsync" | "ndjson";
 
@@ -16,6 +18,8 @@ export interface FeedSource {
   format: FeedFormat;
   text: AsyncIterable<string>;
   progress: FeedProgress;
+  /** Warnings about the feed as a whole (its encoding, its XML), filled in as it is read. */
+  notices: FeedWarning[];
 }
 
 const HEAD_BYTES = 1024; // enough for a BOM, blank lines and an XML declaration
@@ -82,38 +86,25 @@ async function openBytes(location: string, progress: FeedProgress): Promise<Read
   return Bun.file(location).stream();
 }
 
-/** The encoding an XML declaration names (ISO-8859-1 is common in older CRM feeds); UTF-8 otherwise. */
-function declaredEncoding(head: Uint8Array): string {
-  const prefix = new TextDecoder("latin1").decode(head.subarray(0, 200));
-  const declaration = /^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(prefix.replace(/^\uFEFF|^ï»¿/, ""));
-  return declaration?.[1] ?? "utf-8";
-}
-
+/** The format, told from the first character after any byte order mark and blank space. */
 function formatOf(head: Uint8Array): FeedFormat {
-  const text = new TextDecoder("latin1").decode(head).replace(/^ï»¿/, "").trimStart();
+  const bom = bomOf(head);
+  const encoding = bom?.encoding.startsWith("utf-16") ? bom.encoding : "latin1";
+  const text = new TextDecoder(encoding as ConstructorParameters<typeof TextDecoder>[0]).decode(head.subarray(bom?.length ?? 0)).replace(/^[\s\u0000]+/, "");
   if (text === "") throw new FeedError("the feed is empty");
   if (text.startsWith("<")) return "vrsync";
   if (text.startsWith("{")) return "ndjson";
   throw new FeedError("unrecognised feed: expected VRSync XML (starting with '<') or NDJSON (one JSON object per line)");
 }
 
-async function* decode(stream: ReadableStream<Uint8Array>, encoding: string, progress: FeedProgress): AsyncGenerator<string> {
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(encoding as ConstructorParameters<typeof TextDecoder>[0], { fatal: true });
-  } catch {
-    throw new FeedError(`unsupported encoding "${encoding}" in the XML declaration`);
-  }
+/** NDJSON is this API's own shape: UTF-8, exactly. */
+async function* strictUtf8(stream: ReadableStream<Uint8Array>, progress: FeedProgress): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
   try {
     for await (const chunk of stream) yield decoder.decode(chunk, { stream: true });
     yield decoder.decode();
   } catch (error) {
-    if (error instanceof TypeError && /decode|encoding/i.test(error.message)) {
-      throw new FeedError(
-        `the feed is not valid ${decoder.encoding} near byte ${progress.bytesRead}` +
-          (decoder.encoding === "utf-8" ? ' (a Latin-1 feed must say encoding="ISO-8859-1" in its XML declaration)' : ""),
-      );
-    }
+    if (error instanceof TypeError) throw new FeedError(`the feed is not valid UTF-8 near byte ${progress.bytesRead}`);
     throw error;
   }
 }
@@ -127,6 +118,7 @@ export async function openFeed(location: string): Promise<FeedSource> {
   }
   ({ head, stream } = await peek(stream, HEAD_BYTES));
   const format = formatOf(head);
-  const encoding = format === "vrsync" ? declaredEncoding(head) : "utf-8";
-  return { format, text: decode(stream, encoding, progress), progress };
+  const notices: FeedWarning[] = [];
+  const text = format === "vrsync" ? decodeStream(stream, xmlEncoding(head), notices) : strictUtf8(stream, progress);
+  return { format, text, progress, notices };
 }

@@ -3,17 +3,12 @@
 import { OPERATION_TYPES, PROPERTY_STATUSES } from "../catalog/enums.ts";
 import { isUf } from "./brazil.ts";
 import type { Listing } from "./listing.ts";
-
-/**
- * Highlight levels accepted on import: the portals' publication tiers (VRSync PublicationType).
- * A closed set keeps `highlight` filterable and every listing exportable as VRSync.
- */
-export const PUBLICATION_TIERS = ["STANDARD", "PREMIUM", "SUPER_PREMIUM", "PREMIERE_1", "PREMIERE_2", "TRIPLE"] as const;
+import { isHttpUrl, MAX_URL_LENGTH } from "./values/photos.ts";
+import { PUBLICATION_TIERS } from "./values/vocabularies.ts";
 
 export const MAX_CODE_LENGTH = 100; // a lead's propertyCode is at most 100 characters (CONTRACT §9)
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_TEXT_LENGTH = 100_000;
-export const MAX_URL_LENGTH = 2048;
 
 /** C0 controls other than tab, newline and carriage return: not allowed in XML 1.0, never meant in a listing. */
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
@@ -25,12 +20,6 @@ export const apiLabel: Label = (path) => path;
 /** Money and areas carry at most two decimals (centavos); more is a thousands separator misread. */
 function hasAtMostTwoDecimals(value: number): boolean {
   return Math.round(value * 100) / 100 === value;
-}
-
-function isHttpUrl(text: string): boolean {
-  if (text.length > MAX_URL_LENGTH || !URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === "http:" || protocol === "https:";
 }
 
 function checkText(problems: string[], name: string, value: string | null, max: number): void {

@@ -14,6 +14,10 @@
 //     registers: [metrics.registry],
 //   });
 //
+// A feature whose objects are made before the server's MetricsRegistry (the webhook worker is
+// made in src/cli/server.ts, then handed to createApp) keeps a prom-client Registry of its own
+// and the app includes it: `metrics.include(webhooks.metrics.registry)` (src/app.ts).
+//
 // On a hot path, keep the child (`const ok = deliveries.labels("lead.created", "succeeded")`)
 // rather than passing labels on every call. A value read at scrape time belongs in the metric's
 // `collect()`. Then add the family to deploy/grafana/partner-api.json and, when it warrants
@@ -45,6 +49,8 @@ export class MetricsRegistry {
   readonly registry = new Registry();
   /** Null when request metrics are off (`--no-metrics`): no request family at a false zero. */
   readonly requests: RequestMetrics | null;
+  /** Registries of features made before this one (see above), merged into each scrape. */
+  private readonly included: Registry[] = [];
   private readonly databaseSize: Gauge;
   private readonly buildInfo: Gauge;
 
@@ -65,6 +71,10 @@ export class MetricsRegistry {
     });
   }
 
+  include(registry: Registry): void {
+    this.included.push(registry);
+  }
+
   /** The whole scrape in Prometheus text format: this server's metrics and the process's. */
   async render(facts: ScrapeFacts): Promise<string> {
     // Set whole at each scrape: a database removed from the config leaves no stale series.
@@ -72,7 +82,7 @@ export class MetricsRegistry {
     for (const { database, file, bytes } of facts.databases) this.databaseSize.set({ database, file }, bytes);
     this.buildInfo.reset();
     this.buildInfo.set({ version: facts.version, environment: facts.environment }, 1);
-    return await Registry.merge([processRegistry, this.registry]).metrics();
+    return await Registry.merge([processRegistry, this.registry, ...this.included]).metrics();
   }
 
   get contentType(): string {

@@ -53,7 +53,7 @@ const PROPERTY_COLUMNS = [
   "is_published", "created_at", "updated_at", "street", "number", "complement", "neighborhood", "city", "state",
   "uf", "cep", "latitude", "longitude", "total_area", "built_area", "bedrooms", "bathrooms", "suites",
   "parking_spaces", "floor", "total_floors", "is_furnished", "sale_price", "rental_price", "condominium_fee",
-  "iptu", "accepts_financing",
+  "iptu", "accepts_financing", "display_address", "amenities",
 ] as const;
 
 const LEAD_COLUMNS = [
@@ -96,7 +96,7 @@ function propertyValues(p: PropertyRecord): Value[] {
     p.isPublished ? 1 : 0, p.createdAt, p.updatedAt, p.street, p.number, p.complement, p.neighborhood, p.city, p.state,
     p.uf, p.cep, p.latitude, p.longitude, p.totalArea, p.builtArea, p.bedrooms, p.bathrooms, p.suites,
     p.parkingSpaces, p.floor, p.totalFloors, p.isFurnished ? 1 : 0, p.salePrice, p.rentalPrice, p.condominiumFee,
-    p.iptu, p.acceptsFinancing ? 1 : 0,
+    p.iptu, p.acceptsFinancing ? 1 : 0, p.displayAddress, JSON.stringify(p.amenities),
   ];
 }
 

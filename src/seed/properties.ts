@@ -1,5 +1,5 @@
 // One fictitious property (with its photos) drawn from the seed's PRNG: coherent features, prices, address and Portuguese text.
-import type { OperationType, PropertyStatus } from "../catalog/enums.ts";
+import type { AddressVisibility, OperationType, PropertyStatus } from "../catalog/enums.ts";
 import { CITIES, type City } from "./cities.ts";
 import { isoInstant, type Prng, weightedItems, weightedKeys } from "./prng.ts";
 import { gridCreatedMs, type Timeline } from "./timeline.ts";
@@ -63,6 +63,9 @@ export interface PropertyRecord extends Features, Pricing, Address {
   updatedAt: string;
   isFurnished: boolean;
   acceptsFinancing: boolean;
+  /** What the description says the property offers, as a CRM's Features would name it. */
+  amenities: string[];
+  displayAddress: AddressVisibility;
   photos: PhotoRecord[];
 }
 
@@ -267,6 +270,8 @@ interface TextContext {
   neighborhood: string;
   furnished: boolean;
   acceptsFinancing: boolean;
+  /** Filled in while the description is written: what it says the property offers. */
+  amenities: string[];
 }
 
 function adjective(rng: Prng, c: TextContext): string {
@@ -327,17 +332,28 @@ function layoutSentence(rng: Prng, c: TextContext): string {
   return layout;
 }
 
+/** Vocabulary items as a CRM's Features name them (capitalised), computed once. */
+const FEATURE_NAMES = new Map(
+  [...AMENITIES, ...HOUSE_FEATURES, ...RURAL_FEATURES].map((item) => [item, item[0]!.toUpperCase() + item.slice(1)]),
+);
+
+/** The items a sentence names are the property's amenities too. */
+function offered(c: TextContext, items: string[]): string {
+  for (const item of items) c.amenities.push(FEATURE_NAMES.get(item)!);
+  return listPt(items);
+}
+
 function surroundingsSentence(rng: Prng, c: TextContext): string {
   switch (c.type.kind) {
     case "house":
-      return `Conta com ${listPt(sample(rng, HOUSE_FEATURES, rng.int(2, 3)))}.`;
+      return `Conta com ${offered(c, sample(rng, HOUSE_FEATURES, rng.int(2, 3)))}.`;
     case "rural":
-      return `A propriedade tem ${listPt(sample(rng, RURAL_FEATURES, rng.int(2, 4)))}.`;
+      return `A propriedade tem ${offered(c, sample(rng, RURAL_FEATURES, rng.int(2, 4)))}.`;
     case "apartment":
     case "penthouse":
     case "compact":
     case "condo-house":
-      return `O condomínio oferece ${listPt(sample(rng, AMENITIES, rng.int(2, 4)))}.`;
+      return `O condomínio oferece ${offered(c, sample(rng, AMENITIES, rng.int(2, 4)))}.`;
     default:
       return "";
   }
@@ -347,7 +363,10 @@ function description(rng: Prng, c: TextContext): string {
   const sentences = [openingSentence(rng, c), layoutSentence(rng, c), surroundingsSentence(rng, c)];
   if (c.type.kind !== "rural") sentences.push(`Próximo a ${listPt(sample(rng, NEARBY, rng.int(2, 4)))}.`);
   if (c.city.coastal && RESIDENTIAL_KINDS.has(c.type.kind) && rng.chance(0.3)) sentences.push("A poucos minutos da praia.");
-  if (c.furnished) sentences.push(c.type.feminine ? "Entregue mobiliada." : "Entregue mobiliado.");
+  if (c.furnished) {
+    sentences.push(c.type.feminine ? "Entregue mobiliada." : "Entregue mobiliado.");
+    c.amenities.push("Mobiliado");
+  }
   if (c.acceptsFinancing) sentences.push("Aceita financiamento bancário.");
   if (c.operation === "SEASONAL") sentences.push("Disponível para temporadas e feriados; consulte o calendário.");
   sentences.push(rng.pick(CLOSINGS));
@@ -399,6 +418,16 @@ function acceptsFinancing(rng: Prng, kind: PropertyKind, operation: OperationTyp
 }
 
 /**
+ * Some agencies hide the street number (one listing in ten here) or the whole street (one in
+ * twenty), so partners meet both in the sandbox. Taken from the index, not the PRNG, so every
+ * other value of the dataset stays what it was.
+ */
+function displayAddressOf(index: number): AddressVisibility {
+  if (index % 20 === 7) return "NEIGHBORHOOD";
+  return index % 10 === 3 ? "STREET" : "ALL";
+}
+
+/**
  * Property `index` (0-based) of `count`, drawn from `rng`; called in index order, which is
  * creation order and id order alike (see Prng.ascendingUuid), so every B-tree keyed on the id or
  * on creation time only grows at its right edge.
@@ -415,7 +444,7 @@ export function generateProperty(rng: Prng, index: number, count: number, timeli
   const createdMs = gridCreatedMs(rng, index, count, timeline);
   // Listings get edited (price, photos, status) within their first year, if ever.
   const updatedMs = rng.chance(NEVER_UPDATED_SHARE) ? createdMs : rng.instantBetween(createdMs, Math.min(timeline.endMs, createdMs + YEAR_MS));
-  const text: TextContext = { type, f, operation, city, neighborhood: city.neighborhoods[nbIndex]!, furnished, acceptsFinancing: financing };
+  const text: TextContext = { type, f, operation, city, neighborhood: city.neighborhoods[nbIndex]!, furnished, acceptsFinancing: financing, amenities: [] };
   const a = address(rng, city, nbIndex, type.kind, f);
   const price = pricing(rng, type, f, operation, city, nbIndex);
   const highlight = pickHighlight(rng);
@@ -452,6 +481,8 @@ export function generateProperty(rng: Prng, index: number, count: number, timeli
     floor: f.floor,
     totalFloors: f.totalFloors,
     isFurnished: furnished,
+    amenities: text.amenities, // filled by description() above
+    displayAddress: displayAddressOf(index),
     salePrice: price.salePrice,
     rentalPrice: price.rentalPrice,
     condominiumFee: price.condominiumFee,

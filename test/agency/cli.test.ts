@@ -20,17 +20,42 @@ describe("partner-api import", () => {
     const db = dir.path("clean.sqlite");
     const result = await cli("import", "--db", db, join(FIXTURES, "complete.xml"), "--json");
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, rejections: [] });
+    expect(JSON.parse(result.stdout)).toEqual({
+      created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [],
+    });
   });
 
-  test("rejected listings: exit 1, each named by code and reason; the human summary lists them", async () => {
+  test("rejected listings: exit 1, each named by code and reason; the human summary lists them and the warnings", async () => {
     const db = dir.path("rejections.sqlite");
     const result = await cli("import", "--db", db, join(FIXTURES, "rejections.xml"));
     expect(result.code).toBe(1);
-    expect(result.stdout).toStartWith("2 created, 0 updated, 0 unchanged, 0 unpublished, 8 rejected\n");
-    expect(result.stdout).toContain("rejected NEG-1: line ");
+    expect(result.stdout).toStartWith(
+      "6 created, 0 updated, 0 unchanged, 0 unpublished, 3 rejected, 4 warnings (OUT_OF_RANGE 1, FOREIGN_CURRENCY 1, UNKNOWN_PROPERTY_TYPE 1, DUPLICATE_LISTING 1)\n",
+    );
+    expect(result.stdout).toContain("rejected TT-1: line ");
     expect(result.stdout).toContain("rejected (no code): line ");
-    expect(publishedProperties(db).map((p) => p.code)).toEqual(["GOOD-1", "GOOD-2"]);
+    expect(result.stdout).toContain('warning OUT_OF_RANGE NEG-1 line 19 Details/ListPrice: a negative amount (got "-100")');
+    expect(publishedProperties(db).map((p) => p.code)).toEqual(["GOOD-1", "GOOD-2", "NEG-1", "SEP-1", "TYPE-1", "USD-1"]);
+  });
+
+  test("warnings alone exit 0; --json lists each as { code, line, element, value, message } with its kind", async () => {
+    const db = dir.path("warnings.sqlite");
+    const feed = dir.path("warnings.xml");
+    writeFileSync(
+      feed,
+      '<ListingDataFeed><Listings><Listing><ListingID>W-1</ListingID><Title>t</Title><TransactionType>Venda</TransactionType>' +
+        "<Details><ListPrice>R$ 1.234,56</ListPrice><LivingArea unit=\"acres\">3</LivingArea></Details></Listing></Listings></ListingDataFeed>",
+    );
+    const result = await cli("import", "--db", db, feed, "--json");
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary).toMatchObject({ created: 1, rejected: 0, warnings: { UNKNOWN_UNIT: 1 } });
+    expect(summary.warningList).toEqual([
+      { kind: "UNKNOWN_UNIT", code: "W-1", line: 1, element: "Details/LivingArea@unit", value: "acres", message: "an area unit that cannot be converted to square metres" },
+    ]);
+    const strict = await cli("import", "--db", dir.path("strict.sqlite"), feed, "--strict", "--json");
+    expect(strict.code).toBe(1);
+    expect(JSON.parse(strict.stdout)).toMatchObject({ created: 0, rejected: 1, rejections: [{ code: "W-1" }] });
   });
 
   test("malformed XML: exit 1, the parser's line and column, nothing created", async () => {

@@ -44,9 +44,9 @@ describe("VRSync round trip: export → import gives identical API output", () =
     const before = publishedProperties(db);
     const sequence = lastSequence(db);
     const { path, summary } = await exportTo(db, "vrsync");
-    const withCode = before.filter((p) => p.code !== null).length;
-    expect(summary).toEqual({ entity: "properties", format: "vrsync", exported: withCode, skipped: before.length - withCode });
-    expect(await importFeed(db, path)).toEqual({ created: 0, updated: 0, unchanged: withCode, unpublished: 0, rejected: 0, rejections: [] });
+    const withoutCode = before.filter((p) => p.code === null).length;
+    expect(summary).toEqual({ entity: "properties", format: "vrsync", exported: before.length, skipped: 0, idAsListingId: withoutCode });
+    expect(await importFeed(db, path)).toEqual({ created: 0, updated: 0, unchanged: before.length, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [] });
     expect(publishedProperties(db)).toEqual(before);
     expect(lastSequence(db)).toBe(sequence);
   });
@@ -56,8 +56,10 @@ describe("VRSync round trip: export → import gives identical API output", () =
     const copy = dir.path("copy-vrsync.sqlite");
     const summary = await importFeed(copy, path);
     expect(summary.rejected).toBe(0);
-    const original = publishedProperties(seeded).filter((p) => p.code !== null).map(content);
-    expect(publishedProperties(copy).map(content)).toEqual(original);
+    // A property without a code arrives with its id as its code.
+    const original = publishedProperties(seeded).map((p) => ({ ...content(p), code: p.code ?? p.id }));
+    const sorted = (list: Record<string, unknown>[]) => list.sort((a, b) => String(a.code).localeCompare(String(b.code)));
+    expect(sorted(publishedProperties(copy).map(content))).toEqual(sorted(original));
   });
 
   test("a feed of the fixture round-trips too (seasonal, Sale/Rent, extension fields)", async () => {
@@ -71,25 +73,66 @@ describe("VRSync round trip: export → import gives identical API output", () =
   });
 });
 
+describe("every published listing is exported (issue #27, item 6)", () => {
+  test("VRSync writes as many listings as NDJSON: one without a code carries its id as ListingID", async () => {
+    const db = seededCopy(dir.path("codeless.sqlite"));
+    const published = publishedProperties(db);
+    expect(published.some((p) => p.code === null)).toBe(true);
+    const vrsync = await exportTo(db, "vrsync");
+    const ndjson = await exportTo(db, "ndjson");
+    expect(ndjson.summary.exported).toBe(published.length);
+    expect(vrsync.summary.exported).toBe(published.length);
+    const listingIds = [...vrsync.text.matchAll(/<ListingID>([^<]*)<\/ListingID>/g)].map((m) => m[1]!);
+    expect(listingIds.sort()).toEqual(published.map((p) => p.code ?? p.id).sort());
+  });
+
+  test("re-imported into the same database, a listing whose ListingID is a code-less property's id is that property: nothing changes", async () => {
+    const db = seededCopy(dir.path("codeless-again.sqlite"));
+    const before = publishedProperties(db);
+    const sequence = lastSequence(db);
+    const { path } = await exportTo(db, "vrsync");
+    const summary = await importFeed(db, path);
+    expect(summary).toMatchObject({ created: 0, updated: 0, unchanged: before.length, unpublished: 0, rejected: 0 });
+    expect(publishedProperties(db)).toEqual(before);
+    expect(lastSequence(db)).toBe(sequence);
+  });
+});
+
 describe("NDJSON export is exactly the API's shape", () => {
-  test("each line equals the record GET /v1/properties returns with every field, in createdAt order", async () => {
-    const { text, summary } = await exportTo(seeded, "ndjson");
-    const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line));
-    expect(summary.exported).toBe(lines.length);
-    const api = await apiOver(seeded);
+  /** Every property the API lists, with every field, oldest first, for a client with or without `fullAddress`. */
+  async function everyRecord(db: string, fullAddress: boolean): Promise<unknown[]> {
+    const api = await apiOver(db, { fullAddress });
     try {
       const fields = PROPERTY_FIELDS.map((f) => f.name).join(",");
-      const fromApi: unknown[] = [];
+      const records: unknown[] = [];
       for (let page = 1; ; page++) {
         const { body } = await api.get(`/v1/properties?fields=${fields}&sort=createdAt&limit=100&page=${page}`);
-        fromApi.push(...body.data);
+        records.push(...body.data);
         if (page >= body.meta.totalPages) break;
       }
-      expect(lines).toEqual(fromApi);
+      return records;
     } finally {
       api.close();
     }
+  }
+
+  test("each line equals the record GET /v1/properties returns with every field, in createdAt order (the agency's view: stored values)", async () => {
+    const { text, summary } = await exportTo(seeded, "ndjson");
+    const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(summary.exported).toBe(lines.length);
+    expect(lines).toEqual(await everyRecord(seeded, true));
   });
+
+  test("an export meant for partners holds what the API shows a partner: the parts displayAddress hides are null", async () => {
+    const parts: string[] = [];
+    await withDbAsync(seeded, (conn) => exportProperties(conn, "ndjson", { write: (t) => void parts.push(t) }, { view: "partner" }));
+    const lines = parts.join("").trimEnd().split("\n").map((line) => JSON.parse(line) as ApiProperty);
+    expect(lines).toEqual((await everyRecord(seeded, false)) as ApiProperty[]);
+    const hidden = lines.filter((p) => (p.address as { visibility: string }).visibility === "NEIGHBORHOOD");
+    expect(hidden.length).toBeGreaterThan(0);
+    expect(hidden.every((p) => (p.address as { street: unknown }).street === null && (p.coordinates as { latitude: unknown }).latitude === null)).toBe(true);
+  });
+
 
   test("re-imported, it gives the same data (listings with a code)", async () => {
     const db = dir.path("ndjson-source.sqlite");
@@ -119,7 +162,7 @@ describe("leads as NDJSON", () => {
       return { summary, leads: parts.join("").trimEnd().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, string>) };
     };
     const all = await read(null);
-    expect(all.summary).toEqual({ entity: "leads", format: "ndjson", exported: 200, skipped: 0 });
+    expect(all.summary).toEqual({ entity: "leads", format: "ndjson", exported: 200, skipped: 0, idAsListingId: 0 });
     expect(Object.keys(all.leads[0]!)).toEqual(["id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId", "interestedPropertyTitle", "createdAt", "updatedAt"]);
     const since = all.leads.map((l) => l.updatedAt!).sort()[150]!;
     const recent = await read(since);

@@ -7,10 +7,12 @@ import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { PROPERTY_FIELDS } from "../../src/catalog/properties.ts";
 import { projection } from "../../src/catalog/sql.ts";
-import { SANDBOX_API_KEY, SANDBOX_API_SECRET, sandboxConfig } from "../../src/cli/sandbox.ts";
+import { SANDBOX_API_KEY, SANDBOX_API_SECRET } from "../../src/cli/sandbox.ts";
+import { resolveConfig, validateConfig } from "../../src/config/load.ts";
 import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/logging.ts";
 import { Runtime } from "../../src/runtime.ts";
+import { hashSecret, randomToken } from "../../src/security/secrets.ts";
 import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../../src/seed/generator.ts";
 import { handleInNewTurn } from "../helpers/app.ts";
 
@@ -49,7 +51,7 @@ export type ApiProperty = Record<string, unknown> & { id: string; code: string |
 /** Every published property exactly as the API shapes it, by code then id. */
 export function publishedProperties(path: string): ApiProperty[] {
   return withDb(path, (db) =>
-    (db.query(`SELECT ${projection(PROPERTY_FIELDS)} AS json FROM properties p WHERE p.is_published = 1 ORDER BY p.code, p.id`).all() as { json: string }[])
+    (db.query(`SELECT ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.is_published = 1 ORDER BY p.code, p.id`).all() as { json: string }[])
       .map((row) => JSON.parse(row.json) as ApiProperty),
   );
 }
@@ -74,9 +76,16 @@ export function lastSequence(path: string): number {
   return withDb(path, (db) => (db.query("SELECT coalesce(max(sequence), 0) AS n FROM changes").get() as { n: number }).n);
 }
 
-/** The in-process API over a database file, with a sandbox token. */
-export async function apiOver(path: string) {
-  const runtime = new Runtime(sandboxConfig(path, 1_000_000));
+/**
+ * The in-process API over a database file, with a token of a sandbox client; `fullAddress`
+ * gives that client the config key of the same name (it reads stored addresses whole).
+ */
+export async function apiOver(path: string, { fullAddress = false }: { fullAddress?: boolean } = {}) {
+  const client = {
+    id: "sandbox", apiKey: SANDBOX_API_KEY, secretHash: hashSecret(SANDBOX_API_SECRET), database: "sandbox", rateLimitPerMinute: 1_000_000, fullAddress,
+  };
+  const config = validateConfig({ environment: "sandbox", databases: { sandbox: path }, clients: [client] }, "test");
+  const runtime = new Runtime(resolveConfig(config, { baseDir: process.cwd(), jwtSecret: randomToken(48) }));
   const app = createApp({ runtime, logger: silentLogger(), peerAddress: () => "127.0.0.1" });
   const tokenResponse = await app.handle(
     new Request("http://localhost/v1/auth/token", { method: "POST", headers: { "X-API-Key": SANDBOX_API_KEY, "X-API-Secret": SANDBOX_API_SECRET } }),

@@ -34,7 +34,7 @@ describe("upsert by code", () => {
   test("a first import creates every listing with a fresh id, createdAt = updatedAt = now", async () => {
     const db = fresh();
     const summary = await importFeed(db, COMPLETE, { now: clockAt("2026-03-01T10:00:00.000Z") });
-    expect(summary).toEqual({ created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, rejections: [] });
+    expect(summary).toEqual({ created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [] });
     const properties = publishedProperties(db);
     expect(properties.map((p) => p.code)).toEqual(CODES);
     for (const p of properties) {
@@ -67,7 +67,7 @@ describe("a repeated import changes nothing", () => {
     const before = publishedProperties(db);
     const sequence = lastSequence(db);
     const summary = await importFeed(db, COMPLETE, { now: clockAt("2026-03-05T10:00:00.000Z") });
-    expect(summary).toEqual({ created: 0, updated: 0, unchanged: 6, unpublished: 0, rejected: 0, rejections: [] });
+    expect(summary).toEqual({ created: 0, updated: 0, unchanged: 6, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [] });
     expect(publishedProperties(db)).toEqual(before);
     expect(lastSequence(db)).toBe(sequence);
   });
@@ -117,7 +117,8 @@ describe("a full import unpublishes what is missing; --partial does not", () => 
     const codeless = publishedProperties(db).filter((p) => p.code === null).length;
     expect(codeless).toBeGreaterThan(0);
     await importFeed(db, vrsync(listing("BAD-LATER"), listing("OK")));
-    const summary = await importFeed(db, vrsync(listing("BAD-LATER", "t", "<Details><ListPrice>-1</ListPrice></Details>"), listing("OK")));
+    // No Title: this copy cannot be a listing.
+    const summary = await importFeed(db, vrsync(listing("BAD-LATER", ""), listing("OK")));
     expect(summary).toMatchObject({ unchanged: 1, rejected: 1 });
     const codes = publishedProperties(db).map((p) => p.code);
     expect(codes.filter((c) => c !== null)).toEqual(["BAD-LATER", "OK"]);
@@ -162,14 +163,27 @@ describe("photos are replaced as a set", () => {
   });
 });
 
-describe("rejections: reported by code and reason, the rest imported", () => {
-  test("malformed values, a missing ListingID, a negative price, an unknown transaction, a repeated code", async () => {
+describe("rejections and warnings: a listing is refused only when it cannot be one", () => {
+  test("no ListingID, no Title, no way to tell sale from rent are refused; unreadable values are warnings; the last copy of a code wins", async () => {
     const db = fresh();
     const summary = await importFeed(db, join(FIXTURES, "rejections.xml"));
-    expect(summary).toMatchObject({ created: 2, updated: 0, unchanged: 0, unpublished: 0, rejected: 8 });
-    expect(summary.rejections.map((r) => r.code)).toEqual([null, "NEG-1", "TT-1", "USD-1", "NOTITLE-1", "SEP-1", "TYPE-1", "GOOD-1"]);
-    expect(summary.rejections[7]!.reason).toContain("appears more than once");
-    expect(publishedProperties(db).map((p) => [p.code, p.title])).toEqual([["GOOD-1", "Apartamento bom"], ["GOOD-2", "Casa boa"]]);
+    expect(summary).toMatchObject({ created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 3 });
+    expect(summary.rejections.map((r) => r.code)).toEqual([null, "TT-1", "NOTITLE-1"]);
+    expect(summary.warnings).toEqual({ OUT_OF_RANGE: 1, FOREIGN_CURRENCY: 1, UNKNOWN_PROPERTY_TYPE: 1, DUPLICATE_LISTING: 1 });
+    expect(summary.warningList.find((w) => w.kind === "DUPLICATE_LISTING")).toMatchObject({ code: "GOOD-1", line: 5, message: expect.stringContaining("appears again at line 48") });
+    expect(publishedProperties(db).map((p) => [p.code, p.title])).toEqual([
+      ["GOOD-1", "Repetido"], ["GOOD-2", "Casa boa"], ["NEG-1", "Preço negativo"], ["SEP-1", "Separador de milhar"],
+      ["TYPE-1", "Tipo desconhecido"], ["USD-1", "Preço em dólar"],
+    ]);
+  });
+
+  test("--strict refuses a listing on any warning, every warning named in its reason", async () => {
+    const db = fresh();
+    const summary = await importFeed(db, join(FIXTURES, "rejections.xml"), { strict: true });
+    expect(summary.rejections.map((r) => r.code)).toEqual([null, "NEG-1", "TT-1", "USD-1", "NOTITLE-1", "TYPE-1"]);
+    expect(summary.rejections[1]!.reason).toMatch(/^line 15: Details\/ListPrice: a negative amount \(got "-1\d*"\)$/);
+    expect(summary.warnings).toEqual({ DUPLICATE_LISTING: 1 });
+    expect(publishedProperties(db).map((p) => p.code)).toEqual(["GOOD-1", "GOOD-2", "SEP-1"]);
   });
 });
 
@@ -200,7 +214,7 @@ describe("--dry-run changes nothing", () => {
     const before = publishedProperties(db);
     const sequence = lastSequence(db);
     const summary = await importFeed(db, vrsync(listing("A", "novo"), listing("C")), { dryRun: true });
-    expect(summary).toEqual({ created: 1, updated: 1, unchanged: 0, unpublished: 1, rejected: 0, rejections: [] });
+    expect(summary).toEqual({ created: 1, updated: 1, unchanged: 0, unpublished: 1, rejected: 0, warnings: {}, rejections: [], warningList: [] });
     expect(publishedProperties(db)).toEqual(before);
     expect(lastSequence(db)).toBe(sequence);
   });
@@ -220,7 +234,7 @@ describe("one transaction, checked against concurrent change", () => {
     withDb(db, (conn) => {
       const staging = new Staging(conn, () => crypto.randomUUID());
       try {
-        staging.add("A", { ...blankListing("A"), title: "mine" });
+        staging.add("A", 1, { ...blankListing("A"), title: "mine" });
         staging.flush();
         conn.run("UPDATE properties SET title = 'theirs', updated_at = '2030-01-01T00:00:00.000Z' WHERE code = 'A'");
         const after = lastSequenceOf(conn);

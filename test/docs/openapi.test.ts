@@ -11,21 +11,47 @@ import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SORTS } from "../../src/modules
 import { client, createTestApp } from "../helpers/app.ts";
 import { sandboxApp, type SandboxApp } from "./sandbox.ts";
 import { schemaProblems } from "./validate.ts";
+import { Database } from "bun:sqlite";
+import { EXAMPLE_SUBSCRIPTION_ID } from "../../src/docs/webhooks.ts";
 
 type Json = Record<string, any>;
 
 let sandbox: SandboxApp;
 let document: Json;
 let token: string;
+let receiver: ReturnType<typeof Bun.serve>;
+
+/**
+ * The subscription the webhook examples name, owned by the sandbox client and pointed at a
+ * local receiver (a test event must reach nothing outside this machine); made again after an
+ * example deletes it.
+ */
+function ensureExampleSubscription(): void {
+  const db = new Database(sandbox.dbPath);
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    db.run(
+      "INSERT OR IGNORE INTO webhook_subscriptions (id, client_id, url, events, enabled, secret, after_sequence, created_at, updated_at) " +
+        "VALUES (?, 'sandbox', ?, '[\"lead.created\"]', 1, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwCDKc+O0v6Wo=', 0, '2026-01-05T14:30:00.000Z', '2026-01-05T14:30:00.000Z')",
+      [EXAMPLE_SUBSCRIPTION_ID, `http://127.0.0.1:${receiver.port}/hooks`],
+    );
+  } finally {
+    db.close();
+  }
+}
 
 beforeAll(async () => {
+  receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
   sandbox = sandboxApp();
   const response = await sandbox.request("/openapi.json");
   expect(response.status).toBe(200);
   document = (await response.json()) as Json;
   token = await sandbox.token();
 });
-afterAll(() => sandbox.close());
+afterAll(() => {
+  sandbox.close();
+  receiver.stop(true);
+});
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
@@ -89,7 +115,7 @@ describe("errors are documented with their codes", () => {
 
   test("every protected operation documents the guard's failures (CONTRACT §4) and 500", () => {
     const protectedOps = operationsOf(document).filter(({ op }) => isProtected(op));
-    expect(protectedOps.length).toBe(8);
+    expect(protectedOps.length).toBe(17);
     for (const { op } of protectedOps) {
       expect(documentedCodes(op, 401)).toEqual(["INVALID_TOKEN"]);
       expect(documentedCodes(op, 403)).toEqual(["API_DISABLED", "IP_BLOCKED", "NO_DATABASE"]);
@@ -115,6 +141,11 @@ describe("errors are documented with their codes", () => {
       "GET /v1/leads/{id}": ["VALIDATION_ERROR", "INVALID_FIELDS"],
       "POST /v1/leads": ["VALIDATION_ERROR", "MISSING_BODY"],
       "GET /v1/changes": ["VALIDATION_ERROR"],
+      "POST /v1/webhooks": ["VALIDATION_ERROR", "MISSING_BODY"],
+      "GET /v1/webhooks": ["VALIDATION_ERROR"],
+      "PATCH /v1/webhooks/{id}": ["VALIDATION_ERROR", "MISSING_BODY"],
+      "GET /v1/webhooks/{id}/deliveries": ["VALIDATION_ERROR"],
+      "POST /v1/webhooks/{id}/replay": ["VALIDATION_ERROR", "MISSING_BODY"],
     };
     for (const [key, codes] of Object.entries(expected)) {
       const [method, path] = key.split(" ") as [string, string];
@@ -122,6 +153,9 @@ describe("errors are documented with their codes", () => {
     }
     expect(documentedCodes(document.paths["/v1/properties/{id}"].get, 404)).toEqual(["NOT_FOUND"]);
     expect(documentedCodes(document.paths["/v1/leads/{id}"].get, 404)).toEqual(["NOT_FOUND"]);
+    for (const [path, methods] of Object.entries(document.paths as Json).filter(([path]) => path.startsWith("/v1/webhooks/{id}"))) {
+      for (const method of METHODS.filter((m) => methods[m])) expect(documentedCodes(methods[method], 404)).toEqual(["NOT_FOUND"]);
+    }
     const create = document.paths["/v1/leads"].post;
     for (const [status, code] of [[413, "PAYLOAD_TOO_LARGE"], [415, "UNSUPPORTED_MEDIA_TYPE"], [422, "IDEMPOTENCY_KEY_REUSED"]] as const) {
       expect(documentedCodes(create, status)).toEqual([code]);
@@ -215,6 +249,7 @@ describe("examples come from the sandbox and the sandbox accepts them", () => {
         ? [exampleRequest(path, method, op, { optional: true }), exampleRequest(path, method, op, { optional: false })]
         : [exampleRequest(path, method, op, { optional: true, body: bodies[0] }), ...bodies.map((body) => exampleRequest(path, method, op, { optional: false, body }))];
       for (const request of requests) {
+        if (path.startsWith("/v1/webhooks/")) ensureExampleSubscription();
         const response = await sandbox.app.handle(request);
         const outcome = { request: `${request.method} ${request.url}`, ok: response.ok, status: response.status };
         expect(outcome).toEqual({ ...outcome, ok: true });
@@ -281,6 +316,16 @@ describe("observed responses are as documented", () => {
       ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify({ ...lead, name: "Bia" }) }],
       ["get", "/v1/changes", "/v1/changes?entity=leads&limit=5", { headers: auth }],
       ["get", "/v1/changes", "/v1/changes?entity=houses", { headers: auth }],
+      ["post", "/v1/webhooks", "/v1/webhooks", { method: "POST", headers: json, body: JSON.stringify({ url: "http://127.0.0.1:9/hooks", events: ["lead.created"] }) }],
+      ["post", "/v1/webhooks", "/v1/webhooks", { method: "POST", headers: json, body: JSON.stringify({ url: "ftp://x", events: [] }) }],
+      ["get", "/v1/webhooks", "/v1/webhooks", { headers: auth }],
+      ["get", "/v1/webhooks", "/v1/webhooks?limit=0", { headers: auth }],
+      ["get", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { headers: auth }],
+      ["patch", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { method: "PATCH", headers: json, body: JSON.stringify({ enabled: true }) }],
+      ["patch", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { method: "PATCH", headers: json, body: JSON.stringify({}) }],
+      ["delete", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { method: "DELETE", headers: auth }],
+      ["get", "/v1/webhooks/{id}/deliveries", "/v1/webhooks/00000000-0000-4000-8000-000000000000/deliveries", { headers: auth }],
+      ["post", "/v1/webhooks/{id}/replay", "/v1/webhooks/00000000-0000-4000-8000-000000000000/replay", { method: "POST", headers: json, body: "{}" }],
     ];
     const seen = new Set<string>();
     for (const [method, template, url, init] of cases) {
@@ -319,6 +364,10 @@ describe("observed responses are as documented", () => {
       ["post", "/v1/leads", "UNSUPPORTED_MEDIA_TYPE", "/v1/leads", { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "x" }],
       ["post", "/v1/leads", "PAYLOAD_TOO_LARGE", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, message: "x".repeat(70_000) }) }],
       ["get", "/v1/changes", "VALIDATION_ERROR", "/v1/changes", { headers: auth }],
+      ["post", "/v1/webhooks", "VALIDATION_ERROR", "/v1/webhooks", { method: "POST", headers: json, body: JSON.stringify({ url: "ftp://crm.example.com", events: [] }) }],
+      ["get", "/v1/webhooks", "VALIDATION_ERROR", "/v1/webhooks?limit=101", { headers: auth }],
+      ["get", "/v1/webhooks/{id}", "NOT_FOUND", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { headers: auth }],
+      ["get", "/v1/webhooks/{id}/deliveries", "VALIDATION_ERROR", `/v1/webhooks/${EXAMPLE_SUBSCRIPTION_ID}/deliveries?state=done`, { headers: auth }],
     ];
     for (const [method, path, code, url, init] of cases) {
       const op = document.paths[path][method];

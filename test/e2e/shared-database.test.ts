@@ -16,13 +16,18 @@ const PYTHON = toolForTests("python3", ["python3"], "install it with `apt-get in
 
 let dir: string;
 let binary: string;
+/** Every server started here: killed at the end even when a test failed half-way. */
+const started: RunningBinary[] = [];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "pa-shared-db-"));
   binary = join(dir, "partner-api");
   copyFileSync(ensureBinary(), binary);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  for (const server of started) if (server.proc.exitCode === null) server.proc.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
 
 function run(args: string[]) {
   const result = Bun.spawnSync([binary, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
@@ -145,6 +150,7 @@ describe("a served database opened by other processes", () => {
     async () => {
       const { path, listings } = seeded("served.sqlite", 300);
       const server = await startBinary(binary, ["sandbox", "--db", path, "--rate-limit", "100000000"], dir);
+      started.push(server);
       const token = await sandboxToken(server.url);
       const load = new PartnerLoad(server.url, token);
       const reader = pythonReader(path);
@@ -210,6 +216,7 @@ describe("a served database opened by other processes", () => {
       writeFileSync(feed, lines.join("\n") + "\n");
 
       const server = await startBinary(binary, ["sandbox", "--db", path, "--rate-limit", "100000000"], dir);
+      started.push(server);
       const token = await sandboxToken(server.url);
       const load = new PartnerLoad(server.url, token);
       let caught = false;

@@ -16,6 +16,8 @@ import { REDIS_SERVER, startRedis, type TestRedis } from "../helpers/redis.ts";
 let dir: string;
 let binary: string;
 let redis: TestRedis;
+/** Every server started here: killed at the end even when a test failed half-way. */
+const started: ReturnType<typeof Bun.spawn>[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pa-workers-"));
@@ -26,6 +28,7 @@ beforeAll(async () => {
   if (REDIS_SERVER !== null) redis = await startRedis();
 }, 120_000);
 afterAll(async () => {
+  for (const proc of started) if (proc.exitCode === null) proc.kill("SIGKILL");
   await redis?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -58,6 +61,7 @@ interface Served {
 async function serve(args: string[], port = freePort()): Promise<Served> {
   let log = "";
   const proc = Bun.spawn([binary, "serve", ...args, "--port", String(port)], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  started.push(proc);
   for (const stream of [proc.stdout, proc.stderr]) {
     void (async () => {
       for await (const chunk of stream as ReadableStream<Uint8Array>) log += Buffer.from(chunk).toString();
@@ -154,6 +158,32 @@ describe("serve --workers N", () => {
       expect(listeners(served.port)).toBe(0);
     },
     60_000,
+  );
+
+  test.skipIf(REDIS_SERVER === null)(
+    "workers whose supervisor was killed outright stop by themselves and free the port",
+    async () => {
+      const served = await serve(["--config", writeConfig("orphans", {}, redis.url), "--workers", "2"]);
+      const up = Date.now() + 10_000;
+      while (Date.now() < up && workersOf(served.proc.pid).length < 2) await Bun.sleep(20);
+      const pids = workersOf(served.proc.pid);
+      expect(pids).toHaveLength(2);
+      served.proc.kill("SIGKILL");
+      // A worker notices within a second, then drains like any stop (up to 10 s).
+      const gone = Date.now() + 15_000;
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+        } catch {
+          return false;
+        }
+      };
+      while (Date.now() < gone && pids.some(alive)) await Bun.sleep(50);
+      expect(pids.filter(alive)).toEqual([]);
+      expect(listeners(served.port)).toBe(0);
+    },
+    30_000,
   );
 
   test("a port another server holds is refused, exit 1", async () => {

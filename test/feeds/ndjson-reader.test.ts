@@ -27,9 +27,10 @@ const apiProperty = {
   isPublished: true,
   createdAt: "2025-01-01T00:00:00.000Z",
   updatedAt: "2025-01-02T00:00:00.000Z",
-  address: { street: "Rua B", number: "10", complement: null, neighborhood: "Centro", city: "Curitiba", state: null, uf: "PR", cep: "80000000" },
+  address: { street: "Rua B", number: "10", complement: null, neighborhood: "Centro", city: "Curitiba", state: null, uf: "PR", cep: "80000000", visibility: "STREET" as const },
   coordinates: { latitude: -25.4, longitude: -49.2 },
   features: { totalArea: 60, builtArea: 55.5, bedrooms: 2, bathrooms: 1, suites: 0, parkingSpaces: 1, floor: 3, totalFloors: 8, isFurnished: false },
+  amenities: ["Piscina", " Academia ", "Piscina"],
   pricing: { salePrice: null, rentalPrice: 2300, condominiumFee: 400, iptu: 900 },
   financing: { acceptsFinancing: false },
   photos: [
@@ -43,11 +44,13 @@ describe("NDJSON: properties in the API's shape", () => {
     const [item] = await read(JSON.stringify(apiProperty) + "\n");
     expect(item).toEqual({
       kind: "listing",
+      line: 1,
+      warnings: [],
       listing: {
         code: "AP-1", title: "Apartamento", description: "Desc", operationType: "RENT", status: "AVAILABLE",
         propertyType: "Apartamento", highlight: "PREMIUM", exclusive: false,
         address: { ...apiProperty.address, state: "Paraná", cep: "80000-000" },
-        coordinates: apiProperty.coordinates, features: apiProperty.features, pricing: apiProperty.pricing,
+        coordinates: apiProperty.coordinates, features: apiProperty.features, amenities: ["Piscina", "Academia"], pricing: apiProperty.pricing,
         financing: apiProperty.financing,
         photos: [
           { id: "a", url: "https://img.example/1.jpg", alt: "Sala", order: 1, isMain: true },
@@ -60,7 +63,10 @@ describe("NDJSON: properties in the API's shape", () => {
   test("absent groups take their empty values; blank lines and CRLF endings are fine", async () => {
     const items = await read(`\n${JSON.stringify({ code: "M", title: "Mínimo", operationType: "SALE" })}\r\n\n`);
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ kind: "listing", listing: { code: "M", status: "AVAILABLE", highlight: "STANDARD", photos: [], address: { city: null } } });
+    expect(items[0]).toMatchObject({
+      kind: "listing",
+      listing: { code: "M", status: "AVAILABLE", highlight: "STANDARD", photos: [], amenities: [], address: { city: null, visibility: "ALL" } },
+    });
   });
 
   test("the last line needs no newline", async () => {

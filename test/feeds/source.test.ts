@@ -66,12 +66,24 @@ describe("feed sources", () => {
     expect((await text(path)).text).toContain("São");
   });
 
-  test("bytes that are not UTF-8 in a UTF-8 feed fail the feed, pointing at the declaration", async () => {
+  test("bytes that are not UTF-8 in an undeclared feed are read as windows-1252, with one warning naming the line", async () => {
     const path = join(dir, "bad-utf8.xml");
-    writeFileSync(path, Buffer.from("<ListingDataFeed>São</ListingDataFeed>", "latin1"));
+    // UTF-8 around Latin-1 bytes (ã = 0xE3, ç = 0xE7) and a windows-1252 en dash (0x96).
+    const latin = Buffer.from([0x4a, 0x6f, 0xe3, 0x6f, 0x20, 0x96, 0x20, 0x61, 0xe7, 0xe3, 0x6f, 0x0a]);
+    writeFileSync(path, Buffer.concat([Buffer.from("<ListingDataFeed>\nSão "), latin, Buffer.from("€ ok</ListingDataFeed>")]));
+    const feed = await openFeed(path);
+    let all = "";
+    for await (const chunk of feed.text) all += chunk;
+    expect(all).toBe("<ListingDataFeed>\nSão João \u2013 ação\n€ ok</ListingDataFeed>");
+    expect(feed.notices).toEqual([expect.objectContaining({ kind: "ENCODING", line: 2, code: null })]);
+  });
+
+  test("NDJSON is UTF-8 exactly: other bytes fail the feed", async () => {
+    const path = join(dir, "bad-utf8.ndjson");
+    writeFileSync(path, Buffer.from('{"code":"São"}\n', "latin1"));
     const error = await text(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FeedError);
-    expect((error as Error).message).toContain("ISO-8859-1");
+    expect((error as Error).message).toContain("not valid UTF-8");
   });
 });
 

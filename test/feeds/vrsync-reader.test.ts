@@ -1,8 +1,10 @@
-// The VRSync reader: every mapped element of the fixture lands in the right field, bad listings
-// are refused with their code and reason, and a malformed document is refused whole.
+// The VRSync reader: every mapped element of the fixture lands in the right field, a listing is
+// refused only when it cannot be one (values it cannot read are warnings), and a malformed
+// document is refused whole.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { FeedError, type FeedItem, type Listing } from "../../src/feeds/listing.ts";
+import type { FeedWarning } from "../../src/feeds/warnings.ts";
 import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
 import { MAX_LISTING_CHARS } from "../../src/feeds/vrsync/tree.ts";
 
@@ -13,9 +15,9 @@ async function* chunks(text: string, size = 97): AsyncGenerator<string> {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
 }
 
-async function read(text: string): Promise<FeedItem[]> {
+async function read(text: string, notices: FeedWarning[] = []): Promise<FeedItem[]> {
   const items: FeedItem[] = [];
-  for await (const item of readVrsync(chunks(text))) items.push(item);
+  for await (const item of readVrsync(chunks(text), notices)) items.push(item);
   return items;
 }
 
@@ -41,13 +43,14 @@ describe("VRSync mapping: every element with a home in SPEC's property", () => {
       exclusive: false,
       address: {
         street: "Avenida Ibirapuera", number: "2120", complement: "Apto 71", neighborhood: "Moema",
-        city: "São Paulo", state: "São Paulo", uf: "SP", cep: "04028-001",
+        city: "São Paulo", state: "São Paulo", uf: "SP", cep: "04028-001", visibility: "ALL",
       },
       coordinates: { latitude: -23.6021, longitude: -46.6653 },
       features: {
         totalArea: 110, builtArea: 92.5, bedrooms: 3, bathrooms: 2, suites: 1, parkingSpaces: 2,
         floor: 7, totalFloors: 15, isFurnished: true,
       },
+      amenities: ["Pool", "Furnished"],
       pricing: { salePrice: 850000, rentalPrice: null, condominiumFee: 1200.5, iptu: 3600 },
       financing: { acceptsFinancing: false },
       photos: [
@@ -114,33 +117,38 @@ describe("VRSync mapping: every element with a home in SPEC's property", () => {
   });
 });
 
-describe("VRSync rejections: bad listings are reported by code and reason, the rest are read", () => {
-  test("missing ListingID, negative price, unknown TransactionType, non-BRL, no Title, thousands separator, unknown PropertyType", async () => {
+describe("VRSync refusals: only a listing that cannot be one is refused; the rest are read with warnings", () => {
+  test("no ListingID, no Title, or no way to tell sale from rent refuse the listing; unreadable values are warnings", async () => {
     const items = await read(await Bun.file(join(FIXTURES, "rejections.xml")).text());
     const rejected = items.filter((item) => item.kind === "rejected");
-    expect(rejected.map((item) => item.code)).toEqual([null, "NEG-1", "TT-1", "USD-1", "NOTITLE-1", "SEP-1", "TYPE-1"]);
+    expect(rejected.map((item) => item.code)).toEqual([null, "TT-1", "NOTITLE-1"]);
     const reasons = rejected.map((item) => (item.kind === "rejected" ? item.reason : ""));
     expect(reasons[0]).toMatch(/^line \d+: ListingID: is required$/);
-    expect(reasons[1]).toContain("ListPrice: must not be negative");
-    expect(reasons[2]).toContain('TransactionType: unknown value "Lease To Own"');
-    expect(reasons[3]).toContain("ListPrice: currency USD is not BRL");
-    expect(reasons[4]).toContain("Title: is required");
-    expect(reasons[5]).toContain('ListPrice: "350.000" is not a plain number');
-    expect(reasons[6]).toContain('PropertyType: unknown value "Residential / Igloo"');
+    expect(reasons[1]).toContain('TransactionType: "Lease To Own" is not a known transaction type, and neither ListPrice nor RentalPrice tells sale from rent');
+    expect(reasons[2]).toContain("Title: is required");
+    const read_ = new Map(items.flatMap((item) => (item.kind === "listing" ? [[item.listing.code, item] as const] : [])));
+    expect(read_.get("NEG-1")).toMatchObject({ listing: { pricing: { salePrice: null } }, warnings: [{ kind: "OUT_OF_RANGE", code: "NEG-1", element: "Details/ListPrice", value: "-100" }] });
+    expect(read_.get("USD-1")).toMatchObject({ listing: { pricing: { salePrice: null } }, warnings: [{ kind: "FOREIGN_CURRENCY", element: "Details/ListPrice@currency", value: "USD" }] });
+    expect(read_.get("SEP-1")).toMatchObject({ listing: { pricing: { salePrice: 350000 } }, warnings: [] }); // 350.000 is grouping
+    expect(read_.get("TYPE-1")).toMatchObject({ listing: { propertyType: "Residential / Igloo" }, warnings: [{ kind: "UNKNOWN_PROPERTY_TYPE" }] });
     const good = items.filter((item) => item.kind === "listing").map((item) => item.kind === "listing" && item.listing.code);
-    expect(good).toEqual(["GOOD-1", "GOOD-1", "GOOD-2"]); // the repeated code is the importer's to refuse
+    expect(good).toEqual(["GOOD-1", "NEG-1", "USD-1", "SEP-1", "TYPE-1", "GOOD-1", "GOOD-2"]); // the repeated code is the importer's to settle
   });
 
-  test("every problem of a listing is named in one reason", async () => {
+  test("each value that cannot be read is its own warning, with the element's line, path and value; the listing is kept", async () => {
     const [item] = await read(
-      feed("<Listing><ListingID>MANY</ListingID><TransactionType>For Sale</TransactionType><Details><Bedrooms>two</Bedrooms>" +
-        "<ListPrice>-1</ListPrice></Details><Location><Latitude>95</Latitude><PostalCode>123</PostalCode></Location></Listing>"),
+      feed("<Listing><ListingID>MANY</ListingID><Title>t</Title><TransactionType>For Sale</TransactionType><Details><Bedrooms>two</Bedrooms>\n" +
+        "<ListPrice>-1</ListPrice></Details><Location><Latitude>95</Latitude><Longitude>10</Longitude>\n<PostalCode>123</PostalCode></Location></Listing>"),
     );
-    expect(item!.kind).toBe("rejected");
-    const reason = item!.kind === "rejected" ? item!.reason : "";
-    for (const part of ["Bedrooms:", "PostalCode:", "Title: is required", "ListPrice: must not be negative", "Latitude: must be between -90 and 90"]) {
-      expect(reason).toContain(part);
-    }
+    expect(item!.kind).toBe("listing");
+    const warnings = item!.kind === "listing" ? item!.warnings : [];
+    expect(warnings.map(({ kind, element, value, line }) => ({ kind, element, value, line }))).toEqual([
+      { kind: "INVALID_CEP", element: "Location/PostalCode", value: "123", line: 3 },
+      { kind: "OUT_OF_RANGE", element: "Location/Latitude", value: "95", line: 2 },
+      { kind: "OUT_OF_RANGE", element: "Details/ListPrice", value: "-1", line: 2 },
+      { kind: "UNREADABLE_NUMBER", element: "Details/Bedrooms", value: "two", line: 1 },
+    ]);
+    expect(item).toMatchObject({ listing: { features: { bedrooms: null }, pricing: { salePrice: null }, coordinates: { latitude: null, longitude: null }, address: { cep: null } } });
   });
 
   test("a listing over the size cap is refused by its code without holding it in memory", async () => {
@@ -167,9 +175,10 @@ describe("VRSync malformed documents: refused whole, with line and column", () =
     expect((error as Error).message).toContain("not a VRSync feed");
   });
 
-  test("entities a DTD declares are never expanded (an error: no entity bombs)", async () => {
-    const xml = '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY boom "boom">]>' + feed("<Listing><ListingID>&boom;</ListingID></Listing>").replace(/^<\?xml[^>]*>/, "");
-    const error = await read(xml).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(FeedError);
+  test("an entity a DTD declares is expanded as its text", async () => {
+    const xml = '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY agency "Imobiliária &amp; Cia">]>' +
+      feed("<Listing><ListingID>E-1</ListingID><Title>&agency;</Title><TransactionType>For Sale</TransactionType></Listing>").replace(/^<\?xml[^>]*>/, "");
+    const [item] = await read(xml);
+    expect(item).toMatchObject({ kind: "listing", listing: { title: "Imobiliária & Cia" } });
   });
 });

@@ -1,7 +1,7 @@
 // The VRSync writer: what it writes reads back to the same listing, including what VRSync has no
 // element for (through the extension namespace) and text XML would otherwise alter.
 import { describe, expect, test } from "bun:test";
-import { blankListing, type FeedItem, type Listing } from "../../src/feeds/listing.ts";
+import { blankListing, type FeedItem, type FeedListing } from "../../src/feeds/listing.ts";
 import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
 import { PROPERTY_TYPES } from "../../src/feeds/vrsync/vocabulary.ts";
 import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/feeds/vrsync/writer.ts";
@@ -10,14 +10,19 @@ async function* once(text: string): AsyncGenerator<string> {
   yield text;
 }
 
-async function roundTrip(listings: Listing[]): Promise<FeedItem[]> {
-  const xml = vrsyncHeader("test", "2026-01-01T00:00:00.000Z") + listings.map(vrsyncListing).join("") + VRSYNC_FOOTER;
+/** The listings read back from the writer's XML; what the writer writes must raise no warning. */
+async function roundTrip(listings: FeedListing[]): Promise<FeedListing[]> {
+  const xml = vrsyncHeader("test", "2026-01-01T00:00:00.000Z") + listings.map((listing) => vrsyncListing(listing)).join("") + VRSYNC_FOOTER;
   const items: FeedItem[] = [];
   for await (const item of readVrsync(once(xml))) items.push(item);
-  return items;
+  return items.map((item) => {
+    if (item.kind !== "listing") throw new Error(`refused: ${item.reason}`);
+    expect(item.warnings).toEqual([]);
+    return item.listing;
+  });
 }
 
-function full(code: string): Listing {
+function full(code: string): FeedListing {
   return {
     ...blankListing(code),
     title: "Título com <tags> & \"aspas\"",
@@ -27,9 +32,10 @@ function full(code: string): Listing {
     propertyType: "Sala Comercial",
     highlight: "TRIPLE",
     exclusive: true,
-    address: { street: "Rua A", number: "S/N", complement: "Sala 3", neighborhood: "Centro", city: "Recife", state: "Pernambuco", uf: "PE", cep: "50000-000" },
+    address: { street: "Rua A", number: "S/N", complement: "Sala 3", neighborhood: "Centro", city: "Recife", state: "Pernambuco", uf: "PE", cep: "50000-000", visibility: "STREET" },
     coordinates: { latitude: -8.0539, longitude: -34.8811 },
     features: { totalArea: 48.75, builtArea: 40, bedrooms: null, bathrooms: 1, suites: null, parkingSpaces: 0, floor: -1, totalFloors: 12, isFurnished: true },
+    amenities: ["Ar-condicionado", "Mobiliado", "Copa & cozinha <integrada>"],
     pricing: { salePrice: 320000, rentalPrice: 2100.9, condominiumFee: 0, iptu: 980 },
     financing: { acceptsFinancing: true },
     photos: [
@@ -42,28 +48,44 @@ function full(code: string): Listing {
 describe("VRSync writer: an export re-imports to the same listing", () => {
   test("every field survives, escapes and line breaks included", async () => {
     const listing = full("SA-1");
-    expect(await roundTrip([listing])).toEqual([{ kind: "listing", listing }]);
+    expect(await roundTrip([listing])).toEqual([listing]);
+  });
+
+  test("displayAddress is written as VRSync spells it, for each visibility", async () => {
+    const listings = (["ALL", "STREET", "NEIGHBORHOOD"] as const).map((visibility) => {
+      const listing = full(`V-${visibility}`);
+      return { ...listing, address: { ...listing.address, visibility } };
+    });
+    const xml = listings.map((listing) => vrsyncListing(listing)).join("");
+    expect([...xml.matchAll(/displayAddress="(\w+)"/g)].map((m) => m[1])).toEqual(["All", "Street", "Neighborhood"]);
+    expect(await roundTrip(listings)).toEqual(listings);
+  });
+
+  test("a furnished listing whose amenities do not say so gets a Furnished feature", async () => {
+    const listing = { ...blankListing("F"), title: "t", features: { ...blankListing("F").features, isFurnished: true } };
+    expect(vrsyncListing(listing)).toContain("<Feature>Furnished</Feature>");
+    expect(await roundTrip([listing])).toEqual([{ ...listing, amenities: ["Furnished"] }]);
   });
 
   test("each operation type: SALE, SALE with a rent (Sale/Rent), RENT and SEASONAL", async () => {
     const base = { ...blankListing("X"), title: "t" };
-    const listings: Listing[] = [
+    const listings: FeedListing[] = [
       { ...base, code: "S", operationType: "SALE", pricing: { ...base.pricing, salePrice: 1 } },
       { ...base, code: "SR", operationType: "SALE", pricing: { ...base.pricing, salePrice: 1, rentalPrice: 2 } },
       { ...base, code: "R", operationType: "RENT", pricing: { ...base.pricing, salePrice: 3, rentalPrice: 2 } },
       { ...base, code: "SE", operationType: "SEASONAL", pricing: { ...base.pricing, rentalPrice: 9000 } },
     ];
-    expect(await roundTrip(listings)).toEqual(listings.map((listing) => ({ kind: "listing", listing })));
+    expect(await roundTrip(listings)).toEqual(listings);
   });
 
   test("every property type of the table, and one outside it (through the extension)", async () => {
     const names = [...PROPERTY_TYPES.map(([, name]) => name), "Pousada de Charme", null];
     const listings = names.map((propertyType, i) => ({ ...blankListing(`T-${i}`), title: "t", propertyType }));
-    expect(await roundTrip(listings)).toEqual(listings.map((listing) => ({ kind: "listing", listing })));
+    expect(await roundTrip(listings)).toEqual(listings);
   });
 
   test("tiny and whole numbers are written in plain notation", async () => {
     const listing = { ...blankListing("N"), title: "t", coordinates: { latitude: 1e-7, longitude: -0.5 } };
-    expect(await roundTrip([listing])).toEqual([{ kind: "listing", listing }]);
+    expect(await roundTrip([listing])).toEqual([listing]);
   });
 });

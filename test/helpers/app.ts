@@ -7,6 +7,7 @@ import { createApp } from "../../src/app.ts";
 import { resolveConfig, validateConfig } from "../../src/config/load.ts";
 import type { ConfigFile } from "../../src/config/schema.ts";
 import { silentLogger, type Logger } from "../../src/logging.ts";
+import { createServerWebhooks, type ServerWebhooks } from "../../src/modules/webhooks/service.ts";
 import { Runtime } from "../../src/runtime.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../../src/seed/generator.ts";
@@ -80,6 +81,10 @@ export interface TestAppOptions {
   leads?: number;
   redis?: ConfigFile["redis"];
   logger?: Logger;
+  /** The webhook worker and metrics (default: a worker that is never started); tests of webhooks pass their own. */
+  webhooks?: (runtime: Runtime) => ServerWebhooks;
+  /** The config's `webhooks` key. */
+  webhookTargets?: ConfigFile["webhooks"];
 }
 
 function configFileFor(dir: string, options: TestAppOptions): ConfigFile {
@@ -90,6 +95,7 @@ function configFileFor(dir: string, options: TestAppOptions): ConfigFile {
     clients: options.clients ?? [client("portal").entry],
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
     ...(options.redis ? { redis: options.redis } : {}),
+    ...(options.webhookTargets ? { webhooks: options.webhookTargets } : {}),
   };
 }
 
@@ -102,6 +108,7 @@ export interface TestApp {
   runtime: Runtime;
   clock: FakeClock;
   dir: string;
+  webhooks: ServerWebhooks;
   /** Sends a request through app.handle; `peer` sets the TCP peer address. */
   request(path: string, init?: RequestInit & { peer?: string }): Promise<Response>;
   token(who: TestClient, peer?: string): Promise<string>;
@@ -118,16 +125,26 @@ export interface TestApp {
 
 export function createTestApp(options: TestAppOptions = {}): TestApp {
   const dir = mkdtempSync(join(tmpdir(), "pa-test-"));
-  return testAppOn(dir, configFileFor(dir, options), new FakeClock(), options.logger ?? silentLogger(), () => rmSync(dir, { recursive: true, force: true }));
+  const webhooks = options.webhooks ?? ((runtime: Runtime) => createServerWebhooks(runtime, { logger: silentLogger() }));
+  return testAppOn(dir, configFileFor(dir, options), new FakeClock(), options.logger ?? silentLogger(), webhooks, () => rmSync(dir, { recursive: true, force: true }));
 }
 
-function testAppOn(dir: string, file: ConfigFile, clock: FakeClock, logger: Logger, cleanUp: () => void): TestApp {
+function testAppOn(
+  dir: string,
+  file: ConfigFile,
+  clock: FakeClock,
+  logger: Logger,
+  makeWebhooks: (runtime: Runtime) => ServerWebhooks,
+  cleanUp: () => void,
+): TestApp {
   const runtime = new Runtime(resolveTestConfig(dir, file), clock, { logger, redisProbeEveryMs: 50 });
   const siblings: TestApp[] = [];
+  const webhooks = makeWebhooks(runtime);
   const app = createApp({
     runtime,
     logger,
     peerAddress: (request) => request.headers.get(PEER_HEADER),
+    webhooks,
   });
   const request = (path: string, init: RequestInit & { peer?: string } = {}) => {
     const headers = new Headers(init.headers);
@@ -148,12 +165,13 @@ function testAppOn(dir: string, file: ConfigFile, clock: FakeClock, logger: Logg
     runtime,
     clock,
     dir,
+    webhooks,
     request,
     token,
     get: (path, bearer, peer) => request(path, { headers: { authorization: `Bearer ${bearer}` }, ...(peer ? { peer } : {}) }),
     reload: (changes) => runtime.reload(resolveTestConfig(dir, { ...file, ...changes })),
     sibling() {
-      const other = testAppOn(dir, file, clock, logger, () => {});
+      const other = testAppOn(dir, file, clock, logger, makeWebhooks, () => {});
       siblings.push(other);
       return other;
     },

@@ -42,6 +42,10 @@ const FAMILY_LABELS: Record<string, string[]> = {
   process_cpu_seconds_total: [],
   process_open_fds: [],
   nodejs_eventloop_lag_p99_seconds: [],
+  partner_api_webhook_attempts_total: ["event", "outcome"],
+  partner_api_webhook_deliveries_total: ["event", "state"],
+  partner_api_webhook_attempt_duration_seconds_bucket: ["event", "le"],
+  partner_api_webhook_oldest_pending_seconds: ["database"],
 };
 
 /** Grafana's variables, as the dashboard's expressions use them. */

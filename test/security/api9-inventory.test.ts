@@ -11,14 +11,23 @@ import { LEAD } from "./tenants.ts";
 const portal = client("portal", { rateLimitPerMinute: 100_000 });
 let t: TestApp;
 let token = "";
+// Webhook targets on this machine only: the test event must reach nothing else.
+const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null, { status: 204 }) });
+const hook = { url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["lead.created"] };
 beforeAll(async () => {
-  t = createTestApp({ clients: [portal.entry] });
+  t = createTestApp({ clients: [portal.entry], webhookTargets: { allowHttp: true, allowPrivateTargets: true } });
   token = await t.token(portal);
 });
-afterAll(() => t.close());
+afterAll(() => {
+  t.close();
+  receiver.stop(true);
+});
+
+type Ids = { property: string; lead: string; webhook: string; webhookToDelete: string };
+const json = (method: string, body: unknown): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 /** Every route the documents promise, with a request that must succeed and its status. */
-const DOCUMENTED: Record<string, (ids: { property: string; lead: string }) => { path: string; init?: RequestInit; status: number }> = {
+const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestInit; status: number }> = {
   "GET /health": () => ({ path: "/health", status: 200 }),
   "POST /v1/auth/token": () => ({ path: "/v1/auth/token", init: { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret } }, status: 200 }),
   "GET /v1/fields": () => ({ path: "/v1/fields", status: 200 }),
@@ -29,6 +38,16 @@ const DOCUMENTED: Record<string, (ids: { property: string; lead: string }) => { 
   "GET /v1/leads/:id": ({ lead }) => ({ path: `/v1/leads/${lead}?fields=id`, status: 200 }),
   "POST /v1/leads": () => ({ path: "/v1/leads", init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(LEAD) }, status: 201 }),
   "GET /v1/changes": () => ({ path: "/v1/changes?entity=leads", status: 200 }),
+  // Webhook subscriptions: CONTRACT §13.
+  "POST /v1/webhooks": () => ({ path: "/v1/webhooks", init: json("POST", hook), status: 201 }),
+  "GET /v1/webhooks": () => ({ path: "/v1/webhooks", status: 200 }),
+  "GET /v1/webhooks/:id": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}`, status: 200 }),
+  "PATCH /v1/webhooks/:id": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}`, init: json("PATCH", { description: "inventory" }), status: 200 }),
+  "DELETE /v1/webhooks/:id": ({ webhookToDelete }) => ({ path: `/v1/webhooks/${webhookToDelete}`, init: { method: "DELETE" }, status: 204 }),
+  "POST /v1/webhooks/:id/rotate-secret": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/rotate-secret`, init: { method: "POST" }, status: 200 }),
+  "POST /v1/webhooks/:id/test": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/test`, init: { method: "POST" }, status: 200 }),
+  "GET /v1/webhooks/:id/deliveries": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/deliveries`, status: 200 }),
+  "POST /v1/webhooks/:id/replay": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/replay`, init: json("POST", { after: 0 }), status: 202 }),
   "GET /openapi.json": () => ({ path: "/openapi.json", status: 200 }),
   "GET /docs": () => ({ path: "/docs", status: 200 }),
   // The docs page's script: CONTRACT §12 keeps its assets inside the binary.
@@ -45,9 +64,13 @@ describe("API9 improper inventory management", () => {
   });
 
   test("each route answers as documented", async () => {
-    const ids = {
+    const subscribe = async () =>
+      (await read(await t.request("/v1/webhooks", { ...json("POST", hook), headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } }))).body.data.id;
+    const ids: Ids = {
       property: (await read(await t.get("/v1/properties?fields=id&limit=1", token))).body.data[0].id,
       lead: (await read(await t.get("/v1/leads?fields=id&limit=1", token))).body.data[0].id,
+      webhook: await subscribe(),
+      webhookToDelete: await subscribe(),
     };
     for (const key of routeKeys()) {
       const { path, init = {}, status } = DOCUMENTED[key]!(ids);

@@ -1,8 +1,8 @@
 // A property in the API's JSON shape (as GET /v1/properties returns it) → a listing, checking
 // every member's type; members the database assigns (id, createdAt, updatedAt, isPublished) are ignored.
-import type { OperationType, PropertyStatus } from "../../catalog/enums.ts";
+import { ADDRESS_VISIBILITIES, type AddressVisibility, type OperationType, type PropertyStatus } from "../../catalog/enums.ts";
 import { completeState, normalizeCep } from "../brazil.ts";
-import { blankListing, type Listing, type ListingPhoto, normalizePhotos } from "../listing.ts";
+import { blankListing, type FeedListing, type Listing, type ListingPhoto, normalizePhotos } from "../listing.ts";
 import { listingProblems } from "../validate.ts";
 
 type Json = Record<string, unknown>;
@@ -55,6 +55,17 @@ class Members {
     return value;
   }
 
+  /** An array of strings, trimmed, blanks and repeats dropped; absent or null is []. */
+  strings(parent: Json, key: string): string[] {
+    const value = parent[key];
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+      this.problems.push(`${key}: must be an array of strings`);
+      return [];
+    }
+    return [...new Set((value as string[]).map((item) => item.trim()).filter((item) => item !== ""))];
+  }
+
   photos(parent: Json): ListingPhoto[] {
     const value = parent.photos;
     if (value === undefined || value === null) return [];
@@ -79,7 +90,7 @@ class Members {
   }
 }
 
-function build(json: Json, code: string, m: Members): Listing {
+function build(json: Json, code: string, m: Members): FeedListing {
   const listing = blankListing(code);
   listing.title = m.text(json, "title") ?? "";
   listing.description = m.text(json, "description") ?? "";
@@ -89,9 +100,13 @@ function build(json: Json, code: string, m: Members): Listing {
   listing.highlight = m.text(json, "highlight") ?? "STANDARD";
   listing.exclusive = m.boolean(json, "exclusive");
   const address = m.object(json, "address");
-  for (const key of Object.keys(listing.address) as (keyof Listing["address"])[]) {
+  const { visibility: _, ...texts } = listing.address;
+  for (const key of Object.keys(texts) as (keyof typeof texts)[]) {
     listing.address[key] = m.text(address, key, `address.${key}`);
   }
+  const visibility = m.text(address, "visibility", "address.visibility") ?? "ALL";
+  if ((ADDRESS_VISIBILITIES as readonly string[]).includes(visibility)) listing.address.visibility = visibility as AddressVisibility;
+  else m.problems.push(`address.visibility: must be one of ${ADDRESS_VISIBILITIES.join(", ")}`);
   Object.assign(listing.address, completeState(listing.address.state, listing.address.uf));
   const cep = listing.address.cep;
   listing.address.cep = cep === null ? null : (normalizeCep(cep) ?? cep);
@@ -104,6 +119,7 @@ function build(json: Json, code: string, m: Members): Listing {
     if (key === "isFurnished") listing.features.isFurnished = m.boolean(features, key, "features.isFurnished");
     else listing.features[key] = m.number(features, key, `features.${key}`);
   }
+  listing.amenities = m.strings(json, "amenities");
   const pricing = m.object(json, "pricing");
   for (const key of Object.keys(listing.pricing) as (keyof Listing["pricing"])[]) {
     listing.pricing[key] = m.number(pricing, key, `pricing.${key}`);
@@ -113,7 +129,7 @@ function build(json: Json, code: string, m: Members): Listing {
   return listing;
 }
 
-export type ApiShapeResult = { listing: Listing } | { code: string | null; problems: string[] };
+export type ApiShapeResult = { listing: FeedListing } | { code: string | null; problems: string[] };
 
 /** The listing an API-shaped property describes, or every problem with it. */
 export function listingFromApiShape(value: unknown): ApiShapeResult {

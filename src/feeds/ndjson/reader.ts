@@ -12,11 +12,12 @@ function item(line: string, number: number): FeedItem | null {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { kind: "rejected", code: null, reason: `line ${number}: not valid JSON (${(error as Error).message})` };
+    return { kind: "rejected", code: null, line: number, reason: `line ${number}: not valid JSON (${(error as Error).message})` };
   }
   const result = listingFromApiShape(value);
-  if ("listing" in result) return { kind: "listing", listing: result.listing };
-  return { kind: "rejected", code: result.code, reason: `line ${number}: ${result.problems.join("; ")}` };
+  // The API's own shape is read exactly: a listing is taken whole or refused, never warned about.
+  if ("listing" in result) return { kind: "listing", listing: result.listing, line: number, warnings: [] };
+  return { kind: "rejected", code: result.code, line: number, reason: `line ${number}: ${result.problems.join("; ")}` };
 }
 
 export async function* readNdjson(text: AsyncIterable<string>): AsyncGenerator<FeedItem> {
@@ -33,7 +34,7 @@ export async function* readNdjson(text: AsyncIterable<string>): AsyncGenerator<F
       number++;
       if (overlong || line.length > MAX_LINE_CHARS) {
         overlong = false;
-        yield { kind: "rejected", code: null, reason: `line ${number}: longer than ${MAX_LINE_CHARS} characters` };
+        yield { kind: "rejected", code: null, line: number, reason: `line ${number}: longer than ${MAX_LINE_CHARS} characters` };
         continue;
       }
       const next = item(line, number);
@@ -46,7 +47,7 @@ export async function* readNdjson(text: AsyncIterable<string>): AsyncGenerator<F
     }
   }
   number++;
-  if (overlong) yield { kind: "rejected", code: null, reason: `line ${number}: longer than ${MAX_LINE_CHARS} characters` };
+  if (overlong) yield { kind: "rejected", code: null, line: number, reason: `line ${number}: longer than ${MAX_LINE_CHARS} characters` };
   else {
     const last = item(pending, number);
     if (last !== null) yield last;

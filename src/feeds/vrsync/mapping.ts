@@ -1,37 +1,38 @@
-// One VRSync <Listing> element tree → a listing, or the reasons it cannot be imported. The table
-// of what maps where is docs/IMPORT.md; the vocabularies are in vocabulary.ts.
-import type { PropertyStatus } from "../../catalog/enums.ts";
-import { completeState, foldText, normalizeCep } from "../brazil.ts";
-import { blankListing, type FeedItem, type Listing, type ListingPhoto, normalizePhotos } from "../listing.ts";
-import { listingProblems, type Label } from "../validate.ts";
-import type { ListingTree, XmlElement } from "./tree.ts";
+// One VRSync <Listing> element tree → a listing and the warnings about values it could not take
+// as written, or the reason it cannot be a listing at all (no ListingID, no Title, no way to tell
+// sale from rent: CONTRACT §16). Values are read by ../values/, where CRMs' spellings live; the
+// table of what maps where is docs/IMPORT.md.
+import type { OperationType } from "../../catalog/enums.ts";
+import { blankListing, type FeedItem, type FeedListing, type ListingPhoto, normalizePhotos } from "../listing.ts";
+import { listingProblems, MAX_CODE_LENGTH, MAX_TEXT_LENGTH, MAX_TITLE_LENGTH } from "../validate.ts";
+import { readCep, readState } from "../values/address.ts";
+import { readArea, readCoordinate, readCount, readFloor, readMoney } from "../values/numbers.ts";
+import { readPhotoUrl } from "../values/photos.ts";
+import { readPropertyType } from "../values/property-type.ts";
+import { readText } from "../values/text.ts";
+import { areaFactor, feePeriod, type Period, rentPeriod, scaled, taxPeriod } from "../values/units.ts";
 import {
-  AREA_UNITS, FEATURED_TIER, FEE_PERIODS, FURNISHED_FEATURE, operationOfTransaction, propertyTypeName, RENTAL_PERIODS,
-  SEASONAL_PERIODS, TAX_PERIODS,
-} from "./vocabulary.ts";
+  dealsOf, isBrazil, isBrl, isPhotoMedium, isPrimary, readBoolean, readStatus, readTier, readVisibility,
+} from "../values/vocabularies.ts";
+import { type FeedWarning, type Problem, problem, type Read, shownValue } from "../warnings.ts";
+import { type ListingTree, pathOf, type XmlElement } from "./tree.ts";
+import { FEATURED_TIER, meansFurnished } from "./vocabulary.ts";
 
-/** API field paths named as a VRSync author knows them. */
-const VRSYNC_NAMES: Readonly<Record<string, string>> = {
-  code: "ListingID", title: "Title", description: "Description", operationType: "TransactionType",
-  status: "pa:Status", propertyType: "PropertyType", highlight: "PublicationType",
-  "address.street": "Address", "address.number": "StreetNumber", "address.complement": "Complement",
-  "address.neighborhood": "Neighborhood", "address.city": "City", "address.state": "State",
-  "address.uf": "State abbreviation", "address.cep": "PostalCode",
-  "coordinates.latitude": "Latitude", "coordinates.longitude": "Longitude",
-  "features.totalArea": "LotArea", "features.builtArea": "LivingArea", "features.bedrooms": "Bedrooms",
-  "features.bathrooms": "Bathrooms", "features.suites": "Suites", "features.parkingSpaces": "Garage",
-  "features.floor": "UnitFloor", "features.totalFloors": "Floors",
-  "pricing.salePrice": "ListPrice", "pricing.rentalPrice": "RentalPrice",
-  "pricing.condominiumFee": "PropertyAdministrationFee", "pricing.iptu": "Iptu", photos: "Media/Item",
-};
-const vrsyncLabel: Label = (path) => VRSYNC_NAMES[path] ?? path;
+/** Longest amenity name kept (a Feature is a short label). */
+const MAX_AMENITY_LENGTH = 200;
 
-const DECIMAL = /^[+-]?\d+(?:\.\d+)?$/;
-/** Money and areas: a dot followed by three digits is far more often a thousands separator than decimals. */
-const CENTS = /^[+-]?\d+(?:\.\d{1,2})?$/;
+/** The first child of that key (indexed on first use: a listing looks up some forty of them). */
+function child(parent: XmlElement | undefined, key: string): XmlElement | undefined {
+  if (parent === undefined) return undefined;
+  if (parent.byKey === undefined) {
+    parent.byKey = new Map();
+    for (const c of parent.children) if (!parent.byKey.has(c.key)) parent.byKey.set(c.key, c);
+  }
+  return parent.byKey.get(key);
+}
 
-function child(parent: XmlElement | undefined, name: string): XmlElement | undefined {
-  return parent?.children.find((c) => c.name === name);
+function childrenOf(parent: XmlElement | undefined, key: string): XmlElement[] {
+  return parent?.children.filter((c) => c.key === key) ?? [];
 }
 
 /** Trimmed text; an absent or empty element is null (CRMs often write <Suites/> for "none given"). */
@@ -45,173 +46,295 @@ function attribute(element: XmlElement | undefined, name: string): string | null
   return value === "" ? null : value;
 }
 
-/** A converted amount keeps two decimals; an unconverted one stays exactly as written. */
-function scaled(value: number, factor: number): number {
-  return factor === 1 ? value : Math.round(value * factor * 100) / 100;
+/** An amount and whether its period makes a rent a holiday let. */
+interface Amount {
+  value: number | null;
+  seasonal: boolean;
 }
 
-/** Collects problems while reading one listing's elements. */
-class ListingReader {
-  readonly problems: string[] = [];
+/** Reads one listing's values through the value layer; each value not taken as written is a warning. */
+class ListingValues {
+  readonly warnings: FeedWarning[] = [];
 
-  number(element: XmlElement | undefined, name: string, pattern = DECIMAL): number | null {
+  constructor(private readonly code: string) {}
+
+  warn(element: XmlElement, { kind, message }: Problem, value: string | null, attributeName?: string): void {
+    const path = pathOf(element);
+    const where = attributeName === undefined ? path : `${path}@${attributeName}`;
+    this.warnings.push({ kind, code: this.code, line: element.line, element: where || "Listing", value: shownValue(value), message });
+  }
+
+  take<T>(element: XmlElement, read: Read<T>, value: string | null, attributeName?: string): T {
+    if (read.problem !== undefined) this.warn(element, read.problem, value, attributeName);
+    return read.value;
+  }
+
+  /** Free text, trimmed, cleaned of what nothing means; null when absent. */
+  text(element: XmlElement | undefined, max = MAX_TITLE_LENGTH): string | null {
+    const raw = element?.text ?? "";
+    return element === undefined || raw.trim() === "" ? null : this.take(element, readText(raw, max), raw);
+  }
+
+  /** The value of a reader over an element's text; null when the element is absent or empty. */
+  value<T>(element: XmlElement | undefined, read: (text: string) => Read<T | null>): T | null {
     const text = textOf(element);
-    if (text === null) return null;
-    if (!pattern.test(text)) {
-      const rule = pattern === CENTS ? "at most two decimals after a dot, no thousands separators" : "digits, optionally a dot and decimals";
-      this.problems.push(`${name}: "${text}" is not a plain number (${rule})`);
-      return null;
-    }
-    return Number(text);
+    return element === undefined || text === null ? null : this.take(element, read(text), text);
   }
 
-  boolean(element: XmlElement | undefined, name: string): boolean | null {
-    const text = textOf(element)?.toLowerCase() ?? null;
-    if (text === null) return null;
-    if (text === "true" || text === "1") return true;
-    if (text === "false" || text === "0") return false;
-    this.problems.push(`${name}: "${text}" is not true or false`);
-    return null;
+  /** A flag (pa:Exclusive, Featured…); absent or unreadable is null. */
+  flag(element: XmlElement | undefined): boolean | null {
+    return this.value(element, readBoolean);
   }
 
-  /** A factor from a unit or period attribute's table; null (with a problem) for an unknown one. */
-  factor(element: XmlElement | undefined, name: string, attr: string, table: Readonly<Record<string, number>>, fallback: string): number | null {
-    const value = (attribute(element, attr) ?? fallback).toLowerCase();
-    const factor = table[value];
-    if (factor === undefined) this.problems.push(`${name}: ${attr} "${value}" is not one of ${Object.keys(table).join(", ")}`);
-    return factor ?? null;
-  }
-
-  /** An amount in BRL (any other currency is refused: SPEC's money is BRL), scaled to the API's period. */
-  money(element: XmlElement | undefined, name: string, periods?: { table: Readonly<Record<string, number>>; fallback: string }): number | null {
-    const amount = this.number(element, name, CENTS);
-    if (amount === null) return null;
+  /**
+   * An amount in BRL converted by its `period` attribute (when it has one); another currency is
+   * null. A price of 0 is null (on request); a fee or tax of 0 (`exemption`) stays 0.
+   */
+  money(element: XmlElement | undefined, period?: (text: string | null) => Read<Period | null>, exemption = false): Amount {
+    const amount = this.value(element, (text) => readMoney(text, !exemption));
+    if (element === undefined || amount === null) return { value: null, seasonal: false };
     const currency = attribute(element, "currency");
-    if (currency !== null && currency.toUpperCase() !== "BRL") {
-      this.problems.push(`${name}: currency ${currency} is not BRL`);
-      return null;
+    if (!isBrl(currency)) {
+      this.warn(element, problem("FOREIGN_CURRENCY", "a price in another currency than BRL: null"), currency, "currency");
+      return { value: null, seasonal: false };
     }
-    if (periods === undefined) return amount;
-    const factor = this.factor(element, name, "period", periods.table, periods.fallback);
-    return factor === null ? null : scaled(amount, factor);
+    if (period === undefined) return { value: amount, seasonal: false };
+    const text = attribute(element, "period");
+    const factor = this.take(element, period(text), text, "period");
+    return factor === null ? { value: null, seasonal: false } : { value: scaled(amount, factor.factor), seasonal: factor.seasonal };
   }
 
-  area(element: XmlElement | undefined, name: string): number | null {
-    const value = this.number(element, name, CENTS);
-    if (value === null) return null;
-    const factor = this.factor(element, name, "unit", AREA_UNITS, "square metres");
+  /** An area in square metres, from its `unit` (the alqueire depends on the listing's state). */
+  area(element: XmlElement | undefined, uf: string | null): number | null {
+    const value = this.value(element, readArea);
+    if (element === undefined || value === null) return null;
+    const unit = attribute(element, "unit");
+    const factor = this.take(element, areaFactor(unit, uf), unit, "unit");
     return factor === null ? null : scaled(value, factor);
   }
 }
 
-function readPhotos(media: XmlElement | undefined): ListingPhoto[] {
-  const images = (media?.children ?? []).filter(
-    (item) => item.name === "Item" && (attribute(item, "medium") ?? "image").toLowerCase() === "image",
-  );
-  return normalizePhotos(
-    images.map((item, index) => ({
-      id: attribute(item, "pa:id"),
-      url: textOf(item) ?? "",
-      alt: attribute(item, "caption"),
-      order: index + 1,
-      isMain: attribute(item, "primary")?.toLowerCase() === "true",
-    })),
-  );
+/** Elements of Details, also found directly under Listing in some feeds. */
+function detailOf(listing: XmlElement) {
+  const details = child(listing, "details");
+  return (key: string) => child(details, key) ?? child(listing, key);
 }
 
-function readAddress(location: XmlElement | undefined, r: ListingReader, listing: Listing): void {
-  const country = child(location, "Country");
-  const countryCode = attribute(country, "abbreviation") ?? textOf(country);
-  if (countryCode !== null && !["br", "bra", "brasil", "brazil"].includes(foldText(countryCode))) {
-    r.problems.push(`Country: only Brazil (BR) is supported, got ${countryCode}`);
+function readAddress(location: XmlElement | undefined, v: ListingValues, listing: FeedListing): void {
+  if (location === undefined) return;
+  const display = attribute(location, "displayaddress");
+  const visibility = display === null ? "ALL" : v.take(location, readVisibility(display), display, "displayAddress");
+  const country = child(location, "country");
+  const countryName = attribute(country, "abbreviation") ?? textOf(country);
+  if (country !== undefined && countryName !== null && !isBrazil(countryName)) {
+    v.warn(country, problem("FOREIGN_COUNTRY", "a country other than Brazil: the address is read as it is"), countryName);
   }
-  const stateElement = child(location, "State");
-  const { state, uf } = completeState(textOf(stateElement), attribute(stateElement, "abbreviation"));
-  const postal = textOf(child(location, "PostalCode"));
-  const cep = postal === null ? null : normalizeCep(postal);
-  if (postal !== null && cep === null) r.problems.push(`PostalCode: "${postal}" is not a CEP of 8 digits`);
+  const stateElement = child(location, "state");
+  const state = readState(textOf(stateElement), attribute(stateElement, "abbreviation"));
+  if (state.problem !== undefined) v.warn(stateElement!, state.problem, textOf(stateElement) ?? attribute(stateElement, "abbreviation"));
   listing.address = {
-    street: textOf(child(location, "Address")),
-    number: textOf(child(location, "StreetNumber")),
-    complement: textOf(child(location, "Complement")),
-    neighborhood: textOf(child(location, "Neighborhood")),
-    city: textOf(child(location, "City")),
-    state,
-    uf,
-    cep,
+    street: v.text(child(location, "address")),
+    number: v.text(child(location, "streetnumber")),
+    complement: v.text(child(location, "complement")),
+    neighborhood: v.text(child(location, "neighborhood")),
+    city: v.text(child(location, "city")),
+    state: state.state === null ? null : state.state.slice(0, MAX_TITLE_LENGTH),
+    uf: state.uf,
+    cep: v.value(child(location, "postalcode"), readCep),
+    visibility,
   };
-  listing.coordinates = {
-    latitude: r.number(child(location, "Latitude"), "Latitude"),
-    longitude: r.number(child(location, "Longitude"), "Longitude"),
-  };
+  listing.coordinates = readCoordinates(location, v);
 }
 
-function readDetails(details: XmlElement | undefined, r: ListingReader, listing: Listing): void {
-  const floor = child(details, "UnitFloor") ?? child(details, "Floor");
-  const features = child(details, "Features")?.children.filter((f) => f.name === "Feature") ?? [];
-  listing.features = {
-    totalArea: r.area(child(details, "LotArea"), "LotArea"),
-    builtArea: r.area(child(details, "LivingArea"), "LivingArea"),
-    bedrooms: r.number(child(details, "Bedrooms"), "Bedrooms"),
-    bathrooms: r.number(child(details, "Bathrooms"), "Bathrooms"),
-    suites: r.number(child(details, "Suites"), "Suites"),
-    parkingSpaces: r.number(child(details, "Garage"), "Garage"),
-    floor: r.number(floor, floor?.name ?? "UnitFloor"),
-    totalFloors: r.number(child(details, "Floors"), "Floors"),
-    isFurnished: features.some((f) => ["furnished", "mobiliado"].includes(foldText(f.text))),
-  };
-  // Iptu is VRSync's current element; YearlyTax the older one it replaces.
-  const tax = child(details, "Iptu") ?? child(details, "YearlyTax");
-  listing.pricing = {
-    salePrice: r.money(child(details, "ListPrice"), "ListPrice"),
-    rentalPrice: r.money(child(details, "RentalPrice"), "RentalPrice", { table: RENTAL_PERIODS, fallback: "monthly" }),
-    condominiumFee: r.money(child(details, "PropertyAdministrationFee"), "PropertyAdministrationFee", { table: FEE_PERIODS, fallback: "monthly" }),
-    iptu: r.money(tax, tax?.name ?? "Iptu", { table: TAX_PERIODS, fallback: "yearly" }),
-  };
-}
-
-function readOperation(element: XmlElement, details: XmlElement | undefined, r: ListingReader, listing: Listing): void {
-  const transaction = textOf(child(element, "TransactionType"));
-  const operation = transaction === null ? null : operationOfTransaction(transaction);
-  if (transaction === null) r.problems.push("TransactionType: is required");
-  else if (operation === null) r.problems.push(`TransactionType: unknown value "${transaction}" (use For Sale, For Rent or Sale/Rent)`);
-  const period = (attribute(child(details, "RentalPrice"), "period") ?? "monthly").toLowerCase();
-  const seasonal = r.boolean(child(element, "pa:Seasonal"), "pa:Seasonal") === true || SEASONAL_PERIODS.has(period);
-  listing.operationType = operation === "RENT" && seasonal ? "SEASONAL" : (operation ?? "SALE");
-}
-
-function readListing(element: XmlElement, code: string, r: ListingReader): Listing {
-  const listing = blankListing(code);
-  const details = child(element, "Details");
-  listing.title = textOf(child(element, "Title")) ?? "";
-  listing.description = textOf(child(details, "Description") ?? child(element, "Description")) ?? "";
-  readOperation(element, details, r, listing);
-  listing.status = (textOf(child(element, "pa:Status"))?.toUpperCase() ?? "AVAILABLE") as PropertyStatus;
-  const extensionType = textOf(child(element, "pa:PropertyType"));
-  const vrsyncType = textOf(child(details, "PropertyType"));
-  listing.propertyType = extensionType ?? (vrsyncType === null ? null : propertyTypeName(vrsyncType));
-  if (extensionType === null && vrsyncType !== null && listing.propertyType === null) {
-    r.problems.push(`PropertyType: unknown value "${vrsyncType}"`);
+/**
+ * Latitude and longitude (also under Location/GeoLocation). A position needs both: when one is
+ * missing or unreadable, or they are the 0,0 placeholder, both are null.
+ */
+function readCoordinates(location: XmlElement, v: ListingValues): FeedListing["coordinates"] {
+  const geo = child(location, "geolocation");
+  const latitudeElement = child(location, "latitude") ?? child(geo, "latitude");
+  const longitudeElement = child(location, "longitude") ?? child(geo, "longitude");
+  const latitude = v.value(latitudeElement, readCoordinate);
+  const longitude = v.value(longitudeElement, readCoordinate);
+  const none = { latitude: null, longitude: null };
+  if (latitude === null || longitude === null || (latitude === 0 && longitude === 0)) return none;
+  if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) {
+    const bad = Math.abs(latitude) > 90 ? latitudeElement! : longitudeElement!;
+    v.warn(bad, problem("OUT_OF_RANGE", "outside the globe (latitude -90..90, longitude -180..180): the position is null"), textOf(bad));
+    return none;
   }
-  const tier = textOf(child(element, "PublicationType"))?.toUpperCase() ?? null;
-  listing.highlight = tier ?? (r.boolean(child(element, "Featured"), "Featured") === true ? FEATURED_TIER : "STANDARD");
-  listing.exclusive = r.boolean(child(element, "pa:Exclusive"), "pa:Exclusive") ?? false;
-  listing.financing = { acceptsFinancing: r.boolean(child(element, "pa:AcceptsFinancing"), "pa:AcceptsFinancing") ?? false };
-  readDetails(details, r, listing);
-  readAddress(child(element, "Location"), r, listing);
-  listing.photos = readPhotos(child(element, "Media"));
-  return listing;
+  return { latitude, longitude };
 }
 
-/** The feed item of one <Listing>: the listing, or its code (if any) and every problem found. */
+/** Feature names in feed order, repeats (in any case) dropped. */
+function readAmenities(features: XmlElement[], v: ListingValues): string[] {
+  const seen = new Set<string>();
+  const amenities: string[] = [];
+  for (const feature of features) {
+    const name = v.text(feature, MAX_AMENITY_LENGTH);
+    if (name === null || seen.has(name.toLowerCase())) continue;
+    seen.add(name.toLowerCase());
+    amenities.push(name);
+  }
+  return amenities;
+}
+
+function readDetails(detail: (key: string) => XmlElement | undefined, v: ListingValues, listing: FeedListing): void {
+  const uf = listing.address.uf;
+  const floor = detail("unitfloor") ?? detail("floor");
+  const features = detail("features");
+  listing.amenities = readAmenities(childrenOf(features, "feature"), v);
+  listing.features = {
+    totalArea: v.area(detail("lotarea"), uf),
+    builtArea: v.area(detail("livingarea"), uf),
+    bedrooms: v.value(detail("bedrooms"), readCount),
+    bathrooms: v.value(detail("bathrooms"), readCount),
+    suites: v.value(detail("suites"), readCount),
+    parkingSpaces: v.value(detail("garage"), readCount),
+    floor: v.value(floor, readFloor),
+    totalFloors: v.value(detail("floors"), readCount),
+    isFurnished: listing.amenities.some(meansFurnished),
+  };
+}
+
+/**
+ * The deal and the prices. A listing that names no recognisable deal is told from its prices
+ * (only ListPrice: a sale; only RentalPrice: a rent); with neither it cannot be a listing.
+ */
+function readDeal(element: XmlElement, detail: (key: string) => XmlElement | undefined, v: ListingValues, listing: FeedListing): string | null {
+  const rentElement = detail("rentalprice");
+  const rent = v.money(rentElement, rentPeriod);
+  let sale = v.money(detail("listprice"));
+  const feeElement = detail("propertyadministrationfee") ?? detail("condominiumfee");
+  // Iptu is VRSync's current element; PropertyTax its alias; YearlyTax the older one.
+  const taxElement = detail("iptu") ?? detail("propertytax") ?? detail("yearlytax");
+  const transactionElement = child(element, "transactiontype") ?? detail("transactiontype");
+  const transaction = textOf(transactionElement);
+  const deals = transaction === null ? null : dealsOf(transaction);
+  let rentalPrice = rent.value;
+  let seasonal = rent.seasonal || v.flag(child(element, "pa:seasonal")) === true;
+
+  let operation: OperationType;
+  if (deals !== null) {
+    seasonal ||= deals.seasonal;
+    const rents = deals.rent || deals.seasonal;
+    if (!deals.sale && rentElement === undefined && sale.value !== null) {
+      // A rent-only listing whose rent is in ListPrice: that is its rent.
+      const listPrice = detail("listprice")!;
+      const period = attribute(listPrice, "period");
+      const factor = v.take(listPrice, rentPeriod(period), period, "period");
+      rentalPrice = factor === null ? null : scaled(sale.value, factor.factor);
+      seasonal ||= factor?.seasonal === true;
+      sale = { value: null, seasonal: false };
+    }
+    if (deals.sale && rents) operation = sale.value === null && rentalPrice !== null ? "RENT" : "SALE";
+    else operation = deals.sale ? "SALE" : "RENT";
+  } else if (sale.value !== null || rentalPrice !== null) {
+    operation = sale.value !== null ? "SALE" : "RENT";
+    if (transaction !== null) {
+      v.warn(transactionElement!, problem("UNKNOWN_TRANSACTION_TYPE", `not a known transaction type: told from the prices (${operation})`), transaction);
+    }
+  } else {
+    return transaction === null
+      ? "TransactionType: is required when neither ListPrice nor RentalPrice tells sale from rent"
+      : `TransactionType: "${transaction}" is not a known transaction type, and neither ListPrice nor RentalPrice tells sale from rent`;
+  }
+  listing.operationType = operation === "RENT" && seasonal ? "SEASONAL" : operation;
+  listing.pricing = {
+    salePrice: sale.value,
+    rentalPrice,
+    condominiumFee: v.money(feeElement, feePeriod, true).value,
+    iptu: v.money(taxElement, taxPeriod, true).value,
+  };
+  return null;
+}
+
+/**
+ * PropertyType as text (`Residential / Apartment`, `Apartamento`), beside UsageType, or as nested
+ * elements (`<Residential><Apartment/></Residential>`). pa:PropertyType (our own export, for a
+ * type outside the table) wins as written.
+ */
+function readType(element: XmlElement, detail: (key: string) => XmlElement | undefined, v: ListingValues): string | null {
+  const extension = v.text(child(element, "pa:propertytype"));
+  if (extension !== null) return extension;
+  const type = detail("propertytype");
+  if (type === undefined) return null;
+  const nested = type.children[0];
+  if (nested !== undefined) {
+    const inner = nested.children[0];
+    const text = inner?.name ?? textOf(nested) ?? nested.name;
+    return v.take(type, readPropertyType({ text, usage: inner === undefined && textOf(nested) === null ? null : nested.name }), `${nested.name}/${text}`);
+  }
+  const text = textOf(type);
+  if (text === null) return null;
+  return v.take(type, readPropertyType({ text, usage: textOf(detail("usagetype")) }), text);
+}
+
+/** Photos in feed order; a media item that is no usable photo is dropped with a warning, repeats collapse. */
+function readPhotos(media: XmlElement | undefined, v: ListingValues): ListingPhoto[] {
+  const photos: ListingPhoto[] = [];
+  const byUrl = new Map<string, ListingPhoto>();
+  for (const item of childrenOf(media, "item")) {
+    const medium = item.attributes.get("medium");
+    if (medium !== undefined && medium !== "image" && !isPhotoMedium(medium.trim() || null)) continue; // videos, floor plans: not photos
+    const url = v.take(item, readPhotoUrl(item.text), item.text.trim());
+    if (url === null) continue;
+    const primary = item.attributes.get("primary");
+    const isMain = primary !== undefined && isPrimary(primary.trim());
+    const repeated = byUrl.get(url);
+    if (repeated !== undefined) {
+      repeated.isMain ||= isMain;
+      continue;
+    }
+    const caption = attribute(item, "caption");
+    const alt = caption === null ? null : v.take(item, readText(caption, MAX_TITLE_LENGTH), caption, "caption");
+    let id = attribute(item, "pa:id");
+    if (id !== null && (id.length > 100 || photos.some((photo) => photo.id === id))) {
+      v.warn(item, problem("UNKNOWN_VALUE", "a photo id used twice or longer than 100 characters: a new id is given"), id, "pa:id");
+      id = null;
+    }
+    const photo = { id, url, alt, order: photos.length + 1, isMain };
+    byUrl.set(url, photo);
+    photos.push(photo);
+  }
+  return normalizePhotos(photos);
+}
+
+function readListing(element: XmlElement, code: string, v: ListingValues): { listing: FeedListing } | { reason: string } {
+  const listing = blankListing(code);
+  const detail = detailOf(element);
+  const title = v.text(child(element, "title"));
+  if (title === null) return { reason: "Title: is required" };
+  listing.title = title;
+  listing.description = v.text(detail("description"), MAX_TEXT_LENGTH) ?? "";
+  readAddress(child(element, "location"), v, listing);
+  const refusal = readDeal(element, detail, v, listing);
+  if (refusal !== null) return { reason: refusal };
+  const status = child(element, "pa:status");
+  listing.status = textOf(status) === null ? "AVAILABLE" : v.take(status!, readStatus(textOf(status)!), textOf(status));
+  listing.propertyType = readType(element, detail, v);
+  const tier = child(element, "publicationtype") ?? detail("publicationtype");
+  listing.highlight = textOf(tier) !== null ? v.take(tier!, readTier(textOf(tier)!), textOf(tier)) : v.flag(child(element, "featured")) === true ? FEATURED_TIER : "STANDARD";
+  listing.exclusive = v.flag(child(element, "pa:exclusive")) ?? false;
+  listing.financing = { acceptsFinancing: v.flag(child(element, "pa:acceptsfinancing")) ?? false };
+  readDetails(detail, v, listing);
+  listing.photos = readPhotos(child(element, "media"), v);
+  return { listing };
+}
+
+/** The feed item of one <Listing>. */
 export function mapListing({ element, tooLarge }: ListingTree): FeedItem {
-  const code = textOf(child(element, "ListingID"));
-  const where = `line ${element.line}`;
-  if (tooLarge) return { kind: "rejected", code, reason: `${where}: the listing is larger than 1,000,000 characters` };
-  if (code === null) return { kind: "rejected", code: null, reason: `${where}: ListingID: is required` };
-  const reader = new ListingReader();
-  const listing = readListing(element, code, reader);
-  const problems = [...reader.problems, ...listingProblems(listing, vrsyncLabel)];
-  if (problems.length > 0) return { kind: "rejected", code, reason: `${where}: ${problems.join("; ")}` };
-  return { kind: "listing", listing };
+  const line = element.line;
+  const rawCode = textOf(child(element, "listingid"));
+  const refuse = (code: string | null, reason: string): FeedItem => ({ kind: "rejected", code, line, reason: `line ${line}: ${reason}` });
+  if (tooLarge) return refuse(rawCode?.slice(0, MAX_CODE_LENGTH) ?? null, "the listing is larger than 1,000,000 characters");
+  if (rawCode === null) return refuse(null, "ListingID: is required");
+  if (rawCode.length > MAX_CODE_LENGTH) return refuse(`${rawCode.slice(0, MAX_CODE_LENGTH)}…`, `ListingID: longer than ${MAX_CODE_LENGTH} characters`);
+  const values = new ListingValues(rawCode);
+  const read = readListing(element, rawCode, values);
+  if ("reason" in read) return refuse(rawCode, read.reason);
+  // By construction nothing is left to break; the rules every import path meets are checked anyway.
+  const problems = listingProblems(read.listing);
+  if (problems.length > 0) return refuse(rawCode, problems.join("; "));
+  return { kind: "listing", listing: read.listing, line, warnings: values.warnings };
 }

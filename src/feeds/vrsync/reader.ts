@@ -1,11 +1,15 @@
 // VRSync XML text (streamed) → feed items, one per <Listing>, as the document is read.
 import type { FeedItem } from "../listing.ts";
+import type { FeedWarning } from "../warnings.ts";
 import { mapListing } from "./mapping.ts";
 import { ListingTreeReader } from "./tree.ts";
 
-/** Throws FeedError (with line and column) as soon as the XML turns out malformed. */
-export async function* readVrsync(text: AsyncIterable<string>): AsyncGenerator<FeedItem> {
-  const reader = new ListingTreeReader();
+/**
+ * Throws FeedError (with line and column) as soon as the document turns out unreadable; what it
+ * read past (junk around the document, undeclared HTML entities) goes to `notices`.
+ */
+export async function* readVrsync(text: AsyncIterable<string>, notices: FeedWarning[] = []): AsyncGenerator<FeedItem> {
+  const reader = new ListingTreeReader(notices);
   for await (const chunk of text) {
     reader.write(chunk);
     yield* drain(reader);

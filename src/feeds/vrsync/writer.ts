@@ -1,10 +1,14 @@
 // Listings → VRSync XML text, one <Listing> at a time, so an export streams. What VRSync cannot
 // say travels in the partner-api extension namespace; the output re-imports to the same data.
+import type { AddressVisibility } from "../../catalog/enums.ts";
 import type { Listing } from "../listing.ts";
 import {
-  EXTENSION_NAMESPACE, EXTENSION_PREFIX as PA, FURNISHED_FEATURE, VRSYNC_NAMESPACE, VRSYNC_SCHEMA_LOCATION,
+  EXTENSION_NAMESPACE, EXTENSION_PREFIX as PA, FURNISHED_FEATURE, meansFurnished, VRSYNC_NAMESPACE, VRSYNC_SCHEMA_LOCATION,
   vrsyncPropertyType,
 } from "./vocabulary.ts";
+
+/** The API's address visibility → VRSync's displayAddress. */
+const DISPLAY_ADDRESS: Readonly<Record<AddressVisibility, string>> = { ALL: "All", STREET: "Street", NEIGHBORHOOD: "Neighborhood" };
 
 /** Escapes text content; \r as a reference, since XML parsers turn a raw CR LF into LF. */
 function escapeText(text: string): string {
@@ -38,9 +42,10 @@ function element(indent: string, name: string, value: string | number | boolean 
   return `${indent}<${name}${attributes(attrs)}>${escapeText(text)}</${name}>\n`;
 }
 
+/** Sale/Rent only with both prices: with only a rent, a reader takes Sale/Rent for a rental (CONTRACT §16). */
 function transactionType(listing: Listing): string {
-  if (listing.operationType === "SALE") return listing.pricing.rentalPrice === null ? "For Sale" : "Sale/Rent";
-  return "For Rent"; // SEASONAL adds pa:Seasonal
+  if (listing.operationType !== "SALE") return "For Rent"; // SEASONAL adds pa:Seasonal
+  return listing.pricing.rentalPrice !== null && listing.pricing.salePrice !== null ? "Sale/Rent" : "For Sale";
 }
 
 function media(listing: Listing): string {
@@ -54,6 +59,14 @@ function media(listing: Listing): string {
     }),
   );
   return `      <Media>\n${items.join("")}      </Media>\n`;
+}
+
+/** The amenities as Features; `Furnished` added when the listing is furnished and none of them says so. */
+function features(listing: Listing, indent: string): string {
+  const names = [...listing.amenities];
+  if (listing.features.isFurnished && !names.some(meansFurnished)) names.push(FURNISHED_FEATURE);
+  if (names.length === 0) return "";
+  return `${indent}<Features>\n${names.map((name) => element(`${indent}  `, "Feature", name)).join("")}${indent}</Features>\n`;
 }
 
 function details(listing: Listing): string {
@@ -77,7 +90,7 @@ function details(listing: Listing): string {
     element(I, "Garage", f.parkingSpaces) +
     element(I, "UnitFloor", f.floor) +
     element(I, "Floors", f.totalFloors) +
-    (f.isFurnished ? `${I}<Features>\n${I}  <Feature>${FURNISHED_FEATURE}</Feature>\n${I}</Features>\n` : "") +
+    features(listing, I) +
     "      </Details>\n"
   );
 }
@@ -86,7 +99,7 @@ function location(listing: Listing): string {
   const { address: a, coordinates: c } = listing;
   const I = "        ";
   return (
-    '      <Location displayAddress="All">\n' +
+    `      <Location displayAddress="${DISPLAY_ADDRESS[a.visibility]}">\n` +
     `${I}<Country abbreviation="BR">Brasil</Country>\n` +
     (a.state !== null || a.uf !== null ? `${I}<State${attributes({ abbreviation: a.uf })}>${escapeText(a.state ?? "")}</State>\n` : "") +
     element(I, "City", a.city) +

@@ -2,6 +2,7 @@
 // shape prepared once per tenant. Pages come out of SQLite as JSON text, ready to send.
 import type { Statement } from "bun:sqlite";
 import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
+import type { RecordView } from "../../catalog/types.ts";
 import { projection } from "../../catalog/sql.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type DayCount, type DayPlan } from "./day-counts.ts";
@@ -75,25 +76,25 @@ export class ListingRepo {
    * A page of the list (JSON object texts, in order) and the exact total, read in one
    * snapshot so they agree even while writers commit.
    */
-  list(query: ListQuery): { rows: string[]; total: number } {
+  list(query: ListQuery, view: RecordView): { rows: string[]; total: number } {
     return this.tenant.read
       .transaction(() => {
         const days = dayReader(this.dayCounts);
         const total = this.total(query, days);
         const offset = (query.page - 1) * query.limit;
         // Past the end, nothing to read: an OFFSET would walk every matching row to find that out.
-        const rows = offset >= total ? [] : this.pageRows(query, offset, total, days);
+        const rows = offset >= total ? [] : this.pageRows(query, view, offset, total, days);
         return { rows, total };
       })
       .deferred();
   }
 
   /** The page at `offset` (rows in, of `total`). */
-  private pageRows(query: ListQuery, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
+  private pageRows(query: ListQuery, view: RecordView, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
     const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
-    return start === null ? [] : this.rowsFrom(query, [...implied, ...start.bounds], start.skip);
+    return start === null ? [] : this.rowsFrom(query, view, [...implied, ...start.bounds], start.skip);
   }
 
   /**
@@ -141,16 +142,16 @@ export class ListingRepo {
    * Rows of the list, skipping `skip` rows from its beginning or from where `bounds` start
    * it: a bound the filters imply (date-order.ts), the day a deep page starts on.
    */
-  private rowsFrom(query: ListQuery, bounds: readonly Bound[], skip: number): string[] {
+  private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number): string[] {
     const { table, alias } = this.catalog;
     const where = this.where(query, bounds);
     const names = query.fields.map((f) => f.name).join(",");
     // The SQL is built from catalogue entries only, so the WHERE text itself names the shape.
-    const statement = this.prepare(`page|${names}|${query.sort}|${where.sql}`, () => {
+    const statement = this.prepare(`page|${view}|${names}|${query.sort}|${where.sql}`, () => {
       const column = dateColumnOf(sortKindOf(query));
       const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
       return (
-        `SELECT ${projection(query.fields)} FROM ${table} ${alias} WHERE ${where.sql} ` +
+        `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ` +
         `ORDER BY ${alias}.${column} ${direction}, ${alias}.id ${direction} LIMIT ? OFFSET ?`
       );
     });
@@ -182,10 +183,10 @@ export class ListingRepo {
   }
 
   /** One visible record as JSON text, or null. */
-  record(id: string, fields: readonly FieldSpec[]): string | null {
+  record(id: string, fields: readonly FieldSpec[], view: RecordView): string | null {
     const { table, alias, visible } = this.catalog;
-    const statement = this.prepare(`record|${fields.map((f) => f.name).join(",")}`, () => {
-      return `SELECT ${projection(fields)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}`;
+    const statement = this.prepare(`record|${view}|${fields.map((f) => f.name).join(",")}`, () => {
+      return `SELECT ${projection(fields, view)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}`;
     });
     const row = statement.values(id)[0] as [string] | undefined;
     return row ? row[0] : null;

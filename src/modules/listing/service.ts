@@ -3,6 +3,7 @@
 // entry is served only while the database is unchanged for its entity (Tenant.generation and
 // outsideGeneration), so the cache is always exact.
 import type { EntityCatalog } from "../../catalog/index.ts";
+import type { RecordView } from "../../catalog/types.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import { parseListQuery, parseRecordQuery } from "./params.ts";
@@ -23,27 +24,36 @@ class EntityListing {
     this.generation = catalog.entity === "properties" ? () => tenant.outsideGeneration() : () => tenant.generation();
   }
 
-  /** The whole response body of a list request; `rawQuery` is the URL's search string. */
-  page(rawQuery: string): string {
+  /**
+   * The whole response body of a list request; `rawQuery` is the URL's search string. Partners
+   * see what the address visibility allows (the default); `stored` is every value as stored.
+   */
+  page(rawQuery: string, view: RecordView = "partner"): string {
     const generation = this.generation();
-    const cached = this.pages.get(rawQuery, generation);
+    // Two clients of one database may see different values: the view is part of the key.
+    const key = `${view}|${rawQuery}`;
+    const cached = this.pages.get(key, generation);
     if (cached !== undefined) return cached;
 
     const query = parseListQuery(this.catalog, new URLSearchParams(rawQuery));
-    const { rows, total } = this.repo.list(query);
+    const { rows, total } = this.repo.list(query, view);
     const totalPages = Math.ceil(total / query.limit);
     const body =
       `{"data":[${rows.join(",")}],"meta":{"page":${query.page},"limit":${query.limit},` +
       `"total":${total},"totalPages":${totalPages}}}`;
-    this.pages.set(rawQuery, generation, body);
+    this.pages.set(key, generation, body);
     return body;
   }
 
-  /** `{ data: {…} }` of one visible record; NOT_FOUND when missing, hidden or elsewhere. */
-  record(id: string | null, rawQuery: string): string {
+  /**
+   * `{ data: {…} }` of one visible record as `view` sees it; NOT_FOUND when missing, hidden or
+   * elsewhere. The one read path of a single record: GET /v1/{entity}/{id} and anything that
+   * must send exactly what it returns (webhook deliveries) go through here.
+   */
+  record(id: string | null, rawQuery: string, view: RecordView = "partner"): string {
     const fields = parseRecordQuery(this.catalog, new URLSearchParams(rawQuery));
     // Elysia hands over null for a path segment that is not valid percent-encoding (`%zz`).
-    const json = typeof id === "string" && id.length <= 64 ? this.repo.record(id, fields) : null;
+    const json = typeof id === "string" && id.length <= 64 ? this.repo.record(id, fields, view) : null;
     if (json === null) throw new ApiError("NOT_FOUND", `No ${this.catalog.entity === "leads" ? "lead" : "property"} with this id`);
     return `{"data":${json}}`;
   }
@@ -64,6 +74,11 @@ export function listingFor(tenant: Tenant, catalog: EntityCatalog): EntityListin
     byCatalog.set(catalog, listing);
   }
   return listing;
+}
+
+/** What a client may read of the records: the stored values with `fullAddress`, else a partner's view. */
+export function recordViewOf(client: { fullAddress: boolean }): RecordView {
+  return client.fullAddress ? "stored" : "partner";
 }
 
 /** The search part of a URL without the "?", cheaply. */

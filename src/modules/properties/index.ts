@@ -4,19 +4,23 @@ import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { listingFor, rawQueryOf } from "../listing/service.ts";
+import { listingFor, rawQueryOf, recordViewOf } from "../listing/service.ts";
 
 export function propertiesModule(runtime: Runtime) {
   return new Elysia({ name: "properties" })
     .use(guard(runtime))
-    .get("/v1/properties", ({ request, tenant, set }) => sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url))), {
-      protected: true,
-      detail: { summary: "List published properties", tags: ["Properties"] },
-    })
+    .get(
+      "/v1/properties",
+      ({ request, tenant, client, set }) => sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url), recordViewOf(client))),
+      {
+        protected: true,
+        detail: { summary: "List published properties", tags: ["Properties"] },
+      },
+    )
     .get(
       "/v1/properties/:id",
-      ({ request, params, tenant, set }) =>
-        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url))),
+      ({ request, params, tenant, client, set }) =>
+        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url), recordViewOf(client))),
       { protected: true, detail: { summary: "Get one published property", tags: ["Properties"] } },
     );
 }

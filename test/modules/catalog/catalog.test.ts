@@ -21,13 +21,16 @@ describe("GET /v1/fields", () => {
     expect(Object.keys(body.data)).toEqual(["properties", "leads"]);
     expect(Object.keys(body.data.properties)).toEqual([
       "id", "code", "title", "description", "operationType", "status", "propertyType", "highlight", "exclusive",
-      "isPublished", "createdAt", "updatedAt", "address", "coordinates", "features", "pricing", "financing", "photos",
+      "isPublished", "createdAt", "updatedAt", "address", "coordinates", "features", "amenities", "pricing", "financing", "photos",
     ]);
     expect(Object.keys(body.data.leads)).toEqual([
       "id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId", "interestedPropertyTitle",
       "createdAt", "updatedAt",
     ]);
     expect(Object.keys(body.data.properties.pricing.fields)).toEqual(["salePrice", "rentalPrice", "condominiumFee", "iptu"]);
+    expect(Object.keys(body.data.properties.address.fields)).toEqual(["street", "number", "complement", "neighborhood", "city", "state", "uf", "cep", "visibility"]);
+    expect(body.data.properties.address.fields.visibility.description).toContain("NEIGHBORHOOD");
+    expect(body.data.properties.amenities.fields).toBeUndefined();
     for (const info of Object.values(body.data.properties) as { description: string }[]) expect(info.description.length).toBeGreaterThan(3);
     expect(body.data.properties.title.fields).toBeUndefined();
   });

@@ -79,6 +79,7 @@ describe("the docs from the compiled binary", () => {
     async () => {
       const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
         paths: Record<string, Record<string, { summary: string }>>;
+        webhooks: Record<string, { post: { summary: string } }>;
       };
       const dom = await renderedDom(`${server.url}/docs`);
       // Rendered by Scalar, not merely the page's markup: its sections hold the document's content.
@@ -86,6 +87,11 @@ describe("the docs from the compiled binary", () => {
       for (const [path, item] of Object.entries(document.paths)) {
         expect({ path, rendered: dom.includes(path) }).toEqual({ path, rendered: true });
         for (const op of Object.values(item)) expect({ summary: op.summary, rendered: dom.includes(op.summary) }).toEqual({ summary: op.summary, rendered: true });
+      }
+      // The webhook events a receiver gets are shown too.
+      expect(Object.keys(document.webhooks).length).toBeGreaterThan(0);
+      for (const { post } of Object.values(document.webhooks)) {
+        expect({ summary: post.summary, rendered: dom.includes(post.summary) }).toEqual({ summary: post.summary, rendered: true });
       }
     },
     120_000,

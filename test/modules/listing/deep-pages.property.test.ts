@@ -160,7 +160,7 @@ async function actual(c: Case): Promise<{ ids: string[]; total: number }> {
 }
 
 function fromShallowRepo(c: Case): { ids: string[]; total: number } {
-  const { rows, total } = shallow[c.entity].list(parseListQuery(CATALOGS[c.entity], paramsOf(c)));
+  const { rows, total } = shallow[c.entity].list(parseListQuery(CATALOGS[c.entity], paramsOf(c)), "partner");
   return { ids: rows.map((row) => (JSON.parse(row) as { id: string }).id), total };
 }
 

@@ -37,7 +37,7 @@ describe("fields selection", () => {
   test("a group returns its whole object; photos come as an array ordered by order with one main", async () => {
     const { body } = await list("fields=id,address,coordinates,features,pricing,financing,photos&limit=50");
     for (const row of body.data) {
-      expect(Object.keys(row.address)).toEqual(["street", "number", "complement", "neighborhood", "city", "state", "uf", "cep"]);
+      expect(Object.keys(row.address)).toEqual(["street", "number", "complement", "neighborhood", "city", "state", "uf", "cep", "visibility"]);
       expect(Object.keys(row.coordinates)).toEqual(["latitude", "longitude"]);
       expect(Object.keys(row.features)).toEqual([
         "totalArea", "builtArea", "bedrooms", "bathrooms", "suites", "parkingSpaces", "floor", "totalFloors", "isFurnished",

@@ -1,0 +1,131 @@
+// Turning the change log into deliveries: a step reads the events after the dispatch cursor,
+// makes one delivery per event and subscription that wants it (the record read as that
+// subscription's client sees it), and moves the cursor, both in one write. The cursor moves
+// only from where the step read it, so when several processes share the file each range of
+// the log is dispatched exactly once. Replays walk the log the same way for one subscription.
+import type { Database } from "bun:sqlite";
+import type { Tenant } from "../db/tenants.ts";
+import { entityOf, eventPayload, eventTypeOf, type ChangeRow, type EventType } from "./events.ts";
+import type { ClaimedDelivery, DeliveryStore, NewDelivery } from "./store.ts";
+
+/** Events read per step: a step's record reads and inserts run on the event loop, so it stays short. */
+export const DISPATCH_BATCH = 100;
+
+/**
+ * The JSON text of a record exactly as `GET /v1/{entity}/{id}` with every field answers
+ * `clientId` (its `data`), or null when that client cannot see it.
+ */
+export type RecordReader = (tenant: Tenant, clientId: string, entity: "properties" | "leads", id: string) => string | null;
+
+/** A subscription events are dispatched to now. */
+export interface DispatchTarget {
+  id: string;
+  clientId: string;
+  events: ReadonlySet<EventType>;
+  afterSequence: number;
+}
+
+export interface DispatchDeps {
+  tenant: Tenant;
+  store: DeliveryStore;
+  records: RecordReader;
+  now: () => number;
+  newId: () => string;
+}
+
+/** Deliveries for `changes`, one per change and target that wants it. */
+function deliveriesFor(changes: readonly ChangeRow[], targets: readonly DispatchTarget[], deps: DispatchDeps): NewDelivery[] {
+  const deliveries: NewDelivery[] = [];
+  // Several subscriptions of one client share each record read.
+  const records = new Map<string, string | null>();
+  for (const change of changes) {
+    const type = eventTypeOf(change);
+    if (type === null) continue;
+    const entity = entityOf(type)!;
+    for (const target of targets) {
+      if (!target.events.has(type) || change.sequence <= target.afterSequence) continue;
+      let record = "null";
+      if (type !== "property.removed") {
+        const key = `${target.clientId}\0${change.entity}\0${change.record_id}`;
+        let found = records.get(key);
+        if (found === undefined) {
+          found = deps.records(deps.tenant, target.clientId, entity, change.record_id);
+          records.set(key, found);
+        }
+        // Gone already: an unpublished property's removal follows in the log; a deleted lead has no event.
+        if (found === null) continue;
+        record = found;
+      }
+      deliveries.push({
+        id: deps.newId(),
+        subscriptionId: target.id,
+        type,
+        sequence: change.sequence,
+        payload: eventPayload(type, change.at, change.sequence, change.record_id, record),
+      });
+    }
+  }
+  return deliveries;
+}
+
+/**
+ * Whether the writing process takes a new delivery of this subscription for an attempt at
+ * once (a free slot), and under which lease: the delivery is then stored already claimed.
+ */
+export type Take = (subscriptionId: string) => { owner: string; until: number } | null;
+
+/**
+ * A step, read now and written later inside the worker's one write of a pass. `write`
+ * returns the deliveries it stored already claimed (see Take), or null when it did not apply
+ * (another process moved the cursor first). `more`: the step did not reach the end, another
+ * should follow at once.
+ */
+export interface DispatchWrite {
+  write(db: Database, take: Take): ClaimedDelivery[] | null;
+  more: boolean;
+}
+
+function writing(deliveries: readonly NewDelivery[], deps: DispatchDeps, move: (db: Database) => boolean, more: boolean): DispatchWrite {
+  return {
+    more,
+    write(db, take) {
+      if (!move(db)) return null;
+      const now = deps.now();
+      const claimed: ClaimedDelivery[] = [];
+      for (const delivery of deliveries) {
+        const lease = take(delivery.subscriptionId) ?? undefined;
+        const n = deps.store.insert(db, delivery, now, lease);
+        if (lease !== undefined) claimed.push({ ...delivery, n, subscription_id: delivery.subscriptionId, attempts: 1 });
+      }
+      return claimed;
+    },
+  };
+}
+
+/** The next step of the shared cursor, or null when there is nothing after it. */
+export function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarget[]): DispatchWrite | null {
+  const { store } = deps;
+  const from = store.cursor();
+  if (targets.length === 0) {
+    // Nothing wants the events: the cursor jumps to the head, so compaction is not held back.
+    const head = store.head();
+    return head <= from ? null : writing([], deps, (db) => store.advanceCursor(db, from, head), false);
+  }
+  // Events no subscription was there for are skipped in one move (a seeded or imported backlog).
+  const floor = Math.min(...targets.map((t) => t.afterSequence));
+  if (from < floor) return writing([], deps, (db) => store.advanceCursor(db, from, floor), true);
+  const changes = store.changesAfter(from, DISPATCH_BATCH);
+  if (changes.length === 0) return null;
+  const to = changes[changes.length - 1]!.sequence;
+  return writing(deliveriesFor(changes, targets, deps), deps, (db) => store.advanceCursor(db, from, to), changes.length === DISPATCH_BATCH);
+}
+
+/** The next step of a subscription's replay of (after, until]. */
+export function replayStep(deps: DispatchDeps, target: DispatchTarget, after: number, until: number): DispatchWrite {
+  const { store } = deps;
+  const changes = store.changesBetween(after, until, DISPATCH_BATCH);
+  const to = changes.length < DISPATCH_BATCH ? until : changes[changes.length - 1]!.sequence;
+  // A replay sends again what the subscription was sent before: its start does not apply.
+  const deliveries = deliveriesFor(changes, [{ ...target, afterSequence: 0 }], deps);
+  return writing(deliveries, deps, (db) => store.advanceReplay(db, target.id, after, to, until), to < until);
+}

@@ -1,0 +1,43 @@
+// The webhook event types (CONTRACT §13) and how a row of the change log maps to one.
+
+/** Events a subscription can list; every one but webhook.test comes from the change log. */
+export const EVENT_TYPES = ["lead.created", "lead.updated", "property.upserted", "property.removed", "webhook.test"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const TEST_EVENT: EventType = "webhook.test";
+
+/** A row of the change log as the dispatcher reads it. */
+export interface ChangeRow {
+  sequence: number;
+  entity: "properties" | "leads";
+  record_id: string;
+  change: "upsert" | "remove";
+  lead_update: 0 | 1;
+  at: string;
+}
+
+/** The event a change is, or null for one no event stands for (a lead deleted by hand). */
+export function eventTypeOf(change: Pick<ChangeRow, "entity" | "change" | "lead_update">): EventType | null {
+  if (change.entity === "properties") return change.change === "upsert" ? "property.upserted" : "property.removed";
+  if (change.change === "remove") return null;
+  return change.lead_update === 1 ? "lead.updated" : "lead.created";
+}
+
+/** The entity whose records an event carries. */
+export function entityOf(type: EventType): "properties" | "leads" | null {
+  if (type.startsWith("lead.")) return "leads";
+  if (type.startsWith("property.")) return "properties";
+  return null;
+}
+
+/**
+ * The body of a delivery: `{ type, timestamp, data: { sequence, id, record } }`. `record` is
+ * JSON text exactly as the single-record route returns it ("null" when there is none), spliced
+ * in rather than re-serialised so not a byte of it changes.
+ */
+export function eventPayload(type: EventType, timestamp: string, sequence: number, id: string, recordJson: string): string {
+  return (
+    `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},` +
+    `"data":{"sequence":${sequence},"id":${JSON.stringify(id)},"record":${recordJson}}}`
+  );
+}

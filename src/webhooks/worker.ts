@@ -1,0 +1,362 @@
+// The delivery worker: on each pass, for every database, it turns new events into deliveries
+// (dispatch.ts), moves replays on, claims the deliveries that are due and sends them, at most
+// PER_SUBSCRIPTION at once per subscription and MAX_IN_FLIGHT in all, so a receiver that
+// hangs holds only its own share. Every state lives in the database: claims are leases, so
+// several processes can share the work and a killed one leaves nothing behind but leases
+// that run out. Attempts are async I/O; what runs on the event loop is a few short queries.
+import { hostname } from "node:os";
+import type { Clock } from "../clock.ts";
+import type { WebhookTargetPolicy } from "../config/model.ts";
+import type { Tenant } from "../db/tenants.ts";
+import type { Database } from "bun:sqlite";
+import { dispatchStep, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
+import { EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
+import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
+import { nextAttemptAt, type Random } from "./schedule.ts";
+import { ATTEMPT_TIMEOUT_MS, sendMessage, type Outcome, type SendOptions } from "./send.ts";
+import { deliveryStore, type ClaimedDelivery, type DeliveryStore, type SubscriptionRow } from "./store.ts";
+import { resolveTarget, type ResolvedTarget } from "./targets.ts";
+
+export const PER_SUBSCRIPTION = 32;
+export const MAX_IN_FLIGHT = 256;
+/** A claimed delivery is someone's for this long: the attempt's 10 s and ample margin to record it. */
+export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 10_000;
+/** An idle worker looks for new events and due retries this often. */
+export const TICK_MS = 50;
+/** A subscription whose every attempt failed for this long is disabled (CONTRACT §13). */
+export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
+/** Finished deliveries stay in the log this long. */
+export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+const PRUNE_BATCH = 1_000;
+/** Passes of one run while dispatch or a replay has more to do; the loop comes back at once after. */
+const PASSES_PER_RUN = 10;
+
+export interface WorkerDeps {
+  /** The databases to work on (each configured one that opens). */
+  tenants: () => Tenant[];
+  /** Whether a subscription's client may receive now: it exists, is enabled and still reads this database. */
+  clientActive: (clientId: string, tenant: Tenant) => boolean;
+  policy: () => WebhookTargetPolicy;
+  records: RecordReader;
+  clock: Clock;
+  random: Random;
+  send: SendOptions;
+  metrics: WebhookMetrics;
+  onError: (error: unknown, what: string) => void;
+}
+
+/** The result of a test event, for POST /v1/webhooks/{id}/test. */
+export interface TestResult {
+  deliveryId: string;
+  outcome: Outcome;
+}
+
+/** An attempt that ended, waiting for the next pass to record it. */
+interface Ended {
+  subscriptionId: string;
+  delivery: ClaimedDelivery;
+  outcome: Outcome;
+  at: number;
+}
+
+function isEventType(value: unknown): value is EventType {
+  return (EVENT_TYPES as readonly unknown[]).includes(value);
+}
+
+/** The secrets that sign a delivery now: the current one, and the one before it for 24 h after a rotation. */
+export function secretsInForce(subscription: Pick<SubscriptionRow, "secret" | "previous_secret" | "previous_secret_until">, now: number): string[] {
+  const { secret, previous_secret: previous, previous_secret_until: until } = subscription;
+  return previous !== null && until !== null && until > now ? [secret, previous] : [secret];
+}
+
+function outcomeKind(outcome: Outcome): AttemptOutcome {
+  if (outcome.ok) return "success";
+  if (outcome.status !== null) return "http_error";
+  if (outcome.error?.startsWith("target refused")) return "target_refused";
+  return outcome.error?.startsWith("no answer") ? "timeout" : "network_error";
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class WebhookWorker {
+  /** Names this process's claims; unique per worker, so a restarted process never mistakes old leases for its own. */
+  readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+  private readonly inFlight = new Map<string, number>();
+  private total = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  /** Attempts that ended since the last pass, per database: the next pass records them. */
+  private readonly ended = new Map<Tenant, Ended[]>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  /** Passes run on their own between start() and stop(); runOnce() works either way. */
+  private looping = false;
+  /** Once stopping, nothing new is claimed. */
+  private stopping = false;
+  private readonly prunedAt = new WeakMap<Tenant, number>();
+
+  constructor(private readonly deps: WorkerDeps) {}
+
+  start(): void {
+    this.looping = true;
+    this.stopping = false;
+    this.kick();
+  }
+
+  /** Stops claiming; waits for attempts under way (each ends within its timeout) and records them. */
+  async stop(): Promise<void> {
+    this.looping = false;
+    this.stopping = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+    await this.idle();
+    await this.runOnce();
+  }
+
+  /** Resolves once no attempt is under way. */
+  async idle(): Promise<void> {
+    while (this.attempts.size > 0) await Promise.all([...this.attempts]);
+  }
+
+  /** Attempts that ended and that the next pass will record. */
+  unrecorded(): number {
+    let n = 0;
+    for (const ended of this.ended.values()) n += ended.length;
+    return n;
+  }
+
+  /** Asks for a pass as soon as possible (new capacity, a new subscription…). */
+  kick(): void {
+    if (!this.looping) return;
+    this.again = true;
+    if (this.running !== null) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.loop(), 0);
+  }
+
+  private loop(): void {
+    this.timer = null;
+    if (!this.looping || this.running !== null) return;
+    this.again = false;
+    this.running = this.runOnce()
+      .then((more) => void (this.again ||= more))
+      .catch((error) => this.deps.onError(error, "webhook pass"))
+      .finally(() => {
+        this.running = null;
+        if (!this.looping) return;
+        this.timer = setTimeout(() => this.loop(), this.again ? 0 : TICK_MS);
+        this.timer.unref?.();
+      });
+  }
+
+  /**
+   * A pass over every database (dispatch, replays, outcomes, claims), repeated while a step
+   * left more to do, a few times at most; true when some is still left. Attempts it starts
+   * run on after it returns.
+   */
+  async runOnce(): Promise<boolean> {
+    let more = false;
+    for (const tenant of this.deps.tenants()) {
+      try {
+        let left = true;
+        for (let pass = 0; pass < PASSES_PER_RUN && left; pass++) left = await this.pass(tenant);
+        more ||= left;
+      } catch (error) {
+        this.deps.onError(error, `webhook pass on ${tenant.path}`);
+      }
+    }
+    return more;
+  }
+
+  private dispatchDeps(tenant: Tenant, store: DeliveryStore): DispatchDeps {
+    return { tenant, store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
+  }
+
+  /**
+   * One pass over a database, written in one transaction (so one fsync): the outcomes of the
+   * attempts that ended since the last pass, the claims of due deliveries that fit in the free
+   * slots (the longest waiting first), then a dispatch step and a step of each replay, whose
+   * new deliveries take the slots still free already claimed. True when a step left more to do.
+   */
+  private async pass(tenant: Tenant): Promise<boolean> {
+    const store = deliveryStore(tenant);
+    const active = store.subscriptions().filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
+    const dispatch = this.dispatchDeps(tenant, store);
+    const steps: DispatchWrite[] = [];
+    const step = dispatchStep(dispatch, active.map(targetOf));
+    if (step !== null) steps.push(step);
+    for (const s of active) {
+      if (s.replay_after !== null && s.replay_until !== null) steps.push(replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until));
+    }
+    const outcomes = this.ended.get(tenant) ?? [];
+    this.ended.delete(tenant);
+    // Slots are held from now, so the claims of one pass never exceed the bounds together.
+    const spare = this.stopping ? [] : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id) })).filter((c) => c.n > 0);
+    if (steps.length === 0 && outcomes.length === 0 && spare.every((c) => !this.mayBeDue(store, c.subscription.id))) {
+      for (const c of spare) this.release(c.subscription.id, c.n);
+      return false;
+    }
+    const now = this.deps.clock.now();
+    let result: { claimed: Map<string, ClaimedDelivery[]>; finished: [EventType, FinalState][] };
+    try {
+      result = await tenant.writer.submit((db) => {
+        const finished = outcomes.flatMap((o) => this.record(db, store, o));
+        const claimed = new Map(spare.map((c) => [c.subscription.id, store.claim(db, c.subscription.id, this.owner, now, now + LEASE_MS, c.n)]));
+        const free = new Map(spare.map((c) => [c.subscription.id, c.n - claimed.get(c.subscription.id)!.length]));
+        const lease = { owner: this.owner, until: now + LEASE_MS };
+        const take = (id: string) => ((free.get(id) ?? 0) > 0 ? (free.set(id, free.get(id)! - 1), lease) : null);
+        for (const step of steps) for (const delivery of step.write(db, take) ?? []) claimed.get(delivery.subscription_id)!.push(delivery);
+        return { claimed, finished };
+      });
+    } catch (error) {
+      // Nothing of the pass was kept: the outcomes wait for the next one, the slots are free again.
+      for (const c of spare) this.release(c.subscription.id, c.n);
+      this.ended.set(tenant, [...outcomes, ...(this.ended.get(tenant) ?? [])]);
+      throw error;
+    }
+    for (const [type, state] of result.finished) this.deps.metrics.delivered(type, state);
+    for (const { subscription, n } of spare) {
+      const deliveries = result.claimed.get(subscription.id)!;
+      this.release(subscription.id, n - deliveries.length);
+      for (const delivery of deliveries) this.track(this.attempt(tenant, subscription, delivery));
+    }
+    await this.prune(tenant, store);
+    return steps.some((s) => s.more);
+  }
+
+  /** Whether a subscription may have a delivery due now (a read, to spare a write when nothing is). */
+  private mayBeDue(store: DeliveryStore, subscriptionId: string): boolean {
+    const due = store.nextDue(subscriptionId);
+    return due !== null && due <= this.deps.clock.now();
+  }
+
+  /** Holds and returns the subscription's free slots (within the overall bound). */
+  private holdSpare(subscriptionId: string): number {
+    const n = Math.max(0, Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total));
+    if (n > 0) this.hold(subscriptionId, n);
+    return n;
+  }
+
+  private hold(subscriptionId: string, n: number): void {
+    this.inFlight.set(subscriptionId, (this.inFlight.get(subscriptionId) ?? 0) + n);
+    this.total += n;
+  }
+
+  private release(subscriptionId: string, n: number): void {
+    if (n === 0) return;
+    const left = (this.inFlight.get(subscriptionId) ?? 0) - n;
+    if (left > 0) this.inFlight.set(subscriptionId, left);
+    else this.inFlight.delete(subscriptionId);
+    this.total -= n;
+  }
+
+  private track(attempt: Promise<void>): void {
+    this.attempts.add(attempt);
+    void attempt.finally(() => this.attempts.delete(attempt));
+  }
+
+  /**
+   * Sends one claimed delivery. Its outcome is recorded by the next pass, with the others that
+   * ended meanwhile: a process killed before then leaves the delivery leased, to be sent again
+   * with the same webhook-id when the lease ends (at least once).
+   */
+  private async attempt(tenant: Tenant, subscription: SubscriptionRow, delivery: ClaimedDelivery): Promise<void> {
+    try {
+      const outcome = await this.send(subscription, delivery.id, delivery.payload);
+      const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
+      this.deps.metrics.attempt(type, outcomeKind(outcome), outcome.durationMs);
+      const ended = this.ended.get(tenant) ?? [];
+      ended.push({ subscriptionId: subscription.id, delivery, outcome, at: this.deps.clock.now() });
+      this.ended.set(tenant, ended);
+    } catch (error) {
+      this.deps.onError(error, "webhook attempt");
+    } finally {
+      this.release(subscription.id, 1);
+      this.kick();
+    }
+  }
+
+  private send(subscription: SubscriptionRow, id: string, payload: string): Promise<Outcome> {
+    const now = this.deps.clock.now();
+    const message = { id, payload, secrets: secretsInForce(subscription, now) };
+    return sendMessage(subscription.url, this.deps.policy(), message, Math.floor(now / 1000), this.deps.send);
+  }
+
+  /**
+   * Stores an attempt's outcome (inside a write): success, a retry on the schedule, or failure
+   * for good; a 410 disables the subscription at once, three days of nothing but failures too.
+   * Returns the deliveries that reached a final state.
+   */
+  private record(db: Database, store: DeliveryStore, ended: Ended): [EventType, FinalState][] {
+    const { subscriptionId, delivery, outcome, at } = ended;
+    const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
+    const attempt = { status: outcome.status, error: outcome.error, at };
+    if (outcome.ok) {
+      store.clearFailing(db, subscriptionId);
+      return store.succeed(db, delivery.n, this.owner, attempt) ? [[type, "succeeded"]] : [];
+    }
+    const next = outcome.status === 410 ? null : nextAttemptAt(at, delivery.attempts, this.deps.random);
+    const finished: [EventType, FinalState][] = [];
+    if (next === null ? store.fail(db, delivery.n, this.owner, attempt) : store.retry(db, delivery.n, this.owner, attempt, next)) {
+      if (next === null) finished.push([type, "failed"]);
+    }
+    let reason: string | null = null;
+    if (outcome.status === 410) {
+      reason = `the endpoint answered 410 Gone at ${iso(at)}`;
+    } else {
+      const since = store.markFailing(db, subscriptionId, at);
+      if (since !== null && at - since >= DISABLE_AFTER_FAILING_MS) reason = `every delivery failed for 3 days (since ${iso(since)})`;
+    }
+    if (reason !== null) {
+      for (const failedType of store.disable(db, subscriptionId, reason, at) ?? []) finished.push([failedType, "failed"]);
+    }
+    return finished;
+  }
+
+  /** The target rules that need DNS, exactly as the next attempt will apply them. */
+  resolveTarget(url: URL): Promise<ResolvedTarget> {
+    return resolveTarget(url, this.deps.policy(), this.deps.send.resolve);
+  }
+
+  /**
+   * Sends a webhook.test event to a subscription now, whatever its state, and records it in
+   * its log (one attempt, no retry).
+   */
+  async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null> {
+    const store = deliveryStore(tenant);
+    const subscription = store.subscription(subscriptionId);
+    if (subscription === null) return null;
+    const now = this.deps.clock.now();
+    const id = newDeliveryId();
+    const payload = eventPayload(TEST_EVENT, iso(now), 0, subscription.id, "null");
+    const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, payload };
+    const n = await tenant.writer.submit((db) => store.insert(db, delivery, now, { owner: this.owner, until: now + LEASE_MS }));
+    const outcome = await this.send(subscription, id, payload);
+    this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);
+    const at = this.deps.clock.now();
+    const attempt = { status: outcome.status, error: outcome.error, at };
+    await tenant.writer.submit((db) => (outcome.ok ? store.succeed(db, n, this.owner, attempt) : store.fail(db, n, this.owner, attempt)));
+    this.deps.metrics.delivered(TEST_EVENT, outcome.ok ? "succeeded" : "failed");
+    return { deliveryId: id, outcome };
+  }
+
+  /** Deletes finished deliveries past the log's retention, a batch at a time. */
+  private async prune(tenant: Tenant, store: DeliveryStore): Promise<void> {
+    const now = this.deps.clock.now();
+    if (now - (this.prunedAt.get(tenant) ?? -Infinity) < PRUNE_EVERY_MS) return;
+    this.prunedAt.set(tenant, now);
+    await tenant.writer.submit((db) => store.prune(db, now - LOG_RETENTION_MS, PRUNE_BATCH));
+  }
+}
+
+function targetOf(subscription: SubscriptionRow): DispatchTarget {
+  const events = new Set((JSON.parse(subscription.events) as unknown[]).filter(isEventType));
+  return { id: subscription.id, clientId: subscription.client_id, events, afterSequence: subscription.after_sequence };
+}
+
+/** A webhook-id: `msg_` and a time-ordered UUID, the same on every attempt of the delivery. */
+export function newDeliveryId(): string {
+  return `msg_${Bun.randomUUIDv7()}`;
+}
