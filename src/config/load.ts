@@ -5,6 +5,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
 import { generatedJwtSecret } from "./jwt-secret.ts";
+import { feedProblems, resolveFeeds } from "./feeds.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
 import { ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REDIS_KEY_PREFIX, type ConfigFile } from "./schema.ts";
 
@@ -61,6 +62,7 @@ function semanticProblems(config: ConfigFile): string[] {
       }
     });
   });
+  problems.push(...feedProblems(config));
   return problems;
 }
 
@@ -124,6 +126,7 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
     webhooks: webhookPolicy(config),
     logLevel: config.logLevel ?? "info",
     redis: config.redis ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX } : null,
+    feeds: resolveFeeds(config, databases),
   });
 }
 
