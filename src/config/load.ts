@@ -130,8 +130,8 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
   });
 }
 
-/** Reads, validates and resolves a config file; throws ConfigError naming every problem. */
-export function loadConfigFile(path: string): RuntimeConfig {
+/** Reads and validates a config file; throws ConfigError naming every problem. */
+export function readConfigFile(path: string): { config: ConfigFile; baseDir: string; file: string } {
   const file = resolve(path);
   let text: string;
   try {
@@ -145,6 +145,11 @@ export function loadConfigFile(path: string): RuntimeConfig {
   } catch (error) {
     throw new ConfigError(path, [`not valid JSON: ${(error as Error).message}`]);
   }
-  const config = validateConfig(value, path);
-  return resolveConfig(config, { baseDir: dirname(file), jwtSecret: config.jwtSecret ?? generatedJwtSecret(file) });
+  return { config: validateConfig(value, path), baseDir: dirname(file), file };
+}
+
+/** Reads, validates and resolves a config file; throws ConfigError naming every problem. */
+export function loadConfigFile(path: string): RuntimeConfig {
+  const { config, baseDir, file } = readConfigFile(path);
+  return resolveConfig(config, { baseDir, jwtSecret: config.jwtSecret ?? generatedJwtSecret(file) });
 }
