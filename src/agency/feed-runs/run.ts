@@ -131,7 +131,7 @@ export async function runClaimedFeed(db: Database, feed: FeedSpec, options: RunO
     }
   } catch (error) {
     const { outcome, reason } = classify(leaseLost ? new LeaseLostError() : error, inner.signal);
-    record = { outcome, finishedAt: now(), error: `${reason}`, summary: null, validators: null };
+    record = { outcome, finishedAt: now(), error: reason, summary: null, validators: null };
   } finally {
     clearInterval(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
