@@ -14,7 +14,7 @@ import { describeMachine, loadAverage } from "./lib/machine.ts";
 import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
 import { freePort, killAll, startRedisServer, startServer, type Server } from "./lib/proc.ts";
 import { importSection, runImportBench, type ImportBenchResult } from "./lib/import-bench.ts";
-import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, seededBy, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
 import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
@@ -169,6 +169,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
   const db = workingCopy(dataset, source);
   const servers: Partial<Record<Target, Server>> = {};
   let redis: Awaited<ReturnType<typeof startRedisServer>> | null = null;
+  let compareDb: string | null = null;
   try {
     const port = freePort();
     const product = await startServer({ name: "product", argv: sandboxArgv(db, port), core: SERVER_CORE, port, logFile: join(OUT, `product-${dataset.label}.log`), readyTimeoutMs: 300_000 });
@@ -201,8 +202,11 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       tokens[target] = await issueToken(servers[target].base);
     }
     if (compareBinary !== null) {
+      // Its own file, seeded by itself: it may not open a file of this build's newer schema.
+      log(`[${dataset.label}] seeding the dataset with the --compare build …`);
+      compareDb = seededBy(compareBinary, dataset);
       const comparePort = freePort();
-      servers.compare = await startServer({ name: "compare", argv: sandboxArgv(db, comparePort, compareBinary), core: SERVER_CORE, port: comparePort, logFile: join(OUT, `compare-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+      servers.compare = await startServer({ name: "compare", argv: sandboxArgv(compareDb, comparePort, compareBinary), core: SERVER_CORE, port: comparePort, logFile: join(OUT, `compare-${dataset.label}.log`), readyTimeoutMs: 300_000 });
       note(servers.compare.command);
       tokens.compare = await issueToken(servers.compare.base);
     }
@@ -259,6 +263,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
   } finally {
     for (const server of Object.values(servers)) await server.stop();
     await redis?.stop();
+    if (compareDb !== null) removeDatabase(compareDb);
     removeDatabase(db);
     removeDatabase(join(OUT, `baseline-${dataset.label}.sqlite`));
   }

@@ -46,8 +46,8 @@ export interface Dataset {
 export const DATASET_1K: Dataset = { label: "1k", properties: 1_000, leads: 1_000, seed: 42 };
 export const DATASET_1M: Dataset = { label: "1M", properties: 1_000_000, leads: 1_000_000, seed: 42 };
 
-export function seedCommand(dataset: Dataset, out: string): string[] {
-  return [BINARY, "seed", "--out", out, "--properties", String(dataset.properties), "--leads", String(dataset.leads), "--seed", String(dataset.seed)];
+export function seedCommand(dataset: Dataset, out: string, binary = BINARY): string[] {
+  return [binary, "seed", "--out", out, "--properties", String(dataset.properties), "--leads", String(dataset.leads), "--seed", String(dataset.seed)];
 }
 
 /** The cached dataset file, seeded first when missing (1M takes several minutes). */
@@ -124,4 +124,16 @@ export async function measureSeed(dataset: Dataset): Promise<SeedMeasurement> {
   removeDatabase(out);
   if (code !== 0) throw new Error(`seeding failed (exit ${code}):\n${await new Response(proc.stderr).text()}`);
   return { seconds, peakRssMb: (proc.resourceUsage()?.maxRSS ?? 0) / (1024 * 1024), command: argv.join(" ") };
+}
+
+/**
+ * The dataset as another build seeds it, in bench/out: a build compared with --compare may not
+ * open a file of a newer schema, and the seed is deterministic, so the rows are the same.
+ */
+export function seededBy(binary: string, dataset: Dataset): string {
+  mkdirSync(OUT, { recursive: true });
+  const out = join(OUT, `compare-${dataset.label}.sqlite`);
+  removeDatabase(out);
+  run(seedCommand(dataset, out, binary), "seeding with the --compare build");
+  return out;
 }

@@ -11,6 +11,7 @@ export const PROBE_EVERY_MS = 1_000;
 
 export class RedisTimeoutError extends Error {}
 
+
 /** A Lua script run by its SHA-1 (EVALSHA), loaded again when Redis has forgotten it. */
 export class LuaScript {
   readonly sha: string;
@@ -34,6 +35,9 @@ export class RedisConnection {
   private readonly timeoutMs: number;
   private up = true;
   private probing: ReturnType<typeof setInterval> | null = null;
+  /** Commands waiting for an answer, oldest first, and the timer that times them out. */
+  private readonly waiting = new Set<{ startedAt: number; reject: (error: Error) => void }>();
+  private watchdog: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly options: RedisConnectionOptions) {
     this.timeoutMs = options.timeoutMs ?? COMMAND_TIMEOUT_MS;
@@ -82,14 +86,44 @@ export class RedisConnection {
     }
   }
 
+  /**
+   * The command's answer, or a RedisTimeoutError once it has waited too long. One watchdog
+   * timer serves every command in flight (a timer per command was a measurable share of a
+   * request): commands start in order, so it checks the oldest first.
+   */
   private bounded<T>(command: Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RedisTimeoutError(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    return new Promise<T>((resolve, reject) => {
+      const waiting = { startedAt: performance.now(), reject };
+      this.waiting.add(waiting);
+      this.watch();
+      command.then(
+        (value) => {
+          this.waiting.delete(waiting);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.waiting.delete(waiting);
+          reject(error);
+        },
+      );
     });
-    // A command that answers after its timeout has nobody waiting: its rejection is handled here.
-    command.catch(() => {});
-    return Promise.race([command, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private watch(): void {
+    if (this.watchdog !== null) return;
+    this.watchdog = setInterval(() => {
+      const now = performance.now();
+      for (const waiting of this.waiting) {
+        if (now - waiting.startedAt < this.timeoutMs) break;
+        this.waiting.delete(waiting);
+        waiting.reject(new RedisTimeoutError(`no answer within ${this.timeoutMs} ms`));
+      }
+      if (this.waiting.size === 0 && this.watchdog !== null) {
+        clearInterval(this.watchdog);
+        this.watchdog = null;
+      }
+    }, Math.max(10, this.timeoutMs / 5));
+    this.watchdog.unref();
   }
 
   private markDown(reason: string): void {
@@ -118,6 +152,7 @@ export class RedisConnection {
 
   close(): void {
     if (this.probing !== null) clearInterval(this.probing);
+    if (this.watchdog !== null) clearInterval(this.watchdog);
     this.client.onclose = null;
     this.client.close();
   }

@@ -5,9 +5,12 @@
 // the caller (its injectable clock), not from Redis: hosts keep their clocks in step with NTP.
 
 /**
- * The sliding window of 60 s: a hash of per-second counters. `window(key, now, limit, count)`
- * counts one request when fewer than `limit` are in the window (count = 1), or only looks
- * (count = 0). Returns { allowed, total, retryAfterSeconds, resetSeconds }.
+ * The sliding window of 60 s, as the in-memory one keeps it: a ring of 60 per-second counters
+ * (fields "0".."59", second % 60) beside the second the ring is at (h), the total (t) and the
+ * oldest second with a count (o), so a request in the same second costs a few field reads and
+ * writes, whatever the limit. `window(key, now, limit, count)` counts one request when fewer
+ * than `limit` are in the window (count = 1), or only looks (count = 0). Returns { allowed,
+ * total, retryAfterSeconds, resetSeconds }.
  */
 const WINDOW = `
 local function untilLeaves(s, now)
@@ -17,47 +20,65 @@ local function untilLeaves(s, now)
   return t
 end
 
+local function slot(key, s)
+  return tonumber(redis.call('HGET', key, s % 60)) or 0
+end
+
 local function window(key, now, limit, count)
   local second = math.floor(now / 1000)
-  local fields = redis.call('HGETALL', key)
-  local counts, seconds, total = {}, {}, 0
-  for i = 1, #fields, 2 do
-    local s, n = tonumber(fields[i]), tonumber(fields[i + 1])
-    if s <= second - 60 then
-      redis.call('HDEL', key, fields[i])
+  local state = redis.call('HMGET', key, 'h', 't', 'o')
+  local head, total, oldest = tonumber(state[1]), tonumber(state[2]) or 0, tonumber(state[3]) or second
+  if head == nil then head = second end
+  -- Drop the counters of seconds that slid out; a clock behind the ring keeps counting into its head.
+  if second > head then
+    if second - head >= 60 then
+      redis.call('DEL', key)
+      total = 0
     else
-      counts[s] = n
-      total = total + n
-      seconds[#seconds + 1] = s
+      for s = head + 1, second do
+        local n = slot(key, s)
+        if n > 0 then
+          total = total - n
+          redis.call('HDEL', key, s % 60)
+        end
+      end
+    end
+    head = second
+    if total > 0 and oldest <= second - 60 then
+      local s = second - 59
+      while slot(key, s) == 0 do s = s + 1 end
+      oldest = s
     end
   end
-  table.sort(seconds)
   if total >= limit then
     -- Refused, not counted: the wait until enough old counters leave for the count to drop below the limit.
     local retry = 60
     if limit >= 1 then
       local excess = total - limit + 1
-      for _, s in ipairs(seconds) do
-        excess = excess - counts[s]
-        if excess <= 0 then
-          retry = untilLeaves(s, now)
-          break
-        end
+      local s = oldest
+      while true do
+        excess = excess - slot(key, s)
+        if excess <= 0 then break end
+        s = s + 1
       end
+      retry = untilLeaves(s, now)
     end
+    redis.call('HSET', key, 'h', head, 't', total, 'o', oldest)
+    redis.call('PEXPIRE', key, 61000)
     return {0, total, retry, retry}
   end
   if count == 1 then
-    redis.call('HINCRBY', key, second, 1)
-    redis.call('PEXPIRE', key, 61000)
+    redis.call('HINCRBY', key, head % 60, 1)
+    if total == 0 then oldest = head end
     total = total + 1
-    if counts[second] == nil then
-      seconds[#seconds + 1] = second
-      table.sort(seconds)
-    end
   end
-  if total == 0 then return {1, 0, 0, 0} end
-  return {1, total, 0, untilLeaves(seconds[1], now)}
+  if total == 0 then
+    redis.call('DEL', key)
+    return {1, 0, 0, 0}
+  end
+  redis.call('HSET', key, 'h', head, 't', total, 'o', oldest)
+  redis.call('PEXPIRE', key, 61000)
+  return {1, total, 0, untilLeaves(oldest, now)}
 end
 `;
 

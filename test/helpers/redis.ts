@@ -15,6 +15,9 @@ export interface TestRedis {
   /** Stops it (SIGKILL: as a crash would); start() brings it back on the same port, empty. */
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as a Redis stuck would. */
+  pause(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,8 @@ export async function startRedis(): Promise<TestRedis> {
     port,
     kill,
     start,
+    pause: () => void proc?.kill("SIGSTOP"),
+    resume: () => void proc?.kill("SIGCONT"),
     async close() {
       await kill();
       rmSync(dir, { recursive: true, force: true });

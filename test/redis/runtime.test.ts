@@ -122,3 +122,35 @@ describe.skipIf(REDIS_SERVER === null)("Redis unavailable", () => {
     expect(messages.filter((m) => m.startsWith("redis available again"))).toHaveLength(2);
   });
 });
+
+describe.skipIf(REDIS_SERVER === null)("Redis that stops answering", () => {
+  test("a request waits at most the command timeout, then is answered from memory; later requests do not wait at all", async () => {
+    const [a] = servers({ rateLimitPerMinute: 1000 });
+    const token = await a.token(portal);
+    expect((await a.get("/v1/fields", token)).status).toBe(200);
+    redis.pause();
+    try {
+      let started = performance.now();
+      expect((await a.get("/v1/fields", token)).status).toBe(200);
+      const first = performance.now() - started;
+      expect(a.runtime.redisAvailable).toBe(false);
+      const next: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        started = performance.now();
+        expect((await a.get("/v1/fields", token)).status).toBe(200);
+        next.push(performance.now() - started);
+      }
+      // The first waited for the command timeout (250 ms, checked every 50 ms), and no longer;
+      // the rest never asked Redis, so none of them waited that long.
+      expect(first).toBeGreaterThanOrEqual(200);
+      expect(first).toBeLessThan(2_000);
+      expect(Math.max(...next)).toBeLessThan(200);
+    } finally {
+      redis.resume();
+    }
+    const deadline = Date.now() + 5_000;
+    while (!a.runtime.redisAvailable && Date.now() < deadline) await Bun.sleep(20);
+    expect(a.runtime.redisAvailable).toBe(true);
+  });
+});
+
