@@ -15,7 +15,7 @@ import type { Runtime } from "../runtime.ts";
 
 /** Below the server's priority: the API's requests come first on a busy core. */
 const CHILD_NICENESS = 10;
-/** A run asked to stop stops between two chunks of writes (20 ms) or aborts its download; this is ample. */
+/** A run asked to stop stops between two chunks of writes (milliseconds) or aborts its download; this is ample. */
 const STOP_GRACE_MS = 15_000;
 
 /** What the child reads on its standard input. */
