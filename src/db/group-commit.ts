@@ -1,6 +1,9 @@
 // Group commit: writes submitted in the same turn of the event loop share one transaction and
 // so one fsync. Each write runs in its own savepoint, so one that fails is undone alone and its
-// neighbours still commit; every promise settles only after the COMMIT has returned.
+// neighbours still commit; every promise settles only after the COMMIT has returned. While
+// another connection holds the write lock (an import's chunk, another worker's batch), the
+// batch waits for it on timers, never in SQLite's busy handler, which would sleep on the event
+// loop and hold every request of the server with it.
 import type { Database, Statement } from "bun:sqlite";
 
 type Work<T> = (db: Database) => T;
@@ -17,6 +20,15 @@ const MAX_BATCH = 1_000;
  * most this long): one fsync then covers more of them. A lone write waits one turn.
  */
 const MAX_GATHER_MS = 2;
+/** How long a batch waits for another connection's write lock before it fails (as busy_timeout did). */
+export const LOCK_WAIT_MS = 5_000;
+/** Returned by takeLock while the batch waits for the lock on a timer. */
+const WAITING = Symbol("waiting for the write lock");
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
 
 export class GroupCommitWriter {
   private queue: Job[] = [];
@@ -30,6 +42,10 @@ export class GroupCommitWriter {
   private readonly savepoint: Statement;
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
+  /** The connection's own busy timeout, set again after each try for the lock. */
+  private readonly busyTimeoutMs: number;
+  /** When the batch waiting for the write lock first met it taken. */
+  private lockWaitSince: number | null = null;
 
   /**
    * `onOutcome` hears how each write ended: null once committed, else its error. `now` is the
@@ -46,6 +62,7 @@ export class GroupCommitWriter {
     this.savepoint = db.prepare("SAVEPOINT job");
     this.release = db.prepare("RELEASE job");
     this.rollbackTo = db.prepare("ROLLBACK TO job");
+    this.busyTimeoutMs = Math.trunc((db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout);
   }
 
   /** Runs `work` inside the next batch's transaction; resolves once that batch is on disk. */
@@ -72,6 +89,8 @@ export class GroupCommitWriter {
       setImmediate(() => this.flush());
       return;
     }
+    const failure = this.takeLock();
+    if (failure === WAITING) return;
     const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (jobs === this.queue) this.queue = [];
     this.scheduled = false;
@@ -79,7 +98,7 @@ export class GroupCommitWriter {
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
-      this.begin.run();
+      if (failure !== null) throw failure;
       for (const job of jobs) {
         this.savepoint.run();
         try {
@@ -93,7 +112,7 @@ export class GroupCommitWriter {
       }
       this.commit.run();
     } catch (error) {
-      // The transaction itself failed (disk full, read-only file…): nothing of it is kept.
+      // The transaction itself failed (the lock not had within LOCK_WAIT_MS, disk full, read-only file…): nothing of it is kept.
       if (this.db.inTransaction) {
         try {
           this.rollback.run();
@@ -113,5 +132,30 @@ export class GroupCommitWriter {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.value);
     });
+  }
+
+  /**
+   * Opens the batch's transaction (null), or says why it cannot (an error, the batch then
+   * fails), or, while another connection holds the write lock, looks again on a timer
+   * (WAITING): writes arriving meanwhile join the batch.
+   */
+  private takeLock(): unknown {
+    // Not prepared once: SQLite applies this PRAGMA when it compiles it, not when it runs it.
+    this.db.run("PRAGMA busy_timeout = 0");
+    try {
+      this.begin.run();
+      this.lockWaitSince = null;
+      return null;
+    } catch (error) {
+      const since = (this.lockWaitSince ??= this.now());
+      if (!isBusy(error) || this.now() - since >= LOCK_WAIT_MS) {
+        this.lockWaitSince = null;
+        return error;
+      }
+      setTimeout(() => this.flush(), 1);
+      return WAITING;
+    } finally {
+      this.db.run(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
+    }
   }
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GroupCommitWriter } from "../../src/db/group-commit.ts";
+import { GroupCommitWriter, LOCK_WAIT_MS } from "../../src/db/group-commit.ts";
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -115,6 +115,48 @@ describe("GroupCommitWriter", () => {
     // The writer keeps working once writes are possible again.
     await writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (9, 'z')"));
     expect(db.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 1 });
+    db.close();
+  });
+
+  test("while another connection holds the write lock, the batch waits on timers, not in SQLite's busy handler: the event loop keeps turning", async () => {
+    const db = open();
+    db.run("PRAGMA busy_timeout = 5000"); // as every connection of the server has it
+    const other = new Database(join(dir, "t.sqlite"));
+    const writer = new GroupCommitWriter(db);
+    other.run("BEGIN IMMEDIATE");
+    other.run("INSERT INTO t (id, v) VALUES (1, 'theirs')");
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 1);
+    const mine = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (2, 'mine')"));
+    await Bun.sleep(60);
+    // Sixty milliseconds later the write still waits, and the loop ran all along (a busy handler would have frozen it).
+    expect(turns).toBeGreaterThan(10);
+    expect(db.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 0 });
+    other.run("COMMIT");
+    await mine;
+    clearInterval(ticker);
+    expect(db.query("SELECT id FROM t ORDER BY id").values()).toEqual([[1], [2]]);
+    // The connection's own busy timeout is as it was.
+    expect(db.prepare("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
+    other.close();
+    db.close();
+  });
+
+  test(`a batch that cannot have the lock within ${LOCK_WAIT_MS} ms fails with SQLITE_BUSY; the next one commits`, async () => {
+    const db = open();
+    const other = new Database(join(dir, "t.sqlite"));
+    let nowMs = 0;
+    const writer = new GroupCommitWriter(db, () => {}, () => nowMs);
+    other.run("BEGIN IMMEDIATE");
+    const waiting = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'a')"));
+    await Bun.sleep(5);
+    nowMs += LOCK_WAIT_MS;
+    const outcome = await waiting.catch((error: unknown) => error);
+    expect((outcome as { code?: string }).code).toStartWith("SQLITE_BUSY");
+    other.run("COMMIT");
+    await writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (2, 'b')"));
+    expect(db.query("SELECT id FROM t").values()).toEqual([[2]]);
+    other.close();
     db.close();
   });
 });
