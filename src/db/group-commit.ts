@@ -1,9 +1,10 @@
 // Group commit: writes submitted in the same turn of the event loop share one transaction and
 // so one fsync. Each write runs in its own savepoint, so one that fails is undone alone and its
-// neighbours still commit; every promise settles only after the COMMIT has returned. While
-// another connection holds the write lock (an import's chunk, another worker's batch), the
-// batch waits for it on timers, never in SQLite's busy handler, which would sleep on the event
-// loop and hold every request of the server with it.
+// neighbours still commit; every promise settles only after the COMMIT has returned.
+//
+// When another process holds the write lock (an import applying a chunk), the batch waits for
+// it on timers, never in SQLite's busy handler: that handler sleeps on the calling thread, and
+// here that is the event loop, so every request of the server would wait with the batch.
 import type { Database, Statement } from "bun:sqlite";
 
 type Work<T> = (db: Database) => T;
@@ -20,32 +21,28 @@ const MAX_BATCH = 1_000;
  * most this long): one fsync then covers more of them. A lone write waits one turn.
  */
 const MAX_GATHER_MS = 2;
-/** How long a batch waits for another connection's write lock before it fails (as busy_timeout did). */
-export const LOCK_WAIT_MS = 5_000;
-/** Returned by takeLock while the batch waits for the lock on a timer. */
-const WAITING = Symbol("waiting for the write lock");
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
-}
+/** How long a batch waits for another process's write lock before its writes fail (503). */
+const MAX_LOCK_WAIT_MS = 5_000;
+/** Between two tries for the lock: short at first, as another writer's chunk is short. */
+const LOCK_RETRY_MS = [1, 2, 5, 10, 20];
 
 export class GroupCommitWriter {
   private queue: Job[] = [];
   private scheduled = false;
+  /** Since when the next batch has been waiting for another process's write lock, and how often it tried. */
+  private lockWaitSince: number | null = null;
+  private lockTries = 0;
   /** Queue length at the last look, and when the batch's first write arrived. */
   private seen = 0;
   private gatheringSince = 0;
   private readonly begin: Statement;
+  /** The connection's own busy timeout, for everything it runs outside BEGIN. */
+  private readonly busyTimeout: number;
   private readonly commit: Statement;
   private readonly rollback: Statement;
   private readonly savepoint: Statement;
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
-  /** The connection's own busy timeout, set again after each try for the lock. */
-  private readonly busyTimeoutMs: number;
-  /** When the batch waiting for the write lock first met it taken. */
-  private lockWaitSince: number | null = null;
 
   /**
    * `onOutcome` hears how each write ended: null once committed, else its error. `now` is the
@@ -57,12 +54,12 @@ export class GroupCommitWriter {
     private readonly now: () => number = () => performance.now(),
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.busyTimeout = (db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
     this.savepoint = db.prepare("SAVEPOINT job");
     this.release = db.prepare("RELEASE job");
     this.rollbackTo = db.prepare("ROLLBACK TO job");
-    this.busyTimeoutMs = Math.trunc((db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout);
   }
 
   /** Runs `work` inside the next batch's transaction; resolves once that batch is on disk. */
@@ -82,6 +79,50 @@ export class GroupCommitWriter {
     setImmediate(() => this.flush());
   }
 
+  /**
+   * Begins the batch's transaction, taking the write lock without waiting in SQLite. True once
+   * begun, and also when beginning failed otherwise (the batch then fails with that error, as
+   * it would at COMMIT); false when another process holds the lock and the batch will try again.
+   */
+  private lock(): boolean {
+    let busy = false;
+    try {
+      // Not a prepared statement: SQLite applies a PRAGMA's value when it is prepared.
+      this.db.run("PRAGMA busy_timeout = 0");
+      this.begin.run();
+    } catch (error) {
+      busy = (error as { code?: unknown }).code === "SQLITE_BUSY";
+      if (!busy || (this.lockWaitSince !== null && this.now() - this.lockWaitSince >= MAX_LOCK_WAIT_MS)) {
+        this.failQueued(error);
+        return false;
+      }
+    } finally {
+      this.db.run(`PRAGMA busy_timeout = ${this.busyTimeout}`);
+    }
+    if (!busy) {
+      this.lockWaitSince = null;
+      this.lockTries = 0;
+      return true;
+    }
+    this.lockWaitSince ??= this.now();
+    const delay = LOCK_RETRY_MS[Math.min(this.lockTries++, LOCK_RETRY_MS.length - 1)]!;
+    setTimeout(() => this.flush(), delay);
+    return false;
+  }
+
+  /** Every queued write fails with the error that kept the batch from beginning. */
+  private failQueued(error: unknown): void {
+    const jobs = this.queue;
+    this.queue = [];
+    this.scheduled = false;
+    this.lockWaitSince = null;
+    this.lockTries = 0;
+    for (const job of jobs) {
+      this.onOutcome(error);
+      job.reject(error);
+    }
+  }
+
   private flush(): void {
     const arriving = this.queue.length > this.seen;
     if (arriving && this.queue.length < MAX_BATCH && this.now() - this.gatheringSince < MAX_GATHER_MS) {
@@ -89,8 +130,7 @@ export class GroupCommitWriter {
       setImmediate(() => this.flush());
       return;
     }
-    const failure = this.takeLock();
-    if (failure === WAITING) return;
+    if (!this.lock()) return;
     const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (jobs === this.queue) this.queue = [];
     this.scheduled = false;
@@ -98,7 +138,6 @@ export class GroupCommitWriter {
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
-      if (failure !== null) throw failure;
       for (const job of jobs) {
         this.savepoint.run();
         try {
@@ -112,7 +151,7 @@ export class GroupCommitWriter {
       }
       this.commit.run();
     } catch (error) {
-      // The transaction itself failed (the lock not had within LOCK_WAIT_MS, disk full, read-only file…): nothing of it is kept.
+      // The transaction itself failed (disk full, read-only file…): nothing of it is kept.
       if (this.db.inTransaction) {
         try {
           this.rollback.run();
@@ -132,30 +171,5 @@ export class GroupCommitWriter {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.value);
     });
-  }
-
-  /**
-   * Opens the batch's transaction (null), or says why it cannot (an error, the batch then
-   * fails), or, while another connection holds the write lock, looks again on a timer
-   * (WAITING): writes arriving meanwhile join the batch.
-   */
-  private takeLock(): unknown {
-    // Not prepared once: SQLite applies this PRAGMA when it compiles it, not when it runs it.
-    this.db.run("PRAGMA busy_timeout = 0");
-    try {
-      this.begin.run();
-      this.lockWaitSince = null;
-      return null;
-    } catch (error) {
-      const since = (this.lockWaitSince ??= this.now());
-      if (!isBusy(error) || this.now() - since >= LOCK_WAIT_MS) {
-        this.lockWaitSince = null;
-        return error;
-      }
-      setTimeout(() => this.flush(), 1);
-      return WAITING;
-    } finally {
-      this.db.run(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
-    }
   }
 }
