@@ -95,9 +95,14 @@ function guardUnpublishing(db: Database, staging: Staging, maxRatio: number | un
   }
 }
 
-/** A pause as long as the chunk held the lock (a lead's busy wait then always finds a gap), at least 2 ms. */
+/**
+ * A pause about as long as the chunk held the lock, so a waiting writer finds a gap. The server
+ * tries again on a fixed schedule (src/db/group-commit.ts: every 20 ms at last): a pause that
+ * varies (half to one and a half times the chunk) keeps the two from falling into step, where
+ * each of its tries would land in a chunk.
+ */
 function pause(heldMs: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(2, Math.ceil(heldMs))));
+  return new Promise((resolve) => setTimeout(resolve, Math.max(2, Math.ceil(heldMs * (0.5 + Math.random())))));
 }
 
 export async function applyStaged(db: Database, staging: Staging, options: ApplyOptions): Promise<ApplyCounts> {
