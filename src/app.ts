@@ -1,5 +1,6 @@
 // createApp(deps): the global plugins first (context, errors), then each feature module.
 import { Elysia } from "elysia";
+import { feedMetrics } from "./agency/feed-runs/metrics.ts";
 import type { Logger } from "./logging.ts";
 import { MetricsRegistry } from "./metrics/registry.ts";
 import { authModule } from "./modules/auth/index.ts";
@@ -71,7 +72,13 @@ export function createApp(deps: AppDeps) {
     .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime))
     // Metrics off (benchmarks) is every counter off, webhooks' too.
-    .use(metricsModule(runtime, metrics, metrics === null ? [] : [() => webhookScrape(runtime, webhooks.metrics)]));
+    .use(
+      metricsModule(runtime, metrics, [
+        ...(metrics === null ? [] : [() => webhookScrape(runtime, webhooks.metrics)]),
+        // Scrape-time facts, like the database sizes: read from the databases whichever process ran the feeds.
+        () => feedMetrics(runtime.config.feeds, (path) => runtime.tenants.get(path)?.read ?? null, runtime.clock.now()),
+      ]),
+    );
   return app;
 }
 
