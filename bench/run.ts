@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from ".
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
 import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
+import { DEFAULT_FEED_RUN_PACE, feedRunSection, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
 const SERVER_CORE = 0;
@@ -66,7 +67,7 @@ const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
-const STANDALONE = ["import", "webhooks"];
+const STANDALONE = ["import", "webhooks", "feed-run"];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
@@ -313,6 +314,12 @@ async function main(): Promise<void> {
     const context = { date, machine: `${machine.nproc} cores, ${machine.cpu}`, version, rounds: settings.rounds, durationS: settings.durationS, connections: settings.connections, load: loadAverage() };
     writeWebhookSection(webhookSection(result, context));
     log("wrote the webhooks section of bench/RESULTS.md");
+  }
+  // Needs the 1M dataset: part of a full run with --1m, or asked for by name.
+  if (only?.has("feed-run") || (only === null && flags["1m"])) {
+    const result = await runFeedRunBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_FEED_RUN_PACE, quietS: 10, windowS: 10, log });
+    writeFeedRunSection(feedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    log("wrote the feed-run section of bench/RESULTS.md");
   }
 }
 

@@ -1,5 +1,6 @@
 // createApp(deps): the global plugins first (context, errors), then each feature module.
 import { Elysia } from "elysia";
+import { feedMetricsRegistry } from "./agency/feed-runs/metrics.ts";
 import type { Logger } from "./logging.ts";
 import { MetricsRegistry } from "./metrics/registry.ts";
 import { authModule } from "./modules/auth/index.ts";
@@ -52,6 +53,13 @@ export function createApp(deps: AppDeps) {
   const webhooks = deps.webhooks ?? createServerWebhooks(runtime, { logger });
   // Metrics off (benchmarks) is every counter off, webhooks' too.
   if (deps.metrics !== null) metrics.include(webhooks.metrics.registry);
+  // Scrape-time facts, like the database sizes: read from the databases whichever process ran the feeds.
+  const feeds = feedMetricsRegistry({
+    feeds: () => runtime.config.feeds,
+    open: (path) => runtime.tenants.get(path)?.read ?? null,
+    now: () => runtime.clock.now(),
+  });
+  metrics.include(feeds, () => runtime.config.feeds.length > 0);
   let methods: ReturnType<typeof methodTable> | null = null;
   const app = new Elysia({ name: "partner-api" })
     .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, requests: metrics.requests }))

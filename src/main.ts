@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   import: async () => (await import("./cli/import.ts")).importCommand,
   export: async () => (await import("./cli/export.ts")).exportCommand,
   backup: async () => (await import("./cli/backup.ts")).backupCommand,
+  feeds: async () => (await import("./cli/feeds.ts")).feedsCommand,
   healthcheck: async () => (await import("./cli/healthcheck.ts")).healthcheckCommand,
   "config-schema": async () => {
     const { ConfigSchema } = await import("./config/schema.ts");

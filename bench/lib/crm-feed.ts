@@ -26,8 +26,8 @@ const DISPLAY = ["All", "All", "All", "All", "All", "All", "All", "Street", "Str
 const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 const tag = (name: string, value: string | number | null, attrs = "") => (value === null ? "" : `<${name}${attrs}>${typeof value === "number" ? value : escape(value)}</${name}>`);
 
-function listingXml(p: PropertyRecord, index: number): string {
-  const code = p.code ?? `IM-${String(index + 1).padStart(6, "0")}`;
+function listingXml(p: PropertyRecord, index: number, codePrefix: string): string {
+  const code = codePrefix + (p.code ?? `IM-${String(index + 1).padStart(6, "0")}`);
   const [usage, type] = TYPES[p.propertyType] ?? ["Residential", "Apartment"];
   const transaction = p.operationType === "SALE" ? (p.rentalPrice !== null ? "Sale/Rent" : "For Sale") : "For Rent";
   const photos = Array.from({ length: PHOTOS_PER_LISTING }, (_, i) =>
@@ -77,8 +77,11 @@ ${photos}      </Media>
 `;
 }
 
-/** Writes the feed of `listings` listings to `path` (deterministic: the seed's PRNG, seed 42). */
-export async function writeCrmFeed(path: string, listings: number): Promise<void> {
+/**
+ * Writes the feed of `listings` listings to `path` (deterministic: the seed's PRNG, seed 42).
+ * `codePrefix` sets the feed's codes apart from a seeded database's (the feed-run scenario).
+ */
+export async function writeCrmFeed(path: string, listings: number, codePrefix = ""): Promise<void> {
   const writer = Bun.file(path).writer();
   writer.write(
     '<?xml version="1.0" encoding="UTF-8"?>\n<ListingDataFeed xmlns="http://www.vivareal.com/schemas/1.0/VRSync" ' +
@@ -88,7 +91,7 @@ export async function writeCrmFeed(path: string, listings: number): Promise<void
   );
   const rng = new Prng(42, 1);
   for (let i = 0; i < listings; i++) {
-    writer.write(listingXml(generateProperty(rng, i, listings, TIMELINE), i));
+    writer.write(listingXml(generateProperty(rng, i, listings, TIMELINE), i, codePrefix));
     if (i % 2_000 === 1_999) await writer.flush();
   }
   writer.write("  </Listings>\n</ListingDataFeed>\n");

@@ -26,13 +26,13 @@ export interface ImportBenchResult {
 /** The issue's targets: first import < 40 s and < 512 MiB; re-import unchanged < 25 s. */
 export const IMPORT_TARGETS = { firstSeconds: 40, firstRssMiB: 512, againSeconds: 25 } as const;
 
-/** The feed file for `listings` listings, generated once into `datasets`. */
-export async function ensureCrmFeed(datasets: string, listings: number, log: (line: string) => void): Promise<string> {
+/** The feed file for `listings` listings (codes after `codePrefix`), generated once into `datasets`. */
+export async function ensureCrmFeed(datasets: string, listings: number, log: (line: string) => void, codePrefix = ""): Promise<string> {
   mkdirSync(datasets, { recursive: true });
-  const feed = join(datasets, `crm-feed-${listings}x${PHOTOS_PER_LISTING}.xml`);
+  const feed = join(datasets, `crm-feed-${codePrefix}${listings}x${PHOTOS_PER_LISTING}.xml`);
   if (!existsSync(feed)) {
     const started = performance.now();
-    await writeCrmFeed(`${feed}.tmp`, listings);
+    await writeCrmFeed(`${feed}.tmp`, listings, codePrefix);
     Bun.spawnSync(["mv", `${feed}.tmp`, feed]);
     log(`generated ${feed}: ${listings.toLocaleString("en-US")} listings, ${(statSync(feed).size / 1_048_576).toFixed(0)} MiB in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }

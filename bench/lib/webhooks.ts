@@ -3,13 +3,14 @@
 // of the same path with no subscription, side by side in the same run. Its figures go into a
 // section of their own in RESULTS.md; the rest of the file is left as it was.
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { issueToken, postLead } from "./api.ts";
 import { measureQuietly, type LoadSettings, type Sample } from "./measure.ts";
 import { freePort, startServer, type Server } from "./proc.ts";
 import { BINARY, OUT, ROOT, removeDatabase, sandboxArgv } from "./product.ts";
 import type { Scenario } from "./scenarios.ts";
+import { writeMarkedSection } from "./sections.ts";
 import { spread, type Spread } from "./stats.ts";
 
 export const SUBSCRIPTIONS = 4;
@@ -261,10 +262,5 @@ export function webhookSection(
 
 /** Puts the section into RESULTS.md in place of the previous one (or at the end), leaving the rest as it is. */
 export function writeWebhookSection(section: string): void {
-  const file = join(ROOT, "bench/RESULTS.md");
-  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-  const start = text.indexOf(MARK_START);
-  const end = text.indexOf(MARK_END);
-  const next = start !== -1 && end > start ? text.slice(0, start) + section + text.slice(end + MARK_END.length) : `${text.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, next);
+  writeMarkedSection(MARK_START, MARK_END, section);
 }

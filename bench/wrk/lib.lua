@@ -3,6 +3,14 @@
 
 local M = {}
 
+-- wrk's setup(thread) runs once per thread in the main Lua state: `setup = lib.number_threads`
+-- gives each thread its own thread_id, so the lead bodies of two threads never coincide.
+local threads = 0
+function M.number_threads(thread)
+  threads = threads + 1
+  thread:set("thread_id", threads)
+end
+
 -- The runner passes the token in the environment (never on the command line, which it prints).
 function M.bearer()
   local token = os.getenv("BENCH_TOKEN")

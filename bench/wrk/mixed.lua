@@ -4,11 +4,7 @@
 local dir = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local lib = dofile(dir .. "lib.lua")
 
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("thread_id", threads)
-end
+setup = lib.number_threads
 
 local reads = {}
 function init(args)

@@ -1,16 +1,18 @@
 // `import`: a feed into an agency database. Phase one reads, validates and compares the whole
 // feed into a scratch staging database (no write lock; malformed XML aborts with nothing
-// changed); phase two writes the differences in one transaction. A new database file appears
-// only once the import succeeded.
+// changed); phase two writes the differences (apply.ts): in short chunks that yield the write
+// lock into an existing database, in one transaction into a new file. A new database file
+// appears only once the import succeeded. Scheduled feed runs (feed-runs/) go through here too.
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, rmSync } from "node:fs";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../db/open.ts";
 import { type FeedItem, FeedError } from "../feeds/listing.ts";
 import { readNdjson } from "../feeds/ndjson/reader.ts";
-import { type FeedProgress, openFeed } from "../feeds/source.ts";
+import type { FetchLimits } from "../feeds/fetch.ts";
+import { type FeedProgress, type FeedSource, openFeed } from "../feeds/source.ts";
 import { readVrsync } from "../feeds/vrsync/reader.ts";
 import { countByKind, type FeedWarning, type WarningKind } from "../feeds/warnings.ts";
-import { applyStaged, type ApplyCounts } from "./apply.ts";
+import { applyStaged, type ApplyCounts, type ApplyOptions } from "./apply.ts";
 import { type StagedCopy, Staging } from "./staging.ts";
 
 export interface Rejection {
@@ -40,6 +42,14 @@ export interface ImportOptions {
   now?: () => Date;
   newId?: () => string;
   onProgress?: (progress: ImportProgress) => void;
+  /** Bounds of an http(s) feed's download (default DEFAULT_FETCH_LIMITS). */
+  limits?: FetchLimits;
+  /** See ApplyOptions: the unpublishing guard, the lease check of each chunk, stopping between chunks. */
+  maxUnpublishRatio?: number;
+  inEachChunk?: ApplyOptions["inEachChunk"];
+  signal?: AbortSignal;
+  /** Internal: the database is a new file no one else sees, written in one transaction. */
+  newFile?: boolean;
 }
 
 /** Under --strict, a warning refuses its listing: every warning named in the reason. */
@@ -64,6 +74,7 @@ function supersededWarning(code: string, copy: StagedCopy, winner: number, winne
  */
 async function stage(
   items: AsyncIterable<FeedItem>, staging: Staging, notices: FeedWarning[], strict: boolean, report: (listings: number) => void,
+  signal: AbortSignal | undefined,
 ): Promise<{ warnings: FeedWarning[]; uncoded: (Rejection & { line: number })[] }> {
   const warnings: FeedWarning[] = [];
   const uncoded: (Rejection & { line: number })[] = [];
@@ -97,7 +108,10 @@ async function stage(
         warnings.push(duplicateWarning(code, current, `ListingID ${code} appears again: this copy was refused (${refusal!.replace(/^line \d+: /, "")}); the copy at line ${outcome.keptInstead.line} is imported`));
       }
     }
-    if (++seen % 1000 === 0) report(seen);
+    if (++seen % 1000 === 0) {
+      report(seen);
+      signal?.throwIfAborted();
+    }
   }
   refuseRepairs();
   staging.flush();
@@ -118,17 +132,22 @@ export async function importItems(
     const progress = options.onProgress;
     const staged = await stage(items, staging, notices, options.strict === true, (listings) =>
       progress?.({ phase: "reading", listings, bytes: bytes ?? { bytesRead: 0, totalBytes: null } }),
+      options.signal,
     );
     const rejections = [...staged.uncoded, ...staging.refusals().map(({ code, line, refusal }) => ({ code, line, reason: refusal }))]
       .sort((a, b) => a.line - b.line)
       .map(({ code, reason }) => ({ code, reason }));
     const total = staging.counts.create + staging.counts.update;
-    const counts = applyStaged(db, staging, {
+    const counts = await applyStaged(db, staging, {
       partial: options.partial === true,
       dryRun: options.dryRun === true,
       now: (options.now?.() ?? new Date()).toISOString(),
       newId,
       onWrite: (listings) => progress?.({ phase: "writing", listings, total }),
+      chunked: options.newFile !== true,
+      maxUnpublishRatio: options.maxUnpublishRatio,
+      inEachChunk: options.inEachChunk,
+      signal: options.signal,
     });
     const byLine = (a: FeedWarning, b: FeedWarning) => (a.line ?? 0) - (b.line ?? 0);
     const warningList = [...notices.sort(byLine), ...staged.warnings.sort(byLine)];
@@ -136,6 +155,11 @@ export async function importItems(
   } finally {
     staging.drop();
   }
+}
+
+/** The listings of an opened feed, read by the reader of its format. */
+export function feedItems(feed: FeedSource): { items: AsyncIterable<FeedItem>; progress: FeedProgress; notices: FeedWarning[] } {
+  return { items: feed.format === "vrsync" ? readVrsync(feed.text, feed.notices) : readNdjson(feed.text), progress: feed.progress, notices: feed.notices };
 }
 
 function removeDatabaseFiles(path: string): void {
@@ -147,10 +171,7 @@ function removeDatabaseFiles(path: string): void {
  * creating it if missing. Throws FeedError when the feed cannot be read as a whole.
  */
 export async function importFeed(dbPath: string, location: string, options: ImportOptions = {}): Promise<ImportSummary> {
-  const read = async () => {
-    const feed = await openFeed(location);
-    return { items: feed.format === "vrsync" ? readVrsync(feed.text, feed.notices) : readNdjson(feed.text), progress: feed.progress, notices: feed.notices };
-  };
+  const read = async () => feedItems(await openFeed(location, { limits: options.limits, signal: options.signal }));
   if (existsSync(dbPath)) {
     const db = openExistingDatabase(dbPath); // refused before any byte of the feed is fetched
     try {
@@ -172,7 +193,7 @@ export async function importFeed(dbPath: string, location: string, options: Impo
       // would hold every page twice, then copy it over at close) and without fsyncs.
       db.run("PRAGMA journal_mode = MEMORY");
       db.run("PRAGMA synchronous = OFF");
-      summary = await importItems(db, feed.items, options, feed.progress, feed.notices);
+      summary = await importItems(db, feed.items, { ...options, newFile: true }, feed.progress, feed.notices);
       db.run("PRAGMA journal_mode = WAL");
       db.run("PRAGMA synchronous = FULL");
     } finally {

@@ -39,20 +39,28 @@ export interface StagingOutcome {
   keptInstead: StagedCopy | null;
 }
 
-/** A staged write: the listing, the stored property it replaces (if any), the gallery to write (null: keep). */
+/** The stored property a write was planned against, as it was then. */
+export interface PlannedAgainst {
+  code: string | null;
+  updatedAt: string;
+  published: boolean;
+}
+
 /**
  * A staged write: a new listing, new content for a stored one (the gallery to write, null: keep
- * it), or only the digest of unchanged content found equal by comparison.
+ * it), or only the digest of unchanged content found equal by comparison. `code` is the feed's.
  */
 export type PlannedWrite =
-  | { action: "create"; listing: Listing; digest: string; photos: StoredPhoto[] }
-  | { action: "update"; storedId: string; listing: Listing; digest: string; photos: StoredPhoto[] | null }
-  | { action: "redigest"; storedId: string; digest: string };
+  | { action: "create"; code: string; listing: Listing; digest: string; photos: StoredPhoto[] }
+  | { action: "update"; code: string; storedId: string; against: PlannedAgainst; listing: Listing; digest: string; photos: StoredPhoto[] | null }
+  | { action: "redigest"; code: string; storedId: string; against: PlannedAgainst; digest: string };
 
 export class Staging {
   private readonly insert: Statement;
   private readonly staged: Statement<{ line: number; refusal: string | null; action: Action }, [string]>;
   private readonly rows: PropertyRows;
+  private readonly taken: Statement<{ n: number }, [string]>;
+  private readonly unmoved: Statement<{ n: number }, [string, string | null, string, number]>;
   private pending = 0;
   readonly counts: Record<Action, number> = { create: 0, update: 0, unchanged: 0, rejected: 0 };
 
@@ -88,6 +96,9 @@ export class Staging {
         "redigest = excluded.redigest, photo_ids = excluded.photo_ids",
     );
     this.rows = new PropertyRows(db);
+    // The state each write was planned against, checked again under the write lock.
+    this.taken = db.prepare("SELECT 1 AS n FROM properties WHERE code = ?1 OR (id = ?1 AND code IS NULL)");
+    this.unmoved = db.prepare("SELECT 1 AS n FROM properties WHERE id = ? AND code IS ? AND updated_at = ? AND is_published = ?");
   }
 
   /**
@@ -168,9 +179,13 @@ export class Staging {
    * here, which made every write several times slower.
    */
   *writes(): Generator<PlannedWrite> {
-    type Row = { seq: number; action: Action; stored_id: string; listing: string; digest: string; photo_ids: string | null };
+    type Row = {
+      seq: number; code: string; action: Action; stored_id: string; stored_code: string | null; stored_updated_at: string;
+      stored_published: number; listing: string; digest: string; photo_ids: string | null;
+    };
     const page = this.db.prepare<Row, [number]>(
-      "SELECT seq, action, stored_id, listing, digest, photo_ids FROM staging.import_listings " +
+      "SELECT seq, code, action, stored_id, stored_code, stored_updated_at, stored_published, listing, digest, photo_ids " +
+        "FROM staging.import_listings " +
         `WHERE seq > ? AND (action IN ('create', 'update') OR redigest = 1) ORDER BY seq LIMIT ${WRITE_PAGE}`,
     );
     try {
@@ -178,15 +193,16 @@ export class Staging {
       for (let rows = page.all(after); rows.length > 0; rows = page.all(after)) {
         for (const row of rows) {
           this.tidy();
+          const against = { code: row.stored_code, updatedAt: row.stored_updated_at, published: row.stored_published === 1 };
           if (row.action !== "create" && row.action !== "update") {
-            yield { action: "redigest", storedId: row.stored_id, digest: row.digest };
+            yield { action: "redigest", code: row.code, storedId: row.stored_id, against, digest: row.digest };
             continue;
           }
           const listing = JSON.parse(row.listing) as Listing;
           const ids = row.photo_ids === null ? null : (JSON.parse(row.photo_ids) as string[]);
           const photos = ids === null ? null : listing.photos.map((photo, i) => ({ ...photo, id: ids[i]! }));
-          if (row.action === "create") yield { action: "create", listing, digest: row.digest, photos: photos ?? [] };
-          else yield { action: "update", storedId: row.stored_id, listing, digest: row.digest, photos };
+          if (row.action === "create") yield { action: "create", code: row.code, listing, digest: row.digest, photos: photos ?? [] };
+          else yield { action: "update", code: row.code, storedId: row.stored_id, against, listing, digest: row.digest, photos };
         }
         after = rows[rows.length - 1]!.seq;
       }
@@ -196,19 +212,14 @@ export class Staging {
   }
 
   /**
-   * Codes whose stored property changed since it was compared (another import ran meanwhile):
-   * its updated_at, visibility or code moved, or a code planned as new now exists.
+   * Whether the stored property a write was planned against changed since (another import ran
+   * meanwhile): its updated_at, visibility or code moved, or a code planned as new now exists.
+   * Asked inside the transaction that makes the write.
    */
-  stale(): string[] {
-    const rows = this.db
-      .query<{ code: string }, []>(
-        "SELECT s.code FROM staging.import_listings s WHERE s.action <> 'rejected' AND (" +
-          "(s.stored_id IS NULL AND EXISTS (SELECT 1 FROM properties p WHERE p.code = s.code OR (p.id = s.code AND p.code IS NULL))) OR " +
-          "(s.stored_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM properties p WHERE p.id = s.stored_id AND p.code IS s.stored_code " +
-          "AND p.updated_at = s.stored_updated_at AND p.is_published = s.stored_published))) LIMIT 10",
-      )
-      .all();
-    return rows.map((row) => row.code);
+  isStale(planned: PlannedWrite): boolean {
+    if (planned.action === "create") return this.taken.get(planned.code) !== null;
+    const { code, updatedAt, published } = planned.against;
+    return this.unmoved.get(planned.storedId, code, updatedAt, published ? 1 : 0) === null;
   }
 
   drop(): void {
@@ -216,6 +227,8 @@ export class Staging {
     this.pending = 0;
     this.insert.finalize();
     this.staged.finalize();
+    this.taken.finalize();
+    this.unmoved.finalize();
     this.rows.finalize();
     this.db.run("DETACH DATABASE staging");
     for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true });

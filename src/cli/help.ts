@@ -8,6 +8,7 @@ Usage:
       Listens on 127.0.0.1 unless --host says otherwise (--host 0.0.0.0 in a container).
   partner-api serve [--config FILE] [--port P] [--host H] [--workers N] [--no-metrics]
       Serve production from a config file (default ./config.json). SIGHUP reloads it.
+      Pulls the config's "feeds" at start and then every interval.
       --workers N starts N processes sharing the port; needs "redis" in the config.
       --no-metrics stops recording request metrics (GET /metrics keeps database sizes).
   partner-api seed --out FILE [--properties N] [--leads N] [--seed S] [--as-of ISO] [--force]
@@ -18,8 +19,13 @@ Usage:
       Print a fresh API key and secret and the config entry for them.
   partner-api config-schema
       Print the JSON Schema of the config file.
-  partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json]
+  partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json] [--timeout D] [--max-bytes N]
       Import a VRSync XML or NDJSON feed (a path or an http(s) URL), matched on the listing code.
+      A URL's download is bounded: --timeout (default 30m) and --max-bytes (default 1 GiB).
+  partner-api feeds status --config FILE [--json]
+      Each configured feed's last run (time, outcome, summary or error) and next run, from the database.
+  partner-api feeds run --config FILE [--id ID] [--json]
+      Run the feeds (or one) now, as serve does; exit 1 when a run was guarded or failed.
   partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO] [--out FILE] [--json]
       Published properties as VRSync or NDJSON, or leads as NDJSON, on stdout or to FILE.
   partner-api backup --db FILE --out FILE [--json]
@@ -33,5 +39,5 @@ Port: --port, else the PORT environment variable, else the config's "port", else
 A port already in use is an error (exit 1), never shared with the server already there.
 Without "jwtSecret" in the config, the token secret is made at first start and kept in a file:
 <config>.jwt-secret, or the file PARTNER_API_JWT_SECRET_FILE names (the container image: /app/data/jwt-secret).
-Exit codes: 0 success, 1 failure (import: rejected listings), 2 bad flags or config.
+Exit codes: 0 success, 1 failure (import: rejected listings; feeds run: a guarded or failed run), 2 bad flags or config.
 `;

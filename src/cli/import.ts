@@ -1,13 +1,16 @@
-// `partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json]`: exit 0 (warnings
-// alone too), or 1 when any listing was rejected or the feed could not be read (CONTRACT §11, §16).
+// `partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json] [--timeout D]
+// [--max-bytes N]`: exit 0 (warnings alone too), or 1 when any listing was rejected or the feed
+// could not be read (CONTRACT §11, §16).
 import { ConcurrentChangeError } from "../agency/apply.ts";
-import { importFeed, type ImportProgress, type ImportSummary } from "../agency/import.ts";
+import { importFeed, type ImportProgress, type ImportSummary, type Rejection } from "../agency/import.ts";
 import { readingLine, writingLine } from "../agency/progress.ts";
 import { NotAPartnerDatabaseError } from "../db/open.ts";
 import { FeedError } from "../feeds/listing.ts";
 import type { FeedWarning } from "../feeds/warnings.ts";
 import { assertWritable, explainDatabaseError } from "../writable.ts";
-import { parseFlags, UsageError } from "./args.ts";
+import { parseDuration } from "../config/duration.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits } from "../feeds/fetch.ts";
+import { integerFlag, parseFlags, UsageError } from "./args.ts";
 
 const SHOWN = 50;
 
@@ -22,14 +25,27 @@ function shown<T>(items: readonly T[], line: (item: T) => string): string[] {
   return [...items.slice(0, SHOWN).map(line), ...(more > 0 ? [`  … and ${more} more (--json lists them all)`] : [])];
 }
 
+/** The summary's counts on one line: what `import` prints first, and `feeds run` and `feeds status` for each run. */
+export function countsLine(summary: Pick<ImportSummary, "created" | "updated" | "unchanged" | "unpublished" | "rejected" | "warnings">): string {
+  const kinds = Object.entries(summary.warnings);
+  const byKind = kinds.map(([kind, n]) => `${kind} ${n}`).join(", ");
+  const warnings = kinds.reduce((sum, [, n]) => sum + (n ?? 0), 0);
+  return (
+    `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
+    `${summary.unpublished} unpublished, ${summary.rejected} rejected, ${warnings} warnings` +
+    (byKind === "" ? "" : ` (${byKind})`)
+  );
+}
+
+/** A rejection as the summaries list it. */
+export function rejectionLine({ code, reason }: Rejection): string {
+  return `  rejected ${code ?? "(no code)"}: ${reason}`;
+}
+
 function humanSummary(summary: ImportSummary, dryRun: boolean): string {
-  const byKind = Object.entries(summary.warnings).map(([kind, n]) => `${kind} ${n}`).join(", ");
   const lines = [
-    `${dryRun ? "dry run (nothing written): would have " : ""}` +
-      `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
-      `${summary.unpublished} unpublished, ${summary.rejected} rejected, ${summary.warningList.length} warnings` +
-      (byKind === "" ? "" : ` (${byKind})`),
-    ...shown(summary.rejections, ({ code, reason }) => `  rejected ${code ?? "(no code)"}: ${reason}`),
+    `${dryRun ? "dry run (nothing written): would have " : ""}${countsLine(summary)}`,
+    ...shown(summary.rejections, rejectionLine),
     ...shown(summary.warningList, warningLine),
   ];
   return lines.join("\n") + "\n";
@@ -43,20 +59,32 @@ function terminalProgress(): ((progress: ImportProgress) => void) | undefined {
   };
 }
 
+/** --timeout and --max-bytes: the bounds of an http(s) feed's download, over the defaults. */
+function fetchLimits(timeout: string | undefined, maxBytes: string | undefined): FetchLimits {
+  const timeoutMs = timeout === undefined ? DEFAULT_FETCH_LIMITS.timeoutMs : parseDuration(timeout);
+  if (timeoutMs === null || timeoutMs < 1000) throw new UsageError(`--timeout must be a duration of at least 1s (30s, 15m, 1h…), got "${timeout}"`);
+  const bytes = integerFlag(maxBytes, "max-bytes", 1) ?? DEFAULT_FETCH_LIMITS.maxBytes;
+  return { ...DEFAULT_FETCH_LIMITS, timeoutMs, maxBytes: bytes };
+}
+
 export async function importCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     args,
-    { db: { type: "string" }, partial: { type: "boolean" }, "dry-run": { type: "boolean" }, strict: { type: "boolean" }, json: { type: "boolean" } },
+    {
+      db: { type: "string" }, partial: { type: "boolean" }, "dry-run": { type: "boolean" }, strict: { type: "boolean" }, json: { type: "boolean" },
+      timeout: { type: "string" }, "max-bytes": { type: "string" },
+    },
     true,
   );
   if (!values.db) throw new UsageError("--db FILE is required");
   if (positionals.length !== 1) throw new UsageError("give exactly one FEED: a VRSync or NDJSON file path, or an http(s) URL");
   const dryRun = values["dry-run"] === true;
+  const limits = fetchLimits(values.timeout, values["max-bytes"]);
   assertWritable(values.db, "the database", { sqlite: true });
   const onProgress = terminalProgress();
   let summary: ImportSummary;
   try {
-    summary = await importFeed(values.db, positionals[0]!, { partial: values.partial === true, dryRun, strict: values.strict === true, onProgress });
+    summary = await importFeed(values.db, positionals[0]!, { partial: values.partial === true, dryRun, strict: values.strict === true, onProgress, limits });
   } catch (error) {
     if (onProgress) process.stderr.write("\r\x1b[2K");
     if (error instanceof NotAPartnerDatabaseError) throw new UsageError(error.message);

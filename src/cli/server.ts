@@ -6,6 +6,7 @@ import { scheduleCompaction } from "../db/compaction.ts";
 import type { Logger } from "../logging.ts";
 import { createServerWebhooks } from "../modules/webhooks/service.ts";
 import type { Runtime } from "../runtime.ts";
+import { serverFeedScheduler } from "./feed-child.ts";
 
 const DRAIN_TIMEOUT_MS = 10_000;
 /**
@@ -79,6 +80,8 @@ export function startServer(options: {
   }
   const server = app.server!;
   webhooks.worker.start();
+  const feeds = serverFeedScheduler(runtime, logger);
+  feeds.start();
   const stopCompaction = scheduleCompaction(
     () => runtime.tenants.all(),
     (error) => logger.warn({ err: (error as Error).message }, "change-feed compaction step failed"),
@@ -91,13 +94,15 @@ export function startServer(options: {
       stopCompaction();
       // Attempts under way end within their 10 s timeout; one cut short is retried after a restart.
       const deliveriesDone = webhooks.worker.stop();
+      // A feed run under way stops between two chunks of writes; the next run completes it.
+      const feedsDone = feeds.stop();
       const drained = server.stop(false);
       const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), DRAIN_TIMEOUT_MS).unref());
       if ((await Promise.race([drained.then(() => "drained" as const), timeout])) === "timeout") {
         logger.warn("in-flight requests still running after 10 s; closing them");
         await server.stop(true);
       }
-      await Promise.race([deliveriesDone, timeout]);
+      await Promise.race([Promise.all([deliveriesDone, feedsDone]), timeout]);
       // Writes already queued for a group commit settle before the databases close.
       await new Promise((resolve) => setImmediate(resolve));
       runtime.close();
@@ -117,7 +122,8 @@ export function startServer(options: {
     process.on("SIGHUP", () => {
       try {
         runtime.reload(reload());
-        logger.info({ clients: runtime.config.clients.size }, "config reloaded");
+        feeds.reload();
+        logger.info({ clients: runtime.config.clients.size, feeds: runtime.config.feeds.length }, "config reloaded");
       } catch (error) {
         logger.error({ err: (error as Error).message }, "config reload refused; the previous config stays in force");
       }

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
 import { generatedJwtSecret } from "./jwt-secret.ts";
+import { feedProblems, resolveFeeds } from "./feeds.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
 import { ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REDIS_KEY_PREFIX, type ConfigFile } from "./schema.ts";
 
@@ -61,6 +62,7 @@ function semanticProblems(config: ConfigFile): string[] {
       }
     });
   });
+  problems.push(...feedProblems(config));
   return problems;
 }
 
@@ -124,11 +126,12 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
     webhooks: webhookPolicy(config),
     logLevel: config.logLevel ?? "info",
     redis: config.redis ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX } : null,
+    feeds: resolveFeeds(config, databases),
   });
 }
 
-/** Reads, validates and resolves a config file; throws ConfigError naming every problem. */
-export function loadConfigFile(path: string): RuntimeConfig {
+/** Reads and validates a config file; throws ConfigError naming every problem. */
+export function readConfigFile(path: string): { config: ConfigFile; baseDir: string; file: string } {
   const file = resolve(path);
   let text: string;
   try {
@@ -142,6 +145,11 @@ export function loadConfigFile(path: string): RuntimeConfig {
   } catch (error) {
     throw new ConfigError(path, [`not valid JSON: ${(error as Error).message}`]);
   }
-  const config = validateConfig(value, path);
-  return resolveConfig(config, { baseDir: dirname(file), jwtSecret: config.jwtSecret ?? generatedJwtSecret(file) });
+  return { config: validateConfig(value, path), baseDir: dirname(file), file };
+}
+
+/** Reads, validates and resolves a config file; throws ConfigError naming every problem. */
+export function loadConfigFile(path: string): RuntimeConfig {
+  const { config, baseDir, file } = readConfigFile(path);
+  return resolveConfig(config, { baseDir, jwtSecret: config.jwtSecret ?? generatedJwtSecret(file) });
 }

@@ -25,6 +25,23 @@ export interface RedisSettings {
   keyPrefix: string;
 }
 
+/** A CRM feed `serve` pulls on a schedule (CONTRACT §14), resolved. */
+export interface FeedSpec {
+  id: string;
+  /** The `databases` name, and its resolved file. */
+  database: string;
+  databasePath: string;
+  url: string;
+  everyMs: number;
+  mode: "full" | "partial";
+  /** Secrets (an Authorization, a token): never logged, never printed. */
+  headers: Readonly<Record<string, string>>;
+  maxUnpublishRatio: number;
+  /** The whole download's time limit. */
+  timeoutMs: number;
+  maxBytes: number;
+}
+
 export interface RuntimeConfig {
   environment: Environment;
   port: number | null;
@@ -41,6 +58,8 @@ export interface RuntimeConfig {
   logLevel: string;
   /** Null: limits and idempotency locks stay in this process's memory. */
   redis: RedisSettings | null;
+  /** CRM feeds pulled by `serve`, in config order. */
+  feeds: readonly FeedSpec[];
 }
 
 export interface WebhookTargetPolicy {

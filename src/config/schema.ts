@@ -2,10 +2,15 @@
 // JSON Schema printed by `partner-api config-schema`.
 import { Type as T, type Static } from "@sinclair/typebox";
 import { SECRET_HASH_PATTERN } from "../security/secrets.ts";
+import { DURATION_PATTERN } from "./duration.ts";
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_REDIS_KEY_PREFIX = "partner-api:";
+export const DEFAULT_FEED_EVERY = "15m";
+export const DEFAULT_FEED_TIMEOUT = "30m";
+export const DEFAULT_FEED_MAX_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_UNPUBLISH_RATIO = 0.5;
 
 export const ClientSchema = T.Object(
   {
@@ -30,6 +35,44 @@ export const ClientSchema = T.Object(
           "from partners (the agency's own site or CRM, or a portal that places listings on its map but shows only what " +
           "address.visibility allows)",
       }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A CRM's feed that `serve` pulls on a schedule (CONTRACT §14). */
+export const FeedSchema = T.Object(
+  {
+    id: T.String({ pattern: "^[A-Za-z0-9._-]{1,64}$", description: "Unique feed identifier (letters, digits, . _ -)" }),
+    database: T.String({ description: "Name of the entry of `databases` the feed is imported into" }),
+    url: T.String({ minLength: 1, maxLength: 2048, description: "http(s) URL of the VRSync XML or NDJSON feed" }),
+    every: T.Optional(
+      T.String({ pattern: DURATION_PATTERN, default: DEFAULT_FEED_EVERY, description: "Interval between runs: 30s, 15m, 1h…; at least 1m (30s in the sandbox)" }),
+    ),
+    mode: T.Optional(
+      T.Union([T.Literal("full"), T.Literal("partial")], {
+        default: "full",
+        description: "full: unpublishes what the feed no longer lists; partial: a delta, unpublishes nothing",
+      }),
+    ),
+    headers: T.Optional(
+      T.Record(T.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" }), T.String({ maxLength: 8192 }), {
+        description: "Request headers (e.g. Authorization): secrets, never logged nor printed",
+      }),
+    ),
+    maxUnpublishRatio: T.Optional(
+      T.Number({
+        minimum: 0,
+        maximum: 1,
+        default: DEFAULT_MAX_UNPUBLISH_RATIO,
+        description: "A full run that would unpublish more than this share of the published listings changes nothing",
+      }),
+    ),
+    timeout: T.Optional(
+      T.String({ pattern: DURATION_PATTERN, default: DEFAULT_FEED_TIMEOUT, description: "The whole download's time limit (at least 1s)" }),
+    ),
+    maxBytes: T.Optional(
+      T.Integer({ minimum: 1, default: DEFAULT_FEED_MAX_BYTES, description: "The most bytes a download may bring, counted both as received and once inflated" }),
     ),
   },
   { additionalProperties: false },
@@ -91,6 +134,7 @@ export const ConfigSchema = T.Object(
         { additionalProperties: false, description: "Shared rate limits and idempotency locks for several processes (serve --workers, several hosts)" },
       ),
     ),
+    feeds: T.Optional(T.Array(FeedSchema, { description: "CRM feeds pulled on a schedule by serve (CONTRACT §14)" })),
     logLevel: T.Optional(
       T.Union(["fatal", "error", "warn", "info", "debug"].map((l) => T.Literal(l)), { default: "info" }),
     ),
@@ -100,3 +144,4 @@ export const ConfigSchema = T.Object(
 
 export type ConfigFile = Static<typeof ConfigSchema>;
 export type ClientEntry = Static<typeof ClientSchema>;
+export type FeedEntry = Static<typeof FeedSchema>;

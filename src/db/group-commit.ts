@@ -1,6 +1,10 @@
 // Group commit: writes submitted in the same turn of the event loop share one transaction and
 // so one fsync. Each write runs in its own savepoint, so one that fails is undone alone and its
 // neighbours still commit; every promise settles only after the COMMIT has returned.
+//
+// When another process holds the write lock (an import applying a chunk), the batch waits for
+// it on timers, never in SQLite's busy handler: that handler sleeps on the calling thread, and
+// here that is the event loop, so every request of the server would wait with the batch.
 import type { Database, Statement } from "bun:sqlite";
 import { recordGroupCommit } from "../metrics/storage.ts";
 
@@ -18,14 +22,23 @@ const MAX_BATCH = 1_000;
  * most this long): one fsync then covers more of them. A lone write waits one turn.
  */
 const MAX_GATHER_MS = 2;
+/** How long a batch waits for another process's write lock before its writes fail (503). */
+const MAX_LOCK_WAIT_MS = 5_000;
+/** Between two tries for the lock (a try costs microseconds; an import holds it for chunks of ~10 ms). */
+const LOCK_RETRY_MS = [1, 1, 2, 2, 5];
 
 export class GroupCommitWriter {
   private queue: Job[] = [];
   private scheduled = false;
+  /** Since when the next batch has been waiting for another process's write lock, and how often it tried. */
+  private lockWaitSince: number | null = null;
+  private lockTries = 0;
   /** Queue length at the last look, and when the batch's first write arrived. */
   private seen = 0;
   private gatheringSince = 0;
   private readonly begin: Statement;
+  /** The connection's own busy timeout, for everything it runs outside BEGIN. */
+  private readonly busyTimeout: number;
   private readonly commit: Statement;
   private readonly rollback: Statement;
   private readonly savepoint: Statement;
@@ -42,6 +55,7 @@ export class GroupCommitWriter {
     private readonly now: () => number = () => performance.now(),
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.busyTimeout = (db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
     this.savepoint = db.prepare("SAVEPOINT job");
@@ -66,6 +80,50 @@ export class GroupCommitWriter {
     setImmediate(() => this.flush());
   }
 
+  /**
+   * Begins the batch's transaction, taking the write lock without waiting in SQLite. True once
+   * begun, and also when beginning failed otherwise (the batch then fails with that error, as
+   * it would at COMMIT); false when another process holds the lock and the batch will try again.
+   */
+  private lock(): boolean {
+    let busy = false;
+    try {
+      // Not a prepared statement: SQLite applies a PRAGMA's value when it is prepared.
+      this.db.run("PRAGMA busy_timeout = 0");
+      this.begin.run();
+    } catch (error) {
+      busy = (error as { code?: unknown }).code === "SQLITE_BUSY";
+      if (!busy || (this.lockWaitSince !== null && this.now() - this.lockWaitSince >= MAX_LOCK_WAIT_MS)) {
+        this.failQueued(error);
+        return false;
+      }
+    } finally {
+      this.db.run(`PRAGMA busy_timeout = ${this.busyTimeout}`);
+    }
+    if (!busy) {
+      this.lockWaitSince = null;
+      this.lockTries = 0;
+      return true;
+    }
+    this.lockWaitSince ??= this.now();
+    const delay = LOCK_RETRY_MS[Math.min(this.lockTries++, LOCK_RETRY_MS.length - 1)]!;
+    setTimeout(() => this.flush(), delay);
+    return false;
+  }
+
+  /** Every queued write fails with the error that kept the batch from beginning. */
+  private failQueued(error: unknown): void {
+    const jobs = this.queue;
+    this.queue = [];
+    this.scheduled = false;
+    this.lockWaitSince = null;
+    this.lockTries = 0;
+    for (const job of jobs) {
+      this.onOutcome(error);
+      job.reject(error);
+    }
+  }
+
   private flush(): void {
     const arriving = this.queue.length > this.seen;
     if (arriving && this.queue.length < MAX_BATCH && this.now() - this.gatheringSince < MAX_GATHER_MS) {
@@ -73,6 +131,7 @@ export class GroupCommitWriter {
       setImmediate(() => this.flush());
       return;
     }
+    if (!this.lock()) return;
     const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (jobs === this.queue) this.queue = [];
     const gatheredSince = this.gatheringSince;
@@ -82,7 +141,6 @@ export class GroupCommitWriter {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     const beganAt = this.now();
     try {
-      this.begin.run();
       for (const job of jobs) {
         this.savepoint.run();
         try {

@@ -6,6 +6,7 @@ import dayCounts from "./migrations/002_day_counts.sql" with { type: "text" };
 import dateOrder from "./migrations/003_date_order.sql" with { type: "text" };
 import webhooks from "./migrations/004_webhooks.sql" with { type: "text" };
 import listingExtras from "./migrations/005_listing_extras.sql" with { type: "text" };
+import feedRuns from "./migrations/006_feed_runs.sql" with { type: "text" };
 import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
 
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly string[] = [
   `${dateOrder}\n${rebuildDateOrder}`,
   webhooks,
   listingExtras,
+  feedRuns,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

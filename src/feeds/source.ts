@@ -1,7 +1,9 @@
-// Opening a feed: a file or an http(s) URL read as a stream (never whole into memory),
-// gunzipped when compressed, its format told from its first characters, decoded to text.
+// Opening a feed: a file or an http(s) URL read as a stream (never whole into memory; a URL
+// through the bounded fetch of fetch.ts), gunzipped when compressed, its format told from its
+// first characters, decoded to text.
 import { existsSync, statSync } from "node:fs";
 import { bomOf, decodeStream, xmlEncoding } from "./encoding.ts";
+import { DEFAULT_FETCH_LIMITS, displayUrl, fetchFeed, type FetchRequest, type Validators } from "./fetch.ts";
 import { FeedError } from "./listing.ts";
 import type { FeedWarning } from "./warnings.ts";
 
@@ -63,27 +65,51 @@ function counted(stream: ReadableStream<Uint8Array>, progress: FeedProgress): Re
   );
 }
 
-async function openBytes(location: string, progress: FeedProgress): Promise<ReadableStream<Uint8Array>> {
+/** A file's bytes, or an http(s) URL's through the bounded fetch; null when the server said 304. */
+async function openBytes(location: string, progress: FeedProgress, request: FetchRequest): Promise<{ bytes: ReadableStream<Uint8Array>; remote: boolean; validators: Validators | null } | null> {
   if (/^https?:\/\//i.test(location)) {
-    let response: Response;
-    try {
-      response = await fetch(location, { redirect: "follow" });
-    } catch (error) {
-      throw new FeedError(`cannot fetch ${location}: ${(error as Error).message}`);
-    }
-    if (!response.ok || response.body === null) {
-      await response.body?.cancel();
-      throw new FeedError(`cannot fetch ${location}: HTTP ${response.status}`);
-    }
-    const length = Number(response.headers.get("content-length"));
-    // fetch() inflates a Content-Encoding itself; then the announced length is not what we count.
-    progress.totalBytes = response.headers.has("content-encoding") || !Number.isFinite(length) || length <= 0 ? null : length;
-    return response.body;
+    const fetched = await fetchFeed(location, request);
+    if (fetched.status === "not-modified") return null;
+    progress.totalBytes = fetched.totalBytes;
+    return { bytes: fetched.body, remote: true, validators: fetched.validators };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) throw new FeedError(`unsupported feed address ${location}: use a file path or an http(s) URL`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) throw new FeedError(`unsupported feed address ${displayUrl(location)}: use a file path or an http(s) URL`);
   if (!existsSync(location) || !statSync(location).isFile()) throw new FeedError(`feed file not found: ${location}`);
   progress.totalBytes = statSync(location).size;
-  return Bun.file(location).stream();
+  return { bytes: Bun.file(location).stream(), remote: false, validators: null };
+}
+
+/** The inflated stream; damaged gzip data fails it with a FeedError (the download's own errors pass as they are). */
+function gunzipped(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = stream.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        controller.error(error instanceof FeedError ? error : new FeedError(`the feed's gzip data is damaged or cut short: ${(error as Error).message}`));
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** Fails the stream once it has yielded more than `maxBytes` (an inflated gzip bomb). */
+function inflatedAtMost(stream: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
+  let bytes = 0;
+  return stream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.length;
+        if (bytes > maxBytes) controller.error(new FeedError(`the feed inflates to more than its size limit (${Math.round(maxBytes / 1_048_576)} MiB)`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
 }
 
 /** The format, told from the first character after any byte order mark and blank space. */
@@ -109,16 +135,34 @@ async function* strictUtf8(stream: ReadableStream<Uint8Array>, progress: FeedPro
   }
 }
 
-/** Opens FEED (a path or an http(s) URL) for streaming; FeedError when it cannot be read at all. */
-export async function openFeed(location: string): Promise<FeedSource> {
+/** A feed opened for reading, or the server's word that it has not changed since `validators`. */
+export type OpenedFeed = ({ status: "ok"; validators: Validators | null } & FeedSource) | { status: "not-modified" };
+
+/**
+ * Opens FEED (a path or an http(s) URL) for streaming; FeedError when it cannot be read at all.
+ * A URL is fetched within `request.limits` (a gzip feed's inflated size too), conditionally
+ * when `request.validators` are given.
+ */
+export async function openFeedSource(location: string, request: FetchRequest = {}): Promise<OpenedFeed> {
   const progress: FeedProgress = { bytesRead: 0, totalBytes: null };
-  let { head, stream } = await peek(counted(await openBytes(location, progress), progress), 2);
+  const opened = await openBytes(location, progress, request);
+  if (opened === null) return { status: "not-modified" };
+  let { head, stream } = await peek(counted(opened.bytes, progress), 2);
   if (head[0] === 0x1f && head[1] === 0x8b) {
-    stream = stream.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+    stream = gunzipped(stream);
+    // A local file is the operator's own; what a server sends is bounded once inflated too.
+    if (opened.remote) stream = inflatedAtMost(stream, (request.limits ?? DEFAULT_FETCH_LIMITS).maxBytes);
   }
   ({ head, stream } = await peek(stream, HEAD_BYTES));
   const format = formatOf(head);
   const notices: FeedWarning[] = [];
   const text = format === "vrsync" ? decodeStream(stream, xmlEncoding(head), notices) : strictUtf8(stream, progress);
-  return { format, text, progress, notices };
+  return { status: "ok", format, text, progress, notices, validators: opened.validators };
+}
+
+/** Opens FEED unconditionally (the `import` command). */
+export async function openFeed(location: string, request: Omit<FetchRequest, "validators"> = {}): Promise<FeedSource> {
+  const opened = await openFeedSource(location, request);
+  if (opened.status === "not-modified") throw new FeedError("the server answered 304 Not Modified to a request that was not conditional");
+  return opened;
 }

@@ -16,7 +16,8 @@
 //
 // A feature whose objects are made before the server's MetricsRegistry (the webhook worker is
 // made in src/cli/server.ts, then handed to createApp) keeps a prom-client Registry of its own
-// and the app includes it: `metrics.include(webhooks.metrics.registry)` (src/app.ts).
+// and the app includes it: `metrics.include(webhooks.metrics.registry)` (src/app.ts); with a
+// condition when its families only mean something sometimes (the feeds', while any is configured).
 //
 // On a hot path, keep the child (`const ok = deliveries.labels("lead.created", "succeeded")`)
 // rather than passing labels on every call. A value read at scrape time belongs in the metric's
@@ -49,8 +50,8 @@ export class MetricsRegistry {
   readonly registry = new Registry();
   /** Null when request metrics are off (`--no-metrics`): no request family at a false zero. */
   readonly requests: RequestMetrics | null;
-  /** Registries of features made before this one (see above), merged into each scrape. */
-  private readonly included: Registry[] = [];
+  /** Registries of features (see above), merged into each scrape while their condition holds. */
+  private readonly included: { registry: Registry; when: () => boolean }[] = [];
   private readonly databaseSize: Gauge;
   private readonly buildInfo: Gauge;
 
@@ -71,8 +72,8 @@ export class MetricsRegistry {
     });
   }
 
-  include(registry: Registry): void {
-    this.included.push(registry);
+  include(registry: Registry, when: () => boolean = () => true): void {
+    this.included.push({ registry, when });
   }
 
   /** The whole scrape in Prometheus text format: this server's metrics and the process's. */
@@ -82,7 +83,8 @@ export class MetricsRegistry {
     for (const { database, file, bytes } of facts.databases) this.databaseSize.set({ database, file }, bytes);
     this.buildInfo.reset();
     this.buildInfo.set({ version: facts.version, environment: facts.environment }, 1);
-    return await Registry.merge([processRegistry, this.registry, ...this.included]).metrics();
+    const included = this.included.filter(({ when }) => when()).map(({ registry }) => registry);
+    return await Registry.merge([processRegistry, this.registry, ...included]).metrics();
   }
 
   get contentType(): string {

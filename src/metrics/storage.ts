@@ -18,8 +18,8 @@ const batchSize = new Histogram({
 
 const waitSeconds = new Histogram({
   name: "partner_api_group_commit_wait_seconds",
-  help: "How long a batch's first write waited for others to join it before the transaction began.",
-  buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1],
+  help: "How long a batch's first write waited before the transaction began: for others to join it, and for another process's write lock (an import).",
+  buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5],
   registers,
 });
 

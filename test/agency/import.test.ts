@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { ConcurrentChangeError, applyStaged } from "../../src/agency/apply.ts";
 import { importFeed } from "../../src/agency/import.ts";
 import { Staging } from "../../src/agency/staging.ts";
+import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 import { blankListing, FeedError } from "../../src/feeds/listing.ts";
-import { apiOver, FIXTURES, lastSequence, propertyByCode, propertyChanges, publishedProperties, seededCopy, tempDir, withDb } from "./helpers.ts";
+import { apiOver, FIXTURES, lastSequence, propertyByCode, propertyChanges, publishedProperties, seededCopy, tempDir } from "./helpers.ts";
 
 const dir = tempDir();
 afterAll(() => dir.cleanup());
@@ -226,25 +227,44 @@ describe("--dry-run changes nothing", () => {
   });
 });
 
-describe("one transaction, checked against concurrent change", () => {
+describe("checked against concurrent change, write by write", () => {
+  /** Stages `listings` against the database as it is, lets `meanwhile` write on the same file, then applies. */
+  async function applyAfter(db: string, listings: string[], meanwhile: (conn: Database) => void, chunked: boolean): Promise<unknown> {
+    const conn = openDatabase(db);
+    const staging = new Staging(conn, () => crypto.randomUUID());
+    try {
+      listings.forEach((code, i) => staging.add(code, i + 1, { ...blankListing(code), title: `mine ${code}` }));
+      staging.flush();
+      meanwhile(conn);
+      return await applyStaged(conn, staging, { partial: true, dryRun: false, now: new Date().toISOString(), newId: () => crypto.randomUUID(), chunked }).catch((error: unknown) => error);
+    } finally {
+      staging.drop();
+      closeDatabase(conn);
+    }
+  }
+
   test("a property changed by someone else between reading and writing aborts the import with nothing written", async () => {
     const db = fresh();
     await importFeed(db, vrsync(listing("A")));
     const sequence = lastSequence(db);
-    withDb(db, (conn) => {
-      const staging = new Staging(conn, () => crypto.randomUUID());
-      try {
-        staging.add("A", 1, { ...blankListing("A"), title: "mine" });
-        staging.flush();
-        conn.run("UPDATE properties SET title = 'theirs', updated_at = '2030-01-01T00:00:00.000Z' WHERE code = 'A'");
-        const after = lastSequenceOf(conn);
-        expect(() => applyStaged(conn, staging, { partial: false, dryRun: false, now: new Date().toISOString(), newId: () => crypto.randomUUID() })).toThrow(ConcurrentChangeError);
-        expect(lastSequenceOf(conn)).toBe(after);
-      } finally {
-        staging.drop();
-      }
-    });
+    const outcome = await applyAfter(db, ["A"], (conn) => {
+      conn.run("UPDATE properties SET title = 'theirs', updated_at = '2030-01-01T00:00:00.000Z' WHERE code = 'A'");
+    }, true);
+    expect(outcome).toBeInstanceOf(ConcurrentChangeError);
+    expect((outcome as Error).message).toContain("A; nothing was imported");
     expect(propertyByCode(db, "A")!.title).toBe("theirs");
+    expect(lastSequence(db)).toBe(sequence + 1);
+  });
+
+  test("a code planned as new that another import created meanwhile: in one transaction nothing is written either", async () => {
+    const db = fresh();
+    await importFeed(db, vrsync(listing("X")));
+    const sequence = lastSequence(db);
+    const outcome = await applyAfter(db, ["B", "C"], (conn) => {
+      conn.run("UPDATE properties SET code = 'C' WHERE code = 'X'");
+    }, false);
+    expect(outcome).toBeInstanceOf(ConcurrentChangeError);
+    expect(propertyByCode(db, "B")).toBeUndefined();
     expect(lastSequence(db)).toBe(sequence + 1);
   });
 });
@@ -286,7 +306,3 @@ describe("a server serving the same file sees the import at once", () => {
     }
   });
 });
-
-function lastSequenceOf(conn: Database): number {
-  return (conn.query("SELECT coalesce(max(sequence), 0) AS n FROM changes").get() as { n: number }).n;
-}

@@ -118,3 +118,56 @@ describe("GroupCommitWriter", () => {
     db.close();
   });
 });
+
+describe("GroupCommitWriter while another process holds the write lock", () => {
+  /** Another connection (as an import in another process would) holding the write lock. */
+  function holder(db: Database) {
+    const other = new Database(db.filename);
+    other.run("BEGIN IMMEDIATE");
+    other.run("INSERT INTO t (id, v) VALUES (1000, 'import')");
+    return other;
+  }
+
+  test("a batch waits for the lock on timers, never in SQLite's busy handler: the event loop keeps turning", async () => {
+    const db = open();
+    db.run("PRAGMA busy_timeout = 5000");
+    const writer = new GroupCommitWriter(db);
+    const other = holder(db);
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 1);
+    const started = performance.now();
+    const written = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'lead')"));
+    // While the batch waits, timers still fire: the loop is not stuck in a sleep of SQLite's.
+    await Bun.sleep(60);
+    expect(turns).toBeGreaterThan(10);
+    other.run("COMMIT");
+    other.close();
+    await written;
+    clearInterval(ticking);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(db.query("SELECT v FROM t ORDER BY id").all()).toEqual([{ v: "lead" }, { v: "import" }]);
+    // The connection's own busy timeout is as it was, for everything else it runs.
+    expect(db.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
+    db.close();
+  });
+
+  test("after 5 s of waiting the batch fails with SQLITE_BUSY (a 503 for the partner) and the next one works", async () => {
+    const db = open();
+    let ms = 0;
+    const writer = new GroupCommitWriter(db, () => {}, () => ms);
+    const other = holder(db);
+    const first = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'lead')"));
+    await Bun.sleep(20);
+    ms += 5_001;
+    const error = await first.then(
+      () => null,
+      (e: unknown) => e as { code?: string },
+    );
+    expect(error?.code).toBe("SQLITE_BUSY");
+    other.run("COMMIT");
+    other.close();
+    await writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (2, 'later')"));
+    expect(db.query("SELECT id FROM t ORDER BY id").all()).toEqual([{ id: 2 }, { id: 1000 }]);
+    db.close();
+  });
+});

@@ -46,6 +46,9 @@ const FAMILY_LABELS: Record<string, string[]> = {
   partner_api_webhook_deliveries_total: ["event", "state"],
   partner_api_webhook_attempt_duration_seconds_bucket: ["event", "le"],
   partner_api_webhook_oldest_pending_seconds: ["database"],
+  partner_api_feed_last_success_timestamp_seconds: ["database", "feed"],
+  partner_api_feed_last_outcome: ["database", "feed", "outcome"],
+  partner_api_feed_last_run_listings: ["count", "database", "feed"],
 };
 
 /** Grafana's variables, as the dashboard's expressions use them. */
@@ -99,6 +102,8 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
   let dir: string;
   let server: RunningBinary;
   let prometheus: ReturnType<typeof Bun.spawn>;
+  /** The agency CRM's feed the server pulls: a fixed VRSync document. */
+  let crm: ReturnType<typeof Bun.serve>;
   let api: string;
   /** The binary's own scrape, taken after the traffic. */
   let scrape: string;
@@ -172,6 +177,8 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
       database: "agency",
       rateLimitPerMinute,
     });
+    const feed = readFileSync(join(ROOT, "test/fixtures/vrsync/complete.xml"));
+    crm = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(feed, { headers: { "content-type": "application/xml" } }) });
     writeFileSync(
       join(dir, "config.json"),
       JSON.stringify({
@@ -180,9 +187,11 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
         databases: { agency: db },
         clients: [client("portal", 100_000), client("tiny", 2)],
         metrics: { token: METRICS_TOKEN },
+        feeds: [{ id: "crm", database: "agency", url: `http://127.0.0.1:${crm.port}/feed.xml`, every: "1h", mode: "partial" }],
       }),
     );
     server = await startBinary(binary, ["serve", "--config", join(dir, "config.json")], dir);
+    await feedRunFinished(server.url);
 
     // The shipped scrape config, pointed at this binary, scraping every second.
     const config = Bun.YAML.parse(readFileSync(SCRAPE_CONFIG, "utf8")) as {
@@ -216,6 +225,16 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     await scrapedAfter(trafficDone, 3); // rates need two samples after the traffic
   }, SETUP_MS);
 
+  /** Waits for the run of the feed that serve starts with, so the feed families have a run to show. */
+  async function feedRunFinished(url: string): Promise<void> {
+    for (let i = 0; i < 300; i++) {
+      const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      if (/partner_api_feed_last_run_timestamp_seconds\{[^}]*\} [1-9]/.test(text)) return;
+      await Bun.sleep(100);
+    }
+    throw new Error("the feed's first run did not finish");
+  }
+
   async function waitPrometheusReady(): Promise<void> {
     try {
       for (let i = 0; i < 300; i++) {
@@ -237,6 +256,7 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     prometheus?.kill();
     await prometheus?.exited;
     if (server) expect(await server.stop()).toBe(0);
+    crm?.stop(true);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,0 +1,83 @@
+// Each scheduled feed run of `serve` happens in a child process of the same binary
+// (`partner-api feeds run-claimed`), never on the server's event loop: the download, the XML
+// parse and the staging of 100,000 listings are tens of seconds of CPU and a few hundred MB of
+// heap, which the child returns to the system when it exits. It runs at a lower priority
+// (nice 10), so on a busy core the API comes first. The feed (headers included: secrets) goes
+// to the child on its standard input, never in its arguments or environment; its report comes
+// back as one JSON line on its standard output.
+import { setPriority } from "node:os";
+import { fileURLToPath } from "node:url";
+import { FeedScheduler, type Launched } from "../agency/feed-runs/scheduler.ts";
+import type { FeedSpec } from "../config/model.ts";
+import type { RunReport } from "../agency/feed-runs/run.ts";
+import type { Logger } from "../logging.ts";
+import type { Runtime } from "../runtime.ts";
+
+/** Below the server's priority: the API's requests come first on a busy core. */
+const CHILD_NICENESS = 10;
+/** A run asked to stop stops between two chunks of writes (milliseconds) or aborts its download; this is ample. */
+const STOP_GRACE_MS = 15_000;
+
+/** What the child reads on its standard input. */
+export interface ChildInput {
+  feed: FeedSpec;
+  owner: string;
+}
+
+/** This binary again: the compiled executable runs itself; from source, Bun runs the entry file. */
+function selfCommand(args: string[]): string[] {
+  const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:\\~BUN\\");
+  return compiled ? [process.execPath, ...args] : [process.execPath, fileURLToPath(new URL("../main.ts", import.meta.url)), ...args];
+}
+
+function failedReport(feed: FeedSpec, durationMs: number, why: string): RunReport {
+  return { feed: feed.id, outcome: "failed", error: why, summary: null, durationMs, recorded: false };
+}
+
+/** Starts the run of `feed` (its lease held by `owner`) in a child process. The report never rejects. */
+export function launchFeedChild(feed: FeedSpec, owner: string, logger: Logger): Launched {
+  const started = performance.now();
+  const proc = Bun.spawn(selfCommand(["feeds", "run-claimed"]), {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  try {
+    setPriority(proc.pid, CHILD_NICENESS);
+  } catch (error) {
+    logger.debug({ feed: feed.id, err: (error as Error).message }, "feed run's priority could not be lowered");
+  }
+  proc.stdin.write(JSON.stringify({ feed, owner } satisfies ChildInput));
+  void proc.stdin.end();
+  const done = (async (): Promise<RunReport> => {
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const elapsed = performance.now() - started;
+    const line = out.trim().split("\n").at(-1) ?? "";
+    try {
+      const report = JSON.parse(line) as RunReport;
+      if (typeof report.outcome === "string") return report;
+    } catch {
+      // No report: the child died before it could write one.
+    }
+    const said = err.trim().split("\n").at(-1)?.slice(0, 500);
+    return failedReport(feed, elapsed, `the run's process ended (${proc.signalCode ?? `exit code ${code}`}) before reporting${said ? `: ${said}` : ""}`);
+  })();
+  return {
+    done,
+    stop() {
+      proc.kill("SIGTERM");
+      setTimeout(() => proc.kill("SIGKILL"), STOP_GRACE_MS).unref();
+    },
+  };
+}
+
+/** The feeds' scheduler of a server: its runs in child processes, its state in the server's databases. */
+export function serverFeedScheduler(runtime: Runtime, logger: Logger): FeedScheduler {
+  return new FeedScheduler({
+    feeds: () => runtime.config.feeds,
+    tenant: (path) => runtime.tenants.get(path),
+    launch: (feed, owner) => launchFeedChild(feed, owner, logger),
+    now: () => runtime.clock.now(),
+    logger,
+  });
+}
