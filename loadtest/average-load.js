@@ -1,10 +1,12 @@
 // Average load: the traffic an agency's server sees on a normal busy day, held long enough to
 // trust the percentiles. The baseline every other scenario is compared against.
-import { envNumber } from "./lib/config.js";
+import { envDuration, envNumber } from "./lib/config.js";
 import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 import { NORMAL_BUDGET, SUMMARY_TREND_STATS, thresholds } from "./lib/thresholds.js";
 
 const VUS = envNumber("VUS", 20);
+const RAMP_DURATION = envDuration("RAMP_DURATION", "2m");
+const STEADY_DURATION = envDuration("STEADY_DURATION", "10m");
 
 /** @type {import("k6/options").Options} */
 export const options = {
@@ -13,8 +15,8 @@ export const options = {
       executor: "ramping-vus",
       startVUs: 0,
       stages: [
-        { duration: "2m", target: VUS }, // warm up caches and connections
-        { duration: "10m", target: VUS },
+        { duration: RAMP_DURATION, target: VUS }, // warm up caches and connections
+        { duration: STEADY_DURATION, target: VUS },
         { duration: "1m", target: 0 },
       ],
       gracefulRampDown: "30s",

@@ -8,6 +8,9 @@ import { DEGRADED_BUDGET, SUMMARY_TREND_STATS, thresholds } from "./lib/threshol
 
 const MAX_RATE = envNumber("MAX_RATE", 2000); // iterations (= requests) per second at the end
 const RAMP_DURATION = envDuration("RAMP_DURATION", "30m");
+const MAX_VUS = envNumber("MAX_VUS", 1000);
+// The first seconds (cold caches, few samples) may not abort the run.
+const ABORT_DELAY = envDuration("ABORT_DELAY", "30s");
 
 /** @type {import("k6/options").Options} */
 export const options = {
@@ -16,17 +19,16 @@ export const options = {
       executor: "ramping-arrival-rate",
       startRate: 10,
       timeUnit: "1s",
-      preAllocatedVUs: 50,
-      maxVUs: envNumber("MAX_VUS", 1000),
+      preAllocatedVUs: Math.min(50, MAX_VUS), // k6 refuses more pre-allocated VUs than maxVUs
+      maxVUs: MAX_VUS,
       stages: [{ duration: RAMP_DURATION, target: MAX_RATE }],
     },
   },
   thresholds: {
     ...thresholds({ budget: DEGRADED_BUDGET, maxFailedRate: 0.05, minChecksRate: 0.95 }),
-    // These two stop the run at the breaking point; the delay keeps the first seconds
-    // (cold caches, few samples) from aborting it.
-    http_req_failed: [{ threshold: "rate<0.05", abortOnFail: true, delayAbortEval: "30s" }],
-    http_req_duration: [{ threshold: "p(99)<2000", abortOnFail: true, delayAbortEval: "30s" }],
+    // These two stop the run at the breaking point.
+    http_req_failed: [{ threshold: "rate<0.05", abortOnFail: true, delayAbortEval: ABORT_DELAY }],
+    http_req_duration: [{ threshold: "p(99)<2000", abortOnFail: true, delayAbortEval: ABORT_DELAY }],
   },
   summaryTrendStats: SUMMARY_TREND_STATS,
 };

@@ -1,6 +1,6 @@
 // createApp(deps): the global plugins first (context, errors), then each feature module.
 import { Elysia } from "elysia";
-import { feedMetrics } from "./agency/feed-runs/metrics.ts";
+import { feedMetricsRegistry } from "./agency/feed-runs/metrics.ts";
 import type { Logger } from "./logging.ts";
 import { MetricsRegistry } from "./metrics/registry.ts";
 import { authModule } from "./modules/auth/index.ts";
@@ -13,7 +13,7 @@ import { metricsModule } from "./modules/metrics/index.ts";
 import { mayScrape } from "./modules/metrics/service.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
-import { createServerWebhooks, webhookScrape, type ServerWebhooks } from "./modules/webhooks/service.ts";
+import { createServerWebhooks, type ServerWebhooks } from "./modules/webhooks/service.ts";
 import { requestContext, serverPeerAddress, type PeerAddress } from "./plugins/context.ts";
 import { errorHandler } from "./plugins/errors.ts";
 import type { Runtime } from "./runtime.ts";
@@ -23,7 +23,10 @@ export interface AppDeps {
   logger: Logger;
   /** Where the TCP peer address comes from; tests pass their own. */
   peerAddress?: PeerAddress;
-  /** Request metrics for GET /metrics; absent: a new registry; null: not recorded (benchmarks). */
+  /**
+   * The server's metrics (GET /metrics); absent: a new registry; null: a new registry that
+   * records no request metrics (`--no-metrics`).
+   */
   metrics?: MetricsRegistry | null;
   /** The webhook worker and its metrics; absent: a worker that is never started (tests drive it by hand). */
   webhooks?: ServerWebhooks;
@@ -46,11 +49,20 @@ function methodTable(routes: readonly { method: string; path: string }[]) {
 
 export function createApp(deps: AppDeps) {
   const { runtime, logger } = deps;
-  const metrics = deps.metrics === undefined ? new MetricsRegistry() : deps.metrics;
+  const metrics = deps.metrics ?? new MetricsRegistry({ requests: deps.metrics !== null });
   const webhooks = deps.webhooks ?? createServerWebhooks(runtime, { logger });
+  // Metrics off (benchmarks) is every counter off, webhooks' too.
+  if (deps.metrics !== null) metrics.include(webhooks.metrics.registry);
+  // Scrape-time facts, like the database sizes: read from the databases whichever process ran the feeds.
+  const feeds = feedMetricsRegistry({
+    feeds: () => runtime.config.feeds,
+    open: (path) => runtime.tenants.get(path)?.read ?? null,
+    now: () => runtime.clock.now(),
+  });
+  metrics.include(feeds, () => runtime.config.feeds.length > 0);
   let methods: ReturnType<typeof methodTable> | null = null;
   const app = new Elysia({ name: "partner-api" })
-    .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, metrics }))
+    .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, requests: metrics.requests }))
     .use(
       errorHandler({
         logger,
@@ -71,14 +83,7 @@ export function createApp(deps: AppDeps) {
     .use(changesModule(runtime))
     .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime))
-    // Metrics off (benchmarks) is every counter off, webhooks' too.
-    .use(
-      metricsModule(runtime, metrics, [
-        ...(metrics === null ? [] : [() => webhookScrape(runtime, webhooks.metrics)]),
-        // Scrape-time facts, like the database sizes: read from the databases whichever process ran the feeds.
-        () => feedMetrics(runtime.config.feeds, (path) => runtime.tenants.get(path)?.read ?? null, runtime.clock.now()),
-      ]),
-    );
+    .use(metricsModule(runtime, metrics));
   return app;
 }
 

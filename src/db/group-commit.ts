@@ -6,6 +6,7 @@
 // it on timers, never in SQLite's busy handler: that handler sleeps on the calling thread, and
 // here that is the event loop, so every request of the server would wait with the batch.
 import type { Database, Statement } from "bun:sqlite";
+import { recordGroupCommit } from "../metrics/storage.ts";
 
 type Work<T> = (db: Database) => T;
 
@@ -133,10 +134,12 @@ export class GroupCommitWriter {
     if (!this.lock()) return;
     const jobs = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
     if (jobs === this.queue) this.queue = [];
+    const gatheredSince = this.gatheringSince;
     this.scheduled = false;
     if (this.queue.length > 0) this.startBatch();
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    const beganAt = this.now();
     try {
       for (const job of jobs) {
         this.savepoint.run();
@@ -150,6 +153,7 @@ export class GroupCommitWriter {
         }
       }
       this.commit.run();
+      recordGroupCommit(jobs.length, beganAt - gatheredSince, this.now() - beganAt);
     } catch (error) {
       // The transaction itself failed (disk full, read-only file…): nothing of it is kept.
       if (this.db.inTransaction) {

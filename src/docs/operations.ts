@@ -3,7 +3,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { CATALOGS } from "../catalog/index.ts";
 import type { ErrorCode } from "../errors.ts";
-import { MetricsRegistry } from "../metrics/registry.ts";
+import { metricsExample } from "../metrics/example.ts";
 import { FIELDS_BODY } from "../modules/catalog/service.ts";
 import { LeadInputSchema } from "../modules/leads/model.ts";
 import { MAX_LIMIT } from "../modules/listing/params.ts";
@@ -73,18 +73,6 @@ function text(mediaType: string, description: string, example?: string): Json {
 /** A protected operation: bearer token, rate-limit headers on every response, guard errors. */
 export function protectedResponses(success: Record<string, Json>, errors: ErrorCode[], messages: ErrorMessages = {}): Record<string, Json> {
   return { ...success, ...errorResponses([...errors, ...GUARD_ERRORS], "rateLimited", messages) };
-}
-
-function metricsExample(version: string): string {
-  const registry = new MetricsRegistry();
-  registry.observe("/v1/properties", "GET", 200, 1.8, "portal-x", undefined, false);
-  registry.observe("/v1/leads", "POST", 201, 4.2, "portal-x", undefined, false);
-  registry.observe(null, "GET", 404, 0.2, undefined, "NOT_FOUND", false);
-  registry.observe("/v1/properties", "GET", 429, 0.1, "portal-x", "RATE_LIMIT_EXCEEDED", false);
-  return registry.render({ version, environment: "production", databases: [
-    { database: "agency", file: "main", bytes: 52_428_800 },
-    { database: "agency", file: "wal", bytes: 4_120_032 },
-  ] });
 }
 
 export function operations(examples: SandboxExamples, version: string): Operation[] {
@@ -333,7 +321,8 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       summary: "Prometheus metrics",
       description:
         "Operator metrics in Prometheus text format: requests by route and status, latency by route, 429s by " +
-        "client, authentication failures by code, leads created, database sizes. Open in the sandbox; in " +
+        "client, authentication failures by code, leads created, database and WAL sizes, group commits and the page " +
+        "cache, and the process (memory, CPU, open files, event-loop lag, garbage collections). Open in the sandbox; in " +
         "production it exists only when the config sets `metrics.token`, and needs `Authorization: Bearer <that token>` " +
         "(otherwise 404, exactly like an unknown path).",
       access: "metrics",

@@ -6,9 +6,10 @@ export const OVERFLOW_LABEL = "(other)";
 export class BoundedMap<V> {
   private readonly entries = new Map<string, V>();
 
+  /** `create` makes the entry of a label value: the key itself, or OVERFLOW_LABEL past the cap. */
   constructor(
     private readonly maxKeys: number,
-    private readonly create: () => V,
+    private readonly create: (label: string) => V,
   ) {}
 
   /** The entry of `key`, created on first use, or the overflow entry once the cap is reached. */
@@ -18,15 +19,14 @@ export class BoundedMap<V> {
       const slot = this.entries.size < this.maxKeys ? key : OVERFLOW_LABEL;
       entry = this.entries.get(slot);
       if (entry === undefined) {
-        entry = this.create();
+        entry = this.create(slot);
         this.entries.set(slot, entry);
       }
     }
     return entry;
   }
 
-  /** Entries sorted by key, so scrapes are stable and diffable. */
-  sorted(): [string, V][] {
-    return [...this.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  values(): IterableIterator<V> {
+    return this.entries.values();
   }
 }

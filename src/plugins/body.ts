@@ -5,7 +5,28 @@ import { ApiError } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * The client hung up before its body arrived whole. Nobody is left to answer and nothing is
+ * wrong with the server: plugins/errors.ts records it as a client disconnect, never as a 5xx.
+ */
+export class ClientDisconnected extends Error {
+  constructor() {
+    super("the client closed the connection before its request body arrived");
+    this.name = "ClientDisconnected";
+  }
+}
+
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  try {
+    return await readBody(request, limit);
+  } catch (error) {
+    // Bun rejects the read with an AbortError and aborts the request's signal when the socket closes.
+    if (request.signal.aborted && !(error instanceof ApiError)) throw new ClientDisconnected();
+    throw error;
+  }
+}
+
+async function readBody(request: Request, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw new ApiError("PAYLOAD_TOO_LARGE");
   if (request.body === null) return new Uint8Array(0);

@@ -2,7 +2,7 @@
 // one log line per request.
 import { Elysia } from "elysia";
 import { accessLogger, type Logger } from "../logging.ts";
-import type { MetricsRegistry } from "../metrics/registry.ts";
+import type { RequestMetrics } from "../metrics/requests.ts";
 import type { Runtime } from "../runtime.ts";
 import { canonicalAddress } from "../security/ip.ts";
 
@@ -72,8 +72,8 @@ export function requestContext(deps: {
   runtime: Runtime;
   logger: Logger;
   peerAddress: PeerAddress;
-  /** Null: metrics off. */
-  metrics: MetricsRegistry | null;
+  /** Null: request metrics off. */
+  requests: RequestMetrics | null;
 }) {
   const logAccess = accessLogger(deps.logger);
   return new Elysia({ name: "request-context" })
@@ -106,7 +106,7 @@ export function requestContext(deps: {
         status,
         ms: Math.round(elapsed * 100) / 100,
       });
-      deps.metrics?.observe(
+      deps.requests?.observe(
         template,
         request.method,
         status,

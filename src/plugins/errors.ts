@@ -3,6 +3,8 @@
 import { Elysia } from "elysia";
 import { ApiError, ERRORS, errorBody, type ErrorCode, type FieldProblem } from "../errors.ts";
 import type { Logger } from "../logging.ts";
+import { CLIENT_CLOSED_REQUEST } from "../metrics/requests.ts";
+import { ClientDisconnected } from "./body.ts";
 import { stateOf } from "./context.ts";
 import { JSON_CONTENT_TYPE } from "./respond.ts";
 
@@ -60,6 +62,9 @@ export function errorHandler(deps: { logger: Logger; allowedMethods: AllowedMeth
     } else if (code === "VALIDATION") {
       // Routes validate their own input; this only guards against a schema slipping through.
       response = errorResponse("VALIDATION_ERROR", "request: invalid input", [{ field: "request", message: "invalid input" }]);
+    } else if (error instanceof ClientDisconnected) {
+      // Not logged as an error and not a 5xx: a caller hanging up must not trip the alerts.
+      response = new Response(null, { status: CLIENT_CLOSED_REQUEST });
     } else if (isStorageUnavailable(error)) {
       deps.logger.error({ reqId: state?.requestId, err: (error as Error).message }, "storage unavailable");
       response = errorResponse("SERVICE_UNAVAILABLE", undefined, undefined, { "retry-after": "5" });

@@ -1,8 +1,9 @@
 // Webhook metrics for /metrics (CONTRACT §13): attempts by event type and outcome, deliveries
 // finished by event type and state, attempt latency, and, read at scrape time, the age of the
-// oldest pending delivery per database. Label values come from closed sets only.
-import type { Exposition } from "../metrics/exposition.ts";
-import { Histogram } from "../metrics/histogram.ts";
+// oldest pending delivery per database. Label values come from closed sets only. The families
+// live in a registry of their own (the worker is made before the server's MetricsRegistry),
+// which the server's scrape includes (src/app.ts).
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { EVENT_TYPES, type EventType } from "./events.ts";
 
 export const ATTEMPT_OUTCOMES = ["success", "http_error", "timeout", "network_error", "target_refused"] as const;
@@ -15,10 +16,6 @@ const ATTEMPT_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 
 const PREFIX = "partner_api_webhook_";
 
-function grid<K extends string>(keys: readonly K[]): Map<EventType, Map<K, number>> {
-  return new Map(EVENT_TYPES.map((type) => [type, new Map(keys.map((k) => [k, 0]))]));
-}
-
 export interface PendingAge {
   database: string;
   /** Seconds since the oldest pending delivery was made; 0 when none is pending. */
@@ -26,41 +23,52 @@ export interface PendingAge {
 }
 
 export class WebhookMetrics {
-  private readonly attempts = grid(ATTEMPT_OUTCOMES);
-  private readonly finished = grid(FINAL_STATES);
-  private readonly latency = new Map(EVENT_TYPES.map((type) => [type, new Histogram(ATTEMPT_BUCKETS_SECONDS)]));
+  readonly registry = new Registry();
+  private readonly attempts: Counter<"event" | "outcome">;
+  private readonly finished: Counter<"event" | "state">;
+  private readonly latency: Histogram<"event">;
+
+  /** `pending` is read at each scrape. */
+  constructor(pending: () => readonly PendingAge[]) {
+    const registers = [this.registry];
+    this.attempts = new Counter({ name: `${PREFIX}attempts_total`, help: "Webhook delivery attempts, by event type and outcome.", labelNames: ["event", "outcome"], registers });
+    this.finished = new Counter({
+      name: `${PREFIX}deliveries_total`,
+      help: "Webhook deliveries finished, by event type and final state (failed: no retry left, or the subscription was disabled).",
+      labelNames: ["event", "state"],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: `${PREFIX}attempt_duration_seconds`,
+      help: "Time from the start of a webhook attempt to its outcome, by event type.",
+      labelNames: ["event"],
+      buckets: ATTEMPT_BUCKETS_SECONDS,
+      registers,
+    });
+    // Every event type and outcome from zero, so rates over them exist before the first attempt.
+    for (const event of EVENT_TYPES) {
+      for (const outcome of ATTEMPT_OUTCOMES) this.attempts.labels(event, outcome).inc(0);
+      for (const state of FINAL_STATES) this.finished.labels(event, state).inc(0);
+      this.latency.zero({ event });
+    }
+    new Gauge({
+      name: `${PREFIX}oldest_pending_seconds`,
+      help: "Age of the oldest webhook delivery not yet finished, per database (0 when none).",
+      labelNames: ["database"],
+      registers,
+      collect() {
+        this.reset();
+        for (const { database, seconds } of pending()) this.set({ database }, seconds);
+      },
+    });
+  }
 
   attempt(type: EventType, outcome: AttemptOutcome, durationMs: number): void {
-    const counts = this.attempts.get(type)!;
-    counts.set(outcome, counts.get(outcome)! + 1);
-    this.latency.get(type)!.observe(durationMs / 1000);
+    this.attempts.labels(type, outcome).inc();
+    this.latency.labels(type).observe(durationMs / 1000);
   }
 
   delivered(type: EventType, state: FinalState): void {
-    const counts = this.finished.get(type)!;
-    counts.set(state, counts.get(state)! + 1);
-  }
-
-  /** Writes the families into a scrape; `pending` is read at scrape time. */
-  write(out: Exposition, pending: readonly PendingAge[]): void {
-    out.family(`${PREFIX}attempts_total`, "counter", "Webhook delivery attempts, by event type and outcome.");
-    for (const [type, counts] of this.attempts) {
-      for (const [outcome, n] of counts) out.sample(`${PREFIX}attempts_total`, [["event", type], ["outcome", outcome]], n);
-    }
-    out.family(`${PREFIX}deliveries_total`, "counter", "Webhook deliveries finished, by event type and final state (failed: no retry left, or the subscription was disabled).");
-    for (const [type, counts] of this.finished) {
-      for (const [state, n] of counts) out.sample(`${PREFIX}deliveries_total`, [["event", type], ["state", state]], n);
-    }
-    const latency = `${PREFIX}attempt_duration_seconds`;
-    out.family(latency, "histogram", "Time from the start of a webhook attempt to its outcome, by event type.");
-    for (const [type, histogram] of this.latency) {
-      for (const [le, count] of histogram.cumulative()) {
-        out.sample(`${latency}_bucket`, [["event", type], ["le", le === Infinity ? "+Inf" : String(le)]], count);
-      }
-      out.sample(`${latency}_sum`, [["event", type]], histogram.sum);
-      out.sample(`${latency}_count`, [["event", type]], histogram.count);
-    }
-    out.family(`${PREFIX}oldest_pending_seconds`, "gauge", "Age of the oldest webhook delivery not yet finished, per database (0 when none).");
-    for (const { database, seconds } of pending) out.sample(`${PREFIX}oldest_pending_seconds`, [["database", database]], seconds);
+    this.finished.labels(type, state).inc();
   }
 }

@@ -1,5 +1,5 @@
-// A strict reader of the Prometheus text format for tests: every line must be a HELP, a TYPE or
-// a sample of a declared family, or it throws.
+// A strict reader of the Prometheus text format for tests: every line must be blank, a HELP, a
+// TYPE or a sample of a declared family, or it throws.
 
 export interface Sample {
   name: string;
@@ -17,6 +17,7 @@ function unescape(value: string): string {
 
 function parseNumber(text: string): number {
   if (text === "+Inf") return Infinity;
+  if (text.toLowerCase() === "nan") return NaN; // prom-client writes "Nan", which Prometheus reads
   if (text === "-Inf") return -Infinity;
   const value = Number(text);
   if (text === "" || (Number.isNaN(value) && text !== "NaN")) throw new Error(`bad value ${text}`);
@@ -28,7 +29,7 @@ export function parseExposition(text: string): Sample[] {
   const types = new Map<string, string>();
   const samples: Sample[] = [];
   for (const line of text.slice(0, -1).split("\n")) {
-    if (line.startsWith("# HELP ")) continue;
+    if (line === "" || line.startsWith("# HELP ")) continue;
     if (line.startsWith("# TYPE ")) {
       const [, , name, type] = line.split(" ");
       if (types.has(name!)) throw new Error(`TYPE twice for ${name}`);
@@ -56,4 +57,16 @@ export function parseExposition(text: string): Sample[] {
 export function sampleValue(samples: Sample[], name: string, labels: Record<string, string>): number | undefined {
   const wanted = JSON.stringify(Object.entries(labels).sort());
   return samples.find((s) => s.name === name && JSON.stringify(Object.entries(s.labels).sort()) === wanted)?.value;
+}
+
+/** Each declared family's TYPE, by name. */
+export function familyTypes(text: string): Map<string, string> {
+  const types = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    if (line.startsWith("# TYPE ")) {
+      const [, , name, type] = line.split(" ");
+      types.set(name!, type!);
+    }
+  }
+  return types;
 }

@@ -1,10 +1,11 @@
 // Feed metrics for /metrics (CONTRACT §14): each feed's last success time, last outcome and the
 // listing counts of its last applied run. Read from the database at scrape time, so every
 // process serving the file reports the same runs, whichever of them made them. Labels: the
-// config's feed ids and database names, and closed sets.
+// config's feed ids and database names, and closed sets. The families live in a registry of
+// their own, which the server's scrape includes while the config has feeds (src/app.ts).
 import type { Database } from "bun:sqlite";
+import { Gauge, Registry } from "prom-client";
 import type { FeedSpec } from "../../config/model.ts";
-import { Exposition } from "../../metrics/exposition.ts";
 import { leaseHeld, OUTCOMES, readRuns, type FeedRunState } from "./store.ts";
 
 const PREFIX = "partner_api_feed_";
@@ -31,32 +32,48 @@ function statesOf(feeds: readonly FeedSpec[], open: (path: string) => Database |
   return states;
 }
 
-/** The feed families of a scrape; `open(path)` gives the server's read connection to a database, or null. */
-export function feedMetrics(feeds: readonly FeedSpec[], open: (path: string) => Database | null, now: number): string {
-  const out = new Exposition();
-  const known = [...statesOf(feeds, open)].map(([feed, run]) => ({ labels: [["feed", feed.id], ["database", feed.database]] as const, run }));
-  if (known.length === 0) return "";
-  const seconds = (ms: number | null | undefined) => (ms == null ? 0 : ms / 1000);
+export interface FeedSource {
+  /** The configured feeds, as they are now (a reload may change them). */
+  feeds(): readonly FeedSpec[];
+  /** The server's read connection to a database, or null. */
+  open(path: string): Database | null;
+  now(): number;
+}
 
-  out.family(`${PREFIX}last_success_timestamp_seconds`, "gauge", "When the feed's last successful run finished (Unix seconds; 0: never).");
-  for (const { labels, run } of known) out.sample(`${PREFIX}last_success_timestamp_seconds`, labels, seconds(run?.lastSuccessAt));
-  out.family(`${PREFIX}last_run_timestamp_seconds`, "gauge", "When the feed's last run finished, whatever its outcome (Unix seconds; 0: never).");
-  for (const { labels, run } of known) out.sample(`${PREFIX}last_run_timestamp_seconds`, labels, seconds(run?.lastFinishedAt));
-  out.family(`${PREFIX}last_outcome`, "gauge", "The outcome of the feed's last run: 1 for it, 0 for the others (all 0: never run).");
-  for (const { labels, run } of known) {
-    for (const outcome of OUTCOMES) out.sample(`${PREFIX}last_outcome`, [...labels, ["outcome", outcome]], run?.lastOutcome === outcome ? 1 : 0);
-  }
-  out.family(`${PREFIX}last_run_listings`, "gauge", "Listings of the feed's last run that applied, by what happened to them.");
-  for (const { labels, run } of known) {
-    const summary = run?.lastSummary ?? null;
-    for (const count of COUNTS) out.sample(`${PREFIX}last_run_listings`, [...labels, ["count", count]], summary?.[count] ?? 0);
-  }
-  out.family(`${PREFIX}last_run_warnings`, "gauge", "Warnings of the feed's last run that applied (values read as null, repairs of the document).");
-  for (const { labels, run } of known) {
-    const warnings = Object.values(run?.lastSummary?.warnings ?? {}).reduce((sum, n) => sum + (n ?? 0), 0);
-    out.sample(`${PREFIX}last_run_warnings`, labels, warnings);
-  }
-  out.family(`${PREFIX}running`, "gauge", "1 while a process runs the feed.");
-  for (const { labels, run } of known) out.sample(`${PREFIX}running`, labels, leaseHeld(run, now) ? 1 : 0);
-  return out.toString();
+type Put = (labels: Record<string, string>, value: number) => void;
+
+/** The feed families, on a registry of their own; each gauge reads the feeds when scraped. */
+export function feedMetricsRegistry(source: FeedSource): Registry {
+  const registry = new Registry();
+  const seconds = (ms: number | null | undefined) => (ms == null ? 0 : ms / 1000);
+  const gauge = (name: string, help: string, labelNames: string[], fill: (set: Put, run: FeedRunState | null) => void) =>
+    new Gauge({
+      name: `${PREFIX}${name}`,
+      help,
+      labelNames: ["feed", "database", ...labelNames],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [feed, run] of statesOf(source.feeds(), source.open)) {
+          fill((labels, value) => this.set({ feed: feed.id, database: feed.database, ...labels }, value), run);
+        }
+      },
+    });
+  gauge("last_success_timestamp_seconds", "When the feed's last successful run finished (Unix seconds; 0: never).", [], (set, run) =>
+    set({}, seconds(run?.lastSuccessAt)),
+  );
+  gauge("last_run_timestamp_seconds", "When the feed's last run finished, whatever its outcome (Unix seconds; 0: never).", [], (set, run) =>
+    set({}, seconds(run?.lastFinishedAt)),
+  );
+  gauge("last_outcome", "The outcome of the feed's last run: 1 for it, 0 for the others (all 0: never run).", ["outcome"], (set, run) => {
+    for (const outcome of OUTCOMES) set({ outcome }, run?.lastOutcome === outcome ? 1 : 0);
+  });
+  gauge("last_run_listings", "Listings of the feed's last run that applied, by what happened to them.", ["count"], (set, run) => {
+    for (const count of COUNTS) set({ count }, run?.lastSummary?.[count] ?? 0);
+  });
+  gauge("last_run_warnings", "Warnings of the feed's last run that applied (values read as null, repairs of the document).", [], (set, run) =>
+    set({}, Object.values(run?.lastSummary?.warnings ?? {}).reduce((sum, n) => sum + (n ?? 0), 0)),
+  );
+  gauge("running", "1 while a process runs the feed.", [], (set, run) => set({}, leaseHeld(run, source.now()) ? 1 : 0));
+  return registry;
 }

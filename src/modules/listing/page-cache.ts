@@ -1,6 +1,7 @@
 // Finished response bodies keyed by the raw query string, each valid for one database
 // generation: an entry is served only while the generation it was computed at is current,
 // so the cache is always exact. Bounded by entries and by characters.
+import { recordPageCacheLookup } from "../../metrics/storage.ts";
 
 const MAX_CACHED_PAGES = 2_000;
 /** Bodies larger than this are not worth the memory of keeping. */
@@ -23,7 +24,9 @@ export class PageCache {
   /** The body cached for `key` at this generation, if any. */
   get(key: string, generation: number): string | undefined {
     const cached = this.pages.get(key);
-    return cached !== undefined && cached.generation === generation ? cached.body : undefined;
+    const hit = cached !== undefined && cached.generation === generation;
+    recordPageCacheLookup(hit);
+    return hit ? cached.body : undefined;
   }
 
   /** Keeps `body` for `key` at `generation`, evicting the oldest entries to stay in bounds. */

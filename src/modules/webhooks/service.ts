@@ -9,7 +9,6 @@ import type { Logger } from "../../logging.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
 import type { RecordReader } from "../../webhooks/dispatch.ts";
-import { Exposition } from "../../metrics/exposition.ts";
 import { WebhookMetrics, type PendingAge } from "../../webhooks/metrics.ts";
 import { newSecret } from "../../webhooks/signing.ts";
 import { deliveryStore } from "../../webhooks/store.ts";
@@ -273,12 +272,12 @@ export interface ServerWebhooks {
 }
 
 export function createServerWebhooks(runtime: Runtime, options: Omit<WorkerOptions, "metrics">): ServerWebhooks {
-  const metrics = new WebhookMetrics();
+  const metrics = new WebhookMetrics(() => oldestPending(runtime));
   return { worker: createWebhookWorker(runtime, { ...options, metrics }), metrics };
 }
 
-/** The webhook families of a scrape; the oldest pending delivery of each database is read now. */
-export function webhookScrape(runtime: Runtime, metrics: WebhookMetrics): string {
+/** The oldest pending delivery of each database, read at scrape time. */
+function oldestPending(runtime: Runtime): PendingAge[] {
   const now = runtime.clock.now();
   const pending: PendingAge[] = [];
   for (const [database, path] of runtime.config.databases) {
@@ -287,7 +286,5 @@ export function webhookScrape(runtime: Runtime, metrics: WebhookMetrics): string
     const oldest = deliveryStore(tenant).oldestPending();
     pending.push({ database, seconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000) });
   }
-  const out = new Exposition();
-  metrics.write(out, pending);
-  return out.toString();
+  return pending;
 }

@@ -2,8 +2,7 @@
 // status, 429s by client, authentication failures by code, new leads, and database sizes.
 import { afterEach, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
-import { PROMETHEUS_CONTENT_TYPE } from "../../../src/metrics/exposition.ts";
-import { NO_CLIENT, UNMATCHED_ROUTE } from "../../../src/metrics/registry.ts";
+import { NO_CLIENT, UNMATCHED_ROUTE } from "../../../src/metrics/requests.ts";
 import { client, createTestApp, type TestApp } from "../../helpers/app.ts";
 import { sandboxApp } from "../../docs/sandbox.ts";
 import { parseExposition, sampleValue, type Sample } from "../../metrics/parse.ts";
@@ -18,7 +17,7 @@ async function scrape(app: TestApp): Promise<Sample[]> {
   await Bun.sleep(5);
   const response = await app.request("/metrics");
   expect(response.status).toBe(200);
-  expect(response.headers.get("content-type")).toBe(PROMETHEUS_CONTENT_TYPE);
+  expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
   return parseExposition(await response.text());
 }
 
@@ -126,13 +125,16 @@ describe("database sizes", () => {
 });
 
 describe("metrics off", () => {
-  test("with a null registry nothing is recorded, and the scrape reports only database sizes and build info", async () => {
+  test("with a null registry no request is recorded: the scrape has no request family, only the facts and the process", async () => {
     const sandbox = sandboxApp({ metrics: null });
     try {
       await sandbox.request("/health");
       await Bun.sleep(5);
       const samples = parseExposition(await (await sandbox.request("/metrics")).text());
-      expect([...new Set(samples.map((s) => s.name))].sort()).toEqual(["partner_api_build_info", "partner_api_database_size_bytes"]);
+      const names = new Set(samples.map((s) => s.name));
+      expect([...names].filter((name) => name.startsWith("partner_api_http") || name === "partner_api_leads_created_total")).toEqual([]);
+      expect(names.has("partner_api_build_info")).toBe(true);
+      expect(names.has("process_resident_memory_bytes")).toBe(true);
       expect(sampleValue(samples, "partner_api_database_size_bytes", { database: "sandbox", file: "main" })).toBeGreaterThan(0);
     } finally {
       sandbox.close();
