@@ -10,7 +10,8 @@ import { docsModule } from "./modules/docs/index.ts";
 import { healthModule } from "./modules/health/index.ts";
 import { leadsModule } from "./modules/leads/index.ts";
 import { metricsModule } from "./modules/metrics/index.ts";
-import { mayScrape } from "./modules/metrics/service.ts";
+import { mayScrape, scrapeFacts } from "./modules/metrics/service.ts";
+import { WorkerMetrics } from "./metrics/cluster.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
 import { createServerWebhooks, type ServerWebhooks } from "./modules/webhooks/service.ts";
@@ -28,6 +29,8 @@ export interface AppDeps {
    * records no request metrics (`--no-metrics`).
    */
   metrics?: MetricsRegistry | null;
+  /** True in a worker of `serve --workers N`, whose scrapes answer for all the workers. */
+  worker?: boolean;
   /** The webhook worker and its metrics; absent: a worker that is never started (tests drive it by hand). */
   webhooks?: ServerWebhooks;
 }
@@ -60,6 +63,9 @@ export function createApp(deps: AppDeps) {
     now: () => runtime.clock.now(),
   });
   metrics.include(feeds, () => runtime.config.feeds.length > 0);
+  metrics.include(runtime.redisMetrics.registry, () => runtime.config.redis !== null);
+  // One of `serve --workers N`: a scrape here answers for every worker (src/metrics/cluster.ts).
+  const cluster = deps.worker === true ? new WorkerMetrics(() => metrics.snapshot(scrapeFacts(runtime.config))) : null;
   let methods: ReturnType<typeof methodTable> | null = null;
   const app = new Elysia({ name: "partner-api" })
     .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, requests: metrics.requests }))
@@ -83,7 +89,7 @@ export function createApp(deps: AppDeps) {
     .use(changesModule(runtime))
     .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime))
-    .use(metricsModule(runtime, metrics));
+    .use(metricsModule(runtime, metrics, cluster));
   return app;
 }
 

@@ -15,6 +15,7 @@ import { settle, type Maybe } from "./maybe.ts";
 import { RedisConnection } from "./redis/connection.ts";
 import { SharedLimits, type Admission } from "./redis/limits.ts";
 import { InFlightLocks } from "./redis/locks.ts";
+import { RedisMetrics } from "./redis/metrics.ts";
 import { TokenService } from "./security/tokens.ts";
 
 /** Failed authentication per source IP: 20 attempts, refilled at 20 a minute (CONTRACT §6). */
@@ -44,6 +45,8 @@ export class Runtime {
   readonly authFailures: TokenBucketLimiter;
   private readonly bursts = new Map<string, { perSecond: number; bucket: TokenBucketLimiter }>();
   private shared: Shared | null = null;
+  /** Whether the limits are in Redis now, and how often they fell back (in /metrics while `redis` is configured). */
+  readonly redisMetrics = new RedisMetrics(() => this.redisAvailable);
 
   constructor(
     config: RuntimeConfig,
@@ -79,7 +82,10 @@ export class Runtime {
     const connection = new RedisConnection({
       url: settings.url,
       logger: this.options.logger ?? silentLogger(),
-      ...(this.options.onRedisFallback ? { onFallback: this.options.onRedisFallback } : {}),
+      onFallback: (fallingBack) => {
+        if (fallingBack) this.redisMetrics.fellBack();
+        this.options.onRedisFallback?.(fallingBack);
+      },
       ...(this.options.redisProbeEveryMs ? { probeEveryMs: this.options.redisProbeEveryMs } : {}),
     });
     this.shared = {

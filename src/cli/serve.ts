@@ -56,6 +56,6 @@ export async function serveCommand(args: string[]): Promise<void> {
     host,
     reload: () => loadConfigFile(configPath),
     metrics: values["no-metrics"] !== true,
-    sharedPort: worker !== null,
+    worker: worker !== null,
   });
 }

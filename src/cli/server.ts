@@ -55,12 +55,15 @@ export function startServer(options: {
   reload?: () => RuntimeConfig;
   /** False: request metrics are not recorded (GET /metrics still shows database sizes). */
   metrics?: boolean;
-  /** One of `serve --workers N`: shares its port with the other workers, on purpose. */
-  sharedPort?: boolean;
+  /**
+   * One of `serve --workers N`: shares its port with the other workers on purpose, and its
+   * scrapes of /metrics answer for all of them.
+   */
+  worker?: boolean;
 }): RunningServer {
   const { runtime, logger } = options;
   const webhooks = createServerWebhooks(runtime, { logger });
-  const app = createApp({ runtime, logger, webhooks, ...(options.metrics === false ? { metrics: null } : {}) });
+  const app = createApp({ runtime, logger, webhooks, worker: options.worker === true, ...(options.metrics === false ? { metrics: null } : {}) });
   try {
     app.listen({
       port: options.port,
@@ -68,7 +71,7 @@ export function startServer(options: {
       // Elysia asks for SO_REUSEPORT by default: a second server on a busy port would then start
       // silently and the kernel would split connections between the two. A busy port is an
       // error, except between the workers of one `serve --workers N` (whose supervisor checked it).
-      reusePort: options.sharedPort === true,
+      reusePort: options.worker === true,
       maxRequestBodySize: TRANSPORT_BODY_LIMIT,
       // Slow clients may not hold a connection open forever.
       idleTimeout: 30,

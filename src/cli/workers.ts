@@ -2,9 +2,11 @@
 // server listening on one shared port (SO_REUSEPORT: the kernel spreads connections between
 // them) over the same database files, with their limits and idempotency locks in Redis. The
 // supervisor serves nothing itself: it forwards SIGHUP and SIGTERM to every worker, restarts a
-// worker that dies, and exits once every worker has stopped.
+// worker that dies, collects every worker's metrics for a scrape (src/metrics/cluster.ts), and
+// exits once every worker has stopped.
 import type { Subprocess } from "bun";
 import type { Logger } from "../logging.ts";
+import { collectWorkerMetrics } from "../metrics/cluster.ts";
 import { assertPortFree } from "./server.ts";
 
 /** Set in a worker's environment: its number, and that it shares its port on purpose. */
@@ -50,11 +52,15 @@ export async function superviseWorkers(options: { count: number; args: string[];
   await assertPortFree(options.host, options.port);
   const workers = new Map<number, { proc: Subprocess; startedAt: number }>();
   let stopping = false;
+  // A scrape of /metrics reaching one worker is answered for all of them, through us.
+  const onMessage = collectWorkerMetrics(() => [...workers.values()].map((w) => w.proc));
 
   const start = (n: number) => {
     const proc = Bun.spawn(selfCommand(args), {
       env: { ...process.env, [WORKER_ENV]: String(n), [SUPERVISOR_ENV]: String(process.pid) },
       stdio: ["ignore", "inherit", "inherit"],
+      ipc: onMessage,
+      serialization: "json",
     });
     workers.set(n, { proc, startedAt: performance.now() });
     void proc.exited.then((code) => {

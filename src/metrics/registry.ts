@@ -24,7 +24,9 @@
 // `collect()`. Then add the family to deploy/grafana/partner-api.json and, when it warrants
 // waking someone, to deploy/prometheus/alerts.yml: test/metrics/prometheus.test.ts checks
 // every family of the scrape is ingested by a real Prometheus, and every dashboard and alert
-// expression against it.
+// expression against it. Under `serve --workers N` the workers' metrics are added up at each
+// scrape (src/metrics/cluster.ts): give a gauge the `aggregator` that adds it up right ("max"
+// for a fact every worker reads from the database, "min", "first"…; counters are summed).
 import { Gauge, Registry } from "prom-client";
 import { processRegistry, startProcessMetrics } from "./process.ts";
 import { RequestMetrics } from "./requests.ts";
@@ -63,12 +65,15 @@ export class MetricsRegistry {
       help: "Size on disk of each configured database file and its write-ahead log (file=wal), read at scrape time.",
       labelNames: ["database", "file"],
       registers: [this.registry],
+      // Workers of one server read the same files: counted once, not once per worker.
+      aggregator: "max",
     });
     this.buildInfo = new Gauge({
       name: "partner_api_build_info",
       help: "Always 1; labels name the running version and environment.",
       labelNames: ["version", "environment"],
       registers: [this.registry],
+      aggregator: "first",
     });
   }
 
@@ -78,13 +83,22 @@ export class MetricsRegistry {
 
   /** The whole scrape in Prometheus text format: this server's metrics and the process's. */
   async render(facts: ScrapeFacts): Promise<string> {
+    return await this.scrape(facts).metrics();
+  }
+
+  /** The same, as prom-client's JSON: what a worker hands its supervisor (src/metrics/cluster.ts). */
+  async snapshot(facts: ScrapeFacts) {
+    return await this.scrape(facts).getMetricsAsJSON();
+  }
+
+  private scrape(facts: ScrapeFacts): Registry {
     // Set whole at each scrape: a database removed from the config leaves no stale series.
     this.databaseSize.reset();
     for (const { database, file, bytes } of facts.databases) this.databaseSize.set({ database, file }, bytes);
     this.buildInfo.reset();
     this.buildInfo.set({ version: facts.version, environment: facts.environment }, 1);
     const included = this.included.filter(({ when }) => when()).map(({ registry }) => registry);
-    return await Registry.merge([processRegistry, this.registry, ...included]).metrics();
+    return Registry.merge([processRegistry, this.registry, ...included]);
   }
 
   get contentType(): string {

@@ -56,6 +56,7 @@ export class WebhookMetrics {
       help: "Age of the oldest webhook delivery not yet finished, per database (0 when none).",
       labelNames: ["database"],
       registers,
+      aggregator: "max",
       collect() {
         this.reset();
         for (const { database, seconds } of pending()) this.set({ database }, seconds);

@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { RedisClient } from "bun";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
@@ -34,6 +34,7 @@ afterAll(async () => {
 });
 
 const SECRET = "sk_live_portal_secret_for_workers";
+const METRICS_TOKEN = "a-metrics-token-for-the-workers-test";
 const PORTAL = { id: "portal", apiKey: "pk_live_portal_workers", secretHash: hashSecret(SECRET), database: "agency" };
 
 /** A production config over the seeded database; `limit` per minute for the one client. */
@@ -45,6 +46,7 @@ function writeConfig(name: string, client: Record<string, unknown>, redisUrl: st
       jwtSecret: "a-jwt-secret-long-enough-for-the-workers-test-0123",
       databases: { agency: join(dir, "agency.sqlite") },
       clients: [{ ...PORTAL, ...client }],
+      metrics: { token: METRICS_TOKEN },
       ...(redisUrl === null ? {} : { redis: { url: redisUrl, keyPrefix: `${name}:` } }),
     }),
   );
@@ -128,6 +130,17 @@ describe("serve --workers N", () => {
         for (let i = 0; i < 15; i++) statuses.push((await fresh(`${served.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).status);
         expect(statuses.filter((s) => s === 200)).toHaveLength(10);
         expect(statuses.slice(10)).toEqual([429, 429, 429, 429, 429]);
+
+        // /metrics, whichever worker the scrape reaches, counts every worker's requests: 15
+        // answers to /v1/fields (10 × 200, 5 × 429), the database's size once, Redis up.
+        for (let i = 0; i < 6; i++) {
+          const scrape = await (await fresh(`${served.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+          const count = (status: number) => Number(new RegExp(`partner_api_http_requests_total\\{route="/v1/fields",method="GET",status="${status}"\\} (\\d+)`).exec(scrape)?.[1]);
+          expect({ ok: count(200), limited: count(429) }).toEqual({ ok: 10, limited: 5 });
+          const size = Number(/partner_api_database_size_bytes\{database="agency",file="main"\} (\d+)/.exec(scrape)?.[1]);
+          expect(size).toBe(statSync(join(dir, "agency.sqlite")).size);
+          expect(scrape).toContain("partner_api_redis_available 1");
+        }
 
         // A disabled client after SIGHUP: refused by every worker.
         writeConfig("workers", { rateLimitPerMinute: 10, enabled: false }, redis.url);
@@ -299,6 +312,12 @@ describe.skipIf(REDIS_SERVER === null)("two serve processes on the same files, s
         const first = Number((await fetch(`${a.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).headers.get("x-ratelimit-remaining"));
         const second = Number((await fetch(`${b.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).headers.get("x-ratelimit-remaining"));
         expect(second).toBe(first - 1);
+        // Each counted its fall-back once, and says Redis is back.
+        for (const served of [a, b]) {
+          const scrape = await (await fetch(`${served.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+          expect(scrape).toContain("partner_api_redis_fallbacks_total 1");
+          expect(scrape).toContain("partner_api_redis_available 1");
+        }
       } finally {
         running = false;
         expect(await stop(a)).toBe(0);

@@ -52,6 +52,8 @@ export function feedMetricsRegistry(source: FeedSource): Registry {
       help,
       labelNames: ["feed", "database", ...labelNames],
       registers: [registry],
+      // Every worker reads the same runs from the database: counted once.
+      aggregator: "max",
       collect() {
         this.reset();
         for (const [feed, run] of statesOf(source.feeds(), source.open)) {

@@ -4,10 +4,11 @@ import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
 import type { MetricsRegistry } from "../../metrics/registry.ts";
 import type { Runtime } from "../../runtime.ts";
-import { VERSION } from "../../version.ts";
-import { databaseSizes, mayScrape } from "./service.ts";
+import type { WorkerMetrics } from "../../metrics/cluster.ts";
+import { mayScrape, scrapeFacts } from "./service.ts";
 
-export function metricsModule(runtime: Runtime, metrics: MetricsRegistry) {
+/** `cluster`: in a worker of `serve --workers N`, every worker's metrics added up. */
+export function metricsModule(runtime: Runtime, metrics: MetricsRegistry, cluster: WorkerMetrics | null = null) {
   return new Elysia({ name: "metrics" }).get(
     "/metrics",
     async ({ request }) => {
@@ -15,8 +16,8 @@ export function metricsModule(runtime: Runtime, metrics: MetricsRegistry) {
       if (!mayScrape(config, request.headers.get("authorization"))) {
         throw new ApiError("NOT_FOUND", "No route matches this path");
       }
-      const facts = { version: VERSION, environment: config.environment, databases: databaseSizes(config.databases) };
-      const body = await metrics.render(facts);
+      // A supervisor that cannot answer leaves this worker's own figures, better than none.
+      const body = (await cluster?.scrape()) ?? (await metrics.render(scrapeFacts(config)));
       return new Response(body, { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
     },
     { detail: { summary: "Prometheus metrics", tags: ["Operations"] } },

@@ -1,7 +1,8 @@
 // GET /metrics without HTTP: who may scrape, and the scrape-time facts (database file sizes).
 import { statSync } from "node:fs";
 import type { RuntimeConfig } from "../../config/model.ts";
-import type { DatabaseSize } from "../../metrics/registry.ts";
+import type { DatabaseSize, ScrapeFacts } from "../../metrics/registry.ts";
+import { VERSION } from "../../version.ts";
 import { hashSecret, verifySecret } from "../../security/secrets.ts";
 
 /**
@@ -28,4 +29,9 @@ export function databaseSizes(databases: ReadonlyMap<string, string>): DatabaseS
     sizes.push({ database, file: "main", bytes: main }, { database, file: "wal", bytes: sizeOf(`${path}-wal`) ?? 0 });
   }
   return sizes;
+}
+
+/** What a scrape reads at that moment: the version, the environment and the database sizes. */
+export function scrapeFacts(config: RuntimeConfig): ScrapeFacts {
+  return { version: VERSION, environment: config.environment, databases: databaseSizes(config.databases) };
 }
