@@ -16,9 +16,18 @@ describe("outside programs for tests", () => {
     expect(findTool(["/nonexistent/tool", "no-such-program-here"])).toBeNull();
   });
 
-  test("an absent program skips its tests when CI does not require it", () => {
+  test("an absent program skips its tests when CI does not require it, saying so on stderr", () => {
     delete process.env.REQUIRE_TOOLS;
-    expect(toolForTests("no-such-program", ["no-such-program-here"], "install it")).toBeNull();
+    // Caught here, so the suite's own output shows only the notices of real skips.
+    const written: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((text: string) => written.push(String(text)) > 0) as typeof process.stderr.write;
+    try {
+      expect(toolForTests("no-such-program", ["no-such-program-here"], "install it")).toBeNull();
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(written.join("")).toContain("*** SKIPPED: the tests that need no-such-program");
   });
 
   test("an absent program fails when REQUIRE_TOOLS names it, or says all", () => {
