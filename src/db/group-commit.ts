@@ -30,6 +30,8 @@ const LOCK_RETRY_MS = [1, 1, 2, 2, 5];
 export class GroupCommitWriter {
   private queue: Job[] = [];
   private scheduled = false;
+  /** Set by close(): the connection is going away, so nothing may run on it any more. */
+  private closed = false;
   /** Since when the next batch has been waiting for another process's write lock, and how often it tried. */
   private lockWaitSince: number | null = null;
   private lockTries = 0;
@@ -65,10 +67,20 @@ export class GroupCommitWriter {
 
   /** Runs `work` inside the next batch's transaction; resolves once that batch is on disk. */
   submit<T>(work: Work<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error("the database connection is closed"));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) this.startBatch();
     });
+  }
+
+  /**
+   * Called before the connection closes: writes still queued (gathering, or waiting for another
+   * process's lock on a timer) fail instead of running on a closed connection from a timer.
+   */
+  close(): void {
+    this.closed = true;
+    this.failQueued(new Error("the database connection is closed"));
   }
 
   /** Opens the gathering window of the next batch. */
@@ -125,6 +137,7 @@ export class GroupCommitWriter {
   }
 
   private flush(): void {
+    if (this.closed) return;
     const arriving = this.queue.length > this.seen;
     if (arriving && this.queue.length < MAX_BATCH && this.now() - this.gatheringSince < MAX_GATHER_MS) {
       this.seen = this.queue.length;

@@ -85,6 +85,7 @@ export class Tenant {
   }
 
   close(): void {
+    this.writer.close();
     closeDatabase(this.write);
     closeDatabase(this.read);
   }

@@ -171,3 +171,22 @@ describe("GroupCommitWriter while another process holds the write lock", () => {
     db.close();
   });
 });
+
+describe("GroupCommitWriter closed with writes pending", () => {
+  test("writes waiting for another process's lock fail when the writer closes; no timer touches the closed connection", async () => {
+    const db = open();
+    const writer = new GroupCommitWriter(db);
+    const other = new Database(db.filename);
+    other.run("BEGIN IMMEDIATE");
+    const pending = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'lead')"));
+    await Bun.sleep(20); // the batch is now retrying on timers
+    writer.close();
+    db.close();
+    expect(pending).rejects.toThrow("closed");
+    // Were a retry still scheduled, it would throw "Database has closed" from its timer here.
+    await Bun.sleep(30);
+    expect(writer.submit(() => 1)).rejects.toThrow("closed");
+    other.run("ROLLBACK");
+    other.close();
+  });
+});
