@@ -97,7 +97,7 @@ function guardUnpublishing(db: Database, staging: Staging, maxRatio: number | un
 
 /**
  * A pause about as long as the chunk held the lock, so a waiting writer finds a gap. The server
- * tries again on a fixed schedule (src/db/group-commit.ts: every 20 ms at last): a pause that
+ * tries again on a fixed schedule (src/db/group-commit.ts: every 5 ms at last): a pause that
  * varies (half to one and a half times the chunk) keeps the two from falling into step, where
  * each of its tries would land in a chunk.
  */

@@ -40,7 +40,7 @@ const subscription = {
   createdAt: EXAMPLE_TIME,
   updatedAt: EXAMPLE_TIME,
 };
-const { createdAt, updatedAt, ...subscriptionHead } = subscription;
+const { createdAt, updatedAt, disabledReason: _shownByGet, ...subscriptionHead } = subscription;
 const withSecret = { ...subscriptionHead, secret: EXAMPLE_SECRET, createdAt, updatedAt };
 const delivery = {
   id: "msg_019430b2-5c1e-7d3a-9f2b-6a8c4e1d0b37",

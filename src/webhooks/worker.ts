@@ -79,6 +79,11 @@ function outcomeKind(outcome: Outcome): AttemptOutcome {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Why a subscription was disabled by its endpoint. */
+function goneReason(at: number): string {
+  return `the endpoint answered 410 Gone at ${iso(at)}`;
+}
+
 export class WebhookWorker {
   /** Names this process's claims; unique per worker, so a restarted process never mistakes old leases for its own. */
   readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
@@ -304,7 +309,7 @@ export class WebhookWorker {
     }
     let reason: string | null = null;
     if (outcome.status === 410) {
-      reason = `the endpoint answered 410 Gone at ${iso(at)}`;
+      reason = goneReason(at);
     } else {
       const since = store.markFailing(db, subscriptionId, at);
       if (since !== null && at - since >= DISABLE_AFTER_FAILING_MS) reason = `every delivery failed for 3 days (since ${iso(since)})`;
@@ -337,8 +342,14 @@ export class WebhookWorker {
     this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);
     const at = this.deps.clock.now();
     const attempt = { status: outcome.status, error: outcome.error, at };
-    await tenant.writer.submit((db) => (outcome.ok ? store.succeed(db, n, this.owner, attempt) : store.fail(db, n, this.owner, attempt)));
+    const disabled = await tenant.writer.submit((db) => {
+      if (outcome.ok) store.succeed(db, n, this.owner, attempt);
+      else store.fail(db, n, this.owner, attempt);
+      // 410 Gone disables the subscription at once (CONTRACT §13), on a test event as on any other.
+      return outcome.status === 410 ? store.disable(db, subscription.id, goneReason(at), at) : null;
+    });
     this.deps.metrics.delivered(TEST_EVENT, outcome.ok ? "succeeded" : "failed");
+    for (const type of disabled ?? []) this.deps.metrics.delivered(type, "failed");
     return { deliveryId: id, outcome };
   }
 

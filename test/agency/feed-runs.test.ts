@@ -56,12 +56,18 @@ describe("a run applies the feed as import does", () => {
   test("unchanged, the feed is asked for conditionally and the 304 changes nothing; the last summary stays", async () => {
     const first = await run();
     const sequence = lastSequence(db);
+    const firstSuccessAt = readRunOf(db).lastSuccessAt!;
+    await Bun.sleep(5);
     const second = await run();
     expect(second).toMatchObject({ outcome: "not_modified", summary: null, recorded: true });
     expect(crm.requests.at(-1)!.headers["if-none-match"]).toBe(readRunOf(db).etag!);
     expect(crm.requests.at(-1)!.headers["if-modified-since"]).toBe(new Date(Date.UTC(2026, 5, 1)).toUTCString());
     expect(lastSequence(db)).toBe(sequence);
     expect(readRunOf(db)).toMatchObject({ lastOutcome: "not_modified", lastSummary: first.summary });
+    // The 304 confirmed the data current: it is the last success (an unchanged feed is not stale).
+    const state = readRunOf(db);
+    expect(state.lastSuccessAt).toBe(state.lastFinishedAt);
+    expect(state.lastSuccessAt).toBeGreaterThan(firstSuccessAt);
   });
 
   test("a changed feed: the edited listing is updated, the one gone unpublished, and the change feed says so", async () => {

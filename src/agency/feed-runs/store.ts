@@ -141,20 +141,27 @@ export function renewLease(db: Database, feedId: string, owner: string, now: num
   return db.query("UPDATE feed_runs SET lease_until = ? WHERE feed_id = ? AND lease_owner = ?").run(now + leaseMs, feedId, owner).changes === 1;
 }
 
-/** Records how `owner`'s run ended and releases its lease; false (nothing recorded) when it had lost the lease. */
+/**
+ * Records how `owner`'s run ended and releases its lease; false (nothing recorded) when it had
+ * lost the lease. A 304 is a success too: the feed was read and is what the last success
+ * applied, so the data is current as of now (a CRM feed unchanged for hours is not stale);
+ * only a run that applied a document replaces the validators.
+ */
 export function finishRun(db: Database, feedId: string, owner: string, record: RunRecord): boolean {
-  const success = record.outcome === "success";
+  const applied = record.outcome === "success";
+  const current = applied || record.outcome === "not_modified";
   return (
     db
       .query(
         "UPDATE feed_runs SET lease_owner = NULL, lease_until = NULL, last_finished_at = ?1, last_outcome = ?2, last_error = ?3, " +
-          "last_summary = coalesce(?4, last_summary), last_success_at = CASE WHEN ?5 THEN ?1 ELSE last_success_at END, " +
+          "last_summary = coalesce(?4, last_summary), last_success_at = CASE WHEN ?11 THEN ?1 ELSE last_success_at END, " +
           "validators_for = CASE WHEN ?5 THEN ?6 ELSE validators_for END, etag = CASE WHEN ?5 THEN ?7 ELSE etag END, " +
           "last_modified = CASE WHEN ?5 THEN ?8 ELSE last_modified END WHERE feed_id = ?9 AND lease_owner = ?10",
       )
       .run(
-        record.finishedAt, record.outcome, record.error, record.summary === null ? null : JSON.stringify(record.summary), success ? 1 : 0,
+        record.finishedAt, record.outcome, record.error, record.summary === null ? null : JSON.stringify(record.summary), applied ? 1 : 0,
         record.validators?.for ?? null, record.validators?.etag ?? null, record.validators?.lastModified ?? null, feedId, owner,
+        current ? 1 : 0,
       ).changes === 1
   );
 }

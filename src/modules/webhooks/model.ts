@@ -68,9 +68,11 @@ const subscriptionFields = {
 };
 
 export const SubscriptionSchema = T.Object(subscriptionFields, { title: "WebhookSubscription", additionalProperties: false });
+// Created or rotated: exactly the members CONTRACT §13 lists (no disabledReason, which GET shows).
+const { disabledReason: _shownByGet, ...createdFields } = subscriptionFields;
 export const SubscriptionWithSecretSchema = T.Object(
   {
-    ...subscriptionFields,
+    ...createdFields,
     secret: T.String({
       description: "The signing secret (`whsec_` + base64), shown only when created or rotated: keep it, it cannot be read again",
     }),

@@ -44,8 +44,9 @@ function view(row: SubscriptionRecord) {
   };
 }
 
+/** As created or rotated: the members CONTRACT §13 lists, in its order, the secret among them. */
 function withSecret(row: SubscriptionRecord) {
-  const { createdAt, updatedAt, ...rest } = view(row);
+  const { createdAt, updatedAt, disabledReason: _shownByGet, ...rest } = view(row);
   return { ...rest, secret: row.secret, createdAt, updatedAt };
 }
 

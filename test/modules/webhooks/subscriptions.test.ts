@@ -24,14 +24,14 @@ describe("POST /v1/webhooks", () => {
   test("creates a subscription and shows its secret once, as whsec_ + base64 of 24+ bytes", async () => {
     const { status, body } = await create({ url: receiver.url, events: ["lead.created", "property.removed"], description: "  CRM  " });
     expect(status).toBe(201);
-    expect(Object.keys(body.data)).toEqual(["id", "url", "events", "description", "enabled", "disabledReason", "secret", "createdAt", "updatedAt"]);
-    expect(body.data).toMatchObject({ url: receiver.url, events: ["lead.created", "property.removed"], description: "CRM", enabled: true, disabledReason: null });
+    expect(Object.keys(body.data)).toEqual(["id", "url", "events", "description", "enabled", "secret", "createdAt", "updatedAt"]);
+    expect(body.data).toMatchObject({ url: receiver.url, events: ["lead.created", "property.removed"], description: "CRM", enabled: true });
     expect(body.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(body.data.secret.slice(6), "base64").length).toBeGreaterThanOrEqual(24);
     expect(() => new Webhook(body.data.secret)).not.toThrow();
     const read = await app.call("GET", `/v1/webhooks/${body.data.id}`);
     expect(read.body.data.secret).toBeUndefined();
-    expect(read.body.data).toEqual({ ...body.data, secret: undefined });
+    expect(read.body.data).toEqual({ ...body.data, secret: undefined, disabledReason: null });
   });
 
   test("repeated events collapse; unknown keys are ignored", async () => {
@@ -257,10 +257,15 @@ describe("rotate-secret, test, deliveries, replay", () => {
     receiver.answer(() => new Response("nope", { status: 500 }));
     const failed = await app.call("POST", `/v1/webhooks/${body.data.id}/test`);
     expect(failed.body.data).toMatchObject({ state: "failed", attempts: 1, lastStatus: 500, lastError: "HTTP 500: nope", nextAttemptAt: null });
-    // A test never disables the subscription, whatever it got.
+    // A failed test is one attempt, never retried, and leaves the subscription as it was…
+    expect((await app.call("GET", `/v1/webhooks/${body.data.id}`)).body.data).toMatchObject({ enabled: true, disabledReason: null });
+    // …but 410 Gone disables it at once, on a test as on any delivery (CONTRACT §13).
     receiver.answer(() => new Response(null, { status: 410 }));
     expect((await app.call("POST", `/v1/webhooks/${body.data.id}/test`)).body.data.lastStatus).toBe(410);
-    expect((await app.call("GET", `/v1/webhooks/${body.data.id}`)).body.data.enabled).toBe(true);
+    expect((await app.call("GET", `/v1/webhooks/${body.data.id}`)).body.data).toMatchObject({
+      enabled: false,
+      disabledReason: expect.stringMatching(/^the endpoint answered 410 Gone at /),
+    });
   });
 
   test("the delivery log pages newest first and filters by state; bad parameters are 400s", async () => {
@@ -333,7 +338,7 @@ describe("security", () => {
     }
     expect(receiver.received).toEqual([]);
     const mine = await app.call("GET", `/v1/webhooks/${id}`);
-    expect(mine.body.data).toEqual({ ...body.data, secret: undefined });
+    expect(mine.body.data).toEqual({ ...body.data, secret: undefined, disabledReason: null });
     expect((await app.call("GET", "/v1/webhooks", undefined, app.other)).body.meta.total).toBe(0);
   });
 
