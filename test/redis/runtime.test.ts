@@ -93,6 +93,41 @@ describe.skipIf(REDIS_SERVER === null)("an Idempotency-Key across two servers", 
   });
 });
 
+describe.skipIf(REDIS_SERVER === null)("the Idempotency-Key's in-flight lock in Redis", () => {
+  test("a request whose key another process is creating waits for it, then creates nothing twice", async () => {
+    const [a, b] = servers({ rateLimitPerMinute: 1000 });
+    const token = await a.token(portal);
+    // Server a holds the key's lock, as while it creates that key's lead.
+    const path = a.runtime.config.databases.get("main")!;
+    const release = await a.runtime.idempotencyLocks!.acquire(`${path}\0portal\0form-7`);
+    expect(release).not.toBeNull();
+    let settled = false;
+    const waiting = b
+      .request("/v1/leads", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": "form-7" },
+        body: JSON.stringify(lead),
+      })
+      .then((response) => {
+        settled = true;
+        return read(response);
+      });
+    await Bun.sleep(200);
+    // Without the shared lock server b would have created the lead already.
+    expect(settled).toBe(false);
+    release!();
+    const answer = await waiting;
+    expect(answer.status).toBe(201);
+    // Another key is never held up by it.
+    const other = await b.request("/v1/leads", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": "form-8" },
+      body: JSON.stringify(lead),
+    });
+    expect(other.status).toBe(201);
+  });
+});
+
 describe.skipIf(REDIS_SERVER === null)("Redis unavailable", () => {
   test("requests never fail for it: each server falls back to its own memory, says so once, and returns when Redis is back", async () => {
     const [a, b] = servers({ rateLimitPerMinute: 1000 });
