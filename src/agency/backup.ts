@@ -1,7 +1,8 @@
 // `backup`: a consistent copy of a live database. VACUUM INTO reads one snapshot (the server
 // keeps writing meanwhile) into a temporary file, which is checked and then linked into place.
 import { Database } from "bun:sqlite";
-import { existsSync, linkSync, rmSync, statSync } from "node:fs";
+import { existsSync, linkSync, statSync } from "node:fs";
+import { removeDatabaseFiles } from "../db/files.ts";
 import { openExistingDatabase } from "../db/open.ts";
 
 export class BackupTargetExistsError extends Error {
@@ -28,15 +29,11 @@ function verify(path: string): void {
   }
 }
 
-function removeFiles(path: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(path + suffix, { force: true });
-}
-
 export function backupDatabase(dbPath: string, outPath: string): BackupSummary {
   const started = performance.now();
   if (existsSync(outPath)) throw new BackupTargetExistsError(outPath);
   const tmpPath = `${outPath}.tmp-${process.pid}`;
-  removeFiles(tmpPath);
+  removeDatabaseFiles(tmpPath);
   try {
     const db = openExistingDatabase(dbPath);
     try {
@@ -55,6 +52,6 @@ export function backupDatabase(dbPath: string, outPath: string): BackupSummary {
     }
     return { database: dbPath, out: outPath, bytes: statSync(outPath).size, ms: Math.round(performance.now() - started) };
   } finally {
-    removeFiles(tmpPath);
+    removeDatabaseFiles(tmpPath);
   }
 }

@@ -4,7 +4,8 @@
 // lock into an existing database, in one transaction into a new file. A new database file
 // appears only once the import succeeded. Scheduled feed runs (feed-runs/) go through here too.
 import type { Database } from "bun:sqlite";
-import { existsSync, linkSync, rmSync } from "node:fs";
+import { existsSync, linkSync } from "node:fs";
+import { removeDatabaseFiles } from "../db/files.ts";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../db/open.ts";
 import { type FeedItem, FeedError } from "../feeds/listing.ts";
 import { readNdjson } from "../feeds/ndjson/reader.ts";
@@ -160,10 +161,6 @@ export async function importItems(
 /** The listings of an opened feed, read by the reader of its format. */
 export function feedItems(feed: FeedSource): { items: AsyncIterable<FeedItem>; progress: FeedProgress; notices: FeedWarning[] } {
   return { items: feed.format === "vrsync" ? readVrsync(feed.text, feed.notices) : readNdjson(feed.text), progress: feed.progress, notices: feed.notices };
-}
-
-function removeDatabaseFiles(path: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(path + suffix, { force: true });
 }
 
 /**

@@ -4,9 +4,10 @@
 // after. That costs disk, not memory, and takes no write lock: the server keeps creating leads
 // while a 100,000-listing feed is read.
 import type { Database, Statement } from "bun:sqlite";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeDatabaseFiles } from "../db/files.ts";
 import type { Listing } from "../feeds/listing.ts";
 import { assignPhotoIds, contentEqual, listingDigest, photosEqual } from "./compare.ts";
 import { PropertyRows, type StoredPhoto } from "./rows.ts";
@@ -231,6 +232,6 @@ export class Staging {
     this.unmoved.finalize();
     this.rows.finalize();
     this.db.run("DETACH DATABASE staging");
-    for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true });
+    removeDatabaseFiles(this.path);
   }
 }

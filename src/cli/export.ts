@@ -3,6 +3,7 @@
 import { renameSync, rmSync } from "node:fs";
 import { exportLeads, exportProperties, type ExportSummary, type Sink } from "../agency/export.ts";
 import { exportLine } from "../agency/progress.ts";
+import { databaseFileNamed } from "../db/files.ts";
 import { NotAPartnerDatabaseError, openExistingDatabase } from "../db/open.ts";
 import { parseDateBound } from "../modules/listing/params.ts";
 import { parseFlags, UsageError } from "./args.ts";
@@ -53,6 +54,9 @@ function parseOptions(args: string[]) {
     since = parseDateBound(values.since, "after");
     if (since === null) throw new UsageError(`--since must be an ISO 8601 date-time with a zone, got "${values.since}"`);
   }
+  // Written over one of the database's own files, an export would replace the database.
+  const named = values.out === undefined ? null : databaseFileNamed(values.out, values.db);
+  if (named !== null) throw new UsageError(`--out ${values.out} is the database's own file ${named}: choose another path`);
   return { db: values.db, entity, format, since, out: values.out ?? null, json: values.json === true } as const;
 }
 

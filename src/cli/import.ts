@@ -4,6 +4,7 @@
 import { ConcurrentChangeError } from "../agency/apply.ts";
 import { importFeed, type ImportProgress, type ImportSummary, type Rejection } from "../agency/import.ts";
 import { readingLine, writingLine } from "../agency/progress.ts";
+import { databaseFileNamed } from "../db/files.ts";
 import { NotAPartnerDatabaseError } from "../db/open.ts";
 import { FeedError } from "../feeds/listing.ts";
 import type { FeedWarning } from "../feeds/warnings.ts";
@@ -78,6 +79,9 @@ export async function importCommand(args: string[]): Promise<number> {
   );
   if (!values.db) throw new UsageError("--db FILE is required");
   if (positionals.length !== 1) throw new UsageError("give exactly one FEED: a VRSync or NDJSON file path, or an http(s) URL");
+  // Reading one of the database's own files as the feed would open it behind SQLite's back.
+  const named = databaseFileNamed(positionals[0]!, values.db);
+  if (named !== null) throw new UsageError(`FEED ${positionals[0]} is the database's own file ${named}: give the feed's path or URL`);
   const dryRun = values["dry-run"] === true;
   const limits = fetchLimits(values.timeout, values["max-bytes"]);
   assertWritable(values.db, "the database", { sqlite: true });

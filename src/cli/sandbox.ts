@@ -1,8 +1,9 @@
 // `partner-api sandbox`: the seeded fictitious dataset served with the published credentials.
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { resolveConfig, validateConfig } from "../config/load.ts";
 import type { RuntimeConfig } from "../config/model.ts";
+import { removeDatabaseFiles } from "../db/files.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
@@ -57,7 +58,7 @@ export async function sandboxCommand(args: string[]): Promise<void> {
   assertWritable(dbPath, "the sandbox database", { sqlite: true });
   if (values.reset && existsSync(dbPath)) {
     refuseIfInUse(dbPath); // another sandbox serving this file would be corrupted
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
+    removeDatabaseFiles(dbPath);
   }
   if (!existsSync(dbPath)) {
     // Loaded only when a dataset must be built: a start on an existing file skips its tables.

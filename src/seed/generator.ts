@@ -1,6 +1,7 @@
 // Writes a deterministic fictitious dataset (properties, photos, leads) into a new partner-api database file, streaming rows in batches.
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
+import { removeDatabaseFiles } from "../db/files.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
 import { restoreSchemaObjects, setAsideSchemaObjects, TriggerStandIn } from "./bulk.ts";
@@ -250,10 +251,6 @@ function build(db: Database, options: SeedOptions, timeline: Timeline, progress:
   db.run("ANALYZE");
   db.run("PRAGMA journal_mode = WAL"); // persistent: the served file opens in WAL mode
   return totals;
-}
-
-function removeDatabaseFiles(path: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(path + suffix, { force: true });
 }
 
 /** Moves the finished file into place; without overwrite, a hard link refuses atomically if the target appeared meanwhile. */

@@ -1,7 +1,7 @@
 // The three commands as an agency runs them: flags, summaries (human and --json), exit codes
 // (CONTRACT §1 and §11), through the real entry point in a child process.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, publishedProperties, seededCopy, tempDir } from "./helpers.ts";
 
@@ -92,6 +92,27 @@ describe("partner-api export and backup", () => {
     expect((await Bun.file(out).text()).trimEnd().split("\n")).toHaveLength(summary.exported);
     expect((await cli("export", "--db", db, "--entity", "leads", "--format", "vrsync")).code).toBe(2);
     expect((await cli("export", "--db", db, "--format", "ndjson", "--since", "yesterday")).code).toBe(2);
+  });
+
+  test("export --out naming one of the database's own files is refused, exit 2, and the database is left whole", async () => {
+    const db = seededCopy(dir.path("export-over.sqlite"));
+    const before = readFileSync(db);
+    const linked = dir.path("export-over-link.sqlite");
+    linkSync(db, linked); // another name for the same file
+    for (const out of [db, `${db}-wal`, linked]) {
+      const result = await cli("export", "--db", db, "--format", "ndjson", "--out", out);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("is the database's own file");
+    }
+    expect(readFileSync(db).equals(before)).toBe(true);
+    expect((await cli("export", "--db", db, "--format", "ndjson")).code).toBe(0);
+  });
+
+  test("import refuses the database's own file as its FEED, exit 2, without reading it", async () => {
+    const db = seededCopy(dir.path("import-self.sqlite"));
+    const result = await cli("import", "--db", db, db);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("is the database's own file");
   });
 
   test("backup refuses an existing --out with exit 2", async () => {

@@ -3,7 +3,9 @@
 // with a visible notice, so the README's test command passes there. CI lists the tools it
 // installed in REQUIRE_TOOLS (comma-separated, or "all"), and there a missing tool fails the
 // suite instead of skipping it, so CI can never skip a test silently.
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Tools CI requires, from REQUIRE_TOOLS. */
 function requiredTools(): { all: boolean; names: Set<string> } {
@@ -45,4 +47,34 @@ export function toolForTests(name: string, candidates: readonly string[], instal
   if (toolRequired(name)) throw new Error(`${message}. REQUIRE_TOOLS demands it here.`);
   process.stderr.write(`\n*** SKIPPED: the tests that need ${name}: ${message} ***\n\n`);
   return null;
+}
+
+/**
+ * Whether the machine can make a file immutable (`chattr +i`: root, e2fsprogs, and a temp
+ * folder on a file system that supports it). Absent: the notice and false, or, where CI
+ * requires "chattr", an error.
+ */
+export function immutableFilesForTests(): boolean {
+  const why = immutableFilesMissing();
+  if (why === null) return true;
+  const message = `chattr +i is not available here (${why}); run the tests as root on ext4, xfs or btrfs`;
+  if (toolRequired("chattr")) throw new Error(`${message}. REQUIRE_TOOLS demands it here.`);
+  process.stderr.write(`\n*** SKIPPED: the tests that need chattr +i: ${message} ***\n\n`);
+  return false;
+}
+
+function immutableFilesMissing(): string | null {
+  if (process.getuid?.() !== 0) return "not root";
+  const chattr = findTool(["chattr"]);
+  if (chattr === null) return "chattr not found; apt-get install e2fsprogs";
+  const dir = mkdtempSync(join(tmpdir(), "pa-chattr-"));
+  const file = join(dir, "probe");
+  try {
+    writeFileSync(file, "");
+    if (Bun.spawnSync([chattr, "+i", file]).exitCode !== 0) return `the file system of ${tmpdir()} refuses it`;
+    Bun.spawnSync([chattr, "-i", file]);
+    return null;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
