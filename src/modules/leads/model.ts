@@ -30,7 +30,12 @@ export const LeadInputSchema = T.Object(
     interestedPropertyLink: T.Optional(text(0, 2048, "Link to the property (stored, not readable)", ["https://example.com/imovel/123"])),
     trafficOrigin: T.Optional(text(0, 500, "Traffic origin: UTM, campaign (stored, not readable)", ["utm_source=google&utm_campaign=verao"])),
   },
-  { additionalProperties: true, description: "Unknown and read-only keys are ignored" },
+  {
+    additionalProperties: true,
+    description:
+      "Strings are trimmed. NUL and the other C0 control characters are refused (a carriage return only as part of CRLF); " +
+      "tab and line breaks are kept, as is every other character. Unknown and read-only keys are ignored",
+  },
 );
 
 /** A validated body: strings trimmed, empty optional text as null, source defaulted. */
@@ -58,7 +63,7 @@ const OPTIONAL_TEXT = ["propertyCode", "interestedPropertyTitle", "interestedPro
  * never meant in a lead, and each a way to break a CRM's import or a log line downstream.
  * Everything else (C1 controls, bidirectional marks) is text someone may mean and is kept.
  */
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]|\r(?!\n)/;
 const HAS_CONTROL = "must not contain control characters (tab and line breaks are allowed)";
 
 /** Why a string cannot be stored as sent, or null when it can. */
