@@ -1,9 +1,10 @@
 // Where the binary listens (CONTRACT §1): the sandbox, whose credentials are public, only on
 // 127.0.0.1 unless --host says otherwise; a port already in use is an error, never shared.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { hashSecret } from "../../src/security/secrets.ts";
 import { ensureBinary, sandboxToken, startBinary } from "../helpers/binary.ts";
 
 let dir: string;
@@ -73,6 +74,30 @@ describe("a busy port", () => {
         Array.from({ length: 40 }, () => fetch(`${first.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status)),
       );
       expect(new Set(statuses)).toEqual(new Set([200]));
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+  });
+
+  test("serve on a port another server holds exits 1 saying so, serving nothing", async () => {
+    const first = await startBinary(binary, ["sandbox", "--db", join(dir, "held.sqlite")], dir);
+    try {
+      const port = new URL(first.url).port;
+      const config = join(dir, "busy-serve.json");
+      writeFileSync(
+        config,
+        JSON.stringify({
+          jwtSecret: "a-jwt-secret-long-enough-for-the-listen-test-0123",
+          databases: { agency: join(dir, "held.sqlite") },
+          clients: [{ id: "portal", apiKey: "pk_live_portal_listen", secretHash: hashSecret("sk_live_portal_listen"), database: "agency" }],
+        }),
+      );
+      const second = Bun.spawnSync([binary, "serve", "--config", config, "--host", "127.0.0.1", "--port", port], { cwd: dir, stderr: "pipe" });
+      expect(second.exitCode).toBe(1);
+      expect(second.stderr.toString()).toMatch(new RegExp(`port ${port} .*already in use`));
+      // The production client is unknown to the sandbox that holds the port: no request reached a second server.
+      const refused = await fetch(`${first.url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": "pk_live_portal_listen", "x-api-secret": "sk_live_portal_listen" } });
+      expect(((await refused.json()) as { code: string }).code).toBe("INVALID_API_KEY");
     } finally {
       expect(await first.stop()).toBe(0);
     }

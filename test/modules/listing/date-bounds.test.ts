@@ -104,15 +104,18 @@ describe("any bound, to the nanosecond, answers exactly the records on its side"
 });
 
 describe("export --since compares exactly too", () => {
-  test("a since bound finer than a millisecond", async () => {
-    const exported = async (since: string) => {
-      const out = join(t.dir, `leads-${Math.random().toString(36).slice(2)}.ndjson`);
-      expect(await exportCommand(["--db", t.runtime.config.databases.get("main")!, "--format", "ndjson", "--entity", "leads", "--since", since, "--out", out])).toBe(0);
-      return readFileSync(out, "utf8").trim().split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id).sort();
-    };
-    const { november, december } = ids.leads;
-    expect(await exported("2030-11-30T23:59:59.9985Z")).toEqual([november, december].sort());
-    expect(await exported("2030-11-30T23:59:59.9995Z")).toEqual([december]);
-    expect(await exported("2030-11-30T23:59:59.999000001Z")).toEqual([december]);
-  });
+  for (const entity of ["properties", "leads"] as const) {
+    test(`${entity}: a since bound finer than a millisecond`, async () => {
+      const exported = async (since: string) => {
+        const out = join(t.dir, `${entity}-${Math.random().toString(36).slice(2)}.ndjson`);
+        const args = ["--db", t.runtime.config.databases.get("main")!, "--format", "ndjson", "--entity", entity, "--since", since, "--out", out];
+        expect(await exportCommand(args)).toBe(0);
+        return readFileSync(out, "utf8").trim().split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id).sort();
+      };
+      const { november, december } = ids[entity];
+      expect(await exported("2030-11-30T23:59:59.9985Z")).toEqual([november, december].sort());
+      expect(await exported("2030-11-30T23:59:59.9995Z")).toEqual([december]);
+      expect(await exported("2030-11-30T23:59:59.999000001Z")).toEqual([december]);
+    });
+  }
 });
