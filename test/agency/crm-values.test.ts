@@ -20,6 +20,31 @@ async function record(feed: typeof numbers, code: string): Promise<ApiRecord> {
   return found;
 }
 
+describe("§16 ListingID: trimmed, at most 100 characters, never blank", () => {
+  const MAX = 100;
+  const ids = importAndRead(dir, "crm/listing-ids.xml");
+
+  test("the code is stored trimmed (newlines and tabs too), and 100 characters after trimming are accepted", async () => {
+    const { records } = await ids;
+    const atMost = `L-100-${"x".repeat(MAX - 6)}`;
+    expect(atMost).toHaveLength(MAX);
+    expect(records.get("L-TRIMMED")!.title).toBe("Código com espaços em volta");
+    expect(records.get(atMost)!.title).toBe("Código de 100 caracteres");
+    expect(records.get(atMost.replace("L-100-", "L-PAD-"))!.title).toBe("100 caracteres depois de aparado");
+    expect([...records.keys()].sort()).toEqual(["L-TRIMMED", atMost, atMost.replace("L-100-", "L-PAD-")].sort());
+  });
+
+  test("101 characters are refused, named by the first 100; a blank or empty ListingID is refused as missing", async () => {
+    const { summary } = await ids;
+    expect(summary.rejections).toEqual([
+      { code: `L-101-${"x".repeat(MAX - 6)}…`, reason: `line 10: ListingID: longer than ${MAX} characters` },
+      { code: null, reason: "line 11: ListingID: is required" },
+      { code: null, reason: "line 13: ListingID: is required" },
+    ]);
+    expect(summary).toMatchObject({ created: 3, rejected: 3, warnings: {} });
+  });
+});
+
 describe("§16 Numbers: every style of number reads the same", () => {
   test("Brazilian separators, R$, m², count words, Térreo, comma coordinates, a CEP that lost its zero", async () => {
     const r = await record(numbers, "N-BR");
