@@ -40,6 +40,18 @@ describe("byte order marks and declared encodings", () => {
       expect.objectContaining({ kind: "ENCODING", code: null, line: 4, message: expect.stringContaining("windows-1252") }),
     ]);
   });
+
+  test("the same in a feed declared UTF-8: valid UTF-8 kept, the rest read as windows-1252, one warning at the first bad byte", async () => {
+    const { summary, records } = await importAndRead(dir, structure("invalid-utf8-declared.xml"));
+    expect(records.get("S-MIXED-DECLARED")).toMatchObject({
+      title: "Apartamento em Florianópolis",
+      description: "Sacada com vista, “pé direito” alto – R$ 3.500 €",
+      photos: [{ alt: "Sala de estar e área" }],
+    });
+    expect(summary.warningList).toEqual([
+      expect.objectContaining({ kind: "ENCODING", code: null, line: 6, message: expect.stringContaining("windows-1252") }),
+    ]);
+  });
 });
 
 describe("what generators leave behind is read with a warning", () => {
@@ -128,6 +140,42 @@ describe("hostile documents are refused cleanly: nothing changes and the message
 
   test("a quadratic blow-up: few expansions of one large entity", async () => {
     expect(await refusedWhole(join(CRM_FIXTURES, "structure/quadratic-blowup.xml"))).toContain("1 MiB of text");
+  });
+
+  describe("the budget is 10,000 expansions and 1 MiB of text in the whole document: exactly that is read, one more refuses", () => {
+    let feeds = 0;
+    /** A feed whose internal DTD subset declares `entities`, with one listing per description. */
+    function withEntities(entities: Record<string, string>, descriptions: string[]): string {
+      const path = dir.path(`entities-${++feeds}.xml`);
+      const dtd = Object.entries(entities).map(([name, value]) => ` <!ENTITY ${name} "${value}">`).join("\n");
+      const listings = descriptions.map(
+        (description, i) => `<Listing><ListingID>E-${i + 1}</ListingID><Title>t</Title><TransactionType>For Sale</TransactionType><Details><Description>${description}</Description></Details></Listing>`,
+      );
+      writeFileSync(path, `<?xml version="1.0"?>\n<!DOCTYPE ListingDataFeed [\n${dtd}\n]>\n<ListingDataFeed><Listings>\n${listings.join("\n")}\n</Listings></ListingDataFeed>\n`);
+      return path;
+    }
+
+    async function descriptionsOf(feed: string): Promise<string[]> {
+      const db = dir.path(`entities-${++feeds}.sqlite`);
+      expect(await importFeed(db, feed)).toMatchObject({ rejected: 0, warnings: {} });
+      return publishedProperties(db).map((p) => p.description as string);
+    }
+
+    test("10,000 expansions, nested ones counted: an entity of four references costs five", async () => {
+      const entities = { x: "x", four: "&x;&x;&x;&x;" };
+      expect(await descriptionsOf(withEntities(entities, ["&x;".repeat(10_000)]))).toEqual(["x".repeat(10_000)]);
+      expect(await descriptionsOf(withEntities(entities, ["&four;".repeat(2_000)]))).toEqual(["x".repeat(8_000)]);
+      for (const description of ["&x;".repeat(10_001), `${"&four;".repeat(2_000)}&x;`]) {
+        expect(await refusedWhole(withEntities(entities, [description]))).toContain("more than 10,000 references or 1 MiB of text");
+      }
+    });
+
+    test("1 MiB (1,048,576 characters) of expanded text over the document's listings", async () => {
+      const entities = { kib: "y".repeat(1024), x: "x" };
+      const sixteenListings = Array.from({ length: 16 }, () => "&kib;".repeat(64)); // 16 × 64 KiB
+      expect(await descriptionsOf(withEntities(entities, sixteenListings))).toEqual(Array.from({ length: 16 }, () => "y".repeat(64 * 1024)));
+      expect(await refusedWhole(withEntities(entities, [...sixteenListings.slice(1), `${sixteenListings[0]}&x;`]))).toContain("1 MiB of text");
+    });
   });
 
   test("an external entity is never fetched: its reference refuses the feed", async () => {

@@ -2,7 +2,7 @@
 // database and read back through the API. A listing is refused only when it cannot be one; every
 // other unreadable value is null (free text stays) with a warning naming code, line, element, value.
 import { afterAll, describe, expect, test } from "bun:test";
-import { type ApiRecord, importAndRead, warningsOf } from "./crm-helpers.ts";
+import { type ApiRecord, importAndRead, readBack, warningsOf } from "./crm-helpers.ts";
 import { tempDir } from "./helpers.ts";
 
 const dir = tempDir();
@@ -19,6 +19,31 @@ async function record(feed: typeof numbers, code: string): Promise<ApiRecord> {
   if (found === undefined) throw new Error(`${code} was not imported`);
   return found;
 }
+
+describe("§16 ListingID: trimmed, at most 100 characters, never blank", () => {
+  const MAX = 100;
+  const ids = importAndRead(dir, "crm/listing-ids.xml");
+
+  test("the code is stored trimmed (newlines and tabs too), and 100 characters after trimming are accepted", async () => {
+    const { records } = await ids;
+    const atMost = `L-100-${"x".repeat(MAX - 6)}`;
+    expect(atMost).toHaveLength(MAX);
+    expect(records.get("L-TRIMMED")!.title).toBe("Código com espaços em volta");
+    expect(records.get(atMost)!.title).toBe("Código de 100 caracteres");
+    expect(records.get(atMost.replace("L-100-", "L-PAD-"))!.title).toBe("100 caracteres depois de aparado");
+    expect([...records.keys()].sort()).toEqual(["L-TRIMMED", atMost, atMost.replace("L-100-", "L-PAD-")].sort());
+  });
+
+  test("101 characters are refused, named by the first 100; a blank or empty ListingID is refused as missing", async () => {
+    const { summary } = await ids;
+    expect(summary.rejections).toEqual([
+      { code: `L-101-${"x".repeat(MAX - 6)}…`, reason: `line 10: ListingID: longer than ${MAX} characters` },
+      { code: null, reason: "line 11: ListingID: is required" },
+      { code: null, reason: "line 13: ListingID: is required" },
+    ]);
+    expect(summary).toMatchObject({ created: 3, rejected: 3, warnings: {} });
+  });
+});
 
 describe("§16 Numbers: every style of number reads the same", () => {
   test("Brazilian separators, R$, m², count words, Térreo, comma coordinates, a CEP that lost its zero", async () => {
@@ -225,6 +250,24 @@ describe("§16 State, Country and displayAddress (stored values, as the agency's
     expect(await state("A-STREET")).toEqual(["Rio de Janeiro", "RJ"]);
     expect(await state("A-NEIGHBORHOOD")).toEqual(["São Paulo", "SP"]);
     expect(await state("A-ABSENT")).toEqual(["Minas Gerais", "MG"]);
+  });
+
+  test("`Sao Paulo - SP` is São Paulo, SP, for the agency and for partners alike, with no warning; its UF is the one the listing's other values use", async () => {
+    const { db, summary } = await addresses;
+    const partner = (await readBack(db, false)).get("A-NAME-UF")!;
+    expect(partner.address).toEqual({
+      street: "Avenida Ana Costa", number: null, complement: null, neighborhood: "Gonzaga", city: "Santos",
+      state: "São Paulo", uf: "SP", cep: "11060-002", visibility: "STREET",
+    });
+    expect(partner.pricing.rentalPrice).toBe(3200);
+    expect((await record(addresses, "A-NAME-UF")).address).toMatchObject({ state: "São Paulo", uf: "SP", number: "400" });
+    expect(warningsOf(summary, "A-NAME-UF")).toEqual([]);
+    // The name says RJ, the abbreviation SP: the abbreviation wins.
+    expect((await record(addresses, "A-NAME-UF-MISMATCH")).address).toMatchObject({ state: "São Paulo", uf: "SP" });
+    expect(warningsOf(summary, "A-NAME-UF-MISMATCH")).toEqual(["STATE_MISMATCH Location/State"]);
+    // Minas Gerais - MG: the alqueire is the mineiro, 48,400 m².
+    expect((await record(addresses, "A-NAME-UF-ALQUEIRE")).features.totalArea).toBe(2 * 48_400);
+    expect(warningsOf(summary, "A-NAME-UF-ALQUEIRE")).toEqual([]);
   });
 
   test("name and abbreviation disagree: the abbreviation wins (warning); a country other than Brazil and an unknown state are warnings", async () => {

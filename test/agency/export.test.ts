@@ -8,7 +8,7 @@ import { exportLeads, exportProperties, type ExportFormat, type ExportSummary } 
 import { importFeed } from "../../src/agency/import.ts";
 import { PROPERTY_FIELDS } from "../../src/catalog/properties.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
-import { apiOver, type ApiProperty, FIXTURES, lastSequence, publishedProperties, seededCopy, tempDir } from "./helpers.ts";
+import { apiOver, type ApiProperty, FIXTURES, lastSequence, propertyByCode, publishedProperties, seededCopy, tempDir } from "./helpers.ts";
 
 const dir = tempDir();
 let seeded: string;
@@ -70,6 +70,22 @@ describe("VRSync round trip: export → import gives identical API output", () =
     await importFeed(copy, path);
     expect(publishedProperties(copy).map(content)).toEqual(publishedProperties(db).map(content));
     expect(await importFeed(db, path)).toMatchObject({ unchanged: 6, updated: 0 });
+  });
+
+  test("every deal and price shape a CRM writes round-trips, a rent with a sale price but an unreadable rent included", async () => {
+    const db = dir.path("transactions.sqlite");
+    await importFeed(db, join(FIXTURES, "crm/transactions.xml"));
+    // For Rent, an unreadable RentalPrice and a ListPrice: the ListPrice is a sale price (the rent
+    // has an element of its own), the rent is unknown. Read back as its rent, it would be R$200,000 a month.
+    const shape = (p: ApiProperty | undefined) => p && { operationType: p.operationType, pricing: p.pricing };
+    const badPeriod = { operationType: "RENT", pricing: { salePrice: 200000, rentalPrice: null, condominiumFee: null, iptu: null } };
+    expect(shape(propertyByCode(db, "T-BAD-PERIOD"))).toEqual(badPeriod);
+    const { path } = await exportTo(db, "vrsync");
+    const copy = dir.path("transactions-copy.sqlite");
+    expect(await importFeed(copy, path)).toMatchObject({ created: publishedProperties(db).length, rejected: 0, warnings: {} });
+    expect(shape(propertyByCode(copy, "T-BAD-PERIOD"))).toEqual(badPeriod);
+    expect(publishedProperties(copy).map(content)).toEqual(publishedProperties(db).map(content));
+    expect(await importFeed(db, path)).toMatchObject({ unchanged: publishedProperties(db).length, updated: 0 });
   });
 });
 

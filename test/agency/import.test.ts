@@ -178,6 +178,37 @@ describe("rejections and warnings: a listing is refused only when it cannot be o
     ]);
   });
 
+  test("a refused listing that was stored before stays exactly as it was: content, photos, dates, no change event", async () => {
+    const db = fresh();
+    const details = (price: string, description: string) =>
+      `<Details><Description>${description}</Description><ListPrice>${price}</ListPrice><Bedrooms>3</Bedrooms></Details>`;
+    const stored = listing("KEEP", "Casa com jardim", details("450000", "Original") + media("https://x/1.jpg", "https://x/2.jpg"));
+    await importFeed(db, vrsync(stored, listing("OTHER")), { now: clockAt("2026-03-01T00:00:00.000Z") });
+    const before = propertyByCode(db, "KEEP")!;
+    expect(before).toMatchObject({ title: "Casa com jardim", description: "Original", pricing: { salePrice: 450000 }, features: { bedrooms: 3 } });
+    const sequence = lastSequence(db);
+    // Each copy says something new (price, description, gallery) and cannot be imported.
+    const newer = details("520000", "Reformada") + media("https://x/3.jpg");
+    const refusedCopies: [string, string, { strict?: boolean }][] = [
+      ["no Title", listing("KEEP", "", newer), {}],
+      ["no deal and no price", `<Listing><ListingID>KEEP</ListingID><Title>Casa reformada</Title><Details><Description>Reformada</Description></Details>${media("https://x/3.jpg")}</Listing>`, {}],
+      ["a warning under --strict", listing("KEEP", "Casa reformada", newer.replace("<Bedrooms>3</Bedrooms>", "<Bedrooms>três</Bedrooms>")), { strict: true }],
+    ];
+    for (const [why, copy, options] of refusedCopies) {
+      const summary = await importFeed(db, vrsync(copy, listing("OTHER")), { ...options, now: clockAt("2026-03-02T00:00:00.000Z") });
+      expect({ why, ...summary }).toMatchObject({ why, rejected: 1, created: 0, updated: 0, unchanged: 1, unpublished: 0 });
+      expect({ why, stored: propertyByCode(db, "KEEP") }).toEqual({ why, stored: before });
+      expect(lastSequence(db)).toBe(sequence);
+    }
+    const api = await apiOver(db);
+    try {
+      const { body } = await api.get(`/v1/properties/${before.id}?fields=title,description,pricing,photos,updatedAt`);
+      expect(body.data).toEqual({ title: before.title, description: before.description, pricing: before.pricing, photos: before.photos, updatedAt: before.updatedAt });
+    } finally {
+      api.close();
+    }
+  });
+
   test("--strict refuses a listing on any warning, every warning named in its reason", async () => {
     const db = fresh();
     const summary = await importFeed(db, join(FIXTURES, "rejections.xml"), { strict: true });

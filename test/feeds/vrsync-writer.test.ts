@@ -78,6 +78,14 @@ describe("VRSync writer: an export re-imports to the same listing", () => {
     expect(await roundTrip(listings)).toEqual(listings);
   });
 
+  test("a rent or holiday let with a sale price but no rent: its rent is written as 0 (on request), so the sale price is not read as the rent", async () => {
+    const base = { ...blankListing("X"), title: "t", pricing: { ...blankListing("X").pricing, salePrice: 200000 } };
+    const listings: FeedListing[] = [{ ...base, code: "R", operationType: "RENT" }, { ...base, code: "SE", operationType: "SEASONAL" }];
+    for (const listing of listings) expect(vrsyncListing(listing)).toContain('<RentalPrice currency="BRL" period="Monthly">0</RentalPrice>');
+    expect(vrsyncListing({ ...base, operationType: "SALE" })).not.toContain("<RentalPrice");
+    expect(await roundTrip(listings)).toEqual(listings);
+  });
+
   test("every property type of the table, and one outside it (through the extension)", async () => {
     const names = [...PROPERTY_TYPES.map(([, name]) => name), "Pousada de Charme", null];
     const listings = names.map((propertyType, i) => ({ ...blankListing(`T-${i}`), title: "t", propertyType }));

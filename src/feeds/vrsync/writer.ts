@@ -69,6 +69,16 @@ function features(listing: Listing, indent: string): string {
   return `${indent}<Features>\n${names.map((name) => element(`${indent}  `, "Feature", name)).join("")}${indent}</Features>\n`;
 }
 
+/**
+ * The rent as written. A rental with a sale price but no rent gets a rent of 0, "sob consulta"
+ * (read back as null): without any RentalPrice, a reader takes a rental's ListPrice for its rent
+ * (CONTRACT §16), and the sale price would come back as the monthly rent.
+ */
+function rentalPrice(listing: Listing): number | null {
+  const { salePrice, rentalPrice: rent } = listing.pricing;
+  return rent === null && salePrice !== null && listing.operationType !== "SALE" ? 0 : rent;
+}
+
 function details(listing: Listing): string {
   const { features: f, pricing: p } = listing;
   const I = "        ";
@@ -79,7 +89,7 @@ function details(listing: Listing): string {
     element(I, "PropertyType", type) +
     element(I, "Description", listing.description === "" ? null : listing.description) +
     element(I, "ListPrice", p.salePrice, { currency: "BRL" }) +
-    element(I, "RentalPrice", p.rentalPrice, { currency: "BRL", period: "Monthly" }) +
+    element(I, "RentalPrice", rentalPrice(listing), { currency: "BRL", period: "Monthly" }) +
     element(I, "PropertyAdministrationFee", p.condominiumFee, { currency: "BRL" }) +
     element(I, "Iptu", p.iptu, { currency: "BRL", period: "Yearly" }) +
     element(I, "LivingArea", f.builtArea, { unit: "square metres" }) +
