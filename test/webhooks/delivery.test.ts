@@ -4,7 +4,7 @@
 // compaction, several workers on one file, a worker killed mid-attempt, and receivers that
 // misbehave.
 import { Database } from "bun:sqlite";
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { CATALOGS } from "../../src/catalog/index.ts";
 import { compactChangesStep } from "../../src/db/compaction.ts";
@@ -14,7 +14,7 @@ import { deliveryStore } from "../../src/webhooks/store.ts";
 import { silentLogger } from "../../src/logging.ts";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/schedule.ts";
 import { DISABLE_AFTER_FAILING_MS, LEASE_MS, newDeliveryId, PER_SUBSCRIPTION } from "../../src/webhooks/worker.ts";
-import { createLead, startReceiver, webhookApp, type Receiver, type WebhookApp } from "./helpers.ts";
+import { createLead, startReceiver, testCertificates, webhookApp, type Certificates, type KeyPair, type Receiver, type WebhookApp } from "./helpers.ts";
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -372,6 +372,62 @@ describe("targets at delivery time", () => {
     await app.deliver();
     expect(receiver.received[0]!.headers.host).toBe(`receiver.test:${receiver.port}`);
     receiver.verifyAll(sub.secret);
+  });
+});
+
+describe("https, as production delivers (CONTRACT §13: https only)", () => {
+  const HOST = "hooks.partner.test";
+  const ELSEWHERE = "elsewhere.partner.test";
+  let certificates: Certificates;
+  beforeAll(() => {
+    certificates = testCertificates([HOST, ELSEWHERE]);
+  });
+  const resolve = async (host: string) => (host === HOST ? ["127.0.0.1"] : []);
+  /** A production app that lifts only the private-address rule (a local receiver), never the https one. */
+  const httpsApp = async (trust: "test CA" | "system only") => {
+    const app = await webhookApp({ webhookTargets: { allowPrivateTargets: true }, resolve, ...(trust === "test CA" ? { ca: certificates.ca } : {}) });
+    cleanup.push(() => app.close());
+    return app;
+  };
+  const tlsReceiver = (pair: KeyPair) => {
+    const receiver = startReceiver(undefined, { host: HOST, ...pair });
+    cleanup.push(() => receiver.stop());
+    return receiver;
+  };
+
+  test("a delivery goes over TLS to the checked address, the certificate verified for the URL's host name, and verifies with standardwebhooks", async () => {
+    const app = await httpsApp("test CA");
+    const receiver = tlsReceiver(certificates.issued[HOST]!);
+    expect(receiver.url).toStartWith(`https://${HOST}:`);
+    const sub = await subscribe(app, receiver, ["lead.created"]);
+    const lead = await createLead(app);
+    await app.deliver();
+    const [payload] = receiver.verifyAll(sub.secret) as any[];
+    expect(payload).toMatchObject({ type: "lead.created", data: { id: lead.id } });
+    expect(receiver.received[0]!.headers.host).toBe(`${HOST}:${receiver.port}`);
+    const [delivery] = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
+    expect(delivery).toMatchObject({ state: "succeeded", attempts: 1, lastStatus: 200, lastError: null });
+    // This config keeps the https rule: the same receiver by plain http is refused.
+    const plain = await app.call("PATCH", `/v1/webhooks/${sub.id}`, { url: `http://127.0.0.1:${receiver.port}/hooks` });
+    expect(plain.body).toMatchObject({ code: "VALIDATION_ERROR", error: "url: must be an https:// URL (plain http is not accepted by this server)" });
+  });
+
+  test("a certificate for another name, from an authority not trusted, or self-signed is refused before anything is sent, and lastError says which", async () => {
+    const cases: [string, "test CA" | "system only", KeyPair, RegExp][] = [
+      ["another name", "test CA", certificates.issued[ELSEWHERE]!, /^connection failed: the certificate is not valid for hooks\.partner\.test \([A-Z_]+\)$/],
+      ["an authority not trusted", "system only", certificates.issued[HOST]!, /^connection failed: the certificate is not from a trusted authority \([A-Z_]+\)$/],
+      ["self-signed", "test CA", certificates.selfSigned, /^connection failed: the certificate is not from a trusted authority \([A-Z_]+\)$/],
+    ];
+    for (const [what, trust, pair, lastError] of cases) {
+      const app = await httpsApp(trust);
+      const receiver = tlsReceiver(pair);
+      const sub = await subscribe(app, receiver, ["lead.created"]);
+      await createLead(app);
+      await app.deliver();
+      const [delivery] = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
+      expect({ what, ...delivery }).toMatchObject({ what, state: "pending", attempts: 1, lastStatus: null, lastError: expect.stringMatching(lastError) });
+      expect({ what, received: receiver.received.length }).toEqual({ what, received: 0 });
+    }
   });
 });
 
