@@ -462,6 +462,72 @@ describe("a receiver that hangs costs others nothing", () => {
   });
 });
 
+describe("receivers that flood, redirect or reset cost others nothing", () => {
+  test("32 deliveries at once to each of a 10 MB answer, a redirect and a reset: a healthy subscription gets its deliveries promptly, the API answers, and the server keeps 64 KiB of each answer, not 10 MB", async () => {
+    const { app, receiver: healthy } = await setup();
+    // 10 MB of 500, made as it is read: what the server takes is all the memory it costs.
+    const piece = new Uint8Array(64 * 1024).fill(120);
+    const flood = startReceiver(() => {
+      let left = 10 * 1024 * 1024;
+      return new Response(new ReadableStream({ pull: (c) => (left <= 0 ? c.close() : (c.enqueue(piece), void (left -= piece.byteLength))) }), { status: 500 });
+    });
+    const elsewhere = startReceiver();
+    const redirect = startReceiver(() => Response.redirect(elsewhere.url, 307));
+    const reset = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => socket.terminate(), open() {} } });
+    cleanup.push(() => flood.stop(), () => elsewhere.stop(), () => redirect.stop(), () => reset.stop(true));
+    const fine = await subscribe(app, healthy, ["lead.created"]);
+    const hostile = {
+      flood: await subscribe(app, flood, ["lead.created"]),
+      redirect: await subscribe(app, redirect, ["lead.created"]),
+      reset: await subscribe(app, { ...healthy, url: `http://127.0.0.1:${reset.port}/hooks` }, ["lead.created"]),
+    };
+    const leads = 2 * PER_SUBSCRIPTION;
+    for (let i = 0; i < leads; i++) await createLead(app);
+
+    Bun.gc(true);
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    const apiMs: number[] = [];
+    const started = performance.now();
+    app.webhooks.worker.start();
+    try {
+      // The API is asked all along; the healthy receiver is waited for.
+      while (healthy.received.length < leads && performance.now() - started < 8_000) {
+        const asked = performance.now();
+        expect((await app.call("GET", "/v1/webhooks")).status).toBe(200);
+        apiMs.push(performance.now() - asked);
+        await Bun.sleep(10);
+      }
+      const healthyMs = performance.now() - started;
+      const logOf = async (id: string) => (await app.call("GET", `/v1/webhooks/${id}/deliveries?limit=100`)).body.data as any[];
+      const recorded = async () => (await Promise.all(Object.values(hostile).map((h) => logOf(h.id)))).every((log) => log.every((d) => d.lastAttemptAt !== null));
+      while (!(await recorded()) && performance.now() - started < 15_000) await Bun.sleep(20);
+      clearInterval(sampler);
+
+      expect(healthy.received.length).toBe(leads);
+      healthy.verifyAll(fine.secret);
+      // Well inside one attempt's 10 s: nothing hostile held the healthy subscription's turn.
+      expect(healthyMs).toBeLessThan(5_000);
+      expect(apiMs.length).toBeGreaterThan(0);
+      expect(Math.max(...apiMs)).toBeLessThan(1_000);
+      // 32 answers of 10 MB read whole would add 320 MB; 64 KiB each (and what the sockets buffer) is a few dozen.
+      expect((peak - before) / 1024 / 1024).toBeLessThan(160);
+      for (const d of await logOf(hostile.flood.id)) {
+        expect(d).toMatchObject({ state: "pending", lastStatus: 500, lastError: expect.stringMatching(/^HTTP 500: x{200}…$/) });
+      }
+      for (const d of await logOf(hostile.redirect.id)) {
+        expect(d).toMatchObject({ state: "pending", lastStatus: 307, lastError: `HTTP 307: redirects are not followed (Location: ${elsewhere.url})` });
+      }
+      for (const d of await logOf(hostile.reset.id)) expect(d).toMatchObject({ state: "pending", lastStatus: null, lastError: expect.stringMatching(/^connection failed: /) });
+      expect(elsewhere.received).toEqual([]);
+    } finally {
+      clearInterval(sampler);
+      await app.webhooks.worker.stop();
+    }
+  }, 30_000);
+});
+
 describe("metrics", () => {
   test("/metrics counts attempts and deliveries by event and outcome, their latency, and the oldest pending delivery's age", async () => {
     const { app, receiver } = await setup({ environment: "sandbox" }, () => new Response(null, { status: 500 }));
