@@ -1,8 +1,8 @@
 // Webhook metrics for /metrics (CONTRACT §13): attempts by event type and outcome, deliveries
 // finished by event type and state, attempt latency, and, read at scrape time, the age of the
-// oldest pending delivery per database. Label values come from closed sets only. The families
-// live in a registry of their own (the worker is made before the server's MetricsRegistry),
-// which the server's scrape includes (src/app.ts).
+// oldest pending delivery or undispatched event per database. Label values come from closed
+// sets only. The families live in a registry of their own (the worker is made before the
+// server's MetricsRegistry), which the server's scrape includes (src/app.ts).
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { EVENT_TYPES, type EventType } from "./events.ts";
 
@@ -53,7 +53,7 @@ export class WebhookMetrics {
     }
     new Gauge({
       name: `${PREFIX}oldest_pending_seconds`,
-      help: "Age of the oldest webhook delivery not yet finished, per database (0 when none).",
+      help: "Age of the oldest webhook delivery not yet finished, or of the oldest event not yet turned into deliveries, per database (0 when none).",
       labelNames: ["database"],
       registers,
       aggregator: "max",

@@ -541,4 +541,34 @@ describe("metrics", () => {
     expect(text).toContain('partner_api_webhook_attempt_duration_seconds_count{event="lead.created"} 1');
     expect(text).toMatch(/partner_api_webhook_oldest_pending_seconds\{database="main"\} 3(\.\d+)?\n/);
   });
+
+  test("the oldest pending age counts events not yet turned into deliveries (dispatch lag), from when they happened", async () => {
+    const { app, receiver } = await setup({ environment: "sandbox" });
+    const gauge = async () => {
+      const text = await (await app.request("/metrics")).text();
+      return Number(/partner_api_webhook_oldest_pending_seconds\{database="main"\} (\S+)\n/.exec(text)![1]);
+    };
+    const db = outside(app);
+    const change = () => {
+      db.run("UPDATE leads SET status = 'LOST' WHERE rowid = (SELECT min(rowid) FROM leads)");
+      return db.query("SELECT at FROM changes ORDER BY sequence DESC LIMIT 1").get() as { at: string };
+    };
+    // No subscription wants events: none waits, however old.
+    const unwanted = change();
+    app.clock.ms = Date.parse(unwanted.at) + 60_000;
+    expect(await gauge()).toBe(0);
+    // A subscription made now does not want what came before it either.
+    const sub = await subscribe(app, receiver, ["lead.updated"]);
+    expect(await gauge()).toBe(0);
+    // An event after it waits for dispatch: its age counts from when it happened, before any delivery exists.
+    const waiting = change();
+    app.clock.ms = Date.parse(waiting.at) + 7_000;
+    expect(await gauge()).toBe(7);
+    app.clock.advance(5_000);
+    expect(await gauge()).toBe(12);
+    // Dispatched and delivered, nothing waits.
+    await app.deliver();
+    expect(receiver.verifyAll(sub.secret)).toHaveLength(1);
+    expect(await gauge()).toBe(0);
+  });
 });

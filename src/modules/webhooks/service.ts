@@ -277,15 +277,20 @@ export function createServerWebhooks(runtime: Runtime, options: Omit<WorkerOptio
   return { worker: createWebhookWorker(runtime, { ...options, metrics }), metrics };
 }
 
-/** The oldest pending delivery of each database, read at scrape time. */
+/**
+ * The age of what waits longest to be delivered in each database, read at scrape time: a
+ * pending delivery since it was made, or an event not yet turned into deliveries since it
+ * happened (a dispatch that falls behind is a backlog too).
+ */
 function oldestPending(runtime: Runtime): PendingAge[] {
   const now = runtime.clock.now();
   const pending: PendingAge[] = [];
   for (const [database, path] of runtime.config.databases) {
     const tenant = runtime.tenants.get(path);
     if (tenant === null) continue;
-    const oldest = deliveryStore(tenant).oldestPending();
-    pending.push({ database, seconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000) });
+    const store = deliveryStore(tenant);
+    const times = [store.oldestPending(), store.oldestUndispatched()].filter((t): t is number => t !== null);
+    pending.push({ database, seconds: times.length === 0 ? 0 : Math.max(0, (now - Math.min(...times)) / 1000) });
   }
   return pending;
 }
