@@ -1,8 +1,8 @@
 // The feeds' schedule in serve: a run at start and then every interval, never two runs of one
 // feed at once, one run per interval across processes sharing a database, SIGHUP's changes,
-// a run whose process died recorded as failed, the log line of a guarded or failed run, and stopping. Runs go through the real run path
-// in this process (the child process is the e2e test's); intervals are shortened to
-// milliseconds, which the config would refuse.
+// a run whose process died recorded as failed, the log line of a guarded or failed run, and
+// stopping. Runs go through the real run path in this process (the child process is the e2e
+// test's); intervals are shortened to milliseconds, which the config would refuse.
 import { afterAll, describe, expect, test } from "bun:test";
 import { runHere, type RunReport } from "../../src/agency/feed-runs/run.ts";
 import { FeedScheduler, type Launched } from "../../src/agency/feed-runs/scheduler.ts";
