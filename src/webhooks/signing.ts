@@ -10,8 +10,19 @@ export function newSecret(): string {
   return SECRET_PREFIX + Buffer.from(crypto.getRandomValues(new Uint8Array(SECRET_BYTES))).toString("base64");
 }
 
+/** Decoded keys of the secrets in use: every attempt signs, and decoding showed in the worker's profile. */
+const keys = new Map<string, Buffer>();
+const MAX_KEYS = 1_000;
+
 function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.slice(SECRET_PREFIX.length), "base64");
+  let key = keys.get(secret);
+  if (key === undefined) {
+    // Secrets change only by rotation: a full map means old ones, dropped all at once.
+    if (keys.size >= MAX_KEYS) keys.clear();
+    key = Buffer.from(secret.slice(SECRET_PREFIX.length), "base64");
+    keys.set(secret, key);
+  }
+  return key;
 }
 
 /** One `v1,` signature of a message under one secret. */

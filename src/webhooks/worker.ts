@@ -362,8 +362,16 @@ export class WebhookWorker {
   }
 }
 
+/** Subscriptions' event lists as sets, by their JSON text: every pass asks for each. */
+const eventSets = new Map<string, ReadonlySet<EventType>>();
+
 function targetOf(subscription: SubscriptionRow): DispatchTarget {
-  const events = new Set((JSON.parse(subscription.events) as unknown[]).filter(isEventType));
+  let events = eventSets.get(subscription.events);
+  if (events === undefined) {
+    events = new Set((JSON.parse(subscription.events) as unknown[]).filter(isEventType));
+    if (eventSets.size >= 1_000) eventSets.clear();
+    eventSets.set(subscription.events, events);
+  }
   return { id: subscription.id, clientId: subscription.client_id, events, afterSequence: subscription.after_sequence };
 }
 
