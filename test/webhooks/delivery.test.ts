@@ -375,6 +375,31 @@ describe("targets at delivery time", () => {
   });
 });
 
+describe("dispatch keeps pace with sending", () => {
+  test("a backlog waits in the log, not as deliveries: each delivery is made only when it can start, already claimed, and all arrive once", async () => {
+    const { app, receiver } = await setup();
+    const subs = [await subscribe(app, receiver, ["lead.updated"]), await subscribe(app, receiver, ["lead.updated"])];
+    const events = 3 * PER_SUBSCRIPTION;
+    outside(app).run(`UPDATE leads SET status = 'LOST' WHERE rowid IN (SELECT rowid FROM leads ORDER BY rowid LIMIT ${events})`);
+    const tenant = app.runtime.tenants.all()[0]!;
+    const rows = () =>
+      tenant.read.query("SELECT count(*) AS made, count(lease_owner) AS claimed FROM webhook_deliveries WHERE state = 'pending'").get() as { made: number; claimed: number };
+    const cursorBehind = () =>
+      (tenant.read.query("SELECT (SELECT max(sequence) FROM changes) - (SELECT sequence FROM webhook_cursor) AS n").get() as { n: number }).n;
+    await app.webhooks.worker.runOnce();
+    // One pass: as many events as each subscription has slots, every delivery claimed as it is made; the rest still in the log.
+    expect(rows()).toEqual({ made: 2 * PER_SUBSCRIPTION, claimed: 2 * PER_SUBSCRIPTION });
+    expect(cursorBehind()).toBe(events - PER_SUBSCRIPTION);
+    await app.deliver();
+    expect(cursorBehind()).toBe(0);
+    for (const sub of subs) {
+      const log = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries?limit=100`)).body.data as { state: string; attempts: number }[];
+      expect(log.map((d) => [d.state, d.attempts])).toEqual(Array.from({ length: events }, () => ["succeeded", 1]));
+    }
+    expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(2 * events);
+  });
+});
+
 describe("https, as production delivers (CONTRACT §13: https only)", () => {
   const HOST = "hooks.partner.test";
   const ELSEWHERE = "elsewhere.partner.test";
