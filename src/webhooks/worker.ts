@@ -1,10 +1,10 @@
 // The delivery worker: on each pass, for every database, it turns new events into deliveries
 // (dispatch.ts) as fast as they can start, moves replays on, claims the deliveries that are due
-// and sends them, at most
-// PER_SUBSCRIPTION at once per subscription and MAX_IN_FLIGHT in all, so a receiver that
-// hangs holds only its own share. Every state lives in the database: claims are leases, so
-// several processes can share the work and a killed one leaves nothing behind but leases
-// that run out. Attempts are async I/O; what runs on the event loop is a few short queries.
+// and sends them, at most PER_SUBSCRIPTION at once per subscription and MAX_IN_FLIGHT in all,
+// so a receiver that hangs holds only its own share. Every state lives in the database: claims
+// are leases, so several processes can share the work and a killed one leaves nothing behind
+// but leases that run out. Attempts are async I/O; what runs on the event loop is a few short
+// queries.
 import { hostname } from "node:os";
 import type { Clock } from "../clock.ts";
 import type { WebhookTargetPolicy } from "../config/model.ts";
