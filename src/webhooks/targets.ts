@@ -7,6 +7,7 @@
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import type { WebhookTargetPolicy } from "../config/model.ts";
+import { memo } from "./memo.ts";
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -44,21 +45,15 @@ export function forbiddenAddress(address: string): string | null {
   return range === "unicast" ? null : `${RANGE_WORDS[range] ?? "a special-purpose"} address`;
 }
 
-const literals = new Map<string, string | null>();
-const MAX_LITERALS = 1_000;
-
-/** The host of a URL as an IP address, when it is one (`[::1]` → `::1`; `[::ffff:a00:1]` → `10.0.0.1`). */
-function literalAddress(hostname: string): string | null {
-  // Remembered: every attempt asks again, and ipaddr's parsing showed in the worker's profile.
-  let literal = literals.get(hostname);
-  if (literal === undefined) {
-    const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
-    literal = ipaddr.isValid(bare) ? ipaddr.process(bare).toString() : null;
-    if (literals.size >= MAX_LITERALS) literals.clear();
-    literals.set(hostname, literal);
-  }
-  return literal;
-}
+/**
+ * The host of a URL as an IP address, when it is one (`[::1]` → `::1`; `[::ffff:a00:1]` →
+ * `10.0.0.1`). Remembered: every attempt asks again, and ipaddr's parsing showed in the
+ * worker's profile.
+ */
+const literalAddress = memo((hostname): string | null => {
+  const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+  return ipaddr.isValid(bare) ? ipaddr.process(bare).toString() : null;
+});
 
 const PRIVATE_RULE = "webhooks may not target loopback, private, link-local, unique-local or metadata addresses";
 

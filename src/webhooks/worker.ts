@@ -12,6 +12,7 @@ import type { Tenant } from "../db/tenants.ts";
 import type { Database } from "bun:sqlite";
 import { DISPATCH_BATCH, dispatchStep, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
 import { EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
+import { memo } from "./memo.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
 import { ATTEMPT_TIMEOUT_MS, sendMessage, type Outcome, type SendOptions } from "./send.ts";
@@ -399,17 +400,11 @@ export class WebhookWorker {
   }
 }
 
-/** Subscriptions' event lists as sets, by their JSON text: every pass asks for each. */
-const eventSets = new Map<string, ReadonlySet<EventType>>();
+/** A subscription's event list as a set, by its JSON text: every pass asks for each. */
+const eventSet = memo((json): ReadonlySet<EventType> => new Set((JSON.parse(json) as unknown[]).filter(isEventType)));
 
 function targetOf(subscription: SubscriptionRow): DispatchTarget {
-  let events = eventSets.get(subscription.events);
-  if (events === undefined) {
-    events = new Set((JSON.parse(subscription.events) as unknown[]).filter(isEventType));
-    if (eventSets.size >= 1_000) eventSets.clear();
-    eventSets.set(subscription.events, events);
-  }
-  return { id: subscription.id, clientId: subscription.client_id, events, afterSequence: subscription.after_sequence };
+  return { id: subscription.id, clientId: subscription.client_id, events: eventSet(subscription.events), afterSequence: subscription.after_sequence };
 }
 
 /** A webhook-id: `msg_` and a time-ordered UUID, the same on every attempt of the delivery. */
