@@ -387,9 +387,13 @@ describe("dispatch keeps pace with sending", () => {
     const cursorBehind = () =>
       (tenant.read.query("SELECT (SELECT max(sequence) FROM changes) - (SELECT sequence FROM webhook_cursor) AS n").get() as { n: number }).n;
     await app.webhooks.worker.runOnce();
-    // One pass: as many events as each subscription has slots, every delivery claimed as it is made; the rest still in the log.
-    expect(rows()).toEqual({ made: 2 * PER_SUBSCRIPTION, claimed: 2 * PER_SUBSCRIPTION });
-    expect(cursorBehind()).toBe(events - PER_SUBSCRIPTION);
+    // A run: events as fast as slots free up (PER_SUBSCRIPTION at first, more if attempts ended
+    // meanwhile), every delivery claimed as it is made; the rest of the backlog still in the log.
+    const first = rows();
+    expect(first.claimed).toBe(first.made);
+    expect(first.made).toBeGreaterThanOrEqual(2 * PER_SUBSCRIPTION);
+    expect(cursorBehind()).toBeGreaterThan(0);
+    expect(first.made).toBe(2 * (events - cursorBehind()));
     await app.deliver();
     expect(cursorBehind()).toBe(0);
     for (const sub of subs) {
