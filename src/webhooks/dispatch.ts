@@ -102,8 +102,11 @@ function writing(deliveries: readonly NewDelivery[], deps: DispatchDeps, move: (
   };
 }
 
-/** The next step of the shared cursor, or null when there is nothing after it. */
-export function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarget[]): DispatchWrite | null {
+/**
+ * The next step of the shared cursor, at most `limit` events, or null when there is nothing
+ * after it (or `limit` is 0). Skipping events no target wants is never limited.
+ */
+export function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarget[], limit = DISPATCH_BATCH): DispatchWrite | null {
   const { store } = deps;
   const from = store.cursor();
   if (targets.length === 0) {
@@ -114,10 +117,11 @@ export function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarge
   // Events no subscription was there for are skipped in one move (a seeded or imported backlog).
   const floor = Math.min(...targets.map((t) => t.afterSequence));
   if (from < floor) return writing([], deps, (db) => store.advanceCursor(db, from, floor), true);
-  const changes = store.changesAfter(from, DISPATCH_BATCH);
+  if (limit <= 0) return null;
+  const changes = store.changesAfter(from, limit);
   if (changes.length === 0) return null;
   const to = changes[changes.length - 1]!.sequence;
-  return writing(deliveriesFor(changes, targets, deps), deps, (db) => store.advanceCursor(db, from, to), changes.length === DISPATCH_BATCH);
+  return writing(deliveriesFor(changes, targets, deps), deps, (db) => store.advanceCursor(db, from, to), changes.length === limit);
 }
 
 /** The next step of a subscription's replay of (after, until]. */

@@ -1,8 +1,8 @@
 // Webhook metrics for /metrics (CONTRACT §13): attempts by event type and outcome, deliveries
 // finished by event type and state, attempt latency, and, read at scrape time, the age of the
-// oldest pending delivery per database. Label values come from closed sets only. The families
-// live in a registry of their own (the worker is made before the server's MetricsRegistry),
-// which the server's scrape includes (src/app.ts).
+// oldest pending delivery or undispatched event per database. Label values come from closed
+// sets only. The families live in a registry of their own (the worker is made before the
+// server's MetricsRegistry), which the server's scrape includes (src/app.ts).
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { EVENT_TYPES, type EventType } from "./events.ts";
 
@@ -27,6 +27,11 @@ export class WebhookMetrics {
   private readonly attempts: Counter<"event" | "outcome">;
   private readonly finished: Counter<"event" | "state">;
   private readonly latency: Histogram<"event">;
+  // Each labelled series looked up once: prom-client hashes the labels at every labels() call,
+  // which showed in the profile of a worker recording thousands of attempts a second.
+  private readonly attemptSeries = new Map<string, Counter.Internal>();
+  private readonly finishedSeries = new Map<string, Counter.Internal>();
+  private readonly latencySeries = new Map<string, Histogram.Internal<"event">>();
 
   /** `pending` is read at each scrape. */
   constructor(pending: () => readonly PendingAge[]) {
@@ -47,13 +52,17 @@ export class WebhookMetrics {
     });
     // Every event type and outcome from zero, so rates over them exist before the first attempt.
     for (const event of EVENT_TYPES) {
-      for (const outcome of ATTEMPT_OUTCOMES) this.attempts.labels(event, outcome).inc(0);
-      for (const state of FINAL_STATES) this.finished.labels(event, state).inc(0);
+      for (const outcome of ATTEMPT_OUTCOMES) this.attemptSeries.set(`${event} ${outcome}`, this.attempts.labels(event, outcome));
+      for (const state of FINAL_STATES) this.finishedSeries.set(`${event} ${state}`, this.finished.labels(event, state));
+    }
+    for (const series of [...this.attemptSeries.values(), ...this.finishedSeries.values()]) series.inc(0);
+    for (const event of EVENT_TYPES) {
       this.latency.zero({ event });
+      this.latencySeries.set(event, this.latency.labels(event));
     }
     new Gauge({
       name: `${PREFIX}oldest_pending_seconds`,
-      help: "Age of the oldest webhook delivery not yet finished, per database (0 when none).",
+      help: "Age of the oldest webhook delivery not yet finished, or of the oldest event not yet turned into deliveries, per database (0 when none).",
       labelNames: ["database"],
       registers,
       aggregator: "max",
@@ -65,11 +74,11 @@ export class WebhookMetrics {
   }
 
   attempt(type: EventType, outcome: AttemptOutcome, durationMs: number): void {
-    this.attempts.labels(type, outcome).inc();
-    this.latency.labels(type).observe(durationMs / 1000);
+    this.attemptSeries.get(`${type} ${outcome}`)!.inc();
+    this.latencySeries.get(type)!.observe(durationMs / 1000);
   }
 
   delivered(type: EventType, state: FinalState): void {
-    this.finished.labels(type, state).inc();
+    this.finishedSeries.get(`${type} ${state}`)!.inc();
   }
 }

@@ -75,10 +75,26 @@ function describeStatus(response: Response, body: string): string {
   return text === "" ? `HTTP ${status}` : `HTTP ${status}: ${text}`;
 }
 
-function describeFailure(error: unknown): string {
+/** OpenSSL's codes for a certificate chain that leads to no trusted authority. */
+const UNTRUSTED_CHAIN = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_UNTRUSTED",
+]);
+
+/** A failed connection in words for the delivery log; a refused certificate says why, since the partner must fix it. */
+function describeFailure(error: unknown, host: string): string {
   const code = (error as { code?: unknown } | null)?.code;
   const message = (error as Error | null)?.message ?? String(error);
-  return `connection failed: ${typeof code === "string" ? code : excerpt(message)}`;
+  if (typeof code !== "string") return `connection failed: ${excerpt(message)}`;
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") return `connection failed: the certificate is not valid for ${host} (${code})`;
+  if (UNTRUSTED_CHAIN.has(code)) return `connection failed: the certificate is not from a trusted authority (${code})`;
+  if (code === "CERT_HAS_EXPIRED") return `connection failed: the certificate has expired (${code})`;
+  if (code === "CERT_NOT_YET_VALID") return `connection failed: the certificate is not valid yet (${code})`;
+  return `connection failed: ${code}`;
 }
 
 /** POSTs one signed message to `url`; `timestampSeconds` is this attempt's webhook-timestamp. */
@@ -140,7 +156,7 @@ export async function sendMessage(
     return done(ok, response.status, ok ? null : describeStatus(response, body));
   } catch (error) {
     if (controller.signal.aborted) return done(false, null, `no answer within ${Math.round(timeoutMs / 1000)} s`);
-    return done(false, null, describeFailure(error));
+    return done(false, null, describeFailure(error, URL.canParse(url) ? new URL(url).hostname : url));
   } finally {
     clearTimeout(timer);
   }

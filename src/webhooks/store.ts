@@ -122,6 +122,7 @@ export class DeliveryStore {
   private readonly subscriptionsQuery: Statement<SubscriptionRow>;
   private readonly subscriptionQuery: Statement<SubscriptionRow>;
   private readonly oldestPendingQuery: Statement<{ oldest: number | null }>;
+  private readonly oldestUndispatchedQuery: Statement<{ at: string }>;
   private readonly nextDueQuery: Statement<{ due: number | null }>;
   private writes: WriteStatements | null = null;
 
@@ -142,6 +143,12 @@ export class DeliveryStore {
     this.oldestPendingQuery = read.prepare(
       "SELECT min(d.created_at) AS oldest FROM webhook_subscriptions s JOIN webhook_deliveries d ON d.n = " +
         "(SELECT min(n) FROM webhook_deliveries p WHERE p.subscription_id = s.id AND p.state = 'pending')",
+    );
+    // The first event past the dispatch cursor that an enabled subscription was there for (no
+    // row without one: max() with a NULL is NULL). Dispatch skips the rest without making deliveries.
+    this.oldestUndispatchedQuery = read.prepare(
+      "SELECT at FROM changes WHERE sequence > max((SELECT sequence FROM webhook_cursor WHERE id = 1), " +
+        "(SELECT min(after_sequence) FROM webhook_subscriptions WHERE enabled = 1)) ORDER BY sequence LIMIT 1",
     );
   }
 
@@ -184,6 +191,12 @@ export class DeliveryStore {
   /** Creation time (ms) of the oldest pending delivery, or null when none is pending. */
   oldestPending(): number | null {
     return this.oldestPendingQuery.get()?.oldest ?? null;
+  }
+
+  /** When (ms) the oldest event still waiting to be turned into deliveries happened, or null when none waits. */
+  oldestUndispatched(): number | null {
+    const row = this.oldestUndispatchedQuery.get();
+    return row === null ? null : Date.parse(row.at);
   }
 
   // ---- inside a write (db is the tenant's writer connection) ----

@@ -7,6 +7,7 @@
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import type { WebhookTargetPolicy } from "../config/model.ts";
+import { memo } from "./memo.ts";
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -44,11 +45,15 @@ export function forbiddenAddress(address: string): string | null {
   return range === "unicast" ? null : `${RANGE_WORDS[range] ?? "a special-purpose"} address`;
 }
 
-/** The host of a URL as an IP address, when it is one (`[::1]` → `::1`; `[::ffff:a00:1]` → `10.0.0.1`). */
-function literalAddress(hostname: string): string | null {
+/**
+ * The host of a URL as an IP address, when it is one (`[::1]` → `::1`; `[::ffff:a00:1]` →
+ * `10.0.0.1`). Remembered: every attempt asks again, and ipaddr's parsing showed in the
+ * worker's profile.
+ */
+const literalAddress = memo((hostname): string | null => {
   const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
   return ipaddr.isValid(bare) ? ipaddr.process(bare).toString() : null;
-}
+});
 
 const PRIVATE_RULE = "webhooks may not target loopback, private, link-local, unique-local or metadata addresses";
 

@@ -1,16 +1,18 @@
 // The delivery worker: on each pass, for every database, it turns new events into deliveries
-// (dispatch.ts), moves replays on, claims the deliveries that are due and sends them, at most
-// PER_SUBSCRIPTION at once per subscription and MAX_IN_FLIGHT in all, so a receiver that
-// hangs holds only its own share. Every state lives in the database: claims are leases, so
-// several processes can share the work and a killed one leaves nothing behind but leases
-// that run out. Attempts are async I/O; what runs on the event loop is a few short queries.
+// (dispatch.ts) as fast as they can start, moves replays on, claims the deliveries that are due
+// and sends them, at most PER_SUBSCRIPTION at once per subscription and MAX_IN_FLIGHT in all,
+// so a receiver that hangs holds only its own share. Every state lives in the database: claims
+// are leases, so several processes can share the work and a killed one leaves nothing behind
+// but leases that run out. Attempts are async I/O; what runs on the event loop is a few short
+// queries.
 import { hostname } from "node:os";
 import type { Clock } from "../clock.ts";
 import type { WebhookTargetPolicy } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
 import type { Database } from "bun:sqlite";
-import { dispatchStep, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
+import { DISPATCH_BATCH, dispatchStep, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
 import { EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
+import { memo } from "./memo.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
 import { ATTEMPT_TIMEOUT_MS, sendMessage, type Outcome, type SendOptions } from "./send.ts";
@@ -29,6 +31,8 @@ export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 1_000;
+/** The longest new events wait for a subscription whose slots are all taken (see dispatchRoom). */
+const DISPATCH_WAIT_MS = TICK_MS;
 /** Passes of one run while dispatch or a replay has more to do; the loop comes back at once after. */
 const PASSES_PER_RUN = 10;
 
@@ -100,6 +104,8 @@ export class WebhookWorker {
   /** Once stopping, nothing new is claimed. */
   private stopping = false;
   private readonly prunedAt = new WeakMap<Tenant, number>();
+  /** Since when (performance.now()) new events have waited for a subscription's free slot, per database. */
+  private readonly dispatchWaitingSince = new WeakMap<Tenant, number>();
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -182,38 +188,45 @@ export class WebhookWorker {
   /**
    * One pass over a database, written in one transaction (so one fsync): the outcomes of the
    * attempts that ended since the last pass, the claims of due deliveries that fit in the free
-   * slots (the longest waiting first), then a dispatch step and a step of each replay, whose
-   * new deliveries take the slots still free already claimed. True when a step left more to do.
+   * slots (the longest waiting first), then a dispatch step (sized by dispatchRoom) and a step
+   * of each replay, whose new deliveries take the slots still free already claimed. True when a
+   * step left more to do.
    */
   private async pass(tenant: Tenant): Promise<boolean> {
     const store = deliveryStore(tenant);
     const active = store.subscriptions().filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
     const dispatch = this.dispatchDeps(tenant, store);
+    // Slots are held from now, so the claims of one pass never exceed the bounds together.
+    const slots = this.stopping ? [] : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id), due: this.mayBeDue(store, s.id) }));
+    const spare = slots.filter((c) => c.n > 0);
+    const room = this.dispatchRoom(tenant, slots);
     const steps: DispatchWrite[] = [];
-    const step = dispatchStep(dispatch, active.map(targetOf));
+    const step = dispatchStep(dispatch, active.map(targetOf), room);
     if (step !== null) steps.push(step);
     for (const s of active) {
       if (s.replay_after !== null && s.replay_until !== null) steps.push(replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until));
     }
     const outcomes = this.ended.get(tenant) ?? [];
     this.ended.delete(tenant);
-    // Slots are held from now, so the claims of one pass never exceed the bounds together.
-    const spare = this.stopping ? [] : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id) })).filter((c) => c.n > 0);
-    if (steps.length === 0 && outcomes.length === 0 && spare.every((c) => !this.mayBeDue(store, c.subscription.id))) {
+    if (steps.length === 0 && outcomes.length === 0 && spare.every((c) => !c.due)) {
       for (const c of spare) this.release(c.subscription.id, c.n);
       return false;
     }
     const now = this.deps.clock.now();
-    let result: { claimed: Map<string, ClaimedDelivery[]>; finished: [EventType, FinalState][] };
+    let result: { claimed: Map<string, ClaimedDelivery[]>; finished: [EventType, FinalState][]; deferred: boolean };
     try {
       result = await tenant.writer.submit((db) => {
-        const finished = outcomes.flatMap((o) => this.record(db, store, o));
+        const disabled = new Set<string>();
+        const finished = outcomes.flatMap((o) => this.record(db, store, o, disabled));
         const claimed = new Map(spare.map((c) => [c.subscription.id, store.claim(db, c.subscription.id, this.owner, now, now + LEASE_MS, c.n)]));
         const free = new Map(spare.map((c) => [c.subscription.id, c.n - claimed.get(c.subscription.id)!.length]));
         const lease = { owner: this.owner, until: now + LEASE_MS };
         const take = (id: string) => ((free.get(id) ?? 0) > 0 ? (free.set(id, free.get(id)! - 1), lease) : null);
-        for (const step of steps) for (const delivery of step.write(db, take) ?? []) claimed.get(delivery.subscription_id)!.push(delivery);
-        return { claimed, finished };
+        // A subscription disabled just now must get nothing more: the steps, read before, are
+        // left to the next pass, which reads the log again with what is active then.
+        const written = disabled.size === 0 ? steps : [];
+        for (const step of written) for (const delivery of step.write(db, take) ?? []) claimed.get(delivery.subscription_id)!.push(delivery);
+        return { claimed, finished, deferred: written !== steps && steps.length > 0 };
       });
     } catch (error) {
       // Nothing of the pass was kept: the outcomes wait for the next one, the slots are free again.
@@ -228,7 +241,30 @@ export class WebhookWorker {
       for (const delivery of deliveries) this.track(this.attempt(tenant, subscription, delivery));
     }
     await this.prune(tenant, store);
-    return steps.some((s) => s.more);
+    return result.deferred || steps.some((s) => s.more);
+  }
+
+  /**
+   * How many new events to turn into deliveries now. Only as many as every subscription that
+   * is keeping up can start at once: each delivery is then stored already claimed, where one
+   * stored to wait would be written a second time by its claim (a fifth of the worker's time
+   * under a backlog). Meanwhile the events wait in the log, as safe there as deliveries, and
+   * counted by the oldest-pending gauge. A subscription that is behind (deliveries due and
+   * unclaimed) does not hold the others back, and one whose slots stay full (a receiver that
+   * hangs) holds them back for DISPATCH_WAIT_MS at most: then the others' room is used, and the
+   * full one gets deliveries to wait for it, so it is behind from then on.
+   */
+  private dispatchRoom(tenant: Tenant, slots: readonly { n: number; due: boolean }[]): number {
+    const keepingUp = slots.filter((c) => !c.due).map((c) => c.n);
+    let room = keepingUp.length === 0 ? 0 : Math.min(...keepingUp);
+    if (room === 0 && keepingUp.some((n) => n > 0)) {
+      // Real time, not the injected clock: a bound on waiting, whatever day the clock says it is.
+      const since = this.dispatchWaitingSince.get(tenant) ?? performance.now();
+      this.dispatchWaitingSince.set(tenant, since);
+      if (performance.now() - since >= DISPATCH_WAIT_MS) room = Math.max(...keepingUp);
+    }
+    if (room > 0) this.dispatchWaitingSince.delete(tenant);
+    return Math.min(room, DISPATCH_BATCH);
   }
 
   /** Whether a subscription may have a delivery due now (a read, to spare a write when nothing is). */
@@ -294,7 +330,7 @@ export class WebhookWorker {
    * for good; a 410 disables the subscription at once, three days of nothing but failures too.
    * Returns the deliveries that reached a final state.
    */
-  private record(db: Database, store: DeliveryStore, ended: Ended): [EventType, FinalState][] {
+  private record(db: Database, store: DeliveryStore, ended: Ended, disabled: Set<string>): [EventType, FinalState][] {
     const { subscriptionId, delivery, outcome, at } = ended;
     const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
     const attempt = { status: outcome.status, error: outcome.error, at };
@@ -315,7 +351,9 @@ export class WebhookWorker {
       if (since !== null && at - since >= DISABLE_AFTER_FAILING_MS) reason = `every delivery failed for 3 days (since ${iso(since)})`;
     }
     if (reason !== null) {
-      for (const failedType of store.disable(db, subscriptionId, reason, at) ?? []) finished.push([failedType, "failed"]);
+      const failed = store.disable(db, subscriptionId, reason, at);
+      if (failed !== null) disabled.add(subscriptionId);
+      for (const failedType of failed ?? []) finished.push([failedType, "failed"]);
     }
     return finished;
   }
@@ -362,9 +400,11 @@ export class WebhookWorker {
   }
 }
 
+/** A subscription's event list as a set, by its JSON text: every pass asks for each. */
+const eventSet = memo((json): ReadonlySet<EventType> => new Set((JSON.parse(json) as unknown[]).filter(isEventType)));
+
 function targetOf(subscription: SubscriptionRow): DispatchTarget {
-  const events = new Set((JSON.parse(subscription.events) as unknown[]).filter(isEventType));
-  return { id: subscription.id, clientId: subscription.client_id, events, afterSequence: subscription.after_sequence };
+  return { id: subscription.id, clientId: subscription.client_id, events: eventSet(subscription.events), afterSequence: subscription.after_sequence };
 }
 
 /** A webhook-id: `msg_` and a time-ordered UUID, the same on every attempt of the delivery. */

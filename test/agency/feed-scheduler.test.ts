@@ -1,8 +1,8 @@
 // The feeds' schedule in serve: a run at start and then every interval, never two runs of one
 // feed at once, one run per interval across processes sharing a database, SIGHUP's changes,
-// a run whose process died recorded as failed, and stopping. Runs go through the real run path
-// in this process (the child process is the e2e test's); intervals are shortened to
-// milliseconds, which the config would refuse.
+// a run whose process died recorded as failed, the log line of a guarded or failed run, and
+// stopping. Runs go through the real run path in this process (the child process is the e2e
+// test's); intervals are shortened to milliseconds, which the config would refuse.
 import { afterAll, describe, expect, test } from "bun:test";
 import { runHere, type RunReport } from "../../src/agency/feed-runs/run.ts";
 import { FeedScheduler, type Launched } from "../../src/agency/feed-runs/scheduler.ts";
@@ -11,7 +11,8 @@ import { wallClock } from "../../src/clock.ts";
 import type { FeedSpec } from "../../src/config/model.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
 import { TenantRegistry } from "../../src/db/tenants.ts";
-import { silentLogger } from "../../src/logging.ts";
+import { silentLogger, type Logger } from "../../src/logging.ts";
+import pino from "pino";
 import { emptyDatabase, feedSpec, listing, startFeedServer } from "./feed-server.ts";
 import { publishedProperties, tempDir } from "./helpers.ts";
 
@@ -26,7 +27,7 @@ afterAll(() => {
 let counter = 0;
 
 /** One simulated `serve` process: its own connections, a scheduler, and a log of the runs it launched. */
-function process_(feeds: () => readonly FeedSpec[], options: { slowMs?: number; crash?: boolean } = {}) {
+function process_(feeds: () => readonly FeedSpec[], options: { slowMs?: number; crash?: boolean; logger?: Logger } = {}) {
   const tenants = new TenantRegistry(wallClock);
   const runs: { feed: string; start: number; end: number | null; report: RunReport | null }[] = [];
   let active = 0;
@@ -48,7 +49,7 @@ function process_(feeds: () => readonly FeedSpec[], options: { slowMs?: number; 
     })();
     return { done, stop: () => controller.abort(new Error("stopping")) };
   };
-  const scheduler = new FeedScheduler({ feeds, tenant: (path) => tenants.get(path), launch, now: () => Date.now(), logger: silentLogger() });
+  const scheduler = new FeedScheduler({ feeds, tenant: (path) => tenants.get(path), launch, now: () => Date.now(), logger: options.logger ?? silentLogger() });
   return {
     scheduler,
     runs,
@@ -142,6 +143,46 @@ describe("the schedule", () => {
     await until("the recorded failure", () => stateOf(db)?.lastOutcome === "failed");
     await serve.close();
     expect(stateOf(db)).toMatchObject({ lastError: "the run's process ended (SIGKILL) before reporting", leaseOwner: null });
+  });
+
+  test("a guarded and a failed run each log their line with the reason, warn level; no line carries the feed's headers", async () => {
+    const lines: Record<string, unknown>[] = [];
+    // Plain pino, without the server's redaction: a header anywhere in a line would show.
+    const logger = pino({ base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const db = emptyDatabase(dir.path(`s-${++counter}.sqlite`));
+    const path = "/logged.xml";
+    crm.set(["A", "B", "C"].map((code) => listing(code)), path);
+    const feed = feedSpec(db, crm.url(path), { everyMs: 100 });
+    const serve = process_(() => [feed], { logger });
+    const ended = (msg: string) => lines.filter((l) => l.msg === msg);
+    try {
+      serve.scheduler.start();
+      await until("the first run", () => ended("feed run finished").length === 1);
+      crm.set([listing("A")], path);
+      await until("a guarded run", () => ended("feed run guarded; tried again at the next interval").length >= 1);
+      crm.behaviour = "error";
+      await until("a failed run", () => ended("feed run failed; tried again at the next interval").length >= 1);
+    } finally {
+      crm.behaviour = "ok";
+      await serve.close();
+    }
+    const label = { feed: "crm", database: "agency", url: crm.url(path) };
+    expect(ended("feed run guarded; tried again at the next interval")[0]).toMatchObject({
+      level: 40,
+      ...label,
+      outcome: "guarded",
+      reason: "the feed would unpublish 2 of the 3 published listings (66.7 %), more than maxUnpublishRatio allows (50 %); nothing was changed",
+    });
+    expect(ended("feed run failed; tried again at the next interval")[0]).toMatchObject({
+      level: 40,
+      ...label,
+      outcome: "failed",
+      reason: `cannot fetch ${crm.url(path)}: HTTP 500 Internal Server Error`,
+    });
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain(feed.headers.Authorization!.slice("Bearer ".length));
+    expect(text.toLowerCase()).not.toContain("authorization");
+    expect(publishedProperties(db).map((p) => p.code).sort()).toEqual(["A", "B", "C"]);
   });
 
   test("stop() stops a run under way, which records itself as stopped", async () => {

@@ -11,6 +11,8 @@ import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SORTS } from "../../src/modules
 import { client, createTestApp } from "../helpers/app.ts";
 import { sandboxApp, type SandboxApp } from "./sandbox.ts";
 import { schemaProblems } from "./validate.ts";
+import { typeboxProblems } from "./typebox-check.ts";
+import { createLead, startReceiver, webhookApp } from "../webhooks/helpers.ts";
 import { Database } from "bun:sqlite";
 import { EXAMPLE_SUBSCRIPTION_ID } from "../../src/docs/webhooks.ts";
 
@@ -257,6 +259,54 @@ describe("examples come from the sandbox and the sandbox accepts them", () => {
     }
   });
 
+});
+
+describe("the top-level webhooks section (CONTRACT §13)", () => {
+  test("documents exactly the five events, each a POST whose body is the event's payload", () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual(["lead.created", "lead.updated", "property.removed", "property.upserted", "webhook.test"]);
+    for (const [type, item] of Object.entries(document.webhooks as Json)) {
+      expect({ type, methods: Object.keys(item) }).toEqual({ type, methods: ["post"] });
+      const schema = item.post.requestBody.content["application/json"].schema;
+      expect({ type, documented: schema.properties.type }).toEqual({ type, documented: expect.objectContaining({ const: type }) });
+    }
+  });
+
+  test("real deliveries, captured by a receiver from a lead's creation and change and a property's change and removal, are valid under the document's schema of their event", async () => {
+    const app = await webhookApp();
+    const receiver = startReceiver();
+    try {
+      const events = ["lead.created", "lead.updated", "property.upserted", "property.removed"];
+      const sub = (await app.call("POST", "/v1/webhooks", { url: receiver.url, events })).body.data;
+      const lead = await createLead(app);
+      const db = new Database(app.runtime.config.databases.get("main")!);
+      try {
+        db.run("PRAGMA busy_timeout = 5000");
+        db.run("UPDATE leads SET status = 'IN_SERVICE' WHERE id = ?", [lead.id]);
+        const [changed, removed] = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 2").all() as { id: string }[];
+        db.run("UPDATE properties SET title = 'Apartamento reformado' WHERE id = ?", [changed!.id]);
+        db.run("UPDATE properties SET is_published = 0 WHERE id = ?", [removed!.id]);
+      } finally {
+        db.close();
+      }
+      await app.deliver();
+      await app.call("POST", `/v1/webhooks/${sub.id}/test`);
+      const payloads = receiver.verifyAll(sub.secret) as Json[];
+      expect(payloads.map((p) => p.type).sort()).toEqual([...events, "webhook.test"].sort());
+      const schemaOf = (type: string) => document.webhooks[type].post.requestBody.content["application/json"].schema;
+      for (const payload of payloads) {
+        expect({ type: payload.type, problems: typeboxProblems(schemaOf(payload.type), payload, document) }).toEqual({ type: payload.type, problems: [] });
+      }
+      // The check has teeth: a lead's record under a property event, a missing field, a record on a removal all fail.
+      const leadEvent = payloads.find((p) => p.type === "lead.created")!;
+      expect(typeboxProblems(schemaOf("property.upserted"), { ...leadEvent, type: "property.upserted" }, document)).not.toEqual([]);
+      const { email: _, ...withoutEmail } = leadEvent.data.record;
+      expect(typeboxProblems(schemaOf("lead.created"), { ...leadEvent, data: { ...leadEvent.data, record: withoutEmail } }, document)).not.toEqual([]);
+      expect(typeboxProblems(schemaOf("property.removed"), { ...leadEvent, type: "property.removed" }, document)).not.toEqual([]);
+    } finally {
+      app.close();
+      receiver.stop();
+    }
+  });
 });
 
 describe("observed responses are as documented", () => {

@@ -84,6 +84,36 @@ describe("bad flags and bad configs exit 2 naming the problem, serving nothing",
     });
   }
 
+  test("a feeds block with a problem in each feed names every one, and never a header's value (CONTRACT §14)", () => {
+    const folder = mkdtempSync(join(dir, "feeds-"));
+    const header = "Bearer s3cret-never-shown";
+    const feed = { id: "crm", database: "agency", url: "https://crm.example.com/feed.xml", headers: { Authorization: header } };
+    const path = config({
+      jwtSecret: "x".repeat(32),
+      databases: { agency: join(folder, "agency.sqlite") },
+      clients: [{ ...client, database: "agency" }],
+      feeds: [
+        { ...feed, every: "30s" },
+        { ...feed, database: "nowhere" },
+        { ...feed, id: "b", url: "ftp://crm.example.com/feed.xml" },
+        { ...feed, id: "c", headers: { Authorization: `${header}\r\nX-Evil: 1` } },
+      ],
+    });
+    const result = run(["serve", "--config", path, "--port", String(freePort())], folder);
+    expect(result.code).toBe(2);
+    for (const problem of [
+      "/feeds/0/every: 30s is shorter than the minimum, 1m (30s in the sandbox)",
+      '/feeds/1/id: duplicate feed id "crm" (also /feeds/0/id)',
+      '/feeds/1/database: "nowhere" is not a name in databases',
+      "/feeds/2/url: must be an http(s) URL, not ftp (ftp://crm.example.com/feed.xml)",
+      "/feeds/3/headers/Authorization: must not contain line breaks or NUL",
+    ]) {
+      expect({ problem, named: result.stderr.includes(problem) }).toEqual({ problem, named: true });
+    }
+    expect(result.stderr).not.toContain("s3cret");
+    expect(result.stdout).not.toContain("listening");
+  });
+
   test("an unknown flag and an unknown command", () => {
     expect(run(["sandbox", "--colour", "red"]).code).toBe(2);
     expect(run(["launch"]).code).toBe(2);

@@ -4,7 +4,7 @@
 // compaction, several workers on one file, a worker killed mid-attempt, and receivers that
 // misbehave.
 import { Database } from "bun:sqlite";
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { CATALOGS } from "../../src/catalog/index.ts";
 import { compactChangesStep } from "../../src/db/compaction.ts";
@@ -14,7 +14,7 @@ import { deliveryStore } from "../../src/webhooks/store.ts";
 import { silentLogger } from "../../src/logging.ts";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/schedule.ts";
 import { DISABLE_AFTER_FAILING_MS, LEASE_MS, newDeliveryId, PER_SUBSCRIPTION } from "../../src/webhooks/worker.ts";
-import { createLead, startReceiver, webhookApp, type Receiver, type WebhookApp } from "./helpers.ts";
+import { createLead, startReceiver, testCertificates, webhookApp, type Certificates, type KeyPair, type Receiver, type WebhookApp } from "./helpers.ts";
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -375,6 +375,91 @@ describe("targets at delivery time", () => {
   });
 });
 
+describe("dispatch keeps pace with sending", () => {
+  test("a backlog waits in the log, not as deliveries: each delivery is made only when it can start, already claimed, and all arrive once", async () => {
+    const { app, receiver } = await setup();
+    const subs = [await subscribe(app, receiver, ["lead.updated"]), await subscribe(app, receiver, ["lead.updated"])];
+    const events = 3 * PER_SUBSCRIPTION;
+    outside(app).run(`UPDATE leads SET status = 'LOST' WHERE rowid IN (SELECT rowid FROM leads ORDER BY rowid LIMIT ${events})`);
+    const tenant = app.runtime.tenants.all()[0]!;
+    const rows = () =>
+      tenant.read.query("SELECT count(*) AS made, count(lease_owner) AS claimed FROM webhook_deliveries WHERE state = 'pending'").get() as { made: number; claimed: number };
+    const cursorBehind = () =>
+      (tenant.read.query("SELECT (SELECT max(sequence) FROM changes) - (SELECT sequence FROM webhook_cursor) AS n").get() as { n: number }).n;
+    await app.webhooks.worker.runOnce();
+    // A run: events as fast as slots free up (PER_SUBSCRIPTION at first, more if attempts ended
+    // meanwhile), every delivery claimed as it is made; the rest of the backlog still in the log.
+    const first = rows();
+    expect(first.claimed).toBe(first.made);
+    expect(first.made).toBeGreaterThanOrEqual(2 * PER_SUBSCRIPTION);
+    expect(cursorBehind()).toBeGreaterThan(0);
+    expect(first.made).toBe(2 * (events - cursorBehind()));
+    await app.deliver();
+    expect(cursorBehind()).toBe(0);
+    for (const sub of subs) {
+      const log = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries?limit=100`)).body.data as { state: string; attempts: number }[];
+      expect(log.map((d) => [d.state, d.attempts])).toEqual(Array.from({ length: events }, () => ["succeeded", 1]));
+    }
+    expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(2 * events);
+  });
+});
+
+describe("https, as production delivers (CONTRACT §13: https only)", () => {
+  const HOST = "hooks.partner.test";
+  const ELSEWHERE = "elsewhere.partner.test";
+  let certificates: Certificates;
+  beforeAll(() => {
+    certificates = testCertificates([HOST, ELSEWHERE]);
+  });
+  const resolve = async (host: string) => (host === HOST ? ["127.0.0.1"] : []);
+  /** A production app that lifts only the private-address rule (a local receiver), never the https one. */
+  const httpsApp = async (trust: "test CA" | "system only") => {
+    const app = await webhookApp({ webhookTargets: { allowPrivateTargets: true }, resolve, ...(trust === "test CA" ? { ca: certificates.ca } : {}) });
+    cleanup.push(() => app.close());
+    return app;
+  };
+  const tlsReceiver = (pair: KeyPair) => {
+    const receiver = startReceiver(undefined, { host: HOST, ...pair });
+    cleanup.push(() => receiver.stop());
+    return receiver;
+  };
+
+  test("a delivery goes over TLS to the checked address, the certificate verified for the URL's host name, and verifies with standardwebhooks", async () => {
+    const app = await httpsApp("test CA");
+    const receiver = tlsReceiver(certificates.issued[HOST]!);
+    expect(receiver.url).toStartWith(`https://${HOST}:`);
+    const sub = await subscribe(app, receiver, ["lead.created"]);
+    const lead = await createLead(app);
+    await app.deliver();
+    const [payload] = receiver.verifyAll(sub.secret) as any[];
+    expect(payload).toMatchObject({ type: "lead.created", data: { id: lead.id } });
+    expect(receiver.received[0]!.headers.host).toBe(`${HOST}:${receiver.port}`);
+    const [delivery] = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
+    expect(delivery).toMatchObject({ state: "succeeded", attempts: 1, lastStatus: 200, lastError: null });
+    // This config keeps the https rule: the same receiver by plain http is refused.
+    const plain = await app.call("PATCH", `/v1/webhooks/${sub.id}`, { url: `http://127.0.0.1:${receiver.port}/hooks` });
+    expect(plain.body).toMatchObject({ code: "VALIDATION_ERROR", error: "url: must be an https:// URL (plain http is not accepted by this server)" });
+  });
+
+  test("a certificate for another name, from an authority not trusted, or self-signed is refused before anything is sent, and lastError says which", async () => {
+    const cases: [string, "test CA" | "system only", KeyPair, RegExp][] = [
+      ["another name", "test CA", certificates.issued[ELSEWHERE]!, /^connection failed: the certificate is not valid for hooks\.partner\.test \([A-Z_]+\)$/],
+      ["an authority not trusted", "system only", certificates.issued[HOST]!, /^connection failed: the certificate is not from a trusted authority \([A-Z_]+\)$/],
+      ["self-signed", "test CA", certificates.selfSigned, /^connection failed: the certificate is not from a trusted authority \([A-Z_]+\)$/],
+    ];
+    for (const [what, trust, pair, lastError] of cases) {
+      const app = await httpsApp(trust);
+      const receiver = tlsReceiver(pair);
+      const sub = await subscribe(app, receiver, ["lead.created"]);
+      await createLead(app);
+      await app.deliver();
+      const [delivery] = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
+      expect({ what, ...delivery }).toMatchObject({ what, state: "pending", attempts: 1, lastStatus: null, lastError: expect.stringMatching(lastError) });
+      expect({ what, received: receiver.received.length }).toEqual({ what, received: 0 });
+    }
+  });
+});
+
 describe("a receiver that hangs costs others nothing", () => {
   test("its deliveries time out within their own share; another subscription's and the API go on meanwhile", async () => {
     const hanging: (() => void)[] = [];
@@ -406,6 +491,72 @@ describe("a receiver that hangs costs others nothing", () => {
   });
 });
 
+describe("receivers that flood, redirect or reset cost others nothing", () => {
+  test("32 deliveries at once to each of a 10 MB answer, a redirect and a reset: a healthy subscription gets its deliveries promptly, the API answers, and the server keeps 64 KiB of each answer, not 10 MB", async () => {
+    const { app, receiver: healthy } = await setup();
+    // 10 MB of 500, made as it is read: what the server takes is all the memory it costs.
+    const piece = new Uint8Array(64 * 1024).fill(120);
+    const flood = startReceiver(() => {
+      let left = 10 * 1024 * 1024;
+      return new Response(new ReadableStream({ pull: (c) => (left <= 0 ? c.close() : (c.enqueue(piece), void (left -= piece.byteLength))) }), { status: 500 });
+    });
+    const elsewhere = startReceiver();
+    const redirect = startReceiver(() => Response.redirect(elsewhere.url, 307));
+    const reset = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => socket.terminate(), open() {} } });
+    cleanup.push(() => flood.stop(), () => elsewhere.stop(), () => redirect.stop(), () => reset.stop(true));
+    const fine = await subscribe(app, healthy, ["lead.created"]);
+    const hostile = {
+      flood: await subscribe(app, flood, ["lead.created"]),
+      redirect: await subscribe(app, redirect, ["lead.created"]),
+      reset: await subscribe(app, { ...healthy, url: `http://127.0.0.1:${reset.port}/hooks` }, ["lead.created"]),
+    };
+    const leads = 2 * PER_SUBSCRIPTION;
+    for (let i = 0; i < leads; i++) await createLead(app);
+
+    Bun.gc(true);
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    const apiMs: number[] = [];
+    const started = performance.now();
+    app.webhooks.worker.start();
+    try {
+      // The API is asked all along; the healthy receiver is waited for.
+      while (healthy.received.length < leads && performance.now() - started < 8_000) {
+        const asked = performance.now();
+        expect((await app.call("GET", "/v1/webhooks")).status).toBe(200);
+        apiMs.push(performance.now() - asked);
+        await Bun.sleep(10);
+      }
+      const healthyMs = performance.now() - started;
+      const logOf = async (id: string) => (await app.call("GET", `/v1/webhooks/${id}/deliveries?limit=100`)).body.data as any[];
+      const recorded = async () => (await Promise.all(Object.values(hostile).map((h) => logOf(h.id)))).every((log) => log.every((d) => d.lastAttemptAt !== null));
+      while (!(await recorded()) && performance.now() - started < 15_000) await Bun.sleep(20);
+      clearInterval(sampler);
+
+      expect(healthy.received.length).toBe(leads);
+      healthy.verifyAll(fine.secret);
+      // Well inside one attempt's 10 s: nothing hostile held the healthy subscription's turn.
+      expect(healthyMs).toBeLessThan(5_000);
+      expect(apiMs.length).toBeGreaterThan(0);
+      expect(Math.max(...apiMs)).toBeLessThan(1_000);
+      // 32 answers of 10 MB read whole would add 320 MB; 64 KiB each (and what the sockets buffer) is a few dozen.
+      expect((peak - before) / 1024 / 1024).toBeLessThan(160);
+      for (const d of await logOf(hostile.flood.id)) {
+        expect(d).toMatchObject({ state: "pending", lastStatus: 500, lastError: expect.stringMatching(/^HTTP 500: x{200}…$/) });
+      }
+      for (const d of await logOf(hostile.redirect.id)) {
+        expect(d).toMatchObject({ state: "pending", lastStatus: 307, lastError: `HTTP 307: redirects are not followed (Location: ${elsewhere.url})` });
+      }
+      for (const d of await logOf(hostile.reset.id)) expect(d).toMatchObject({ state: "pending", lastStatus: null, lastError: expect.stringMatching(/^connection failed: /) });
+      expect(elsewhere.received).toEqual([]);
+    } finally {
+      clearInterval(sampler);
+      await app.webhooks.worker.stop();
+    }
+  }, 30_000);
+});
+
 describe("metrics", () => {
   test("/metrics counts attempts and deliveries by event and outcome, their latency, and the oldest pending delivery's age", async () => {
     const { app, receiver } = await setup({ environment: "sandbox" }, () => new Response(null, { status: 500 }));
@@ -418,5 +569,35 @@ describe("metrics", () => {
     expect(text).toContain('partner_api_webhook_deliveries_total{event="lead.created",state="failed"} 0');
     expect(text).toContain('partner_api_webhook_attempt_duration_seconds_count{event="lead.created"} 1');
     expect(text).toMatch(/partner_api_webhook_oldest_pending_seconds\{database="main"\} 3(\.\d+)?\n/);
+  });
+
+  test("the oldest pending age counts events not yet turned into deliveries (dispatch lag), from when they happened", async () => {
+    const { app, receiver } = await setup({ environment: "sandbox" });
+    const gauge = async () => {
+      const text = await (await app.request("/metrics")).text();
+      return Number(/partner_api_webhook_oldest_pending_seconds\{database="main"\} (\S+)\n/.exec(text)![1]);
+    };
+    const db = outside(app);
+    const change = () => {
+      db.run("UPDATE leads SET status = 'LOST' WHERE rowid = (SELECT min(rowid) FROM leads)");
+      return db.query("SELECT at FROM changes ORDER BY sequence DESC LIMIT 1").get() as { at: string };
+    };
+    // No subscription wants events: none waits, however old.
+    const unwanted = change();
+    app.clock.ms = Date.parse(unwanted.at) + 60_000;
+    expect(await gauge()).toBe(0);
+    // A subscription made now does not want what came before it either.
+    const sub = await subscribe(app, receiver, ["lead.updated"]);
+    expect(await gauge()).toBe(0);
+    // An event after it waits for dispatch: its age counts from when it happened, before any delivery exists.
+    const waiting = change();
+    app.clock.ms = Date.parse(waiting.at) + 7_000;
+    expect(await gauge()).toBe(7);
+    app.clock.advance(5_000);
+    expect(await gauge()).toBe(12);
+    // Dispatched and delivered, nothing waits.
+    await app.deliver();
+    expect(receiver.verifyAll(sub.secret)).toHaveLength(1);
+    expect(await gauge()).toBe(0);
   });
 });

@@ -1,6 +1,10 @@
 // Webhook tests' tools: a real local receiver that verifies every delivery with the
 // standardwebhooks library, an app whose worker the test drives by hand, and the requests a
 // partner makes to manage subscriptions.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { client, createTestApp, read, type TestApp, type TestAppOptions, type TestClient } from "../helpers/app.ts";
 import { createServerWebhooks } from "../../src/modules/webhooks/service.ts";
@@ -27,13 +31,18 @@ export interface Receiver {
   stop(): void;
 }
 
-export function startReceiver(initial: Answer = () => new Response("ok")): Receiver {
+/**
+ * A receiver on 127.0.0.1. With `tls` it serves https under that certificate, at a URL naming
+ * `tls.host` (tests resolve that name to 127.0.0.1 themselves).
+ */
+export function startReceiver(initial: Answer = () => new Response("ok"), tls?: KeyPair & { host: string }): Receiver {
   const received: Received[] = [];
   let answer = initial;
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     idleTimeout: 60,
+    ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
     async fetch(request) {
       const body = await request.text();
       const headers = Object.fromEntries(request.headers);
@@ -46,7 +55,7 @@ export function startReceiver(initial: Answer = () => new Response("ok")): Recei
     },
   });
   return {
-    url: `http://127.0.0.1:${server.port}/hooks`,
+    url: tls ? `https://${tls.host}:${server.port}/hooks` : `http://127.0.0.1:${server.port}/hooks`,
     port: server.port!,
     received,
     answer: (next) => (answer = next),
@@ -75,7 +84,7 @@ export interface WebhookApp extends TestApp {
  * checks timestamps against the real clock.
  */
 export async function webhookApp(
-  options: TestAppOptions & { resolve?: Resolve; random?: () => number; timeoutMs?: number } = {},
+  options: TestAppOptions & { resolve?: Resolve; ca?: string; random?: () => number; timeoutMs?: number } = {},
 ): Promise<WebhookApp> {
   const t = createTestApp({
     clients: [PARTNER.entry, OTHER.entry],
@@ -84,6 +93,7 @@ export async function webhookApp(
       createServerWebhooks(runtime, {
         logger: process.env.WEBHOOK_TEST_LOG ? ({ warn: (...a: unknown[]) => console.error(...a) } as never) : silentLogger(),
         ...(options.resolve ? { resolve: options.resolve } : {}),
+        ...(options.ca ? { ca: options.ca } : {}),
         random: options.random ?? (() => 0.5),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       }),
@@ -151,3 +161,43 @@ export async function createLead(app: WebhookApp, token = app.partner): Promise<
 }
 
 export { read, type TestClient };
+
+export interface KeyPair {
+  cert: string;
+  key: string;
+}
+
+export interface Certificates {
+  /** The test authority's certificate: what the worker is told to trust. */
+  ca: string;
+  /** A certificate from that authority for each host asked for. */
+  issued: Record<string, KeyPair>;
+  /** A self-signed certificate for the first host: from no authority the worker trusts. */
+  selfSigned: KeyPair;
+}
+
+/** A throwaway authority and certificates (PEM, P-256, valid 2 days) made by openssl in a temp folder, removed before returning. */
+export function testCertificates(hosts: string[]): Certificates {
+  const dir = mkdtempSync(join(tmpdir(), "pa-tls-"));
+  const openssl = (...args: string[]) => {
+    const run = spawnSync("openssl", args, { cwd: dir, encoding: "utf8" });
+    if (run.status !== 0) throw new Error(`openssl ${args.slice(0, 2).join(" ")} failed: ${run.stderr}`);
+  };
+  const pair = (name: string): KeyPair => ({ cert: readFileSync(join(dir, `${name}.crt`), "utf8"), key: readFileSync(join(dir, `${name}.key`), "utf8") });
+  const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  try {
+    openssl("req", "-x509", ...newKey, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=partner-api test CA");
+    const issued: Record<string, KeyPair> = {};
+    hosts.forEach((host, i) => {
+      openssl("req", ...newKey, "-keyout", `${i}.key`, "-out", `${i}.csr`, "-subj", `/CN=${host}`);
+      writeFileSync(join(dir, `${i}.ext`), `subjectAltName=DNS:${host}\n`);
+      openssl("x509", "-req", "-in", `${i}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${i}.crt`, "-days", "2", "-extfile", `${i}.ext`);
+      issued[host] = pair(String(i));
+    });
+    const host = hosts[0]!;
+    openssl("req", "-x509", ...newKey, "-keyout", "self.key", "-out", "self.crt", "-days", "2", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`);
+    return { ca: pair("ca").cert, issued, selfSigned: pair("self") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -2,7 +2,7 @@
 // Finished page bodies are cached per tenant (PageCache) and keyed by the raw query string; an
 // entry is served only while the database is unchanged for its entity (Tenant.generation and
 // outsideGeneration), so the cache is always exact.
-import type { EntityCatalog } from "../../catalog/index.ts";
+import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
 import type { RecordView } from "../../catalog/types.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
@@ -51,7 +51,11 @@ class EntityListing {
    * must send exactly what it returns (webhook deliveries) go through here.
    */
   record(id: string | null, rawQuery: string, view: RecordView = "partner"): string {
-    const fields = parseRecordQuery(this.catalog, new URLSearchParams(rawQuery));
+    return this.recordWith(id, parseRecordQuery(this.catalog, new URLSearchParams(rawQuery)), view);
+  }
+
+  /** record() with its fields already parsed (webhook dispatch reads thousands with the same ones). */
+  recordWith(id: string | null, fields: FieldSpec[], view: RecordView = "partner"): string {
     // Elysia hands over null for a path segment that is not valid percent-encoding (`%zz`).
     const json = typeof id === "string" && id.length <= 64 ? this.repo.record(id, fields, view) : null;
     if (json === null) throw new ApiError("NOT_FOUND", `No ${this.catalog.entity === "leads" ? "lead" : "property"} with this id`);

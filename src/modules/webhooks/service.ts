@@ -14,6 +14,7 @@ import { newSecret } from "../../webhooks/signing.ts";
 import { deliveryStore } from "../../webhooks/store.ts";
 import { systemResolve, type Resolve } from "../../webhooks/targets.ts";
 import { WebhookWorker, type WorkerDeps } from "../../webhooks/worker.ts";
+import { parseRecordQuery } from "../listing/params.ts";
 import { listingFor, recordViewOf } from "../listing/service.ts";
 import {
   MAX_SUBSCRIPTIONS_PER_CLIENT,
@@ -204,10 +205,10 @@ export async function replay(service: WebhookService, tenant: Tenant, clientId: 
 
 // ---- the worker, wired to this server ----
 
-const ALL_FIELDS = {
-  properties: new URLSearchParams({ fields: CATALOGS.properties.fields.map((f) => f.name).join(",") }).toString(),
-  leads: new URLSearchParams({ fields: CATALOGS.leads.fields.map((f) => f.name).join(",") }).toString(),
-};
+/** `?fields=` with every field, parsed once: what GET /v1/{entity}/{id} would make of it. */
+const allFields = (entity: "properties" | "leads") =>
+  parseRecordQuery(CATALOGS[entity], new URLSearchParams({ fields: CATALOGS[entity].fields.map((f) => f.name).join(",") }));
+const ALL_FIELDS = { properties: allFields("properties"), leads: allFields("leads") };
 const DATA_PREFIX = '{"data":';
 
 /**
@@ -221,7 +222,7 @@ export function recordReader(runtime: Runtime): RecordReader {
     let body: string;
     try {
       // The client's own view: without fullAddress, what a listing's displayAddress hides is null.
-      body = listingFor(tenant, CATALOGS[entity]).record(id, ALL_FIELDS[entity], recordViewOf(client));
+      body = listingFor(tenant, CATALOGS[entity]).recordWith(id, ALL_FIELDS[entity], recordViewOf(client));
     } catch (error) {
       if (error instanceof ApiError && error.code === "NOT_FOUND") return null;
       throw error;
@@ -277,15 +278,20 @@ export function createServerWebhooks(runtime: Runtime, options: Omit<WorkerOptio
   return { worker: createWebhookWorker(runtime, { ...options, metrics }), metrics };
 }
 
-/** The oldest pending delivery of each database, read at scrape time. */
+/**
+ * The age of what waits longest to be delivered in each database, read at scrape time: a
+ * pending delivery since it was made, or an event not yet turned into deliveries since it
+ * happened (a dispatch that falls behind is a backlog too).
+ */
 function oldestPending(runtime: Runtime): PendingAge[] {
   const now = runtime.clock.now();
   const pending: PendingAge[] = [];
   for (const [database, path] of runtime.config.databases) {
     const tenant = runtime.tenants.get(path);
     if (tenant === null) continue;
-    const oldest = deliveryStore(tenant).oldestPending();
-    pending.push({ database, seconds: oldest === null ? 0 : Math.max(0, (now - oldest) / 1000) });
+    const store = deliveryStore(tenant);
+    const times = [store.oldestPending(), store.oldestUndispatched()].filter((t): t is number => t !== null);
+    pending.push({ database, seconds: times.length === 0 ? 0 : Math.max(0, (now - Math.min(...times)) / 1000) });
   }
   return pending;
 }

@@ -4,8 +4,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { EVENT_TYPES } from "../../../src/webhooks/events.ts";
-import { createTestApp } from "../../helpers/app.ts";
-import { OTHER, PARTNER, startReceiver, webhookApp, type Receiver, type WebhookApp } from "../../webhooks/helpers.ts";
+import { createTestApp, DEFAULT_PEER } from "../../helpers/app.ts";
+import { OTHER, PARTNER, read, startReceiver, webhookApp, type Receiver, type WebhookApp } from "../../webhooks/helpers.ts";
 
 let app: WebhookApp;
 let receiver: Receiver;
@@ -303,15 +303,58 @@ describe("rotate-secret, test, deliveries, replay", () => {
   });
 });
 
+describe("request bodies on every webhook route that takes one (CONTRACT §4)", () => {
+  const ERRORS = {
+    tooLarge: { status: 413, body: { error: "Request body exceeds 65536 bytes", code: "PAYLOAD_TOO_LARGE" } },
+    mediaType: { status: 415, body: { error: "Content-Type must be application/json", code: "UNSUPPORTED_MEDIA_TYPE" } },
+    missing: { status: 400, body: { error: "Request body is required", code: "MISSING_BODY" } },
+    malformed: { status: 400, body: { error: "body: must be valid JSON", code: "VALIDATION_ERROR", details: [{ field: "body", message: "must be valid JSON" }] } },
+    notObject: { status: 400, body: { error: "body: must be a JSON object", code: "VALIDATION_ERROR", details: [{ field: "body", message: "must be a JSON object" }] } },
+  };
+
+  test("POST /v1/webhooks, PATCH /v1/webhooks/{id} and POST …/replay answer 413, 415, missing, malformed and non-object bodies in { error, code }", async () => {
+    const id = (await create()).body.data.id;
+    const routes: [string, string, Record<string, unknown>][] = [
+      ["POST", "/v1/webhooks", { url: receiver.url, events: ["lead.created"] }],
+      ["PATCH", `/v1/webhooks/${id}`, { description: "CRM" }],
+      ["POST", `/v1/webhooks/${id}/replay`, { after: 0 }],
+    ];
+    const send = async (method: string, path: string, body: string, contentType = "application/json") => {
+      const response = await app.request(path, { method, headers: { authorization: `Bearer ${app.partner}`, "content-type": contentType }, body });
+      return { status: response.status, body: await response.json() };
+    };
+    for (const [method, path, valid] of routes) {
+      // Valid on its own, over 64 KiB only by its padding: the size alone decides the 413.
+      const padded = JSON.stringify({ ...valid, padding: "x".repeat(64 * 1024) });
+      const cases: [string, Promise<{ status: number; body: unknown }>, { status: number; body: unknown }][] = [
+        ["over 64 KiB", send(method, path, padded), ERRORS.tooLarge],
+        ["text/plain", send(method, path, JSON.stringify(valid), "text/plain"), ERRORS.mediaType],
+        ["form", send(method, path, "after=0", "application/x-www-form-urlencoded"), ERRORS.mediaType],
+        ["empty", send(method, path, ""), ERRORS.missing],
+        ["malformed", send(method, path, "{nope"), ERRORS.malformed],
+        ["an array", send(method, path, "[1]"), ERRORS.notObject],
+        ["a string", send(method, path, '"x"'), ERRORS.notObject],
+        ["null", send(method, path, "null"), ERRORS.notObject],
+      ];
+      for (const [what, response, expected] of cases) expect({ method, path, what, ...(await response) }).toEqual({ method, path, what, ...expected });
+      // The same body at 64 KiB less its padding goes through: the limit is the body's size, not the route.
+      expect((await send(method, path, JSON.stringify(valid))).status).toBeLessThan(300);
+    }
+    expect((await app.call("GET", `/v1/webhooks/${id}`)).body.data.description).toBe("CRM");
+  });
+});
+
+/** Every webhook route, with `id` in the paths that take one. */
+const webhookRoutes = (id: string): [string, string][] => [
+  ["POST", "/v1/webhooks"], ["GET", "/v1/webhooks"], ["GET", `/v1/webhooks/${id}`], ["PATCH", `/v1/webhooks/${id}`],
+  ["DELETE", `/v1/webhooks/${id}`], ["POST", `/v1/webhooks/${id}/rotate-secret`], ["POST", `/v1/webhooks/${id}/test`],
+  ["GET", `/v1/webhooks/${id}/deliveries`], ["POST", `/v1/webhooks/${id}/replay`],
+];
+
 describe("security", () => {
   test("every route needs a valid token", async () => {
     const id = (await create()).body.data.id;
-    const routes: [string, string][] = [
-      ["POST", "/v1/webhooks"], ["GET", "/v1/webhooks"], ["GET", `/v1/webhooks/${id}`], ["PATCH", `/v1/webhooks/${id}`],
-      ["DELETE", `/v1/webhooks/${id}`], ["POST", `/v1/webhooks/${id}/rotate-secret`], ["POST", `/v1/webhooks/${id}/test`],
-      ["GET", `/v1/webhooks/${id}/deliveries`], ["POST", `/v1/webhooks/${id}/replay`],
-    ];
-    for (const [method, path] of routes) {
+    for (const [method, path] of webhookRoutes(id)) {
       // Two failures per route: the failed-auth allowance of one address is 20.
       for (const token of ["not-a-token", `${app.partner}x`]) {
         const response = await app.call(method, path, method === "GET" || method === "DELETE" ? undefined : {}, token);
@@ -355,6 +398,38 @@ describe("security", () => {
     } finally {
       tiny.close();
     }
+  });
+
+  test("a client with an IP whitelist is refused from any other address on every route (403 IP_BLOCKED), and served from its own", async () => {
+    const id = (await create()).body.data.id;
+    // The helper's requests come from DEFAULT_PEER, inside this whitelist.
+    app.reload({ clients: [{ ...PARTNER.entry, ipWhitelist: [`${DEFAULT_PEER}/32`] }, OTHER.entry] });
+    for (const [method, path] of webhookRoutes(id)) {
+      const response = await app.request(path, {
+        method,
+        peer: "192.0.2.44",
+        headers: { authorization: `Bearer ${app.partner}`, "content-type": "application/json" },
+        ...(method === "GET" || method === "DELETE" ? {} : { body: JSON.stringify({ after: 0, description: "from outside" }) }),
+      });
+      const { status, body } = await read(response);
+      expect({ method, path, status, body }).toEqual({ method, path, status: 403, body: { error: "IP not allowed", code: "IP_BLOCKED" } });
+    }
+    // Nothing was changed or sent from outside; from inside the same token is served.
+    expect(receiver.received).toEqual([]);
+    expect((await app.call("GET", `/v1/webhooks/${id}`)).body.data).toMatchObject({ description: null, enabled: true });
+    expect((await app.call("GET", "/v1/webhooks")).body.meta.total).toBe(1);
+  });
+
+  test("a client whose database is no longer configured gets 403 NO_DATABASE on every route", async () => {
+    const id = (await create()).body.data.id;
+    app.reload({ databases: {} });
+    for (const [method, path] of webhookRoutes(id)) {
+      const response = await app.call(method, path, method === "GET" || method === "DELETE" ? undefined : { after: 0 });
+      expect({ method, path, status: response.status, body: response.body }).toEqual({
+        method, path, status: 403, body: { error: "Client database not configured", code: "NO_DATABASE" },
+      });
+    }
+    expect(receiver.received).toEqual([]);
   });
 
   test("a wrong method on a webhook path is a 405 naming the allowed ones", async () => {
