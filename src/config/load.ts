@@ -110,6 +110,12 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
         rateLimitPerMinute: entry.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
         burstPerSecond: entry.burstPerSecond ?? null,
         fullAddress: entry.fullAddress ?? false,
+        feed: Object.freeze({
+          operationType: entry.feed?.operationType ?? null,
+          status: entry.feed?.status ?? null,
+          propertyType: entry.feed?.propertyType ?? null,
+          maxListings: entry.feed?.maxListings ?? null,
+        }),
       }),
     );
   }
