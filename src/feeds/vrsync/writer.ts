@@ -10,6 +10,45 @@ import {
 /** The API's address visibility → VRSync's displayAddress. */
 const DISPLAY_ADDRESS: Readonly<Record<AddressVisibility, string>> = { ALL: "All", STREET: "Street", NEIGHBORHOOD: "Neighborhood" };
 
+/** Longest ListingID a reader takes (a lead's propertyCode is at most 100 characters). */
+const MAX_LISTING_ID_LENGTH = 100;
+/** Characters XML 1.0 cannot carry, even escaped (its `Char` production); lone surrogates are tested apart. */
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+function xmlProblem(name: string, value: unknown): string | null {
+  if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean") return null;
+  if (typeof value !== "string") return `${name}: not text`;
+  return NOT_XML_CHAR.test(value) || !value.isWellFormed() ? `${name}: contains characters XML cannot carry` : null;
+}
+
+/**
+ * Why a listing cannot be written as VRSync a reader accepts, or null when it can: no ListingID
+ * or one over 100 characters, no Title (both after trimming, as readers do), or text XML cannot
+ * carry (control characters, a lone surrogate) in anything written. A feed must leave such a
+ * listing out: one bad character makes the whole document malformed for a strict parser, and a
+ * portal that cannot read the file takes every listing down. Checked on the listing as stored.
+ */
+export function unwritableReason(listing: Listing): string | null {
+  const code = typeof listing.code === "string" ? listing.code.trim() : "";
+  if (code === "") return "ListingID: is empty";
+  if (code.length > MAX_LISTING_ID_LENGTH) return `ListingID: longer than ${MAX_LISTING_ID_LENGTH} characters`;
+  if (typeof listing.title !== "string" || listing.title.trim() === "") return "Title: is empty";
+  if (!Array.isArray(listing.amenities) || listing.amenities.some((name) => typeof name !== "string")) return "Features: not a list of names";
+  const { address: a } = listing;
+  const texts: [string, unknown][] = [
+    ["ListingID", listing.code], ["Title", listing.title], ["Description", listing.description], ["PropertyType", listing.propertyType],
+    ["PublicationType", listing.highlight], ["Address", a.street], ["StreetNumber", a.number], ["Complement", a.complement],
+    ["Neighborhood", a.neighborhood], ["City", a.city], ["State", a.state], ["State@abbreviation", a.uf], ["PostalCode", a.cep],
+    ...listing.amenities.map((name): [string, unknown] => ["Feature", name]),
+    ...listing.photos.flatMap((photo): [string, unknown][] => [["Media/Item", photo.url], ["Media/Item@caption", photo.alt], ["Media/Item@pa:id", photo.id]]),
+  ];
+  for (const [name, value] of texts) {
+    const problem = xmlProblem(name, value);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
 /** Escapes text content; \r as a reference, since XML parsers turn a raw CR LF into LF. */
 function escapeText(text: string): string {
   return text.replace(/[&<>\r]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&#13;"));
