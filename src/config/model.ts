@@ -72,6 +72,8 @@ export interface RuntimeConfig {
   redis: RedisSettings | null;
   /** CRM feeds pulled by `serve`, in config order. */
   feeds: readonly FeedSpec[];
+  /** When the config file was last written (ms since the epoch); null for a config made in code (the sandbox). */
+  modifiedAt: number | null;
 }
 
 export interface WebhookTargetPolicy {

@@ -15,6 +15,12 @@ export interface RequestState {
   /** Status and code of an error response, recorded by the error handler. */
   errorStatus?: number;
   errorCode?: string;
+  /**
+   * A body streamed after the handler returned (the portal feed): settles, once its last byte
+   * is sent, with the status to record (499 when the client hung up). The access line and the
+   * metrics wait for it, so they say how the body ended and how long it took.
+   */
+  streamed?: Promise<number>;
 }
 
 /** Where the TCP peer address comes from: the Bun server, or a test's stand-in. */
@@ -76,6 +82,19 @@ export function requestContext(deps: {
   requests: RequestMetrics | null;
 }) {
   const logAccess = accessLogger(deps.logger);
+  /** The access line and the request metrics of a finished request. */
+  const record = (state: RequestState, method: string, template: string | null, status: number, replayed: boolean): void => {
+    const elapsed = performance.now() - state.startedAt;
+    logAccess({
+      reqId: state.requestId,
+      clientId: state.clientId,
+      method,
+      route: template,
+      status,
+      ms: Math.round(elapsed * 100) / 100,
+    });
+    deps.requests?.observe(template, method, status, elapsed, state.clientId, state.errorCode, replayed);
+  };
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set, server }) => {
       // requestIP must be read before the first await: Bun can lose it afterwards.
@@ -97,23 +116,11 @@ export function requestContext(deps: {
       const status =
         state.errorStatus ?? (responseValue instanceof Response ? responseValue.status : Number(set.status) || 200);
       const template = (route as string | undefined) ?? null;
-      const elapsed = performance.now() - state.startedAt;
-      logAccess({
-        reqId: state.requestId,
-        clientId: state.clientId,
-        method: request.method,
-        route: template,
-        status,
-        ms: Math.round(elapsed * 100) / 100,
-      });
-      deps.requests?.observe(
-        template,
-        request.method,
-        status,
-        elapsed,
-        state.clientId,
-        state.errorCode,
-        status === 201 && set.headers["idempotent-replayed"] !== undefined,
-      );
+      const replayed = status === 201 && set.headers["idempotent-replayed"] !== undefined;
+      if (state.errorStatus === undefined && state.streamed !== undefined) {
+        void state.streamed.then((ended) => record(state, request.method, template, ended, false));
+      } else {
+        record(state, request.method, template, status, replayed);
+      }
     });
 }
