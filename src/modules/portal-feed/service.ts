@@ -88,7 +88,7 @@ export class PortalFeed {
       metrics.answered(client.id, "not_modified");
       return new Response(null, { status: 304, headers: validatorHeaders(cached) });
     }
-    const snapshot = ReadSnapshot.open(tenant.path);
+    const snapshot = ReadSnapshot.open(tenant.path, this.deps.runtime.tenants);
     let skipped: number;
     let unwritable: ReadonlySet<string>;
     try {

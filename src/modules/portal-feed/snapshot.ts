@@ -4,6 +4,7 @@
 // writer keeps committing meanwhile; the snapshot only keeps the WAL from being checkpointed past
 // it, so it is released as soon as the body ends, fails, or its reader hangs up.
 import { Database } from "bun:sqlite";
+import type { TenantRegistry } from "../../db/tenants.ts";
 
 /** The newest event of the properties' change log: what a feed's content is as of (CONTRACT §11). */
 export interface ChangeHead {
@@ -30,15 +31,20 @@ const SNAPSHOT_CACHE_KIB = 2048;
 
 export class ReadSnapshot {
   private released = false;
+  private readonly unhold: () => void;
 
   private constructor(
     readonly db: Database,
     /** The change head the snapshot holds. */
     readonly head: ChangeHead,
-  ) {}
+    tenants: TenantRegistry,
+  ) {
+    // Released before the server's databases close, should its body never end (never read).
+    this.unhold = tenants.hold(() => this.release());
+  }
 
   /** Opens a connection to the file and starts a read transaction at its current state. */
-  static open(path: string): ReadSnapshot {
+  static open(path: string, tenants: TenantRegistry): ReadSnapshot {
     const db = new Database(path, { readonly: true, strict: true });
     try {
       // Readers in WAL mode wait only on a rare recovery; a wait here sleeps on the event loop, so briefly.
@@ -46,7 +52,7 @@ export class ReadSnapshot {
       db.run(`PRAGMA cache_size = -${SNAPSHOT_CACHE_KIB}`);
       db.run("BEGIN");
       // The first read fixes the snapshot: the head and every row after it come from one state.
-      return new ReadSnapshot(db, changeHead(db));
+      return new ReadSnapshot(db, changeHead(db), tenants);
     } catch (error) {
       db.close();
       throw error;
@@ -56,6 +62,7 @@ export class ReadSnapshot {
   release(): void {
     if (this.released) return;
     this.released = true;
+    this.unhold();
     try {
       if (this.db.inTransaction) this.db.run("COMMIT");
     } finally {
