@@ -49,11 +49,16 @@ function skippedIn(db: Database, selection: PortalFeedSelection, unwritable: Rea
     .get(...params, JSON.stringify([...unwritable]))!.n;
 }
 
-/** What a 200 and a 304 both carry (RFC 9110 §15.4.5). */
+/**
+ * What a 200 and a 304 both carry (RFC 9110 §15.4.5). Last-Modified is left out of an answer
+ * given within the second of that time: HTTP dates have whole seconds, so an If-Modified-Since
+ * echoing it could not tell a later change of the same second; the ETag can.
+ */
 function validatorHeaders(validators: Validators): Record<string, string> {
+  const settled = Date.now() >= validators.lastModified.getTime() + 1000;
   return {
     etag: validators.etag,
-    "last-modified": validators.lastModified.toUTCString(),
+    ...(settled ? { "last-modified": validators.lastModified.toUTCString() } : {}),
     // Authenticated content: no shared cache may keep it; the client may, and must ask again.
     "cache-control": "private, no-cache",
     vary: "accept-encoding, authorization",
@@ -69,7 +74,8 @@ export class PortalFeed {
   private readonly settings: SettingsClock;
 
   constructor(private readonly deps: PortalFeedDeps) {
-    this.settings = new SettingsClock(() => deps.runtime.clock.now());
+    // HTTP dates are the wall clock's (the runtime's clock is the limits' and the tokens').
+    this.settings = new SettingsClock(Date.now);
   }
 
   private validators(client: Client, head: ReturnType<typeof changeHead>): Validators {
@@ -84,7 +90,7 @@ export class PortalFeed {
     const { metrics } = this.deps;
     const head = request.method === "HEAD";
     const cached = this.validators(client, changeHead(tenant.read));
-    if (notModified(request.headers, cached, this.deps.runtime.clock.now())) {
+    if (notModified(request.headers, cached, Date.now())) {
       metrics.answered(client.id, "not_modified");
       return new Response(null, { status: 304, headers: validatorHeaders(cached) });
     }

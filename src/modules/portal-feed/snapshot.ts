@@ -3,7 +3,7 @@
 // request on that connection would then read the same old state. In WAL mode the server's
 // writer keeps committing meanwhile; the snapshot only keeps the WAL from being checkpointed past
 // it, so it is released as soon as the body ends, fails, or its reader hangs up.
-import { Database } from "bun:sqlite";
+import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import type { TenantRegistry } from "../../db/tenants.ts";
 
 /** The newest event of the properties' change log: what a feed's content is as of (CONTRACT §11). */
@@ -29,12 +29,28 @@ export function changeHead(db: Database): ChangeHead {
 /** A small page cache: a feed reads each page once, in order. */
 const SNAPSHOT_CACHE_KIB = 2048;
 
+/**
+ * A connection that remembers the statements prepared on it. Closing a connection with a
+ * statement still stepping (a body cut short at shutdown, its reader suspended) only makes it a
+ * zombie that keeps its read transaction, and every checkpoint waits for it: release finalizes
+ * them first (the suspended reader then fails on its next step, and stops).
+ */
+class SnapshotDatabase extends Database {
+  readonly statements = new Set<Statement<any, any>>();
+
+  override prepare<R, P extends SQLQueryBindings | SQLQueryBindings[]>(sql: string, params?: P): Statement<R, P extends any[] ? P : [P]> {
+    const statement = super.prepare<R, P>(sql, params);
+    this.statements.add(statement);
+    return statement;
+  }
+}
+
 export class ReadSnapshot {
   private released = false;
   private readonly unhold: () => void;
 
   private constructor(
-    readonly db: Database,
+    readonly db: SnapshotDatabase,
     /** The change head the snapshot holds. */
     readonly head: ChangeHead,
     tenants: TenantRegistry,
@@ -45,7 +61,7 @@ export class ReadSnapshot {
 
   /** Opens a connection to the file and starts a read transaction at its current state. */
   static open(path: string, tenants: TenantRegistry): ReadSnapshot {
-    const db = new Database(path, { readonly: true, strict: true });
+    const db = new SnapshotDatabase(path, { readonly: true, strict: true });
     try {
       // Readers in WAL mode wait only on a rare recovery; a wait here sleeps on the event loop, so briefly.
       db.run("PRAGMA busy_timeout = 250");
@@ -64,6 +80,7 @@ export class ReadSnapshot {
     this.released = true;
     this.unhold();
     try {
+      for (const statement of this.db.statements) statement.finalize();
       if (this.db.inTransaction) this.db.run("COMMIT");
     } finally {
       // Read only: nothing to checkpoint, so closing never waits for the server's writes.

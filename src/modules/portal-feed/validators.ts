@@ -75,12 +75,18 @@ export class SettingsClock {
   /**
    * `configWrittenAt`: the running config file's last write (null for a config made in code).
    * First sight in this process: no later than that file's or the executable's last write. A
-   * change seen since (a reload): now, which is after it (a copied file may keep an old mtime).
+   * change seen since (a reload): the reloaded file's last write when it is newer than what was
+   * known, else now, which is after the change (a file copied in place may keep an old mtime).
    */
   since(clientId: string, fingerprint: string, configWrittenAt: number | null): number {
     const known = this.seen.get(clientId);
     if (known?.fingerprint === fingerprint) return known.since;
-    const since = known === undefined ? Math.max(configWrittenAt ?? this.now(), EXECUTABLE_WRITTEN_AT) : this.now();
+    const since =
+      known === undefined
+        ? Math.max(configWrittenAt ?? this.now(), EXECUTABLE_WRITTEN_AT)
+        : configWrittenAt !== null && configWrittenAt > known.since
+          ? configWrittenAt
+          : this.now();
     this.seen.set(clientId, { fingerprint, since });
     return since;
   }
