@@ -12,7 +12,7 @@ import { FEED_PATH, PortalFeed } from "./service.ts";
 const DETAIL = { summary: "The portal feed (VRSync XML)", tags: ["Portal feed"] };
 
 export function portalFeedModule(runtime: Runtime, deps: { metrics: MetricsRegistry; logger: Logger; timeLimitMs?: number }) {
-  const feed = new PortalFeed({ runtime, metrics: new PortalFeedMetrics(deps.metrics.registry), logger: deps.logger, timeLimitMs: deps.timeLimitMs });
+  const feed = new PortalFeed({ runtime, metrics: new PortalFeedMetrics(deps.metrics.registry, () => runtime.config.clients.keys()), logger: deps.logger, timeLimitMs: deps.timeLimitMs });
   return new Elysia({ name: "portal-feed" })
     .use(guard(runtime))
     .get(FEED_PATH, ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)), {
