@@ -39,7 +39,7 @@ describe("client new", () => {
     expect(line(stdout, "URL")).toBe("https://api.imobiliaria.com.br/v1/feeds/vrsync.xml");
     expect(line(stdout, "User")).toBe(entry.apiKey);
     const password = line(stdout, "Password")!;
-    expect(password).toBe(line(stdout, "API secret"));
+    expect(password).toBe(line(stdout, "API secret")!);
 
     t = createTestApp({ clients: [{ ...entry, database: "main" }] });
     const path = new URL(line(stdout, "URL")!).pathname;
