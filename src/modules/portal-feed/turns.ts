@@ -8,7 +8,7 @@
 // the same turn), so a turn is granted from setImmediate: I/O is polled between two slices.
 
 /** How long one slice of feed work may run before it gives the event loop back. */
-export const SLICE_MS = 1;
+export const SLICE_MS = 0.25;
 
 export class Turns {
   private readonly waiting: (() => void)[] = [];
