@@ -33,6 +33,25 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** Per-request state, keyed by the request itself. */
 const states = new WeakMap<Request, RequestState>();
 
+/** Requests being answered now (a streamed body no longer counts once its headers are out). */
+const inFlight = new Set<RequestState>();
+/** Past this age a request no longer counts as in flight (one whose end was somehow never seen). */
+const IN_FLIGHT_AT_MOST_MS = 10_000;
+
+/**
+ * Whether some request is being answered. Background work on the event loop (a portal feed's
+ * slices) gives way while one is: a request's turns then follow each other without waiting.
+ */
+export function answeringRequests(): boolean {
+  if (inFlight.size === 0) return false;
+  const now = performance.now();
+  for (const state of inFlight) {
+    if (now - state.startedAt <= IN_FLIGHT_AT_MOST_MS) return true;
+    inFlight.delete(state);
+  }
+  return false;
+}
+
 /**
  * The state of a request. Hooks and handlers reach it through `request` rather than by passing
  * Elysia's whole context around: Elysia reads which context keys a function destructures to
@@ -101,18 +120,21 @@ export function requestContext(deps: {
       const peer = deps.peerAddress(request, server as Parameters<PeerAddress>[1]);
       const incoming = request.headers.get("x-request-id");
       const requestId = incoming !== null && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-      states.set(request, {
+      const state: RequestState = {
         requestId,
         // X-Forwarded-For is read only when some proxy is trusted to set it.
         ip: clientAddress(peer, deps.runtime.config.trustedProxies.isEmpty ? null : request.headers.get("x-forwarded-for"), deps.runtime),
         startedAt: performance.now(),
-      });
+      };
+      states.set(request, state);
+      inFlight.add(state);
       set.headers["x-request-id"] = requestId;
       set.headers["x-content-type-options"] = "nosniff";
     })
     .onAfterResponse({ as: "global" }, ({ request, set, route, responseValue }) => {
       const state = states.get(request);
       if (!state) return;
+      inFlight.delete(state);
       const status =
         state.errorStatus ?? (responseValue instanceof Response ? responseValue.status : Number(set.status) || 200);
       const template = (route as string | undefined) ?? null;
