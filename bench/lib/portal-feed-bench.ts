@@ -5,14 +5,15 @@
 // a ratio of the same load with no download.
 //
 // `serve` runs on core 0; the portals (curl), wrk and the runner share core 1.
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET, issueToken } from "./api.ts";
 import { freePort, processCpuS, rssKb, sampleRss, startServer, track } from "./proc.ts";
 import { ensureDataset, OUT, removeDatabase, ROOT, type Dataset } from "./product.ts";
-import { writeMarkedSection } from "./sections.ts";
-import { runWrk, wrkCommandLine, type WrkResult, type WrkRun } from "./wrk.ts";
+import { DEFAULT_PACE, describeLoad, type Load, LOAD_TABLE_HEAD, loadAverage, loadRow, lowerMedian as median, pacedPartners, type PacedScenarioSettings, READ_PATH, STALLS_NOTE } from "./paced.ts";
+import { markedSection, writeMarkedSection } from "./sections.ts";
+import { wrkCommandLine } from "./wrk.ts";
 
 export const PORTAL_FEED_DATASET: Dataset = { label: "100k", properties: 100_000, leads: 10_000, seed: 42 };
 /** The issue's goal: lead p99 during a download at most 1.5× the same load's without one. */
@@ -21,27 +22,11 @@ export const PORTALS_AT_ONCE = 10;
 
 const PORTAL_KEY = "pk_live_bench_portal";
 const PORTAL_SECRET = "sk_live_bench_portal_secret";
-const READ_PATH = "/v1/properties?fields=id,title,pricing&limit=20";
 
-export interface Pace {
-  connections: number;
-  /** Each connection's pause after an answer. */
-  pauseMs: number;
-}
-
-export interface PortalFeedSettings {
-  serverCore: number;
-  loadCore: number;
-  leads: Pace;
-  reads: Pace;
-  /** The quiet measurements, and each window of a measurement during downloads. */
-  quietS: number;
-  windowS: number;
-  log: (line: string) => void;
-}
+export type PortalFeedSettings = PacedScenarioSettings;
 
 /** As the feed-run scenario: partners at a steady pace, not a closed loop saturating the core. */
-export const DEFAULT_PORTAL_FEED_PACE = { leads: { connections: 4, pauseMs: 20 }, reads: { connections: 8, pauseMs: 8 } } as const;
+export const DEFAULT_PORTAL_FEED_PACE = DEFAULT_PACE;
 
 export interface Download {
   /** Seconds from the request to the first body byte, and to the last. */
@@ -49,11 +34,6 @@ export interface Download {
   lastByteS: number;
   bytes: number;
   status: number;
-}
-
-interface Load {
-  leads: WrkResult;
-  reads: WrkResult;
 }
 
 export interface PortalFeedResult {
@@ -70,8 +50,6 @@ export interface PortalFeedResult {
   commands: string[];
   loadAverage: { before: string; after: string };
 }
-
-const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
 function curlArgv(url: string, core: number, gzip: boolean): string[] {
   return [
@@ -123,19 +101,8 @@ export async function runPortalFeedBench(settings: PortalFeedSettings): Promise<
   const server = await startServer({ name: "portal-feed", argv, core: settings.serverCore, port, logFile: join(OUT, "portal-feed.log") });
   const feedUrl = `${server.base}/v1/feeds/vrsync.xml`;
   const token = await issueToken(server.base);
-  const wrk = (mode: "leads" | "reads", pace: Pace, durationS: number): WrkRun => ({
-    url: `${server.base}${mode === "reads" ? READ_PATH : "/v1/leads"}`,
-    script: "paced.lua",
-    args: [mode, String(pace.pauseMs)],
-    connections: pace.connections,
-    durationS,
-    core: settings.loadCore,
-    env: { BENCH_TOKEN: token, BENCH_RUN: `portal-feed-${Date.now().toString(36)}` },
-  });
-  const load = async (durationS: number): Promise<Load> => {
-    const [leads, reads] = await Promise.all([runWrk(wrk("leads", settings.leads, durationS)), runWrk(wrk("reads", settings.reads, durationS))]);
-    return { leads, reads };
-  };
+  const partners = pacedPartners({ base: server.base, token, core: settings.loadCore, label: "portal-feed", leads: settings.leads, reads: settings.reads });
+  const load = partners.load;
   /** Paced windows while `downloads` run, until they have all ended. */
   const windowsDuring = async (downloads: Promise<unknown>): Promise<Load[]> => {
     let done = false;
@@ -147,8 +114,7 @@ export async function runPortalFeedBench(settings: PortalFeedSettings): Promise<
     }
     return windows;
   };
-  const describe = (l: Load) =>
-    `leads ${l.leads.rps.toFixed(0)}/s p99 ${l.leads.p99Ms.toFixed(1)} ms (non-2xx ${l.leads.non2xx}), reads ${l.reads.rps.toFixed(0)}/s p99 ${l.reads.p99Ms.toFixed(1)} ms (non-2xx ${l.reads.non2xx})`;
+  const describe = describeLoad;
   const describeDownload = (d: Download) =>
     `${d.status}, ${mib(d.bytes).toFixed(1)} MiB, first byte ${d.firstByteS.toFixed(2)} s, last byte ${d.lastByteS.toFixed(2)} s, ${(mib(d.bytes) / d.lastByteS).toFixed(1)} MiB/s`;
   const before = loadAverage();
@@ -211,8 +177,8 @@ export async function runPortalFeedBench(settings: PortalFeedSettings): Promise<
       commands: [
         server.command,
         curlArgv(feedUrl, settings.loadCore, false).map((a) => (/[\s%]/.test(a) ? `'${a}'` : a)).join(" "),
-        wrkCommandLine(wrk("leads", settings.leads, settings.windowS)),
-        wrkCommandLine(wrk("reads", settings.reads, settings.windowS)),
+        wrkCommandLine(partners.run("leads", settings.windowS)),
+        wrkCommandLine(partners.run("reads", settings.windowS)),
       ].map((c) => c.replaceAll(ROOT + "/", "")),
       loadAverage: { before, after: loadAverage() },
     };
@@ -225,11 +191,6 @@ export async function runPortalFeedBench(settings: PortalFeedSettings): Promise<
 const MARK_START = "<!-- portal-feed:start -->";
 const MARK_END = "<!-- portal-feed:end -->";
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
-};
-
 /** The scenario's section of RESULTS.md, with the goal's verdicts. */
 export function portalFeedSection(result: PortalFeedResult, context: { date: Date; version: string; machine: string }): string {
   const verdict = (ok: boolean) => (ok ? "**met**" : "**missed**");
@@ -240,8 +201,7 @@ export function portalFeedSection(result: PortalFeedResult, context: { date: Dat
     return { worst: Math.max(...values), median: median(values), worstRatio: Math.max(...values) / reference, medianRatio: median(values) / reference };
   };
   const errors = (windows: Load[]) => windows.reduce((sum, w) => sum + w.leads.non2xx + w.leads.socketErrors + w.reads.non2xx + w.reads.socketErrors, 0);
-  const row = (label: string, l: Load) =>
-    `| ${label} | ${l.leads.rps.toFixed(0)} | ${l.leads.p50Ms.toFixed(1)} | ${l.leads.p99Ms.toFixed(1)} | ${l.leads.non2xx} | ${l.reads.rps.toFixed(0)} | ${l.reads.p50Ms.toFixed(1)} | ${l.reads.p99Ms.toFixed(1)} | ${l.reads.non2xx} |`;
+  const row = loadRow;
   const dl = (label: string, d: Download, rss: number | null) =>
     `| ${label} | ${d.status} | ${mib(d.bytes).toFixed(1)} | ${d.firstByteS.toFixed(2)} | ${d.lastByteS.toFixed(2)} | ${(mib(d.bytes) / d.lastByteS).toFixed(1)} | ${rss === null ? "" : `+${rss.toFixed(0)}`} |`;
   const oneLead = ratios(result.one.windows, (l) => l.leads.p99Ms, quietLead);
@@ -250,8 +210,7 @@ export function portalFeedSection(result: PortalFeedResult, context: { date: Dat
   const tenRead = ratios(result.ten.windows, (l) => l.reads.p99Ms, quietRead);
   const lastBytes = result.ten.downloads.map((d) => d.lastByteS);
   const { leads, reads } = result.settings;
-  return [
-    MARK_START,
+  return markedSection(MARK_START, MARK_END, [
     `## Portal feed: a ${PORTAL_FEED_DATASET.label}-listing VRSync feed served while partners work (issue #25)`,
     "",
     `\`bun run bench --only portal-feed\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
@@ -269,23 +228,19 @@ export function portalFeedSection(result: PortalFeedResult, context: { date: Dat
     "",
     `Server CPU for one plain download alone: ${result.alone.serverCpuS.toFixed(1)} s. Ten at once: all done in ${result.ten.wallS.toFixed(1)} s (last bytes ${Math.min(...lastBytes).toFixed(1)}–${Math.max(...lastBytes).toFixed(1)} s; the RSS growth is the whole run's).`,
     "",
-    "| window | leads/s | lead p50 ms | lead p99 ms | lead non-2xx | reads/s | read p50 ms | read p99 ms | read non-2xx |",
-    "|---|---|---|---|---|---|---|---|---|",
+    ...LOAD_TABLE_HEAD,
     row(`quiet before (${result.settings.quietS} s)`, result.quiet),
     ...result.one.windows.map((w, i) => row(`one portal ${i + 1} (${result.settings.windowS} s)`, w)),
     ...result.ten.windows.map((w, i) => row(`ten portals ${i + 1} (${result.settings.windowS} s)`, w)),
     row(`quiet after (${result.settings.quietS} s)`, result.quietAfter),
     "",
+    STALLS_NOTE,
+    "",
     `- Lead p99 while one portal downloads: median window ${oneLead.median.toFixed(1)} ms, worst ${oneLead.worst.toFixed(1)} ms, quiet ${quietLead.toFixed(1)} ms (the quieter side): **${oneLead.medianRatio.toFixed(2)}×** median, ${oneLead.worstRatio.toFixed(2)}× worst; goal ≤ ${PORTAL_FEED_TARGETS.leadP99Ratio}×: ${verdict(oneLead.medianRatio <= PORTAL_FEED_TARGETS.leadP99Ratio)} (median), ${verdict(oneLead.worstRatio <= PORTAL_FEED_TARGETS.leadP99Ratio)} (worst).`,
     `- Lead p99 while ten portals download at once: median window ${tenLead.median.toFixed(1)} ms, worst ${tenLead.worst.toFixed(1)} ms: **${tenLead.medianRatio.toFixed(2)}×** median, ${tenLead.worstRatio.toFixed(2)}× worst; goal ≤ ${PORTAL_FEED_TARGETS.leadP99Ratio}×: ${verdict(tenLead.medianRatio <= PORTAL_FEED_TARGETS.leadP99Ratio)} (median), ${verdict(tenLead.worstRatio <= PORTAL_FEED_TARGETS.leadP99Ratio)} (worst).`,
     `- Read p99: one portal ${oneRead.median.toFixed(1)} ms median window (${oneRead.medianRatio.toFixed(2)}×), ten ${tenRead.median.toFixed(1)} ms (${tenRead.medianRatio.toFixed(2)}×), quiet ${quietRead.toFixed(1)} ms.`,
     `- Errors during the downloads (non-2xx and socket errors of leads and reads): ${errors([...result.one.windows, ...result.ten.windows])}.`,
-    "",
-    "Commands:",
-    "",
-    ...result.commands.map((c) => `    ${c}`),
-    MARK_END,
-  ].join("\n");
+  ], result.commands);
 }
 
 export function writePortalFeedSection(section: string): void {
