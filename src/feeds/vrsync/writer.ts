@@ -49,13 +49,20 @@ export function unwritableReason(listing: Listing): string | null {
   return null;
 }
 
+// Most text needs no escaping: tested first, it is returned as it is, with no new string (a
+// portal feed writes millions of values, and its garbage is what pauses the server).
+const TEXT_SPECIAL = /[&<>\r]/;
+const ATTRIBUTE_SPECIAL = /[&<>\r"\t\n]/;
+
 /** Escapes text content; \r as a reference, since XML parsers turn a raw CR LF into LF. */
 function escapeText(text: string): string {
+  if (!TEXT_SPECIAL.test(text)) return text;
   return text.replace(/[&<>\r]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&#13;"));
 }
 
 /** Attribute values also lose raw tabs and newlines to whitespace normalisation. */
 function escapeAttribute(text: string): string {
+  if (!ATTRIBUTE_SPECIAL.test(text)) return text;
   return escapeText(text).replace(/["\t\n]/g, (c) => (c === '"' ? "&quot;" : c === "\t" ? "&#9;" : "&#10;"));
 }
 
@@ -67,15 +74,19 @@ function formatNumber(value: number): string {
 
 type Attributes = Record<string, string | null>;
 
+const NO_ATTRIBUTES: Attributes = {};
+
 function attributes(attrs: Attributes): string {
-  return Object.entries(attrs)
-    .filter((entry): entry is [string, string] => entry[1] !== null)
-    .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
-    .join("");
+  let text = "";
+  for (const name in attrs) {
+    const value = attrs[name];
+    if (value !== null && value !== undefined) text += ` ${name}="${escapeAttribute(value)}"`;
+  }
+  return text;
 }
 
 /** An element, or nothing when the value is null (VRSync: absent means unknown). */
-function element(indent: string, name: string, value: string | number | boolean | null, attrs: Attributes = {}): string {
+function element(indent: string, name: string, value: string | number | boolean | null, attrs: Attributes = NO_ATTRIBUTES): string {
   if (value === null) return "";
   const text = typeof value === "number" ? formatNumber(value) : String(value);
   return `${indent}<${name}${attributes(attrs)}>${escapeText(text)}</${name}>\n`;
@@ -87,17 +98,15 @@ function transactionType(listing: Listing): string {
   return listing.pricing.rentalPrice !== null && listing.pricing.salePrice !== null ? "Sale/Rent" : "For Sale";
 }
 
+const PHOTO_ID = `${PA}:id`;
+
 function media(listing: Listing): string {
   if (listing.photos.length === 0) return "";
-  const items = listing.photos.map((photo) =>
-    element("        ", "Item", photo.url, {
-      medium: "image",
-      caption: photo.alt,
-      primary: photo.isMain ? "true" : null,
-      [`${PA}:id`]: photo.id,
-    }),
-  );
-  return `      <Media>\n${items.join("")}      </Media>\n`;
+  let items = "";
+  for (const photo of listing.photos) {
+    items += element("        ", "Item", photo.url, { medium: "image", caption: photo.alt, primary: photo.isMain ? "true" : null, [PHOTO_ID]: photo.id });
+  }
+  return `      <Media>\n${items}      </Media>\n`;
 }
 
 /** The amenities as Features; `Furnished` added when the listing is furnished and none of them says so. */
