@@ -97,7 +97,7 @@ describe("VRSync writer: what it cannot write (unwritableReason)", () => {
   const anyText = fc.oneof(
     fc.string({ maxLength: 20 }),
     fc.string({ unit: "binary", maxLength: 12 }),
-    fc.constantFrom("", "  ", "\t\n", "\u0007", "a\u000bb", "\ud800", "x\udc00", "\ufffe", "ok & <fine>", "\u0085\u00a0"),
+    fc.constantFrom("", "  ", "\t\n", "\u0007", "a\u000bb", "\ud800", "x\udc00", "\ufffe", "ok & <fine>", "\u0085\u00a0", "\u007f", "<![CDATA[ ]]>"),
   );
   const orNull = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
   const stored = fc
@@ -167,6 +167,7 @@ describe("VRSync writer: what it cannot write (unwritableReason)", () => {
     expect(unwritableReason({ ...good, code: "  " })).toBe("ListingID: is empty");
     expect(unwritableReason({ ...good, code: "C".repeat(101) })).toBe("ListingID: longer than 100 characters");
     expect(unwritableReason({ ...good, title: " \n" })).toBe("Title: is empty");
+    expect(unwritableReason({ ...good, title: "\u0085\u00a0" })).toBe("Title: is empty"); // C1 controls: readers drop them
     expect(unwritableReason({ ...good, description: "sino \u0007" })).toBe("Description: contains characters XML cannot carry");
     expect(unwritableReason({ ...good, amenities: ["Piscina", 3 as unknown as string] })).toBe("Features: not a list of names");
     expect(unwritableReason({ ...good, photos: [{ ...good.photos[0]!, alt: "\ud83d" }] })).toBe("Media/Item@caption: contains characters XML cannot carry");

@@ -2,6 +2,7 @@
 // say travels in the partner-api extension namespace; the output re-imports to the same data.
 import type { AddressVisibility } from "../../catalog/enums.ts";
 import type { Listing } from "../listing.ts";
+import { readText } from "../values/text.ts";
 import {
   EXTENSION_NAMESPACE, EXTENSION_PREFIX as PA, FURNISHED_FEATURE, meansFurnished, VRSYNC_NAMESPACE, VRSYNC_SCHEMA_LOCATION,
   vrsyncPropertyType,
@@ -23,7 +24,7 @@ function xmlProblem(name: string, value: unknown): string | null {
 
 /**
  * Why a listing cannot be written as VRSync a reader accepts, or null when it can: no ListingID
- * or one over 100 characters, no Title (both after trimming, as readers do), or text XML cannot
+ * or one over 100 characters, no Title (both as readers read them), or text XML cannot
  * carry (control characters, a lone surrogate) in anything written. A feed must leave such a
  * listing out: one bad character makes the whole document malformed for a strict parser, and a
  * portal that cannot read the file takes every listing down. Checked on the listing as stored.
@@ -32,7 +33,8 @@ export function unwritableReason(listing: Listing): string | null {
   const code = typeof listing.code === "string" ? listing.code.trim() : "";
   if (code === "") return "ListingID: is empty";
   if (code.length > MAX_LISTING_ID_LENGTH) return `ListingID: longer than ${MAX_LISTING_ID_LENGTH} characters`;
-  if (typeof listing.title !== "string" || listing.title.trim() === "") return "Title: is empty";
+  // Empty as readers read it: trimmed, cleaned of control characters (C1 ones included) and of an escaped CDATA wrapper.
+  if (typeof listing.title !== "string" || readText(listing.title, Number.MAX_SAFE_INTEGER).value === null) return "Title: is empty";
   if (!Array.isArray(listing.amenities) || listing.amenities.some((name) => typeof name !== "string")) return "Features: not a list of names";
   const { address: a } = listing;
   const texts: [string, unknown][] = [
