@@ -37,16 +37,20 @@ export function unwritableReason(listing: Listing): string | null {
   if (typeof listing.title !== "string" || readText(listing.title, Number.MAX_SAFE_INTEGER).value === null) return "Title: is empty";
   if (!Array.isArray(listing.amenities) || listing.amenities.some((name) => typeof name !== "string")) return "Features: not a list of names";
   const { address: a } = listing;
-  const texts: [string, unknown][] = [
-    ["ListingID", listing.code], ["Title", listing.title], ["Description", listing.description], ["PropertyType", listing.propertyType],
-    ["PublicationType", listing.highlight], ["Address", a.street], ["StreetNumber", a.number], ["Complement", a.complement],
-    ["Neighborhood", a.neighborhood], ["City", a.city], ["State", a.state], ["State@abbreviation", a.uf], ["PostalCode", a.cep],
-    ...listing.amenities.map((name): [string, unknown] => ["Feature", name]),
-    ...listing.photos.flatMap((photo): [string, unknown][] => [["Media/Item", photo.url], ["Media/Item@caption", photo.alt], ["Media/Item@pa:id", photo.id]]),
-  ];
-  for (const [name, value] of texts) {
-    const problem = xmlProblem(name, value);
-    if (problem !== null) return problem;
+  // Checked in place, without building a list: a feed's first pass checks every listing.
+  const problem =
+    xmlProblem("ListingID", listing.code) ?? xmlProblem("Title", listing.title) ?? xmlProblem("Description", listing.description) ??
+    xmlProblem("PropertyType", listing.propertyType) ?? xmlProblem("PublicationType", listing.highlight) ?? xmlProblem("Address", a.street) ??
+    xmlProblem("StreetNumber", a.number) ?? xmlProblem("Complement", a.complement) ?? xmlProblem("Neighborhood", a.neighborhood) ??
+    xmlProblem("City", a.city) ?? xmlProblem("State", a.state) ?? xmlProblem("State@abbreviation", a.uf) ?? xmlProblem("PostalCode", a.cep);
+  if (problem !== null) return problem;
+  for (const name of listing.amenities) {
+    const amenityProblem = xmlProblem("Feature", name);
+    if (amenityProblem !== null) return amenityProblem;
+  }
+  for (const photo of listing.photos) {
+    const photoProblem = xmlProblem("Media/Item", photo.url) ?? xmlProblem("Media/Item@caption", photo.alt) ?? xmlProblem("Media/Item@pa:id", photo.id);
+    if (photoProblem !== null) return photoProblem;
   }
   return null;
 }
