@@ -2,9 +2,9 @@
 // the server's one event loop; done in one go it would hold every lead creation and list read
 // for as long. Work here is cut into slices of half a millisecond, one slice per turn of the
 // event loop across every feed being served, so a request arriving meanwhile waits for one
-// slice at most, never for a feed. While requests are being answered, slices come at most one a
-// millisecond: a request spans several turns (its body, a group commit's gathering, the commit)
-// and would otherwise wait for a slice in each.
+// slice at most, never for a feed. While requests are being answered, slices are a quarter of a
+// millisecond and come at most one a millisecond: a request spans several turns (its body, a
+// group commit's gathering, the commit) and would otherwise wait for a slice in each.
 //
 // Resolving a promise does not let the event loop turn (its continuation runs as a microtask of
 // the same turn), so a turn is granted from setImmediate: I/O is polled between two slices.
@@ -12,13 +12,15 @@ import { answeringRequests } from "../../plugins/context.ts";
 
 /** How long one slice of feed work may run before it gives the event loop back. */
 export const SLICE_MS = 0.5;
-/** Between two slices while requests are being answered. */
+/** The same while requests are being answered, and the wait between two such slices. */
+const BUSY_SLICE_MS = 0.25;
 const BACK_OFF_MS = 1;
 
 export class Turns {
   private readonly waiting: (() => void)[] = [];
   private pumping = false;
   private sliceStartedAt = 0;
+  private sliceLength = SLICE_MS;
 
   /** `busy`: whether the server is answering requests now (they go first). */
   constructor(private readonly busy: () => boolean = () => false) {}
@@ -41,7 +43,7 @@ export class Turns {
 
   /** True once the current slice has run its time: the worker should ask for its next turn. */
   sliceOver(): boolean {
-    return performance.now() - this.sliceStartedAt >= SLICE_MS;
+    return performance.now() - this.sliceStartedAt >= this.sliceLength;
   }
 
   private readonly grant = () => {
@@ -51,6 +53,7 @@ export class Turns {
       return;
     }
     this.sliceStartedAt = performance.now();
+    this.sliceLength = this.busy() ? BUSY_SLICE_MS : SLICE_MS;
     next();
     if (this.waiting.length > 0) this.schedule();
     else this.pumping = false;
