@@ -39,6 +39,14 @@ const inFlight = new Set<RequestState>();
 const IN_FLIGHT_AT_MOST_MS = 10_000;
 
 /**
+ * A request whose answer is itself background work (a portal feed, from its first pass over
+ * the listings to its last byte): it takes turns with the others and must not wait for itself.
+ */
+export function answerInBackground(state: RequestState): void {
+  inFlight.delete(state);
+}
+
+/**
  * Whether some request is being answered. Background work on the event loop (a portal feed's
  * slices) gives way while one is: a request's turns then follow each other without waiting.
  */

@@ -9,7 +9,7 @@ import type { Client, PortalFeedSelection } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import type { Logger } from "../../logging.ts";
 import { CLIENT_CLOSED_REQUEST } from "../../metrics/requests.ts";
-import type { RequestState } from "../../plugins/context.ts";
+import { answerInBackground, type RequestState } from "../../plugins/context.ts";
 import { acceptsGzip } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { recordViewOf } from "../listing/service.ts";
@@ -88,6 +88,8 @@ export class PortalFeed {
   /** The answer to a GET or HEAD that passed the guard; `state.streamed` learns how a body ends. */
   async answer(request: Request, client: Client, tenant: Tenant, state: RequestState): Promise<Response> {
     const { metrics } = this.deps;
+    // Its slices give way to other requests; counted among them, they would give way to themselves.
+    answerInBackground(state);
     const head = request.method === "HEAD";
     const cached = this.validators(client, changeHead(tenant.read));
     if (notModified(request.headers, cached, Date.now())) {
