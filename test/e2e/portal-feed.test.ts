@@ -157,6 +157,15 @@ describe("a portal's fetcher: curl with -u key:secret", () => {
     const none = curl([FEED()]);
     expect([none.status, none.headers["www-authenticate"]]).toEqual([401, 'Basic realm="partner-api"']);
   });
+
+  test("malformed and huge Authorization headers: 401 JSON, or Bun's own 431 past its header limit; never a 5xx", () => {
+    const malformed = curl(["-H", `Authorization: Basic ${"A".repeat(8_000)}`, FEED()]);
+    expect([malformed.status, JSON.parse(malformed.body.toString()).code]).toEqual([401, "MISSING_CREDENTIALS"]);
+    const notUtf8 = curl(["-H", `Authorization: Basic ${Buffer.from([0xff, 0xfe, 0x3a, 0x41]).toString("base64")}`, FEED()]);
+    expect([notUtf8.status, JSON.parse(notUtf8.body.toString()).code]).toEqual([401, "MISSING_CREDENTIALS"]);
+    // Bun's HTTP parser refuses a header block over its limit before the app sees it (SECURITY.md).
+    expect(curl(["-H", `Authorization: Basic ${"A".repeat(30_000)}`, FEED()]).status).toBe(431);
+  });
 });
 
 describe("fetch with a bearer token", () => {
