@@ -125,7 +125,9 @@ export function feedBody(produce: (sink: Sink) => Promise<void>, options: BodyOp
 
   timer = setTimeout(() => stop("too-slow"), options.timeLimitMs);
   timer.unref?.();
-  options.signal?.addEventListener("abort", () => stop("hung-up"), { once: true });
+  // A client gone before the body exists (during the first pass, say) is told by the signal alone.
+  if (options.signal?.aborted) queueMicrotask(() => stop("hung-up"));
+  else options.signal?.addEventListener("abort", () => stop("hung-up"), { once: true });
   return new ReadableStream<Uint8Array>(
     {
       start(c) {

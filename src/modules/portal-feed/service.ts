@@ -14,7 +14,7 @@ import { acceptsGzip } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { recordViewOf } from "../listing/service.ts";
 import { feedBody, type BodyEnd } from "./body.ts";
-import type { PortalFeedMetrics } from "./metrics.ts";
+import type { FeedOutcome, PortalFeedMetrics } from "./metrics.ts";
 import { changeHead, ReadSnapshot } from "./snapshot.ts";
 import { unwritableListingsOf } from "./unwritable.ts";
 import { notModified, SettingsClock, validatorsOf, type Validators } from "./validators.ts";
@@ -30,6 +30,13 @@ const STATUS_OF_END: Readonly<Record<BodyEnd["outcome"], number>> = {
   "hung-up": CLIENT_CLOSED_REQUEST,
   "too-slow": 408,
   failed: 500,
+};
+
+const OUTCOME_OF_END: Readonly<Record<BodyEnd["outcome"], FeedOutcome>> = {
+  complete: "full",
+  "hung-up": "hung_up",
+  "too-slow": "too_slow",
+  failed: "failed",
 };
 
 export interface PortalFeedDeps {
@@ -148,7 +155,7 @@ export class PortalFeed {
   private ended(client: Client, state: RequestState, end: BodyEnd): void {
     const { metrics, logger } = this.deps;
     metrics.sent(client.id, end.bytes);
-    metrics.answered(client.id, end.outcome === "complete" ? "full" : end.outcome === "hung-up" ? "hung_up" : end.outcome === "too-slow" ? "too_slow" : "failed");
+    metrics.answered(client.id, OUTCOME_OF_END[end.outcome]);
     if (end.outcome === "too-slow") {
       logger.warn({ reqId: state.requestId, clientId: client.id, bytes: end.bytes }, "portal feed cut: not read whole within the time limit");
     } else if (end.outcome === "failed") {

@@ -87,6 +87,15 @@ describe("the producer follows the reader", () => {
     expect(p.written()).toBe(0);
   });
 
+  test("a request aborted before its body was made ends the body at once", async () => {
+    const p = producer(10);
+    const abort = new AbortController();
+    abort.abort();
+    const { ended } = body(p.produce, { signal: abort.signal });
+    expect((await ended).outcome).toBe("hung-up");
+    expect(p.written()).toBe(0);
+  });
+
   test("a reader too slow for the time limit gets an error, never a clean end", async () => {
     const p = producer(100_000);
     const { stream, ended } = body(p.produce, { timeLimitMs: 100 });
