@@ -12,6 +12,7 @@ import { leadsModule } from "./modules/leads/index.ts";
 import { metricsModule } from "./modules/metrics/index.ts";
 import { mayScrape, scrapeFacts } from "./modules/metrics/service.ts";
 import { WorkerMetrics } from "./metrics/cluster.ts";
+import { portalFeedModule } from "./modules/portal-feed/index.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
 import { createServerWebhooks, type ServerWebhooks } from "./modules/webhooks/service.ts";
@@ -33,6 +34,8 @@ export interface AppDeps {
   worker?: boolean;
   /** The webhook worker and its metrics; absent: a worker that is never started (tests drive it by hand). */
   webhooks?: ServerWebhooks;
+  /** How long a reader may take over a portal feed body (default 30 minutes); tests shorten it. */
+  portalFeedTimeLimitMs?: number;
 }
 
 /** Path patterns with their methods, for 405 answers; built from the app's own routes. */
@@ -87,6 +90,7 @@ export function createApp(deps: AppDeps) {
     .use(propertiesModule(runtime))
     .use(leadsModule(runtime))
     .use(changesModule(runtime))
+    .use(portalFeedModule(runtime, { metrics, logger, timeLimitMs: deps.portalFeedTimeLimitMs }))
     .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime))
     .use(metricsModule(runtime, metrics, cluster));

@@ -14,49 +14,18 @@ import { API_KEY, API_SECRET, issueToken } from "./api.ts";
 import { ensureCrmFeed } from "./import-bench.ts";
 import { freePort, rssKb, startServer } from "./proc.ts";
 import { BINARY, DATASET_1M, ensureDataset, OUT, removeDatabase, ROOT } from "./product.ts";
-import { writeMarkedSection } from "./sections.ts";
-import { runWrk, wrkCommandLine, type WrkResult, type WrkRun } from "./wrk.ts";
+import { DEFAULT_PACE, describeLoad, type Load, LOAD_TABLE_HEAD, loadAverage, loadRow, lowerMedian as median, pacedPartners, type PacedScenarioSettings, READ_PATH, STALLS_NOTE } from "./paced.ts";
+import { markedSection, writeMarkedSection } from "./sections.ts";
+import { wrkCommandLine, type WrkResult } from "./wrk.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 
 export const FEED_RUN_LISTINGS = 100_000;
 /** The issue's goals: lead p99 ≤ 100 ms during the run, read p99 ≤ 2× quiet, no 503. */
 export const FEED_RUN_TARGETS = { leadP99Ms: 100, readP99Ratio: 2 } as const;
 
-export interface Pace {
-  connections: number;
-  /** Each connection's pause after an answer. */
-  pauseMs: number;
-}
+export type FeedRunSettings = PacedScenarioSettings;
 
-export interface FeedRunSettings {
-  serverCore: number;
-  loadCore: number;
-  leads: Pace;
-  reads: Pace;
-  /** The quiet measurement, and each window of the measurement during the run. */
-  quietS: number;
-  windowS: number;
-  log: (line: string) => void;
-}
-
-export const DEFAULT_FEED_RUN_PACE = { leads: { connections: 4, pauseMs: 20 }, reads: { connections: 8, pauseMs: 8 } } as const;
-
-interface Load {
-  leads: WrkResult;
-  reads: WrkResult;
-  /** Share of the window some task stalled on I/O, and on CPU (Linux PSI, whole machine). */
-  ioPressure: number;
-  cpuPressure: number;
-}
-
-/** The `some` stall total of a PSI file, in microseconds. */
-function stalled(resource: "io" | "cpu"): number {
-  try {
-    return Number(/^some .* total=(\d+)/m.exec(readFileSync(`/proc/pressure/${resource}`, "utf8"))?.[1] ?? NaN);
-  } catch {
-    return NaN;
-  }
-}
+export const DEFAULT_FEED_RUN_PACE = DEFAULT_PACE;
 
 export interface FeedRunResult {
   settings: Omit<FeedRunSettings, "log">;
@@ -74,12 +43,7 @@ export interface FeedRunResult {
   loadAverage: { before: string; after: string };
 }
 
-const READ_PATH = "/v1/properties?fields=id,title,pricing&limit=20";
 const FEED_PREFIX = "FEED-";
-
-function loadAverage(): string {
-  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-}
 
 /** Processes whose parent is `pid` (the run's child of the server). */
 function childrenOf(pid: number): number[] {
@@ -153,24 +117,9 @@ export async function runFeedRunBench(settings: FeedRunSettings): Promise<FeedRu
   const argv = [BINARY, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"];
   const server = await startServer({ name: "feed-run", argv, core: settings.serverCore, port, logFile: join(OUT, "feed-run.log"), readyTimeoutMs: 300_000 });
   const token = await issueToken(server.base);
-  const wrk = (mode: "leads" | "reads", pace: Pace, durationS: number): WrkRun => ({
-    url: `${server.base}${mode === "reads" ? READ_PATH : "/v1/leads"}`,
-    script: "paced.lua",
-    args: [mode, String(pace.pauseMs)],
-    connections: pace.connections,
-    durationS,
-    core: settings.loadCore,
-    env: { BENCH_TOKEN: token, BENCH_RUN: `feed-run-${Date.now().toString(36)}` },
-  });
-  const load = async (durationS: number): Promise<Load> => {
-    const [io, cpu, started] = [stalled("io"), stalled("cpu"), performance.now()];
-    const [leads, reads] = await Promise.all([runWrk(wrk("leads", settings.leads, durationS)), runWrk(wrk("reads", settings.reads, durationS))]);
-    const elapsedUs = (performance.now() - started) * 1000;
-    return { leads, reads, ioPressure: (stalled("io") - io) / elapsedUs, cpuPressure: (stalled("cpu") - cpu) / elapsedUs };
-  };
-  const describe = (l: Load) =>
-    `leads ${l.leads.rps.toFixed(0)}/s p99 ${l.leads.p99Ms.toFixed(1)} ms (non-2xx ${l.leads.non2xx}), reads ${l.reads.rps.toFixed(0)}/s p99 ${l.reads.p99Ms.toFixed(1)} ms (non-2xx ${l.reads.non2xx}), ` +
-    `io stalls ${(l.ioPressure * 100).toFixed(0)} %, cpu stalls ${(l.cpuPressure * 100).toFixed(0)} %`;
+  const partners = pacedPartners({ base: server.base, token, core: settings.loadCore, label: "feed-run", leads: settings.leads, reads: settings.reads });
+  const load = partners.load;
+  const describe = describeLoad;
   const before = loadAverage();
   try {
     await load(2); // warm-up, unmeasured
@@ -210,7 +159,7 @@ export async function runFeedRunBench(settings: FeedRunSettings): Promise<FeedRu
       summary: done.summary === null ? null : JSON.parse(done.summary),
       serverPeakRssMiB: rss.server,
       childPeakRssMiB: rss.child,
-      commands: [server.command, wrkCommandLine(wrk("leads", settings.leads, settings.windowS)), wrkCommandLine(wrk("reads", settings.reads, settings.windowS))].map((c) =>
+      commands: [server.command, wrkCommandLine(partners.run("leads", settings.windowS)), wrkCommandLine(partners.run("reads", settings.windowS))].map((c) =>
         c.replaceAll(ROOT + "/", ""),
       ),
       loadAverage: { before, after: loadAverage() },
@@ -225,11 +174,6 @@ export async function runFeedRunBench(settings: FeedRunSettings): Promise<FeedRu
 const MARK_START = "<!-- feed-run:start -->";
 const MARK_END = "<!-- feed-run:end -->";
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
-};
-
 /** The scenario's section of RESULTS.md, with the goals' verdicts. */
 export function feedRunSection(result: FeedRunResult, context: { date: Date; version: string; machine: string }): string {
   const verdict = (ok: boolean) => (ok ? "**met**" : "**missed**");
@@ -241,12 +185,9 @@ export function feedRunSection(result: FeedRunResult, context: { date: Date; ver
   const quietLead = Math.min(result.quiet.leads.p99Ms, result.quietAfter.leads.p99Ms);
   const quietRead = Math.min(result.quiet.reads.p99Ms, result.quietAfter.reads.p99Ms);
   const errors = (pick: (l: Load) => WrkResult) => result.windows.reduce((sum, w) => sum + pick(w).non2xx + pick(w).socketErrors, 0);
-  const pct = (share: number) => (Number.isNaN(share) ? "–" : `${(share * 100).toFixed(0)} %`);
-  const row = (label: string, l: Load) =>
-    `| ${label} | ${l.leads.rps.toFixed(0)} | ${l.leads.p50Ms.toFixed(1)} | ${l.leads.p99Ms.toFixed(1)} | ${l.leads.non2xx} | ${l.reads.rps.toFixed(0)} | ${l.reads.p50Ms.toFixed(1)} | ${l.reads.p99Ms.toFixed(1)} | ${l.reads.non2xx} | ${pct(l.ioPressure)} | ${pct(l.cpuPressure)} |`;
+  const row = loadRow;
   const { leads, reads } = result.settings;
-  return [
-    MARK_START,
+  return markedSection(MARK_START, MARK_END, [
     `## Feed run: ${FEED_RUN_LISTINGS.toLocaleString("en-US")} listings pulled into a served 1M database`,
     "",
     `\`bun run bench --only feed-run\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
@@ -254,24 +195,18 @@ export function feedRunSection(result: FeedRunResult, context: { date: Date; ver
     `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, started by SIGHUP after the quiet measurement.`,
     `Partners at a steady pace: lead creations from ${leads.connections} connections pausing ${leads.pauseMs} ms after each answer, reads of \`${READ_PATH}\` from ${reads.connections} pausing ${reads.pauseMs} ms.`,
     "",
-    "| window | leads/s | lead p50 ms | lead p99 ms | lead non-2xx | reads/s | read p50 ms | read p99 ms | read non-2xx | io stalls | cpu stalls |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    ...LOAD_TABLE_HEAD,
     row(`quiet before (${result.settings.quietS} s)`, result.quiet),
     ...result.windows.map((w, i) => row(`run ${i + 1} (${result.settings.windowS} s)`, w)),
     row(`quiet after (${result.settings.quietS} s)`, result.quietAfter),
     "",
-    "io stalls, cpu stalls: the share of the window in which some task of the machine waited for the disk, or for a core (Linux pressure stall information; the whole machine, other engineers' work included).",
+    STALLS_NOTE,
     "",
     `- The run: **${result.outcome}** in **${result.runSeconds.toFixed(1)} s** (\`${JSON.stringify(result.summary)}\`); peak RSS of the run's process ${result.childPeakRssMiB.toFixed(0)} MiB, of the server ${result.serverPeakRssMiB.toFixed(0)} MiB.`,
     `- Lead p99 during the run: worst window ${worstLead.toFixed(1)} ms, median window ${median(leadP99s).toFixed(1)} ms, quiet ${quietLead.toFixed(1)} ms (the quieter side): ratio ${(worstLead / quietLead).toFixed(2)}× worst, ${(median(leadP99s) / quietLead).toFixed(2)}× median; goal ≤ ${FEED_RUN_TARGETS.leadP99Ms} ms: ${verdict(worstLead <= FEED_RUN_TARGETS.leadP99Ms)} (worst window).`,
     `- Read p99 during the run: worst window ${worstRead.toFixed(1)} ms, median ${median(readP99s).toFixed(1)} ms, quiet ${quietRead.toFixed(1)} ms: ratio ${(worstRead / quietRead).toFixed(2)}× worst, ${(median(readP99s) / quietRead).toFixed(2)}× median; goal ≤ ${FEED_RUN_TARGETS.readP99Ratio}×: ${verdict(median(readP99s) / quietRead <= FEED_RUN_TARGETS.readP99Ratio)} (median window), ${verdict(worstRead / quietRead <= FEED_RUN_TARGETS.readP99Ratio)} (worst window).`,
     `- Errors during the run (non-2xx and socket errors): leads ${errors((l) => l.leads)}, reads ${errors((l) => l.reads)}; goal 0 503s: ${verdict(errors((l) => l.leads) === 0)}.`,
-    "",
-    "Commands:",
-    "",
-    ...result.commands.map((c) => `    ${c}`),
-    MARK_END,
-  ].join("\n");
+  ], result.commands);
 }
 
 export function writeFeedRunSection(section: string): void {

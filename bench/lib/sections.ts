@@ -13,3 +13,8 @@ export function writeMarkedSection(start: string, end: string, section: string):
   const next = from !== -1 && to > from ? text.slice(0, from) + section + text.slice(to + end.length) : `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(file, next);
 }
+
+/** A section between its markers: its lines, then the commands that produced it, indented as code. */
+export function markedSection(start: string, end: string, lines: readonly string[], commands: readonly string[]): string {
+  return [start, ...lines, "", "Commands:", "", ...commands.map((c) => `    ${c}`), end].join("\n");
+}

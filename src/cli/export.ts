@@ -62,7 +62,8 @@ function parseOptions(args: string[]) {
 
 function humanSummary(summary: ExportSummary, out: string | null): string {
   const byId = summary.idAsListingId > 0 ? ` (${summary.idAsListingId} without a code, written with their id as ListingID)` : "";
-  return `exported ${summary.exported} ${summary.entity} as ${summary.format}${out === null ? "" : ` to ${out}`}${byId}\n`;
+  const skipped = summary.skipped > 0 ? `; ${summary.skipped} left out: no ListingID or Title, or text XML cannot carry` : "";
+  return `exported ${summary.exported} ${summary.entity} as ${summary.format}${out === null ? "" : ` to ${out}`}${byId}${skipped}\n`;
 }
 
 export async function exportCommand(args: string[]): Promise<number> {

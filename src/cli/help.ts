@@ -15,8 +15,9 @@ Usage:
       Write a deterministic fictitious dataset (default 1000 properties, 5000 leads, seed 42).
   partner-api hash-secret SECRET
       Print the value to put in a client's "secretHash".
-  partner-api client new --id ID [--name NAME]
-      Print a fresh API key and secret and the config entry for them.
+  partner-api client new --id ID [--name NAME] [--portal [--url BASE]]
+      Print a fresh API key and secret and the config entry for them. --portal: a portal's client
+      (ZAP, VivaReal, OLX), with the feed URL, user and password to paste into its panel.
   partner-api config-schema
       Print the JSON Schema of the config file.
   partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json] [--timeout D] [--max-bytes N]

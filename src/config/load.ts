@@ -1,6 +1,6 @@
 // Loads, validates and resolves a config file. Every problem is named with its JSON path.
 import { Value } from "@sinclair/typebox/value";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
@@ -90,7 +90,7 @@ function webhookPolicy(config: ConfigFile): RuntimeConfig["webhooks"] {
 }
 
 /** Turns a validated config into the frozen runtime form. */
-export function resolveConfig(config: ConfigFile, options: { baseDir: string; jwtSecret: string }): RuntimeConfig {
+export function resolveConfig(config: ConfigFile, options: { baseDir: string; jwtSecret: string; modifiedAt?: number }): RuntimeConfig {
   const databases = new Map(
     Object.entries(config.databases ?? {}).map(([name, path]) => [name, resolvePath(options.baseDir, path)]),
   );
@@ -110,6 +110,12 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
         rateLimitPerMinute: entry.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
         burstPerSecond: entry.burstPerSecond ?? null,
         fullAddress: entry.fullAddress ?? false,
+        feed: Object.freeze({
+          operationType: entry.feed?.operationType ?? null,
+          status: entry.feed?.status ?? null,
+          propertyType: entry.feed?.propertyType ?? null,
+          maxListings: entry.feed?.maxListings ?? null,
+        }),
       }),
     );
   }
@@ -127,14 +133,17 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
     logLevel: config.logLevel ?? "info",
     redis: config.redis ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX } : null,
     feeds: resolveFeeds(config, databases),
+    modifiedAt: options.modifiedAt ?? null,
   });
 }
 
 /** Reads and validates a config file; throws ConfigError naming every problem. */
-export function readConfigFile(path: string): { config: ConfigFile; baseDir: string; file: string } {
+export function readConfigFile(path: string): { config: ConfigFile; baseDir: string; file: string; modifiedAt: number } {
   const file = resolve(path);
   let text: string;
+  let modifiedAt: number;
   try {
+    modifiedAt = statSync(file).mtimeMs;
     text = readFileSync(file, "utf8");
   } catch (error) {
     throw new ConfigError(path, [`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
@@ -145,11 +154,11 @@ export function readConfigFile(path: string): { config: ConfigFile; baseDir: str
   } catch (error) {
     throw new ConfigError(path, [`not valid JSON: ${(error as Error).message}`]);
   }
-  return { config: validateConfig(value, path), baseDir: dirname(file), file };
+  return { config: validateConfig(value, path), baseDir: dirname(file), file, modifiedAt };
 }
 
 /** Reads, validates and resolves a config file; throws ConfigError naming every problem. */
 export function loadConfigFile(path: string): RuntimeConfig {
-  const { config, baseDir, file } = readConfigFile(path);
-  return resolveConfig(config, { baseDir, jwtSecret: config.jwtSecret ?? generatedJwtSecret(file) });
+  const { config, baseDir, file, modifiedAt } = readConfigFile(path);
+  return resolveConfig(config, { baseDir, jwtSecret: config.jwtSecret ?? generatedJwtSecret(file), modifiedAt });
 }

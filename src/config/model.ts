@@ -1,4 +1,5 @@
 // The validated, frozen configuration the server runs with (swapped whole on reload).
+import type { OperationType, PropertyStatus } from "../catalog/enums.ts";
 import type { RangeMatcher } from "../security/ip.ts";
 import type { Environment } from "../security/tokens.ts";
 
@@ -16,6 +17,17 @@ export interface Client {
   burstPerSecond: number | null;
   /** Reads stored addresses whole, whatever the listing's `displayAddress` hides from partners. */
   fullAddress: boolean;
+  /** What this client's portal feed carries (CONTRACT §17). */
+  feed: PortalFeedSelection;
+}
+
+/** A portal feed's selection: null is "no condition"; listings must meet every condition given. */
+export interface PortalFeedSelection {
+  operationType: readonly OperationType[] | null;
+  status: readonly PropertyStatus[] | null;
+  propertyType: readonly string[] | null;
+  /** At most this many listings, the most recently updated first. */
+  maxListings: number | null;
 }
 
 /** Where the state shared by several processes lives (CONTRACT §15). */
@@ -60,6 +72,8 @@ export interface RuntimeConfig {
   redis: RedisSettings | null;
   /** CRM feeds pulled by `serve`, in config order. */
   feeds: readonly FeedSpec[];
+  /** When the config file was last written (ms since the epoch); null for a config made in code (the sandbox). */
+  modifiedAt: number | null;
 }
 
 export interface WebhookTargetPolicy {

@@ -1,6 +1,7 @@
 // The config file's TypeBox schema: the single source of its validation, its types and the
 // JSON Schema printed by `partner-api config-schema`.
 import { Type as T, type Static } from "@sinclair/typebox";
+import { OPERATION_TYPES, PROPERTY_STATUSES } from "../catalog/enums.ts";
 import { SECRET_HASH_PATTERN } from "../security/secrets.ts";
 import { DURATION_PATTERN } from "./duration.ts";
 
@@ -11,6 +12,33 @@ export const DEFAULT_FEED_EVERY = "15m";
 export const DEFAULT_FEED_TIMEOUT = "30m";
 export const DEFAULT_FEED_MAX_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_MAX_UNPUBLISH_RATIO = 0.5;
+
+/** One value of an enumeration, listed in the JSON Schema, typed as the enumeration. */
+const enumValue = <V extends string>(values: readonly V[]) => T.Union(values.map((value) => T.Literal(value)));
+
+/** What a portal client's feed (GET /v1/feeds/vrsync.xml, CONTRACT §17) carries; absent: every published listing. */
+export const PortalFeedSchema = T.Object(
+  {
+    operationType: T.Optional(
+      T.Array(enumValue(OPERATION_TYPES), { minItems: 1, uniqueItems: true, description: "Only listings of these kinds of deal" }),
+    ),
+    status: T.Optional(T.Array(enumValue(PROPERTY_STATUSES), { minItems: 1, uniqueItems: true, description: "Only listings in these states" })),
+    propertyType: T.Optional(
+      T.Array(T.String({ minLength: 1, maxLength: 200 }), {
+        minItems: 1,
+        uniqueItems: true,
+        description: "Only listings of these property types, exact text as stored (see /v1/values/properties/propertyType)",
+      }),
+    ),
+    maxListings: T.Optional(
+      T.Integer({ minimum: 1, description: "At most this many listings, the most recently updated first (a portal plan's limit)" }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: "The selection this client's portal feed (GET /v1/feeds/vrsync.xml) carries; absent: every published listing",
+  },
+);
 
 export const ClientSchema = T.Object(
   {
@@ -36,6 +64,7 @@ export const ClientSchema = T.Object(
           "address.visibility allows)",
       }),
     ),
+    feed: T.Optional(PortalFeedSchema),
   },
   { additionalProperties: false },
 );
@@ -145,3 +174,4 @@ export const ConfigSchema = T.Object(
 export type ConfigFile = Static<typeof ConfigSchema>;
 export type ClientEntry = Static<typeof ClientSchema>;
 export type FeedEntry = Static<typeof FeedSchema>;
+export type PortalFeedEntry = Static<typeof PortalFeedSchema>;

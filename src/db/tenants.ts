@@ -102,6 +102,8 @@ const RETIRE_AFTER_MS = 30_000;
 export class TenantRegistry {
   private readonly open = new Map<string, Tenant>();
   private readonly failures = new Map<string, { at: number; reason: string }>();
+  /** Connections of their own that requests still hold on these files (a portal feed's snapshot). */
+  private readonly held = new Set<() => void>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -151,7 +153,19 @@ export class TenantRegistry {
     return [...this.open.values()];
   }
 
+  /**
+   * Registers the release of a connection a request holds on one of these files, to run before
+   * they close: a reader holding a snapshot would make each closing checkpoint wait for it.
+   * Returns the unregistration, for when the request releases it itself.
+   */
+  hold(release: () => void): () => void {
+    this.held.add(release);
+    return () => this.held.delete(release);
+  }
+
   closeAll(): void {
+    for (const release of [...this.held]) release();
+    this.held.clear();
     for (const tenant of this.open.values()) tenant.close();
     this.open.clear();
   }

@@ -2,6 +2,7 @@
 // input always gives the same document, and GET /openapi.json serialises it once.
 import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_EXAMPLES, type SandboxExamples } from "./examples.ts";
 import { operations, type Access, type Operation } from "./operations.ts";
+import { FEED_HEADERS, portalFeedOperations } from "./portal-feed.ts";
 import { HEADERS } from "./responses.ts";
 import { hoistNamedSchemas } from "./components.ts";
 import { webhookEvents, webhookOperations } from "./webhooks.ts";
@@ -16,6 +17,7 @@ const TAGS = [
   { name: "Leads", description: "Leads: list, read and create" },
   { name: "Sync", description: "The change feed, for partners that keep a copy" },
   { name: "Webhooks", description: "Changes pushed to you as they happen: your subscriptions, and the events your receiver gets" },
+  { name: "Portal feed", description: "All your listings as one VRSync XML file at a URL, for portals that fetch a file (ZAP, VivaReal, OLX)" },
   { name: "Operations", description: "This documentation and the operator's metrics" },
 ];
 
@@ -30,6 +32,8 @@ const DESCRIPTION = `The Partner API of the real-estate platform: read published
 **Errors.** Every error body is \`{ "error": <message>, "code": <code> }\`; a VALIDATION_ERROR adds \`details: [{ field, message }]\`. Do not retry 400, 401, 403, 404; retry 429 after \`Retry-After\`, and 5xx with exponential backoff.
 
 **Webhooks.** Instead of polling, subscribe (\`POST /v1/webhooks\`) and receive \`lead.created\`, \`lead.updated\`, \`property.upserted\` and \`property.removed\` as they happen, signed per Standard Webhooks 1.0: the events and their payloads are under *Webhooks*.
+
+**Portal feed.** \`GET /v1/feeds/vrsync.xml\` serves your listings as one VRSync file, with a bearer token or HTTP Basic auth (API key as user, API secret as password), validators for 304s and gzip.
 
 **Pages.** Lists take \`page\` (from 1) and \`limit\` (1 to 100, default 20) and answer \`{ data, meta: { page, limit, total, totalPages } }\`.`;
 
@@ -52,6 +56,11 @@ const SECURITY_SCHEMES = {
     name: "X-API-Secret",
     description: `Your API secret (sandbox: \`${SANDBOX_API_SECRET}\`)`,
   },
+  basicAuth: {
+    type: "http",
+    scheme: "basic",
+    description: "The portal feed only: user = your API key, password = your API secret",
+  },
   metricsToken: {
     type: "http",
     scheme: "bearer",
@@ -63,6 +72,7 @@ const SECURITY: Record<Access, Json[]> = {
   public: [],
   credentials: [{ apiKey: [], apiSecret: [] }],
   bearer: [{ bearerAuth: [] }],
+  bearerOrBasic: [{ bearerAuth: [] }, { basicAuth: [] }],
   // Open in the sandbox, token-protected in production.
   metrics: [{}, { metricsToken: [] }],
 };
@@ -88,7 +98,7 @@ export interface DocumentOptions {
 export function buildOpenApiDocument(options: DocumentOptions): Json {
   const inline: Record<string, Record<string, Json>> = {};
   const examples = options.examples ?? SANDBOX_EXAMPLES;
-  for (const op of [...operations(examples, options.version), ...webhookOperations()]) {
+  for (const op of [...operations(examples, options.version), ...portalFeedOperations(examples), ...webhookOperations()]) {
     (inline[op.path] ??= {})[op.method] = operationObject(op);
   }
   const { tree: { paths, webhooks }, schemas } = hoistNamedSchemas({ paths: inline, webhooks: webhookEvents(examples) });
@@ -107,7 +117,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     webhooks,
     components: {
       schemas,
-      headers: HEADERS,
+      headers: { ...HEADERS, ...FEED_HEADERS },
       securitySchemes: SECURITY_SCHEMES,
     },
   };

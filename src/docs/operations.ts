@@ -35,10 +35,10 @@ import {
 
 type Json = Record<string, unknown>;
 
-export type Access = "public" | "credentials" | "bearer" | "metrics";
+export type Access = "public" | "credentials" | "bearer" | "bearerOrBasic" | "metrics";
 
 export interface Operation {
-  method: "get" | "post" | "patch" | "delete";
+  method: "get" | "head" | "post" | "patch" | "delete";
   /** OpenAPI path template (`{id}`, not `:id`). */
   path: string;
   operationId: string;

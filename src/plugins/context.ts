@@ -15,6 +15,12 @@ export interface RequestState {
   /** Status and code of an error response, recorded by the error handler. */
   errorStatus?: number;
   errorCode?: string;
+  /**
+   * A body streamed after the handler returned (the portal feed): settles, once its last byte
+   * is sent, with the status to record (499 when the client hung up). The access line and the
+   * metrics wait for it, so they say how the body ended and how long it took.
+   */
+  streamed?: Promise<number>;
 }
 
 /** Where the TCP peer address comes from: the Bun server, or a test's stand-in. */
@@ -26,6 +32,33 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Per-request state, keyed by the request itself. */
 const states = new WeakMap<Request, RequestState>();
+
+/** Requests being answered now (a streamed body no longer counts once its headers are out). */
+const inFlight = new Set<RequestState>();
+/** Past this age a request no longer counts as in flight (one whose end was somehow never seen). */
+const IN_FLIGHT_AT_MOST_MS = 10_000;
+
+/**
+ * A request whose answer is itself background work (a portal feed, from its first pass over
+ * the listings to its last byte): it takes turns with the others and must not wait for itself.
+ */
+export function answerInBackground(state: RequestState): void {
+  inFlight.delete(state);
+}
+
+/**
+ * Whether some request is being answered. Background work on the event loop (a portal feed's
+ * slices) gives way while one is: a request's turns then follow each other without waiting.
+ */
+export function answeringRequests(): boolean {
+  if (inFlight.size === 0) return false;
+  const now = performance.now();
+  for (const state of inFlight) {
+    if (now - state.startedAt <= IN_FLIGHT_AT_MOST_MS) return true;
+    inFlight.delete(state);
+  }
+  return false;
+}
 
 /**
  * The state of a request. Hooks and handlers reach it through `request` rather than by passing
@@ -76,44 +109,48 @@ export function requestContext(deps: {
   requests: RequestMetrics | null;
 }) {
   const logAccess = accessLogger(deps.logger);
+  /** The access line and the request metrics of a finished request. */
+  const record = (state: RequestState, method: string, template: string | null, status: number, replayed: boolean): void => {
+    const elapsed = performance.now() - state.startedAt;
+    logAccess({
+      reqId: state.requestId,
+      clientId: state.clientId,
+      method,
+      route: template,
+      status,
+      ms: Math.round(elapsed * 100) / 100,
+    });
+    deps.requests?.observe(template, method, status, elapsed, state.clientId, state.errorCode, replayed);
+  };
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set, server }) => {
       // requestIP must be read before the first await: Bun can lose it afterwards.
       const peer = deps.peerAddress(request, server as Parameters<PeerAddress>[1]);
       const incoming = request.headers.get("x-request-id");
       const requestId = incoming !== null && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-      states.set(request, {
+      const state: RequestState = {
         requestId,
         // X-Forwarded-For is read only when some proxy is trusted to set it.
         ip: clientAddress(peer, deps.runtime.config.trustedProxies.isEmpty ? null : request.headers.get("x-forwarded-for"), deps.runtime),
         startedAt: performance.now(),
-      });
+      };
+      states.set(request, state);
+      inFlight.add(state);
       set.headers["x-request-id"] = requestId;
       set.headers["x-content-type-options"] = "nosniff";
     })
     .onAfterResponse({ as: "global" }, ({ request, set, route, responseValue }) => {
       const state = states.get(request);
       if (!state) return;
+      inFlight.delete(state);
       const status =
         state.errorStatus ?? (responseValue instanceof Response ? responseValue.status : Number(set.status) || 200);
       const template = (route as string | undefined) ?? null;
-      const elapsed = performance.now() - state.startedAt;
-      logAccess({
-        reqId: state.requestId,
-        clientId: state.clientId,
-        method: request.method,
-        route: template,
-        status,
-        ms: Math.round(elapsed * 100) / 100,
-      });
-      deps.requests?.observe(
-        template,
-        request.method,
-        status,
-        elapsed,
-        state.clientId,
-        state.errorCode,
-        status === 201 && set.headers["idempotent-replayed"] !== undefined,
-      );
+      const replayed = status === 201 && set.headers["idempotent-replayed"] !== undefined;
+      if (state.errorStatus === undefined && state.streamed !== undefined) {
+        void state.streamed.then((ended) => record(state, request.method, template, ended, false));
+      } else {
+        record(state, request.method, template, status, replayed);
+      }
     });
 }

@@ -1,16 +1,27 @@
 // The guard every protected route passes, in CONTRACT §4's order: token → client exists →
 // enabled → IP on whitelist → database → rate limit. Written once; routes opt in with
-// `{ protected: true }`.
+// `{ protected: true }`. The portal feed (CONTRACT §17) also takes HTTP Basic auth with the API
+// key and secret (`{ bearerOrBasic: true }`): the token endpoint's check of those, then the
+// same limit step.
 import { Elysia } from "elysia";
 import type { Client } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
-import { ApiError, type ErrorCode } from "../errors.ts";
+import { ApiError, ERRORS, type ErrorCode } from "../errors.ts";
 import { writeAuthRateLimitHeaders, writeClientRateLimitHeaders, type HeaderRecord } from "../limits/headers.ts";
 import { settle, type Maybe } from "../maybe.ts";
 import type { Runtime } from "../runtime.ts";
+import { basicCredentials, BASIC_CHALLENGE, isBasicAuthorization } from "../security/basic-auth.ts";
+import { checkCredentials } from "../security/credentials.ts";
 import { stateOf, type RequestState } from "./context.ts";
 
 type Headers = HeaderRecord;
+
+/** How a 401 tells the client which credentials the route takes (RFC 9110 §11.6.1), and in what words. */
+export interface Challenge {
+  /** The WWW-Authenticate value of the route's 401s. */
+  header: string;
+  message?: string;
+}
 
 /**
  * Failed authentication drains the source IP's bucket. Throws the failure, or a 429 when the
@@ -18,10 +29,15 @@ type Headers = HeaderRecord;
  * throttled as one "unknown" peer. With Redis the bucket is asked there, so the throw may come
  * as a rejected promise.
  */
-export function failAuthentication(runtime: Runtime, ip: string | null, headers: Headers, code: ErrorCode): Maybe<never> {
+export function failAuthentication(runtime: Runtime, ip: string | null, headers: Headers, code: ErrorCode, challenge?: Challenge): Maybe<never> {
   return settle(runtime.authFailure(ip ?? "unknown"), (decision) => {
     writeAuthRateLimitHeaders(headers, decision);
-    throw new ApiError(decision.allowed ? code : "RATE_LIMIT_EXCEEDED");
+    if (!decision.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED");
+    if (challenge !== undefined && ERRORS[code].status === 401) {
+      headers["www-authenticate"] = challenge.header;
+      throw new ApiError(code, challenge.message);
+    }
+    throw new ApiError(code);
   });
 }
 
@@ -61,15 +77,19 @@ export type Authorized = {
  * recorded in the request state as soon as it is known, so logs and metrics name it on its
  * 403s and 429s too.
  */
-export function authorize(runtime: Runtime, request: Request, state: RequestState, headers: Headers): Maybe<Authorized> {
+export function authorize(runtime: Runtime, request: Request, state: RequestState, headers: Headers, options: { basic?: boolean } = {}): Maybe<Authorized> {
   const { ip } = state;
   headers["cache-control"] = "no-store";
-  const token = bearerToken(request.headers.get("authorization"));
+  const authorization = request.headers.get("authorization");
+  if (options.basic === true && isBasicAuthorization(authorization)) return authorizeBasic(runtime, authorization, state, headers);
+  // On a route that takes Basic auth, every 401 says so: a portal's fetcher then knows what to send.
+  const challenge = options.basic === true ? { header: BASIC_CHALLENGE } : undefined;
+  const token = bearerToken(authorization);
   const claims = token === null ? null : runtime.tokens.verify(token);
   const client = claims === null ? undefined : runtime.config.clients.get(claims.sub);
   // A token issued under a key or secret the client no longer has is no token (CONTRACT §5).
   // An address with no attempts left gets its 429 from the same step: a refusal takes nothing.
-  if (client === undefined || !runtime.tokens.isBoundTo(claims!, client)) return failAuthentication(runtime, ip, headers, "INVALID_TOKEN");
+  if (client === undefined || !runtime.tokens.isBoundTo(claims!, client)) return failAuthentication(runtime, ip, headers, "INVALID_TOKEN", challenge);
   state.clientId = client.id;
   if (!client.enabled) return refuseClient(runtime, client, headers, "API_DISABLED");
   if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
@@ -80,11 +100,46 @@ export function authorize(runtime: Runtime, request: Request, state: RequestStat
   return settle(runtime.admit(client, headers), () => ({ client, tenant }));
 }
 
+/**
+ * Basic auth: the token endpoint's checks of the key and secret (an address with no failed
+ * attempts left is refused before any, as there), then the limit step of every route. A
+ * refusal of a client whose secret was right (disabled, no database) is not a failed
+ * authentication: it carries the client's window, as on the bearer path.
+ */
+function authorizeBasic(runtime: Runtime, authorization: string, state: RequestState, headers: Headers): Maybe<Authorized> {
+  const { ip } = state;
+  // A promise that settles to a promise settles to its value: the cast only says so to the compiler.
+  return settle(refuseThrottledAddress(runtime, ip, headers), () => {
+    const credentials = basicCredentials(authorization);
+    if (credentials === "malformed") {
+      return failAuthentication(runtime, ip, headers, "MISSING_CREDENTIALS", {
+        header: BASIC_CHALLENGE,
+        message: "Authorization: Basic must carry the base64 of <API key>:<API secret> in UTF-8",
+      });
+    }
+    const checked = checkCredentials(runtime.config, credentials.apiKey, credentials.apiSecret, ip, (path) => runtime.tenants.get(path));
+    if (!checked.ok) {
+      if (checked.client === null) return failAuthentication(runtime, ip, headers, checked.code, { header: BASIC_CHALLENGE });
+      state.clientId = checked.client.id;
+      return refuseClient(runtime, checked.client, headers, checked.code);
+    }
+    const { client, database: tenant } = checked;
+    state.clientId = client.id;
+    return settle(runtime.admit(client, headers), () => ({ client, tenant }));
+  }) as Maybe<Authorized>;
+}
+
 export function guard(runtime: Runtime) {
   return new Elysia({ name: "guard" }).macro({
     protected: {
       resolve({ request, set }) {
         return authorize(runtime, request, stateOf(request), set.headers as Headers);
+      },
+    },
+    /** A protected route that also takes HTTP Basic auth (user = API key, password = API secret). */
+    bearerOrBasic: {
+      resolve({ request, set }) {
+        return authorize(runtime, request, stateOf(request), set.headers as Headers, { basic: true });
       },
     },
   });

@@ -12,3 +12,22 @@ export function sendJson(set: { headers: Record<string, unknown>; status?: unkno
   if (status !== 200) set.status = status;
   return body;
 }
+
+/**
+ * Whether the client takes gzip (RFC 9110 §12.5.3): `gzip` (or its old alias `x-gzip`) or `*`
+ * with a weight above 0, and gzip not refused by name with `q=0`.
+ */
+export function acceptsGzip(acceptEncoding: string | null): boolean {
+  if (acceptEncoding === null) return false;
+  let named: number | null = null;
+  let any: number | null = null;
+  for (const entry of acceptEncoding.split(",")) {
+    const [coding, ...parameters] = entry.split(";").map((part) => part.trim().toLowerCase());
+    const q = parameters.find((p) => p.startsWith("q="));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (Number.isNaN(weight)) continue;
+    if (coding === "gzip" || coding === "x-gzip") named = Math.max(named ?? 0, weight);
+    else if (coding === "*") any = weight;
+  }
+  return (named ?? any ?? 0) > 0;
+}

@@ -216,3 +216,49 @@ describe("each problem is named, with its path", () => {
     expect(problemsOf({ ...feedsBase, feeds: [{ ...feed, timeout: "500ms" }] })).toEqual(["/feeds/0/timeout: must be at least 1s"]);
   });
 });
+
+describe("a client's portal feed selection (CONTRACT §17)", () => {
+  test("absent: every published listing; given: each key as written", () => {
+    const config = loadConfigFile(
+      write({
+        clients: [
+          goodClient,
+          { ...goodClient, id: "zap", apiKey: "pk_live_zap_0001", feed: { operationType: ["SALE", "RENT"], status: ["AVAILABLE"], propertyType: ["Casa"], maxListings: 500 } },
+          { ...goodClient, id: "olx", apiKey: "pk_live_olx_0001", feed: {} },
+        ],
+      }),
+    );
+    const none = { operationType: null, status: null, propertyType: null, maxListings: null };
+    expect(config.clients.get("portal-x")!.feed).toEqual(none);
+    expect(config.clients.get("olx")!.feed).toEqual(none);
+    expect(config.clients.get("zap")!.feed).toEqual({ operationType: ["SALE", "RENT"], status: ["AVAILABLE"], propertyType: ["Casa"], maxListings: 500 });
+  });
+
+  test("an unknown key, a value outside an enumeration, an empty list, a repeated value, a cap under 1: each named", () => {
+    const problems = problemsOf({
+      clients: [{ ...goodClient, feed: { operationType: ["LEASE"], status: [], propertyType: ["Casa", "Casa"], maxListings: 0, region: "SP" } }],
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        "/clients/0/feed/region: unknown key",
+        expect.stringMatching(/^\/clients\/0\/feed\/operationType\/0: /),
+        expect.stringMatching(/^\/clients\/0\/feed\/status: /),
+        expect.stringMatching(/^\/clients\/0\/feed\/propertyType: /),
+        expect.stringMatching(/^\/clients\/0\/feed\/maxListings: /),
+      ]),
+    );
+  });
+
+  test("config-schema prints it, with its enumerations", async () => {
+    const { ConfigSchema } = await import("../../src/config/schema.ts");
+    const feed = (ConfigSchema.properties.clients.items.properties as Record<string, any>).feed;
+    expect(Object.keys(feed.properties).sort()).toEqual(["maxListings", "operationType", "propertyType", "status"]);
+    expect(feed.additionalProperties).toBe(false);
+    expect(feed.properties.operationType.items.anyOf.map((s: { const: string }) => s.const)).toEqual(["SALE", "RENT", "SEASONAL"]);
+  });
+
+  test("the file's last write is kept (what the feed's Last-Modified starts from)", () => {
+    const path = write({ clients: [goodClient] });
+    expect(loadConfigFile(path).modifiedAt).toBe(statSync(path).mtimeMs);
+  });
+});

@@ -55,7 +55,7 @@ afterAll(() => {
   receiver.stop(true);
 });
 
-const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
 
 /** `/v1/values/:entity/:field` → `/v1/values/{entity}/{field}`. */
 const toTemplate = (path: string) => path.replace(/:([^/]+)/g, "{$1}");
@@ -90,7 +90,8 @@ describe("every route is documented, and nothing undocumented answers", () => {
   test("a method the document does not list on a path answers 405; a path it does not list answers 404", async () => {
     for (const { path } of operationsOf(document)) {
       const concrete = path.replace(/\{[^}]+\}/g, "x");
-      for (const method of METHODS.filter((m) => !document.paths[path][m])) {
+      // HEAD is answered wherever GET is (RFC 9110 §9.3.2): the GET's headers without its body.
+      for (const method of METHODS.filter((m) => !document.paths[path][m] && !(m === "head" && document.paths[path].get))) {
         const response = await sandbox.request(concrete, { method: method.toUpperCase() });
         expect({ path, method, status: response.status }).toEqual({ path, method, status: 405 });
       }
@@ -117,9 +118,11 @@ describe("errors are documented with their codes", () => {
 
   test("every protected operation documents the guard's failures (CONTRACT §4) and 500", () => {
     const protectedOps = operationsOf(document).filter(({ op }) => isProtected(op));
-    expect(protectedOps.length).toBe(17);
+    expect(protectedOps.length).toBe(19);
     for (const { op } of protectedOps) {
-      expect(documentedCodes(op, 401)).toEqual(["INVALID_TOKEN"]);
+      // The portal feed also takes Basic auth, whose key and secret fail as at the token endpoint.
+      const basic = (op.security as Json[]).some((s) => "basicAuth" in s);
+      expect(documentedCodes(op, 401)).toEqual(basic ? ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "INVALID_TOKEN"] : ["INVALID_TOKEN"]);
       expect(documentedCodes(op, 403)).toEqual(["API_DISABLED", "IP_BLOCKED", "NO_DATABASE"]);
       expect(documentedCodes(op, 429)).toEqual(["RATE_LIMIT_EXCEEDED"]);
       expect(documentedCodes(op, 500)).toEqual(["INTERNAL_ERROR"]);
@@ -376,6 +379,12 @@ describe("observed responses are as documented", () => {
       ["delete", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { method: "DELETE", headers: auth }],
       ["get", "/v1/webhooks/{id}/deliveries", "/v1/webhooks/00000000-0000-4000-8000-000000000000/deliveries", { headers: auth }],
       ["post", "/v1/webhooks/{id}/replay", "/v1/webhooks/00000000-0000-4000-8000-000000000000/replay", { method: "POST", headers: json, body: "{}" }],
+      ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: auth }],
+      ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { authorization: `Basic ${btoa(`${SANDBOX_API_KEY}:${SANDBOX_API_SECRET}`)}`, "accept-encoding": "gzip" } }],
+      ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { authorization: `Basic ${btoa(`${SANDBOX_API_KEY}:wrong`)}` } }],
+      ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { authorization: "Basic !!" } }],
+      ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { ...auth, "if-none-match": "*" } }],
+      ["head", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { method: "HEAD", headers: auth }],
     ];
     const seen = new Set<string>();
     for (const [method, template, url, init] of cases) {
@@ -384,7 +393,7 @@ describe("observed responses are as documented", () => {
       await expectDocumented(method, template, response);
     }
     // The cases above reach these answers (so the checks are not vacuous).
-    for (const expected of ["post /v1/leads 201", "post /v1/leads 400", "post /v1/leads 413", "post /v1/leads 415", "post /v1/leads 422", "get /v1/properties/{id} 404", "post /v1/auth/token 401", "get /v1/values/{entity}/{field} 400"]) {
+    for (const expected of ["get /v1/feeds/vrsync.xml 200", "get /v1/feeds/vrsync.xml 304", "get /v1/feeds/vrsync.xml 401", "head /v1/feeds/vrsync.xml 200", "post /v1/leads 201", "post /v1/leads 400", "post /v1/leads 413", "post /v1/leads 415", "post /v1/leads 422", "get /v1/properties/{id} 404", "post /v1/auth/token 401", "get /v1/values/{entity}/{field} 400"]) {
       expect(seen).toContain(expected);
     }
   });

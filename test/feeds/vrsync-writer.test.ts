@@ -1,10 +1,12 @@
 // The VRSync writer: what it writes reads back to the same listing, including what VRSync has no
 // element for (through the extension namespace) and text XML would otherwise alter.
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { SaxesParser } from "saxes";
 import { blankListing, type FeedItem, type FeedListing } from "../../src/feeds/listing.ts";
 import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
 import { PROPERTY_TYPES } from "../../src/feeds/vrsync/vocabulary.ts";
-import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/feeds/vrsync/writer.ts";
+import { unwritableReason, VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/feeds/vrsync/writer.ts";
 
 async function* once(text: string): AsyncGenerator<string> {
   yield text;
@@ -95,5 +97,87 @@ describe("VRSync writer: an export re-imports to the same listing", () => {
   test("tiny and whole numbers are written in plain notation", async () => {
     const listing = { ...blankListing("N"), title: "t", coordinates: { latitude: 1e-7, longitude: -0.5 } };
     expect(await roundTrip([listing])).toEqual([listing]);
+  });
+});
+
+describe("VRSync writer: what it cannot write (unwritableReason)", () => {
+  /** Any text, control characters, lone surrogates and blanks included. */
+  const anyText = fc.oneof(
+    fc.string({ maxLength: 20 }),
+    fc.string({ unit: "binary", maxLength: 12 }),
+    fc.constantFrom("", "  ", "\t\n", "\u0007", "a\u000bb", "\ud800", "x\udc00", "\ufffe", "ok & <fine>", "\u0085\u00a0", "\u007f", "<![CDATA[ ]]>"),
+  );
+  const orNull = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
+  const stored = fc
+    .record({
+      code: fc.oneof(anyText, fc.constant("X".repeat(101)), fc.constant("AP-1")),
+      title: fc.oneof(anyText, fc.constant("Apartamento")),
+      description: anyText,
+      propertyType: orNull(anyText),
+      highlight: fc.oneof(fc.constant("STANDARD"), anyText),
+      street: orNull(anyText),
+      city: orNull(anyText),
+      amenities: fc.array(anyText, { maxLength: 3 }),
+      alt: orNull(anyText),
+      photoId: anyText,
+    })
+    .map((r): FeedListing => {
+      const base = blankListing(r.code);
+      return {
+        ...base,
+        title: r.title,
+        description: r.description,
+        propertyType: r.propertyType,
+        highlight: r.highlight,
+        address: { ...base.address, street: r.street, city: r.city },
+        amenities: r.amenities,
+        pricing: { ...base.pricing, salePrice: 100_000 },
+        photos: [{ id: r.photoId, url: "https://img.example/1.jpg", alt: r.alt, order: 1, isMain: true }],
+      };
+    });
+
+  /** Whether a strict XML parser reads the document without an error. */
+  function wellFormed(xml: string): boolean {
+    const parser = new SaxesParser({ xmlns: true });
+    let ok = true;
+    parser.on("error", () => {
+      ok = false;
+    });
+    try {
+      parser.write(xml).close();
+    } catch {
+      ok = false;
+    }
+    return ok;
+  }
+
+  async function readerTakes(xml: string): Promise<boolean> {
+    const items: FeedItem[] = [];
+    for await (const item of readVrsync(once(xml))) items.push(item);
+    return items.length === 1 && items[0]!.kind === "listing";
+  }
+
+  test("a listing it can write makes a well-formed document a reader takes; one it cannot would not", async () => {
+    await fc.assert(
+      fc.asyncProperty(stored, async (listing) => {
+        const xml = vrsyncHeader("test", "2026-01-01T00:00:00.000Z") + vrsyncListing(listing) + VRSYNC_FOOTER;
+        const writable = unwritableReason(listing) === null;
+        const usable = wellFormed(xml) && (await readerTakes(xml));
+        expect({ reason: unwritableReason(listing), usable }).toEqual({ reason: unwritableReason(listing), usable: writable });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test("the reasons, by example", () => {
+    const good = full("OK-1");
+    expect(unwritableReason(good)).toBeNull();
+    expect(unwritableReason({ ...good, code: "  " })).toBe("ListingID: is empty");
+    expect(unwritableReason({ ...good, code: "C".repeat(101) })).toBe("ListingID: longer than 100 characters");
+    expect(unwritableReason({ ...good, title: " \n" })).toBe("Title: is empty");
+    expect(unwritableReason({ ...good, title: "\u0085\u00a0" })).toBe("Title: is empty"); // C1 controls: readers drop them
+    expect(unwritableReason({ ...good, description: "sino \u0007" })).toBe("Description: contains characters XML cannot carry");
+    expect(unwritableReason({ ...good, amenities: ["Piscina", 3 as unknown as string] })).toBe("Features: not a list of names");
+    expect(unwritableReason({ ...good, photos: [{ ...good.photos[0]!, alt: "\ud83d" }] })).toBe("Media/Item@caption: contains characters XML cannot carry");
   });
 });

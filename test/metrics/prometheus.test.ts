@@ -50,6 +50,9 @@ const FAMILY_LABELS: Record<string, string[]> = {
   partner_api_feed_last_success_timestamp_seconds: ["database", "feed"],
   partner_api_feed_last_outcome: ["database", "feed", "outcome"],
   partner_api_feed_last_run_listings: ["count", "database", "feed"],
+  partner_api_portal_feed_answers_total: ["client", "outcome"],
+  partner_api_portal_feed_skipped_listings_total: ["client"],
+  partner_api_portal_feed_bytes_total: ["client"],
 };
 
 /** Grafana's variables, as the dashboard's expressions use them. */

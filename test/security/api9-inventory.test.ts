@@ -48,6 +48,9 @@ const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestIni
   "POST /v1/webhooks/:id/test": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/test`, init: { method: "POST" }, status: 200 }),
   "GET /v1/webhooks/:id/deliveries": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/deliveries`, status: 200 }),
   "POST /v1/webhooks/:id/replay": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/replay`, init: json("POST", { after: 0 }), status: 202 }),
+  // The portal feed: CONTRACT §17.
+  "GET /v1/feeds/vrsync.xml": () => ({ path: "/v1/feeds/vrsync.xml", status: 200 }),
+  "HEAD /v1/feeds/vrsync.xml": () => ({ path: "/v1/feeds/vrsync.xml", init: { method: "HEAD" }, status: 200 }),
   "GET /openapi.json": () => ({ path: "/openapi.json", status: 200 }),
   "GET /docs": () => ({ path: "/docs", status: 200 }),
   // The docs page's script: CONTRACT §12 keeps its assets inside the binary.
@@ -83,7 +86,7 @@ describe("API9 improper inventory management", () => {
     expect(routeKeys()).toContain("GET /openapi.json");
     const document = (await read(await t.request("/openapi.json"))).body as { paths: Record<string, Record<string, unknown>> };
     const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
-      Object.keys(methods).filter((m) => ["get", "post", "put", "patch", "delete"].includes(m)).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+      Object.keys(methods).filter((m) => ["get", "head", "post", "put", "patch", "delete"].includes(m)).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
     );
     expect(documented.sort()).toEqual(routeKeys().sort());
   });

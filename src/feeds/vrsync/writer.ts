@@ -2,6 +2,7 @@
 // say travels in the partner-api extension namespace; the output re-imports to the same data.
 import type { AddressVisibility } from "../../catalog/enums.ts";
 import type { Listing } from "../listing.ts";
+import { readText } from "../values/text.ts";
 import {
   EXTENSION_NAMESPACE, EXTENSION_PREFIX as PA, FURNISHED_FEATURE, meansFurnished, VRSYNC_NAMESPACE, VRSYNC_SCHEMA_LOCATION,
   vrsyncPropertyType,
@@ -10,13 +11,64 @@ import {
 /** The API's address visibility → VRSync's displayAddress. */
 const DISPLAY_ADDRESS: Readonly<Record<AddressVisibility, string>> = { ALL: "All", STREET: "Street", NEIGHBORHOOD: "Neighborhood" };
 
+/** Longest ListingID a reader takes (a lead's propertyCode is at most 100 characters). */
+const MAX_LISTING_ID_LENGTH = 100;
+/** Characters XML 1.0 cannot carry, even escaped (its `Char` production); lone surrogates are tested apart. */
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+function xmlProblem(name: string, value: unknown): string | null {
+  if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean") return null;
+  if (typeof value !== "string") return `${name}: not text`;
+  return NOT_XML_CHAR.test(value) || !value.isWellFormed() ? `${name}: contains characters XML cannot carry` : null;
+}
+
+/**
+ * Why a listing cannot be written as VRSync a reader accepts, or null when it can: no ListingID
+ * or one over 100 characters, no Title (both as readers read them), or text XML cannot
+ * carry (control characters, a lone surrogate) in anything written. A feed must leave such a
+ * listing out: one bad character makes the whole document malformed for a strict parser, and a
+ * portal that cannot read the file takes every listing down. Checked on the listing as stored.
+ */
+export function unwritableReason(listing: Listing): string | null {
+  const code = typeof listing.code === "string" ? listing.code.trim() : "";
+  if (code === "") return "ListingID: is empty";
+  if (code.length > MAX_LISTING_ID_LENGTH) return `ListingID: longer than ${MAX_LISTING_ID_LENGTH} characters`;
+  // Empty as readers read it: trimmed, cleaned of control characters (C1 ones included) and of an escaped CDATA wrapper.
+  if (typeof listing.title !== "string" || readText(listing.title, Number.MAX_SAFE_INTEGER).value === null) return "Title: is empty";
+  if (!Array.isArray(listing.amenities) || listing.amenities.some((name) => typeof name !== "string")) return "Features: not a list of names";
+  const { address: a } = listing;
+  // Checked in place, without building a list: a feed's first pass checks every listing.
+  const problem =
+    xmlProblem("ListingID", listing.code) ?? xmlProblem("Title", listing.title) ?? xmlProblem("Description", listing.description) ??
+    xmlProblem("PropertyType", listing.propertyType) ?? xmlProblem("PublicationType", listing.highlight) ?? xmlProblem("Address", a.street) ??
+    xmlProblem("StreetNumber", a.number) ?? xmlProblem("Complement", a.complement) ?? xmlProblem("Neighborhood", a.neighborhood) ??
+    xmlProblem("City", a.city) ?? xmlProblem("State", a.state) ?? xmlProblem("State@abbreviation", a.uf) ?? xmlProblem("PostalCode", a.cep);
+  if (problem !== null) return problem;
+  for (const name of listing.amenities) {
+    const amenityProblem = xmlProblem("Feature", name);
+    if (amenityProblem !== null) return amenityProblem;
+  }
+  for (const photo of listing.photos) {
+    const photoProblem = xmlProblem("Media/Item", photo.url) ?? xmlProblem("Media/Item@caption", photo.alt) ?? xmlProblem("Media/Item@pa:id", photo.id);
+    if (photoProblem !== null) return photoProblem;
+  }
+  return null;
+}
+
+// Most text needs no escaping: tested first, it is returned as it is, with no new string (a
+// portal feed writes millions of values, and its garbage is what pauses the server).
+const TEXT_SPECIAL = /[&<>\r]/;
+const ATTRIBUTE_SPECIAL = /[&<>\r"\t\n]/;
+
 /** Escapes text content; \r as a reference, since XML parsers turn a raw CR LF into LF. */
 function escapeText(text: string): string {
+  if (!TEXT_SPECIAL.test(text)) return text;
   return text.replace(/[&<>\r]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&#13;"));
 }
 
 /** Attribute values also lose raw tabs and newlines to whitespace normalisation. */
 function escapeAttribute(text: string): string {
+  if (!ATTRIBUTE_SPECIAL.test(text)) return text;
   return escapeText(text).replace(/["\t\n]/g, (c) => (c === '"' ? "&quot;" : c === "\t" ? "&#9;" : "&#10;"));
 }
 
@@ -28,15 +80,19 @@ function formatNumber(value: number): string {
 
 type Attributes = Record<string, string | null>;
 
+const NO_ATTRIBUTES: Attributes = {};
+
 function attributes(attrs: Attributes): string {
-  return Object.entries(attrs)
-    .filter((entry): entry is [string, string] => entry[1] !== null)
-    .map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`)
-    .join("");
+  let text = "";
+  for (const name in attrs) {
+    const value = attrs[name];
+    if (value !== null && value !== undefined) text += ` ${name}="${escapeAttribute(value)}"`;
+  }
+  return text;
 }
 
 /** An element, or nothing when the value is null (VRSync: absent means unknown). */
-function element(indent: string, name: string, value: string | number | boolean | null, attrs: Attributes = {}): string {
+function element(indent: string, name: string, value: string | number | boolean | null, attrs: Attributes = NO_ATTRIBUTES): string {
   if (value === null) return "";
   const text = typeof value === "number" ? formatNumber(value) : String(value);
   return `${indent}<${name}${attributes(attrs)}>${escapeText(text)}</${name}>\n`;
@@ -48,17 +104,15 @@ function transactionType(listing: Listing): string {
   return listing.pricing.rentalPrice !== null && listing.pricing.salePrice !== null ? "Sale/Rent" : "For Sale";
 }
 
+const PHOTO_ID = `${PA}:id`;
+
 function media(listing: Listing): string {
   if (listing.photos.length === 0) return "";
-  const items = listing.photos.map((photo) =>
-    element("        ", "Item", photo.url, {
-      medium: "image",
-      caption: photo.alt,
-      primary: photo.isMain ? "true" : null,
-      [`${PA}:id`]: photo.id,
-    }),
-  );
-  return `      <Media>\n${items.join("")}      </Media>\n`;
+  let items = "";
+  for (const photo of listing.photos) {
+    items += element("        ", "Item", photo.url, { medium: "image", caption: photo.alt, primary: photo.isMain ? "true" : null, [PHOTO_ID]: photo.id });
+  }
+  return `      <Media>\n${items}      </Media>\n`;
 }
 
 /** The amenities as Features; `Furnished` added when the listing is furnished and none of them says so. */

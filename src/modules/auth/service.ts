@@ -1,8 +1,7 @@
-// Issuing tokens from API credentials, with the checks of CONTRACT §4 in their order.
-import { SANDBOX_KEY_PREFIX } from "../../config/load.ts";
+// Issuing tokens from API credentials, checked in CONTRACT §4's order (security/credentials.ts).
 import type { ErrorCode } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
-import { verifySecret } from "../../security/secrets.ts";
+import { checkCredentials } from "../../security/credentials.ts";
 
 export type TokenResult =
   | { ok: true; clientId: string; token: string; expiresIn: number }
@@ -14,22 +13,8 @@ export function issueToken(
   apiSecret: string | null,
   ip: string | null,
 ): TokenResult {
-  if (!apiKey || !apiSecret) return { ok: false, code: "MISSING_CREDENTIALS" };
-  const { config } = runtime;
-  const client = config.clientsByKey.get(apiKey);
-  if (client === undefined || (config.environment === "production" && apiKey.startsWith(SANDBOX_KEY_PREFIX))) {
-    return { ok: false, code: "INVALID_API_KEY" };
-  }
-  // Decided as soon as the key is known (CONTRACT §4, amended): from a blocked address, a right
-  // and a wrong secret get the same answer, so a stolen secret cannot be confirmed from anywhere.
-  if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
-    return { ok: false, code: "IP_BLOCKED" };
-  }
-  if (!verifySecret(apiSecret, client.secretHash)) return { ok: false, code: "INVALID_API_SECRET" };
-  if (!client.enabled) return { ok: false, code: "API_DISABLED" };
-  if (client.databasePath === null || runtime.tenants.get(client.databasePath) === null) {
-    return { ok: false, code: "NO_DATABASE" };
-  }
-  const { token, expiresIn } = runtime.tokens.issue(client);
-  return { ok: true, clientId: client.id, token, expiresIn };
+  const checked = checkCredentials(runtime.config, apiKey, apiSecret, ip, (path) => runtime.tenants.get(path));
+  if (!checked.ok) return { ok: false, code: checked.code };
+  const { token, expiresIn } = runtime.tokens.issue(checked.client);
+  return { ok: true, clientId: checked.client.id, token, expiresIn };
 }

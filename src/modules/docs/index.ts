@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { buildOpenApiDocument } from "../../docs/openapi.ts";
 import { docsPage, SCALAR_SCRIPT_PATH, type DocsPage } from "../../docs/page.ts";
 import { SCALAR_BUNDLE } from "../../docs/scalar.ts";
-import { JSON_CONTENT_TYPE } from "../../plugins/respond.ts";
+import { acceptsGzip, JSON_CONTENT_TYPE } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
 
@@ -18,10 +18,6 @@ function scriptBodies() {
     }
     return bodies;
   };
-}
-
-function acceptsGzip(request: Request): boolean {
-  return /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
 }
 
 export function docsModule(runtime: Runtime) {
@@ -66,7 +62,7 @@ export function docsModule(runtime: Runtime) {
           vary: "accept-encoding",
         };
         if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
-        if (!acceptsGzip(request)) return new Response(plain, { headers });
+        if (!acceptsGzip(request.headers.get("accept-encoding"))) return new Response(plain, { headers });
         return new Response(gzip, { headers: { ...headers, "content-encoding": "gzip" } });
       },
       { detail: { summary: "Script of the reference page", tags: ["Operations"] } },

@@ -1,0 +1,129 @@
+// The portal feed's operations (CONTRACT §17): GET and HEAD /v1/feeds/vrsync.xml, with both
+// ways in (a bearer token, or Basic auth with the API key and secret), the validators, 304 and
+// the VRSync body; its example is the real writer's output for the example property.
+import type { Listing } from "../feeds/listing.ts";
+import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../feeds/vrsync/writer.ts";
+import { FEED_PATH, XML_CONTENT_TYPE } from "../modules/portal-feed/service.ts";
+import type { SandboxExamples } from "./examples.ts";
+import { protectedResponses, type Operation } from "./operations.ts";
+import { responseHeaders } from "./responses.ts";
+
+type Json = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The feed's own headers, beside those of every rate-limited response. */
+export const FEED_HEADERS: Record<string, Json> = {
+  ETag: {
+    required: true,
+    description:
+      "Weak validator of the feed's content (the same for the plain and the gzipped body); it changes when a listing, the client's " +
+      "selection or its address view changes, and not otherwise. Send it back as If-None-Match",
+    schema: { type: "string" },
+    example: 'W/"Hq3m0Zt8vJb2cXgWkR1yPnA4sLe"',
+  },
+  LastModified: {
+    description: "When the content last changed, as an HTTP date; left out within the second of that change (the ETag is always there)",
+    schema: { type: "string" },
+    example: "Mon, 05 Jan 2026 14:30:00 GMT",
+  },
+  XFeedSkipped: {
+    required: true,
+    description:
+      "Listings of your selection left out because VRSync cannot carry them (no ListingID or Title, control characters): the agency must fix them",
+    schema: { type: "integer", minimum: 0 },
+    example: 0,
+  },
+  WWWAuthenticate: {
+    required: true,
+    description: 'The route takes HTTP Basic auth: `Basic realm="partner-api"`',
+    schema: { type: "string" },
+    example: 'Basic realm="partner-api"',
+  },
+};
+
+const FEED_RESPONSE_HEADERS = {
+  ...responseHeaders("rateLimited"),
+  ETag: ref("ETag"),
+  "Last-Modified": ref("LastModified"),
+};
+
+/** The VRSync document of the example property, as the writer writes it. */
+function exampleFeed(examples: SandboxExamples): string {
+  const { id, createdAt: _c, updatedAt: _u, isPublished: _p, ...content } = examples.property.data;
+  const listing = { ...(content as unknown as Listing), code: (content.code as string | null) ?? (id as string) };
+  return vrsyncHeader("partner-api", "2026-01-01T00:00:00.000Z") + vrsyncListing(listing) + VRSYNC_FOOTER;
+}
+
+const CONDITIONAL_PARAMETERS = [
+  {
+    name: "If-None-Match",
+    in: "header" as const,
+    required: false,
+    description: "The ETag of the copy you hold: 304 while it is current",
+    schema: { type: "string" },
+    example: 'W/"an-etag-from-an-earlier-answer"',
+  },
+  {
+    name: "If-Modified-Since",
+    in: "header" as const,
+    required: false,
+    description: "The Last-Modified of the copy you hold (ignored when If-None-Match is sent): 304 while nothing changed since",
+    schema: { type: "string" },
+    example: "Thu, 01 Jan 2026 00:00:00 GMT",
+  },
+  {
+    name: "Accept-Encoding",
+    in: "header" as const,
+    required: false,
+    description: "`gzip` for a gzipped body (Content-Encoding: gzip)",
+    schema: { type: "string" },
+    example: "gzip",
+  },
+];
+
+export function portalFeedOperations(examples: SandboxExamples): Operation[] {
+  const description =
+    "Your published listings as one VRSync XML file (the format of ZAP, VivaReal and OLX), for a portal that fetches a URL on its " +
+    "own schedule and takes down what the file no longer lists. Authenticate with a bearer token, or with HTTP Basic auth " +
+    "(user: your API key, password: your API secret) from a portal's panel that takes only a URL, a user and a password; either " +
+    "way the IP list, the enabled flag, the database and your rate limit apply, and a failed Basic auth counts against the " +
+    "address's failed-authentication allowance like a failed token request. What the agency's `displayAddress` hides from " +
+    "partners is left out unless the agency gave you the full address. The agency's config may restrict the listings your feed " +
+    "carries (kinds of deal, states, property types) and cap their number (the most recently updated first). The body is " +
+    "streamed from one consistent state of the database; send the ETag back as If-None-Match (or Last-Modified as " +
+    "If-Modified-Since) to get 304 while nothing changed.";
+  const errors = protectedResponses({}, ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "SERVICE_UNAVAILABLE"]);
+  const unauthorized = errors["401"] as Json;
+  errors["401"] = { ...unauthorized, headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": ref("WWWAuthenticate") } };
+  const notModified = { description: "Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body", headers: FEED_RESPONSE_HEADERS };
+  const ok = (body: boolean): Json => ({
+    description: body ? "The feed, streamed (gzipped when you accept gzip)" : "The headers of the feed, without its body",
+    headers: { ...FEED_RESPONSE_HEADERS, "X-Feed-Skipped": ref("XFeedSkipped") },
+    content: { [XML_CONTENT_TYPE]: { schema: { type: "string" }, ...(body ? { example: exampleFeed(examples) } : {}) } },
+  });
+  return [
+    {
+      method: "get",
+      path: FEED_PATH,
+      operationId: "getPortalFeed",
+      tag: "Portal feed",
+      summary: "Your listings as a VRSync XML feed",
+      description,
+      access: "bearerOrBasic",
+      parameters: CONDITIONAL_PARAMETERS,
+      responses: { "200": ok(true), "304": notModified, ...errors },
+    },
+    {
+      method: "head",
+      path: FEED_PATH,
+      operationId: "headPortalFeed",
+      tag: "Portal feed",
+      summary: "The feed's headers (validators, skipped listings) without its body",
+      description: "The same answer as GET without a body: the ETag, Last-Modified and X-Feed-Skipped a GET would carry now.",
+      access: "bearerOrBasic",
+      parameters: CONDITIONAL_PARAMETERS,
+      responses: { "200": ok(false), "304": notModified, ...errors },
+    },
+  ];
+}

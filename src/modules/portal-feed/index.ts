@@ -1,0 +1,26 @@
+// GET and HEAD /v1/feeds/vrsync.xml (CONTRACT §17): the client's listings as a VRSync file, for
+// portals that fetch a URL with a bearer token or Basic auth.
+import { Elysia } from "elysia";
+import type { Logger } from "../../logging.ts";
+import type { MetricsRegistry } from "../../metrics/registry.ts";
+import { stateOf } from "../../plugins/context.ts";
+import { guard } from "../../plugins/guard.ts";
+import type { Runtime } from "../../runtime.ts";
+import { PortalFeedMetrics } from "./metrics.ts";
+import { FEED_PATH, PortalFeed } from "./service.ts";
+
+const DETAIL = { summary: "The portal feed (VRSync XML)", tags: ["Portal feed"] };
+
+export function portalFeedModule(runtime: Runtime, deps: { metrics: MetricsRegistry; logger: Logger; timeLimitMs?: number }) {
+  const feed = new PortalFeed({ runtime, metrics: new PortalFeedMetrics(deps.metrics.registry, () => runtime.config.clients.keys()), logger: deps.logger, timeLimitMs: deps.timeLimitMs });
+  return new Elysia({ name: "portal-feed" })
+    .use(guard(runtime))
+    .get(FEED_PATH, ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)), {
+      bearerOrBasic: true,
+      detail: DETAIL,
+    })
+    .head(FEED_PATH, ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)), {
+      bearerOrBasic: true,
+      detail: DETAIL,
+    });
+}

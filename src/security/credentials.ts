@@ -1,0 +1,46 @@
+// The check of an API key and secret, in CONTRACT §4's order: key → IP list (before the secret,
+// so a stolen secret cannot be confirmed from a blocked address) → secret → enabled → database.
+// One check for every way credentials arrive: the token endpoint's headers and a portal's Basic auth.
+import { SANDBOX_KEY_PREFIX } from "../config/load.ts";
+import type { Client, RuntimeConfig } from "../config/model.ts";
+import { verifySecret } from "./secrets.ts";
+
+export type CredentialFailure =
+  | "MISSING_CREDENTIALS"
+  | "INVALID_API_KEY"
+  | "IP_BLOCKED"
+  | "INVALID_API_SECRET"
+  | "API_DISABLED"
+  | "NO_DATABASE";
+
+export type CredentialCheck<D> =
+  | { ok: true; client: Client; database: D }
+  | {
+      ok: false;
+      code: CredentialFailure;
+      /** The client, once its secret was proved (API_DISABLED, NO_DATABASE): a refusal of a known client, not a failed authentication. */
+      client: Client | null;
+    };
+
+/**
+ * Checks a key and secret presented from `ip` (null: unknown peer, refused as IP_BLOCKED).
+ * `open` gives the client's database, or null when it cannot be used.
+ */
+export function checkCredentials<D>(
+  config: RuntimeConfig,
+  apiKey: string | null,
+  apiSecret: string | null,
+  ip: string | null,
+  open: (path: string) => D | null,
+): CredentialCheck<D> {
+  const fail = (code: CredentialFailure, client: Client | null = null): CredentialCheck<D> => ({ ok: false, code, client });
+  if (!apiKey || !apiSecret) return fail("MISSING_CREDENTIALS");
+  const client = config.clientsByKey.get(apiKey);
+  if (client === undefined || (config.environment === "production" && apiKey.startsWith(SANDBOX_KEY_PREFIX))) return fail("INVALID_API_KEY");
+  if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) return fail("IP_BLOCKED");
+  if (!verifySecret(apiSecret, client.secretHash)) return fail("INVALID_API_SECRET");
+  if (!client.enabled) return fail("API_DISABLED", client);
+  const database = client.databasePath === null ? null : open(client.databasePath);
+  if (database === null) return fail("NO_DATABASE", client);
+  return { ok: true, client, database };
+}
