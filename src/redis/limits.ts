@@ -1,6 +1,7 @@
 // The rate limits of CONTRACT §6 kept in Redis (CONTRACT §15): the per-client sliding windows,
-// the burst buckets and the failed-authentication buckets, each decision one script run. The
-// figures are those the in-memory limiters would give (src/limits/), so headers do not change.
+// the burst buckets and the failed-authentication buckets, each decision made atomically in a
+// script run (the admissions of one turn of the event loop share one). The figures are those
+// the in-memory limiters would give (src/limits/), so headers do not change.
 import type { LimitDecision } from "../limits/decision.ts";
 import { bucketDecision, type BucketShape } from "../limits/token-bucket.ts";
 import { LuaScript, type RedisConnection } from "./connection.ts";
