@@ -118,16 +118,29 @@ export const BUCKET_SCRIPT = `${BUCKET}
 return bucket(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))`;
 
 /**
- * The guard's last step for a client with a burst cap, in one round trip: the burst bucket,
- * then (if it had a token) the window. KEYS[1] bucket, KEYS[2] window; ARGV now, limit,
- * perToken, perMs, full. Returns { burstAllowed, level, window's four figures }; when the
- * burst refused, the window was only looked at.
+ * The guard's last step for every request that arrived in one turn of a process's event loop,
+ * in one script run: per request, its burst bucket (when it has one) then, if that had a
+ * token, its window. KEYS: per request its bucket and its window key. ARGV: per request now,
+ * limit, hasBurst (1/0), perToken, perMs, full. Returns, per request, { burstAllowed, level,
+ * the window's four figures }; when the burst refused, the window was only looked at. Taken in
+ * order inside one atomic run, the decisions are those of the requests one at a time.
  */
 export const ADMIT_SCRIPT = `${WINDOW}${BUCKET}
-local now = tonumber(ARGV[1])
-local burst = bucket(KEYS[1], now, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), 1)
-local w = window(KEYS[2], now, tonumber(ARGV[2]), burst[1])
-return {burst[1], burst[2], w[1], w[2], w[3], w[4]}`;
+local out = {}
+for i = 1, #KEYS / 2 do
+  local a = (i - 1) * 6
+  local now = tonumber(ARGV[a + 1])
+  local allowed, level = 1, 0
+  if ARGV[a + 3] == '1' then
+    local burst = bucket(KEYS[2 * i - 1], now, tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), 1)
+    allowed, level = burst[1], burst[2]
+  end
+  local w = window(KEYS[2 * i], now, tonumber(ARGV[a + 2]), allowed)
+  out[#out + 1] = allowed
+  out[#out + 1] = level
+  for j = 1, 4 do out[#out + 1] = w[j] end
+end
+return out`;
 
 /**
  * An Idempotency-Key's in-flight lock is released only by its holder: KEYS[1] lock, ARGV the

@@ -97,6 +97,40 @@ describe.skipIf(REDIS_SERVER === null)("the shared limits equal the in-memory on
     );
   });
 
+  test("admissions asked in the same turn go in one script run, and equal the in-memory ones taken in order", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            process: fc.integer({ min: 0, max: 1 }),
+            requests: fc.array(fc.record({ client: fc.constantFrom("a", "b"), burst: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.integer({ min: 1, max: 10 }),
+        async (turns, limit) => {
+          await admin.send("FLUSHALL", []);
+          const clock = new FakeClock();
+          const windows = new SlidingWindowLimiter({ clock });
+          const bursts = new Map(["a", "b"].map((c) => [c, new TokenBucketLimiter({ capacity: 3, refillPerSecond: 3, clock })]));
+          for (const { process, requests } of turns) {
+            // Asked together, without waiting for one another: one batch, one script run.
+            const got = await Promise.all(
+              requests.map(({ client, burst }) => processes[process]!.admit(client, limit, burst ? bursts.get(client)!.shape : null, clock.now())),
+            );
+            const expected = requests.map(({ client, burst }) => {
+              const b = burst ? bursts.get(client)!.take(client) : null;
+              return { burst: b, window: b === null || b.allowed ? windows.hit(client, limit) : windows.peek(client, limit) };
+            });
+            expect(got).toEqual(expected);
+            clock.advance(400);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   test("failed-authentication bucket: takes and peeks from two processes over random clock steps", async () => {
     await fc.assert(
       fc.asyncProperty(steps, async (run) => {
