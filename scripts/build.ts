@@ -31,7 +31,8 @@ const target = `bun-${os}-${arch}${baseline ? "-baseline" : ""}`;
 
 const build = Bun.spawnSync(
   [
-    process.execPath, "build", "src/main.ts",
+    // The checkpointer's thread is a second entry point: Bun bundles a worker only when told.
+    process.execPath, "build", "src/main.ts", "src/db/checkpoint-worker.ts",
     "--compile",
     "--minify",
     "--sourcemap",

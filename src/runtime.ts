@@ -3,6 +3,7 @@
 // `redis` in the config the limits live in Redis, shared by every process (CONTRACT §15); while
 // Redis cannot answer, each process uses its own in-memory limiters.
 import type { Client, RedisSettings, RuntimeConfig } from "./config/model.ts";
+import { Checkpointer } from "./db/checkpointer.ts";
 import { TenantRegistry } from "./db/tenants.ts";
 import { ApiError } from "./errors.ts";
 import type { LimitDecision } from "./limits/decision.ts";
@@ -55,7 +56,8 @@ export class Runtime {
   ) {
     this.config = config;
     this.tokens = new TokenService(config.jwtSecret, config.environment, clock);
-    this.tenants = new TenantRegistry(clock);
+    const logger = options.logger ?? silentLogger();
+    this.tenants = new TenantRegistry(clock, new Checkpointer((what) => logger.error(what)));
     this.windows = new SlidingWindowLimiter({ clock });
     this.authFailures = new TokenBucketLimiter({
       capacity: AUTH_FAILURE_CAPACITY,

@@ -6,12 +6,12 @@
 // to the child on its standard input, never in its arguments or environment; its report comes
 // back as one JSON line on its standard output.
 import { setPriority } from "node:os";
-import { fileURLToPath } from "node:url";
 import { FeedScheduler, type Launched } from "../agency/feed-runs/scheduler.ts";
 import type { FeedSpec } from "../config/model.ts";
 import type { RunReport } from "../agency/feed-runs/run.ts";
 import type { Logger } from "../logging.ts";
 import type { Runtime } from "../runtime.ts";
+import { selfCommand } from "../executable.ts";
 
 /** Below the server's priority: the API's requests come first on a busy core. */
 const CHILD_NICENESS = 10;
@@ -22,12 +22,6 @@ const STOP_GRACE_MS = 15_000;
 export interface ChildInput {
   feed: FeedSpec;
   owner: string;
-}
-
-/** This binary again: the compiled executable runs itself; from source, Bun runs the entry file. */
-function selfCommand(args: string[]): string[] {
-  const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:\\~BUN\\");
-  return compiled ? [process.execPath, ...args] : [process.execPath, fileURLToPath(new URL("../main.ts", import.meta.url)), ...args];
 }
 
 function failedReport(feed: FeedSpec, durationMs: number, why: string): RunReport {

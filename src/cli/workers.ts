@@ -5,6 +5,7 @@
 // worker that dies, collects every worker's metrics for a scrape (src/metrics/cluster.ts), and
 // exits once every worker has stopped.
 import type { Subprocess } from "bun";
+import { selfCommand } from "../executable.ts";
 import type { Logger } from "../logging.ts";
 import { collectWorkerMetrics } from "../metrics/cluster.ts";
 import { assertPortFree } from "./server.ts";
@@ -38,12 +39,6 @@ export function stopWhenOrphaned(): void {
   };
   check();
   setInterval(check, 1_000).unref();
-}
-
-/** This very command again: the compiled binary runs itself; from source, Bun runs the entry file. */
-function selfCommand(args: string[]): string[] {
-  const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:\\~BUN\\");
-  return compiled ? [process.execPath, ...args] : [process.execPath, Bun.main, ...args];
 }
 
 export async function superviseWorkers(options: { count: number; args: string[]; host: string; port: number; logger: Logger }): Promise<void> {

@@ -11,6 +11,7 @@
 // See src/db/in-use.ts for how the CLI tells a database is in use without opening it.
 import type { Database, Statement } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
+import type { Checkpointer } from "./checkpointer.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
 import { closeDatabase, openExistingDatabase } from "./open.ts";
 
@@ -105,7 +106,11 @@ export class TenantRegistry {
   /** Connections of their own that requests still hold on these files (a portal feed's snapshot). */
   private readonly held = new Set<() => void>();
 
-  constructor(private readonly clock: Clock) {}
+  /** `checkpoints`: who copies the WAL back, off the event loop (without one, each commit may). */
+  constructor(
+    private readonly clock: Clock,
+    private readonly checkpoints: Checkpointer | null = null,
+  ) {}
 
   get(path: string): Tenant | null {
     const tenant = this.open.get(path);
@@ -128,7 +133,14 @@ export class TenantRegistry {
   }
 
   private openTenant(path: string): Tenant {
-    return new Tenant(path, openExistingDatabase(path), openExistingDatabase(path), this.clock);
+    const tenant = new Tenant(path, openExistingDatabase(path), openExistingDatabase(path), this.clock);
+    this.checkpoints?.watch(path, [tenant.read, tenant.write]);
+    return tenant;
+  }
+
+  private closeTenant(tenant: Tenant): void {
+    this.checkpoints?.forget(tenant.path, [tenant.read, tenant.write]);
+    tenant.close();
   }
 
   /** Fresh connections for a tenant whose writes failed read-only; the old one retires later. */
@@ -136,7 +148,7 @@ export class TenantRegistry {
     try {
       const fresh = this.openTenant(stale.path);
       this.open.set(stale.path, fresh);
-      setTimeout(() => stale.close(), RETIRE_AFTER_MS).unref();
+      setTimeout(() => this.closeTenant(stale), RETIRE_AFTER_MS).unref();
       return fresh;
     } catch {
       stale.readOnlySince = this.clock.now();
@@ -166,7 +178,8 @@ export class TenantRegistry {
   closeAll(): void {
     for (const release of [...this.held]) release();
     this.held.clear();
-    for (const tenant of this.open.values()) tenant.close();
+    this.checkpoints?.close();
+    for (const tenant of this.open.values()) this.closeTenant(tenant);
     this.open.clear();
   }
 }

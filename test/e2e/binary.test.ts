@@ -1,7 +1,7 @@
 // The compiled binary on its own: copied alone to an empty folder it seeds, serves the sandbox,
 // refuses bad configs with exit 2, reloads on SIGHUP and stops gracefully on SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
@@ -60,6 +60,38 @@ describe("the binary alone in an empty folder", () => {
     }
     expect(lines.some((line) => line.msg === "listening")).toBe(true);
     expect(lines.at(-1)).toMatchObject({ msg: "stopped" });
+  });
+});
+
+describe("checkpoints off the event loop (src/db/checkpointer.ts)", () => {
+  test("the executable's own checkpointer thread copies lead commits into the database file", async () => {
+    const folder = mkdtempSync(join(dir, "checkpoints-"));
+    const server = await startBinary(binary, ["sandbox"], folder, {}, { captureStdout: true });
+    try {
+      const token = await sandboxToken(server.url);
+      const file = join(folder, "data/sandbox.sqlite");
+      // The first request opens the database (and starts the thread); in WAL mode the file itself
+      // changes only when a checkpoint copies pages into it.
+      expect((await fetch(`${server.url}/v1/properties?fields=id&limit=1`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      const before = statSync(file).mtimeMs;
+      for (let i = 0; i < 3; i++) {
+        const created = await fetch(`${server.url}/v1/leads`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ name: "Maria Oliveira", email: "maria@example.com", phone: "+55 11 98765-4321", message: "Quero visitar" }),
+        });
+        expect(created.status).toBe(201);
+      }
+      // Three leads are far below SQLite's own threshold (1,000 pages): only the thread copies them.
+      const deadline = performance.now() + 10_000;
+      while (statSync(file).mtimeMs === before && performance.now() < deadline) await Bun.sleep(50);
+      expect(statSync(file).mtimeMs).toBeGreaterThan(before);
+      expect(await server.stop()).toBe(0);
+      const lines = (await server.stdout()).trim().split("\n").map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(lines.filter((line) => line.level >= 40)).toEqual([]); // no failed checkpoint, no dead thread
+    } finally {
+      server.proc.kill("SIGKILL");
+    }
   });
 });
 

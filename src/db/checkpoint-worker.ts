@@ -1,0 +1,67 @@
+// The checkpointer's thread (see checkpointer.ts): a connection of its own to each database the
+// server has open, and the WAL copied back into the database file from here, where the copy
+// and its fsync hold up nobody's event loop. Told which files by messages from the server.
+import { Database } from "bun:sqlite";
+import { CHECKPOINT_EVERY_MS, RESTART_AFTER_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
+
+declare const self: Worker;
+
+/** How long a RESTART waits for the server's writer and readers to step aside (milliseconds); it delays new commits meanwhile. */
+const RESTART_WAIT_MS = 5;
+
+const databases = new Map<string, Database>();
+/** Files whose last checkpoint failed, already reported: a failure is told once, not every tick. */
+const failing = new Set<string>();
+
+function report(message: CheckpointerReport): void {
+  self.postMessage(message);
+}
+
+function open(path: string): void {
+  if (databases.has(path)) return;
+  try {
+    const db = new Database(path, { readwrite: true, create: false, strict: true });
+    db.run(`PRAGMA busy_timeout = ${RESTART_WAIT_MS}`);
+    databases.set(path, db);
+  } catch (error) {
+    report({ path, error: (error as Error).message });
+  }
+}
+
+function close(path: string): void {
+  databases.get(path)?.close();
+  databases.delete(path);
+  failing.delete(path);
+}
+
+/**
+ * PASSIVE copies what no reader still needs and never waits for anyone. It cannot make the WAL
+ * start over from its beginning while the server keeps committing (the file would only grow),
+ * so once the WAL holds RESTART_AFTER_FRAMES a RESTART follows: PASSIVE has just copied all but
+ * the latest frames, so it holds the write lock only for those, and the next commit writes the
+ * WAL from its start again. It waits at most RESTART_WAIT_MS for the server's writer and
+ * readers (a reader still on old frames, a portal feed's snapshot for one, makes it give up
+ * until the next tick).
+ */
+function checkpoint(path: string, db: Database): void {
+  try {
+    const passive = db.query<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
+    if (passive !== null && passive.busy === 0 && passive.log >= RESTART_AFTER_FRAMES) db.run("PRAGMA wal_checkpoint(RESTART)");
+    failing.delete(path);
+  } catch (error) {
+    // SQLITE_BUSY: a writer or a reader held on; the next tick tries again.
+    if ((error as { code?: unknown }).code === "SQLITE_BUSY" || failing.has(path)) return;
+    failing.add(path);
+    report({ path, error: (error as Error).message });
+  }
+}
+
+self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
+  const message = event.data;
+  if (message.watch !== undefined) open(message.watch);
+  if (message.forget !== undefined) close(message.forget);
+};
+
+setInterval(() => {
+  for (const [path, db] of databases) checkpoint(path, db);
+}, CHECKPOINT_EVERY_MS);

@@ -1,0 +1,99 @@
+// Checkpoints off the event loop. SQLite copies the WAL back into the database file (a
+// checkpoint) on whichever connection's commit finds the WAL past 1000 pages. In the server
+// that was a lead creation, on the event loop: while an import or a feed run wrote into a served
+// file, several times a second, each a copy of megabytes and an fsync of the database file (read
+// p99 during a feed run 2.7 times idle, `bun run bench --only feed-run`). The server's
+// connections leave that to a thread of the process instead (checkpoint-worker.ts), keeping
+// SQLite's own only as a backstop far above the thread's pace.
+import type { Database } from "bun:sqlite";
+import { runsCompiled } from "../executable.ts";
+import type { CheckpointerMessage, CheckpointerReport } from "./checkpoint-protocol.ts";
+
+/**
+ * The thread's code. In the executable, Bun files each entry point of the build (scripts/build.ts
+ * names this one) under its path from their common folder, src/, as JavaScript. An absolute
+ * path there: a relative one that Bun did not find inside would be looked for in the
+ * working directory.
+ */
+const WORKER_CODE = runsCompiled ? "/$bunfs/root/db/checkpoint-worker.js" : new URL("./checkpoint-worker.ts", import.meta.url).href;
+
+/** SQLite's default automatic checkpoint, put back should the thread die. */
+const SQLITE_DEFAULT_FRAMES = 1000;
+/** The connections' own automatic checkpoint while the thread runs: reached only if it falls far behind. */
+const BACKSTOP_FRAMES = 10_000;
+
+export class Checkpointer {
+  private worker: Worker | null = null;
+  private dead = false;
+  /** Per file, the server's connections to it (a reopened tenant and the one it replaces overlap). */
+  private readonly watched = new Map<string, Set<Database>>();
+
+  /** `onError`: told of what went wrong, in words for the log. `workerCode`: tests name another. */
+  constructor(
+    private readonly onError: (what: string) => void,
+    private readonly workerCode: string = WORKER_CODE,
+  ) {}
+
+  /** Leaves the checkpoints of `path` to the thread: its connections `connections` stop doing them (but for the backstop). */
+  watch(path: string, connections: Database[]): void {
+    const worker = this.running();
+    if (worker === null) return; // SQLite's own checkpoints stay as they are
+    let open = this.watched.get(path);
+    if (open === undefined) {
+      open = new Set();
+      this.watched.set(path, open);
+      worker.postMessage({ watch: path } satisfies CheckpointerMessage);
+    }
+    for (const db of connections) {
+      db.run(`PRAGMA wal_autocheckpoint = ${BACKSTOP_FRAMES}`);
+      open.add(db);
+    }
+  }
+
+  /** The connections `connections` to `path` are closing; the thread lets go of the file once none is left. */
+  forget(path: string, connections: Database[]): void {
+    const open = this.watched.get(path);
+    if (open === undefined) return;
+    for (const db of connections) open.delete(db);
+    if (open.size > 0) return;
+    this.watched.delete(path);
+    this.worker?.postMessage({ forget: path } satisfies CheckpointerMessage);
+  }
+
+  /** Ends the thread, its connections with it: the server's own close after, the last leaving the file whole. */
+  close(): void {
+    this.worker?.terminate();
+    this.worker = null;
+    this.watched.clear();
+  }
+
+  private running(): Worker | null {
+    if (this.worker !== null || this.dead) return this.worker;
+    const worker = new Worker(this.workerCode);
+    worker.unref(); // never what keeps a process alive
+    worker.onmessage = (event: MessageEvent<CheckpointerReport>) => this.onError(`checkpoint of ${event.data.path} failed: ${event.data.error}`);
+    worker.onerror = (event) => {
+      worker.terminate();
+      this.died(event.message);
+    };
+    this.worker = worker;
+    return worker;
+  }
+
+  /** The thread is gone (it could not start, or it crashed): every connection checkpoints for itself again. */
+  private died(why: string): void {
+    this.dead = true;
+    this.worker = null;
+    for (const open of this.watched.values()) {
+      for (const db of open) {
+        try {
+          db.run(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_FRAMES}`);
+        } catch {
+          // Closed meanwhile: nothing to put back.
+        }
+      }
+    }
+    this.watched.clear();
+    this.onError(`the checkpointer thread stopped (${why}); each connection checkpoints for itself again`);
+  }
+}

@@ -1,0 +1,145 @@
+// The server's checkpoints run on a thread of their own (src/db/checkpointer.ts): a commit on the
+// event loop never copies the WAL back. Observed from outside with stat() only (the rule of
+// src/db/tenants.ts): in WAL mode the database file changes only when a checkpoint copies pages
+// into it, and the WAL file grows only when a commit cannot start over from its beginning.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Checkpointer } from "../../src/db/checkpointer.ts";
+import { closeDatabase, openDatabase } from "../../src/db/open.ts";
+import { TenantRegistry } from "../../src/db/tenants.ts";
+import { FakeClock } from "../helpers/app.ts";
+
+let dir: string;
+let path: string;
+let db: Database;
+let checkpointer: Checkpointer;
+let errors: string[];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "pa-checkpoints-"));
+  path = join(dir, "agency.sqlite");
+  db = openDatabase(path);
+  db.run("CREATE TABLE scratch (payload BLOB)");
+  errors = [];
+  checkpointer = new Checkpointer((what) => errors.push(what));
+});
+afterEach(() => {
+  checkpointer.close();
+  closeDatabase(db);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Commits `pages` new pages of data (one row of 3,000 random bytes fills a page). */
+function write(pages: number): void {
+  db.transaction(() => {
+    for (let i = 0; i < pages; i++) db.run("INSERT INTO scratch VALUES (randomblob(3000))");
+  })();
+}
+
+const size = (file: string) => statSync(file).size;
+
+/** Waits (up to 10 s) for `condition`, polling: the thread works on its own schedule. */
+async function eventually(condition: () => boolean): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error("the condition did not hold within 10 s");
+    await Bun.sleep(20);
+  }
+}
+
+const autocheckpoint = (connection: Database) => (connection.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+
+describe("the checkpointer thread", () => {
+  test("copies a watched database's commits into its file, though no commit reached SQLite's own threshold", async () => {
+    checkpointer.watch(path, [db]);
+    expect(autocheckpoint(db)).toBe(10_000); // the connection's own: a backstop only
+    const before = size(path);
+    write(50);
+    expect(size(path)).toBe(before); // the commit itself copied nothing
+    await eventually(() => size(path) >= before + 50 * 4096);
+    expect(errors).toEqual([]);
+  });
+
+  test("keeps the WAL from growing while the server goes on committing", async () => {
+    checkpointer.watch(path, [db]);
+    db.run("PRAGMA synchronous = NORMAL"); // thousands of commits without an fsync each
+    const insert = db.prepare("INSERT INTO scratch VALUES (randomblob(3000))");
+    // 8,000 commits of a page each (about 32 MiB of WAL in all), with the short gaps between
+    // them that a server's group commits leave.
+    for (let n = 1; n <= 8000; n++) {
+      insert.run();
+      if (n % 5 === 0) await Bun.sleep(1);
+    }
+    insert.finalize();
+    // A WAL copied back but never started over would hold them all (or reach the connection's
+    // own backstop, 10,000 pages): the thread's RESTARTs keep it near 1,000 pages and a tick's writes.
+    expect(size(`${path}-wal`)).toBeLessThan(16 * 2 ** 20);
+  });
+
+  test("lets go of a file only when the last of its connections is forgotten", async () => {
+    const second = openDatabase(path);
+    try {
+      checkpointer.watch(path, [db]);
+      checkpointer.watch(path, [second]);
+      checkpointer.forget(path, [second]);
+      const before = size(path);
+      write(50);
+      await eventually(() => size(path) >= before + 50 * 4096);
+    } finally {
+      closeDatabase(second);
+    }
+  });
+
+  test("closing ends the thread and its connections: the server's last close leaves the file whole, no WAL beside it", () => {
+    checkpointer.watch(path, [db]);
+    write(50);
+    checkpointer.close();
+    closeDatabase(db);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    db = openDatabase(path); // for afterEach
+    expect(db.query("SELECT count(*) AS n FROM scratch").get()).toEqual({ n: 50 });
+  });
+
+  test("a thread that cannot start is reported, and the connections checkpoint for themselves again", async () => {
+    const broken = new Checkpointer((what) => errors.push(what), join(dir, "no-such-worker.ts"));
+    try {
+      broken.watch(path, [db]);
+      await eventually(() => errors.length > 0);
+      expect(errors[0]).toContain("the checkpointer thread stopped");
+      expect(autocheckpoint(db)).toBe(1000);
+      // Later files are not handed to a thread that is gone.
+      const other = openDatabase(join(dir, "other.sqlite"));
+      try {
+        broken.watch(join(dir, "other.sqlite"), [other]);
+        expect(autocheckpoint(other)).toBe(1000);
+      } finally {
+        closeDatabase(other);
+      }
+    } finally {
+      broken.close();
+    }
+  });
+});
+
+describe("the server's open databases", () => {
+  test("are checkpointed by the registry's thread, and their connections do not checkpoint themselves", async () => {
+    closeDatabase(db);
+    const registry = new TenantRegistry(new FakeClock(), checkpointer);
+    try {
+      const tenant = registry.get(path)!;
+      expect(autocheckpoint(tenant.write)).toBe(10_000);
+      expect(autocheckpoint(tenant.read)).toBe(10_000);
+      const before = size(path);
+      tenant.write.transaction(() => {
+        for (let i = 0; i < 50; i++) tenant.write.run("INSERT INTO scratch VALUES (randomblob(3000))");
+      })();
+      await eventually(() => size(path) >= before + 50 * 4096);
+    } finally {
+      registry.closeAll();
+      db = openDatabase(path); // for afterEach
+    }
+  });
+});
