@@ -154,7 +154,7 @@ export async function importItems(
     const warningList = [...notices.sort(byLine), ...staged.warnings.sort(byLine)];
     return { ...counts, rejected: rejections.length, warnings: countByKind(warningList), rejections, warningList };
   } finally {
-    staging.drop();
+    await staging.drop();
   }
 }
 

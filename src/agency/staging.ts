@@ -4,7 +4,7 @@
 // after. That costs disk, not memory, and takes no write lock: the server keeps creating leads
 // while a 100,000-listing feed is read.
 import type { Database, Statement } from "bun:sqlite";
-import { writeFileSync } from "node:fs";
+import { statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDatabaseFiles } from "../db/files.ts";
@@ -227,7 +227,7 @@ export class Staging {
     return this.unmoved.get(planned.storedId, code, updatedAt, published ? 1 : 0) === null;
   }
 
-  drop(): void {
+  async drop(): Promise<void> {
     if (this.pending > 0) this.db.run("ROLLBACK");
     this.pending = 0;
     this.insert.finalize();
@@ -236,6 +236,25 @@ export class Staging {
     this.unmoved.finalize();
     this.rows.finalize();
     this.db.run("DETACH DATABASE staging");
+    await shrinkGradually(this.path);
     removeDatabaseFiles(this.path);
+  }
+}
+
+/** How much of the staging file is freed at a time when it goes, and the pause between. */
+const SHRINK_STEP_BYTES = 32 * 1024 * 1024;
+const SHRINK_PAUSE_MS = 20;
+
+/**
+ * Frees the staging file (hundreds of MB after a big feed) a step at a time before removing it:
+ * on a disk that discards freed blocks at once, removing it whole queued a burst that made the
+ * server's commit fsyncs wait 50-90 ms.
+ */
+export async function shrinkGradually(path: string, step = SHRINK_STEP_BYTES): Promise<void> {
+  let size = statSync(path).size;
+  while (size > step) {
+    size -= step;
+    truncateSync(path, size);
+    await Bun.sleep(SHRINK_PAUSE_MS);
   }
 }

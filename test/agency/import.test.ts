@@ -269,7 +269,7 @@ describe("checked against concurrent change, write by write", () => {
       meanwhile(conn);
       return await applyStaged(conn, staging, { partial: true, dryRun: false, now: new Date().toISOString(), newId: () => crypto.randomUUID(), chunked }).catch((error: unknown) => error);
     } finally {
-      staging.drop();
+      await staging.drop();
       closeDatabase(conn);
     }
   }
