@@ -9,22 +9,29 @@ declare const self: Worker;
 /** How long a RESTART waits for the server's writer and readers to step aside (milliseconds); it delays new commits meanwhile. */
 const RESTART_WAIT_MS = 5;
 
-const databases = new Map<string, Database>();
-/** Files whose last checkpoint failed, already reported: a failure is told once, not every tick. */
+/** The files the server has open, and this thread's connection to each (null until it opens). */
+const databases = new Map<string, Database | null>();
+/** Files whose last try failed, already reported: a failure is told once, not every tick. */
 const failing = new Set<string>();
 
-function report(message: CheckpointerReport): void {
-  self.postMessage(message);
+function report(path: string, error: unknown): void {
+  if (failing.has(path)) return;
+  failing.add(path);
+  self.postMessage({ path, error: (error as Error).message } satisfies CheckpointerReport);
 }
 
-function open(path: string): void {
-  if (databases.has(path)) return;
+/** The thread's connection to `path`, opened on first use and after a failure. */
+function connection(path: string): Database | null {
+  const open = databases.get(path);
+  if (open) return open;
   try {
     const db = new Database(path, { readwrite: true, create: false, strict: true });
     db.run(`PRAGMA busy_timeout = ${RESTART_WAIT_MS}`);
     databases.set(path, db);
+    return db;
   } catch (error) {
-    report({ path, error: (error as Error).message });
+    report(path, error);
+    return null;
   }
 }
 
@@ -43,25 +50,30 @@ function close(path: string): void {
  * readers (a reader still on old frames, a portal feed's snapshot for one, makes it give up
  * until the next tick).
  */
-function checkpoint(path: string, db: Database): void {
+function checkpoint(path: string): void {
+  const db = connection(path);
+  if (db === null) return;
   try {
     const passive = db.query<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
     if (passive !== null && passive.busy === 0 && passive.log >= RESTART_AFTER_FRAMES) db.run("PRAGMA wal_checkpoint(RESTART)");
     failing.delete(path);
   } catch (error) {
     // SQLITE_BUSY: a writer or a reader held on; the next tick tries again.
-    if ((error as { code?: unknown }).code === "SQLITE_BUSY" || failing.has(path)) return;
-    failing.add(path);
-    report({ path, error: (error as Error).message });
+    if ((error as { code?: unknown }).code === "SQLITE_BUSY") return;
+    report(path, error);
+    // Opened afresh at the next tick: a connection opened while the file was write-protected
+    // stays read-only even once it is writable again.
+    db.close();
+    databases.set(path, null);
   }
 }
 
 self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   const message = event.data;
-  if (message.watch !== undefined) open(message.watch);
+  if (message.watch !== undefined && !databases.has(message.watch)) databases.set(message.watch, null);
   if (message.forget !== undefined) close(message.forget);
 };
 
 setInterval(() => {
-  for (const [path, db] of databases) checkpoint(path, db);
+  for (const path of databases.keys()) checkpoint(path);
 }, CHECKPOINT_EVERY_MS);

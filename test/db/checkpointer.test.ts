@@ -103,6 +103,26 @@ describe("the checkpointer thread", () => {
     expect(db.query("SELECT count(*) AS n FROM scratch").get()).toEqual({ n: 50 });
   });
 
+  test("a file it cannot open is reported once, not at every tick, and checkpointed once it can be", async () => {
+    const later = join(dir, "later.sqlite");
+    checkpointer.watch(later, []);
+    await eventually(() => errors.length > 0);
+    await Bun.sleep(350); // three more ticks
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(later);
+    const other = openDatabase(later); // SQLite's own checkpoint at 1,000 pages: 50 never reach it
+    try {
+      other.run("CREATE TABLE scratch (payload BLOB)");
+      const before = size(later);
+      other.transaction(() => {
+        for (let i = 0; i < 50; i++) other.run("INSERT INTO scratch VALUES (randomblob(3000))");
+      })();
+      await eventually(() => size(later) >= before + 50 * 4096);
+    } finally {
+      closeDatabase(other);
+    }
+  });
+
   test("a thread that cannot start is reported, and the connections checkpoint for themselves again", async () => {
     const broken = new Checkpointer((what) => errors.push(what), join(dir, "no-such-worker.ts"));
     try {
