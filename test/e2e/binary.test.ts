@@ -1,19 +1,16 @@
 // The compiled binary on its own: copied alone to an empty folder it seeds, serves the sandbox,
 // refuses bad configs with exit 2, reloads on SIGHUP and stops gracefully on SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, freePort, sandboxToken, startBinary } from "../helpers/binary.ts";
+import { binaryInNewFolder, freePort, sandboxToken, startBinary } from "../helpers/binary.ts";
 
 let dir: string;
 let binary: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "pa-e2e-"));
-  binary = join(dir, "partner-api");
-  copyFileSync(ensureBinary(), binary);
+  ({ dir, binary } = binaryInNewFolder("pa-e2e-"));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -2,19 +2,16 @@
 // binary and a real SIGHUP: an agency that gives a partner a new key or secret revokes every
 // token issued under the old pair at once, not an hour later.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, startBinary } from "../helpers/binary.ts";
+import { binaryInNewFolder, startBinary } from "../helpers/binary.ts";
 
 let dir: string;
 let binary: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "pa-credentials-"));
-  binary = join(dir, "partner-api");
-  copyFileSync(ensureBinary(), binary);
+  ({ dir, binary } = binaryInNewFolder("pa-credentials-"));
   const seeded = Bun.spawnSync([binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "20", "--leads", "10"], { cwd: dir });
   if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
 });

@@ -1,19 +1,16 @@
 // `partner-api healthcheck`: the container's health check (the image has no curl). Exit 0 when
 // GET /health on this machine answers 200; else 1, saying what answered or why nothing did.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinary, freePort, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { binaryInNewFolder, freePort, startBinary, type RunningBinary } from "../helpers/binary.ts";
 
 let dir: string;
 let binary: string;
 let sandbox: RunningBinary;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "pa-healthcheck-"));
-  binary = join(dir, "partner-api");
-  copyFileSync(ensureBinary(), binary);
+  ({ dir, binary } = binaryInNewFolder("pa-healthcheck-"));
   sandbox = await startBinary(binary, ["sandbox", "--db", join(dir, "sandbox.sqlite")], dir);
 });
 afterAll(async () => {

@@ -1,19 +1,16 @@
 // Where the binary listens (CONTRACT §1): the sandbox, whose credentials are public, only on
 // 127.0.0.1 unless --host says otherwise; a port already in use is an error, never shared.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, sandboxToken, startBinary } from "../helpers/binary.ts";
+import { binaryInNewFolder, sandboxToken, startBinary } from "../helpers/binary.ts";
 
 let dir: string;
 let binary: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "pa-listen-"));
-  binary = join(dir, "partner-api");
-  copyFileSync(ensureBinary(), binary);
+  ({ dir, binary } = binaryInNewFolder("pa-listen-"));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,10 +5,9 @@
 // see every outside commit at once.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinary, sandboxToken, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { binaryInNewFolder, sandboxToken, startBinary, type RunningBinary } from "../helpers/binary.ts";
 import { shmLocksHeldBy } from "../helpers/locks.ts";
 import { toolForTests } from "../helpers/tools.ts";
 
@@ -20,9 +19,7 @@ let binary: string;
 const started: RunningBinary[] = [];
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "pa-shared-db-"));
-  binary = join(dir, "partner-api");
-  copyFileSync(ensureBinary(), binary);
+  ({ dir, binary } = binaryInNewFolder("pa-shared-db-"));
 });
 afterAll(() => {
   for (const server of started) if (server.proc.exitCode === null) server.proc.kill("SIGKILL");

@@ -3,11 +3,10 @@
 // open database file". The binary runs as a user without the right: `nobody` through setpriv when
 // the suite runs as root (root may write anything), else the suite's own user on chmod-ed paths.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, freePort } from "../helpers/binary.ts";
+import { binaryInNewFolder, freePort } from "../helpers/binary.ts";
 import { toolForTests } from "../helpers/tools.ts";
 
 const asRoot = process.getuid?.() === 0;
@@ -42,10 +41,8 @@ function seed(path: string): void {
 
 beforeAll(() => {
   if (!runnable) return;
-  base = mkdtempSync(join(tmpdir(), "pa-unwritable-"));
+  ({ dir: base, binary } = binaryInNewFolder("pa-unwritable-"));
   chmodSync(base, 0o755); // the unprivileged user runs the binary from here
-  binary = join(base, "partner-api");
-  copyFileSync(ensureBinary(), binary);
   locked = join(base, "locked");
   mkdirSync(locked);
   seed(join(locked, "agency.sqlite"));

@@ -6,11 +6,10 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { RedisClient } from "bun";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, freePort, waitHealthy } from "../helpers/binary.ts";
+import { binaryInNewFolder, freePort, waitHealthy } from "../helpers/binary.ts";
 import { REDIS_SERVER, startRedis, type TestRedis } from "../helpers/redis.ts";
 
 let dir: string;
@@ -20,9 +19,7 @@ let redis: TestRedis;
 const started: ReturnType<typeof Bun.spawn>[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "pa-workers-"));
-  binary = join(dir, "partner-api");
-  copyFileSync(ensureBinary(), binary);
+  ({ dir, binary } = binaryInNewFolder("pa-workers-"));
   const seeded = Bun.spawnSync([binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "60", "--leads", "60"], { cwd: dir });
   if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
   if (REDIS_SERVER !== null) redis = await startRedis();

@@ -1,6 +1,6 @@
 // Runs the compiled binary as a subprocess for end-to-end tests (built once if missing or stale).
-import { existsSync, statSync } from "node:fs";
-import { readdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dir, "../..");
@@ -22,6 +22,14 @@ export function ensureBinary(): string {
     if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stderr.toString()}`);
   }
   return BINARY;
+}
+
+/** A new temporary folder (named from `prefix`) holding a copy of the binary alone, as an agency would run it. */
+export function binaryInNewFolder(prefix: string): { dir: string; binary: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const binary = join(dir, "partner-api");
+  copyFileSync(ensureBinary(), binary);
+  return { dir, binary };
 }
 
 /** A port that was free a moment ago. */

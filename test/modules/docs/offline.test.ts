@@ -2,10 +2,9 @@
 // folder, serves the Scalar bundle it embeds, and headless Chromium, with every host but the
 // server unreachable, renders the reference with all the endpoints.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinary, startBinary, type RunningBinary } from "../../helpers/binary.ts";
+import { binaryInNewFolder, startBinary, type RunningBinary } from "../../helpers/binary.ts";
 import { toolForTests } from "../../helpers/tools.ts";
 
 /** Absent on a fresh machine: the browser test is then skipped with a notice (CI requires it). */
@@ -20,9 +19,9 @@ let dir: string;
 let server: RunningBinary;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "pa-docs-offline-"));
-  const binary = join(dir, "partner-api");
-  copyFileSync(ensureBinary(), binary);
+  const made = binaryInNewFolder("pa-docs-offline-");
+  dir = made.dir;
+  const binary = made.binary;
   server = await startBinary(binary, ["sandbox", "--db", join(dir, "sandbox.sqlite")], dir);
 }, 120_000);
 
