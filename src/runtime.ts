@@ -46,6 +46,7 @@ export class Runtime {
   readonly authFailures: TokenBucketLimiter;
   private readonly bursts = new Map<string, { perSecond: number; bucket: TokenBucketLimiter }>();
   private shared: Shared | null = null;
+  private readonly logger: Logger;
   /** Whether the limits are in Redis now, and how often they fell back (in /metrics while `redis` is configured). */
   readonly redisMetrics = new RedisMetrics(() => this.redisAvailable);
 
@@ -56,8 +57,8 @@ export class Runtime {
   ) {
     this.config = config;
     this.tokens = new TokenService(config.jwtSecret, config.environment, clock);
-    const logger = options.logger ?? silentLogger();
-    this.tenants = new TenantRegistry(clock, new Checkpointer((what) => logger.error(what)));
+    this.logger = options.logger ?? silentLogger();
+    this.tenants = new TenantRegistry(clock, new Checkpointer((what) => this.logger.error(what)));
     this.windows = new SlidingWindowLimiter({ clock });
     this.authFailures = new TokenBucketLimiter({
       capacity: AUTH_FAILURE_CAPACITY,
@@ -83,7 +84,7 @@ export class Runtime {
     if (settings === null) return;
     const connection = new RedisConnection({
       url: settings.url,
-      logger: this.options.logger ?? silentLogger(),
+      logger: this.logger,
       onFallback: (fallingBack) => {
         if (fallingBack) this.redisMetrics.fellBack();
         this.options.onRedisFallback?.(fallingBack);

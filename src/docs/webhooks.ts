@@ -11,6 +11,7 @@ import {
   SubscriptionSchema,
   SubscriptionWithSecretSchema,
   TestResultSchema,
+  withSecretOf,
 } from "../modules/webhooks/model.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE } from "../modules/listing/params.ts";
 import { EVENT_TYPES, type EventType } from "../webhooks/events.ts";
@@ -40,8 +41,7 @@ const subscription = {
   createdAt: EXAMPLE_TIME,
   updatedAt: EXAMPLE_TIME,
 };
-const { createdAt, updatedAt, disabledReason: _shownByGet, ...subscriptionHead } = subscription;
-const withSecret = { ...subscriptionHead, secret: EXAMPLE_SECRET, createdAt, updatedAt };
+const withSecret = withSecretOf(subscription, EXAMPLE_SECRET);
 const delivery = {
   id: "msg_019430b2-5c1e-7d3a-9f2b-6a8c4e1d0b37",
   type: "lead.created",

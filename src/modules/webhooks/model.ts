@@ -80,6 +80,15 @@ export const SubscriptionWithSecretSchema = T.Object(
   { title: "WebhookSubscriptionWithSecret", additionalProperties: false },
 );
 
+/**
+ * A subscription as created or rotated, from its view as GET shows it: the members CONTRACT §13
+ * lists, in its order, the secret among them (the answer and the docs' example both).
+ */
+export function withSecretOf<View extends { disabledReason: unknown; createdAt: string; updatedAt: string }>(view: View, secret: string) {
+  const { createdAt, updatedAt, disabledReason: _shownByGet, ...rest } = view;
+  return { ...rest, secret, createdAt, updatedAt };
+}
+
 export const DeliverySchema = T.Object(
   {
     id: T.String({ description: "The delivery's `webhook-id`, the same on every attempt" }),

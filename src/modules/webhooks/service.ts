@@ -22,6 +22,7 @@ import {
   type PageQuery,
   type SubscriptionInput,
   type SubscriptionPatch,
+  withSecretOf,
 } from "./model.ts";
 import { subscriptionsRepo, type DeliveryRecord, type SubscriptionRecord } from "./repo.ts";
 
@@ -45,11 +46,6 @@ function view(row: SubscriptionRecord) {
   };
 }
 
-/** As created or rotated: the members CONTRACT §13 lists, in its order, the secret among them. */
-function withSecret(row: SubscriptionRecord) {
-  const { createdAt, updatedAt, disabledReason: _shownByGet, ...rest } = view(row);
-  return { ...rest, secret: row.secret, createdAt, updatedAt };
-}
 
 function deliveryView(row: DeliveryRecord) {
   return {
@@ -117,7 +113,7 @@ export async function createSubscription(service: WebhookService, tenant: Tenant
     ]);
   }
   service.worker.kick();
-  return data(withSecret(created));
+  return data(withSecretOf(view(created), created.secret));
 }
 
 export function listSubscriptions(tenant: Tenant, clientId: string, query: PageQuery): string {
@@ -177,7 +173,7 @@ export async function rotateSecret(service: WebhookService, tenant: Tenant, clie
     repo.rotate(db, current.id, clientId, newSecret(), now + PREVIOUS_SECRET_MS, new Date(now).toISOString()),
   );
   if (rotated === null) throw notFound();
-  return data(withSecret(rotated));
+  return data(withSecretOf(view(rotated), rotated.secret));
 }
 
 export async function sendTestEvent(service: WebhookService, tenant: Tenant, clientId: string, id: string | null): Promise<string> {
