@@ -14,8 +14,9 @@ import { API_KEY, API_SECRET, issueToken } from "./api.ts";
 import { ensureCrmFeed } from "./import-bench.ts";
 import { freePort, rssKb, startServer } from "./proc.ts";
 import { BINARY, DATASET_1M, ensureDataset, OUT, removeDatabase, ROOT } from "./product.ts";
-import { DEFAULT_PACE, describeLoad, type Load, LOAD_TABLE_HEAD, loadAverage, loadRow, lowerMedian as median, pacedPartners, type PacedScenarioSettings, READ_PATH, STALLS_NOTE } from "./paced.ts";
+import { DEFAULT_PACE, describeLoad, type Load, LOAD_TABLE_HEAD, loadAverage, loadRow, pacedPartners, type PacedScenarioSettings, READ_PATH, STALLS_NOTE } from "./paced.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
+import { lowerMedian as median } from "./stats.ts";
 import { wrkCommandLine, type WrkResult } from "./wrk.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 

@@ -47,12 +47,6 @@ export function loadAverage(): string {
   return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 }
 
-/** The lower median (an actual window, not an average of two). */
-export function lowerMedian(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
-
 /** wrk runs of the paced partners against one server, wrk on `core`. */
 export function pacedPartners(options: { base: string; token: string; core: number; label: string; leads: Pace; reads: Pace }) {
   const run = (mode: "leads" | "reads", durationS: number): WrkRun => {

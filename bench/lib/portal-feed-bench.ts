@@ -11,8 +11,9 @@ import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET, issueToken } from "./api.ts";
 import { freePort, processCpuS, rssKb, sampleRss, startServer, track } from "./proc.ts";
 import { ensureDataset, OUT, removeDatabase, ROOT, type Dataset } from "./product.ts";
-import { DEFAULT_PACE, describeLoad, type Load, LOAD_TABLE_HEAD, loadAverage, loadRow, lowerMedian as median, pacedPartners, type PacedScenarioSettings, READ_PATH, STALLS_NOTE } from "./paced.ts";
+import { DEFAULT_PACE, describeLoad, type Load, LOAD_TABLE_HEAD, loadAverage, loadRow, pacedPartners, type PacedScenarioSettings, READ_PATH, STALLS_NOTE } from "./paced.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
+import { lowerMedian as median } from "./stats.ts";
 import { wrkCommandLine } from "./wrk.ts";
 
 export const PORTAL_FEED_DATASET: Dataset = { label: "100k", properties: 100_000, leads: 10_000, seed: 42 };

@@ -20,3 +20,9 @@ export function ratio(a: number | undefined, b: number | undefined): number {
   if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return Number.NaN;
   return a / b;
 }
+
+/** The lower median: an actual value (a window of a paced scenario), never an average of two. */
+export function lowerMedian(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
