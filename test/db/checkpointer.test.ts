@@ -32,10 +32,10 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Commits `pages` new pages of data (one row of 3,000 random bytes fills a page). */
-function write(pages: number): void {
-  db.transaction(() => {
-    for (let i = 0; i < pages; i++) db.run("INSERT INTO scratch VALUES (randomblob(3000))");
+/** Commits `pages` new pages of data on `connection` (one row of 3,000 random bytes fills a page). */
+function write(pages: number, connection: Database = db): void {
+  connection.transaction(() => {
+    for (let i = 0; i < pages; i++) connection.run("INSERT INTO scratch VALUES (randomblob(3000))");
   })();
 }
 
@@ -114,9 +114,7 @@ describe("the checkpointer thread", () => {
     try {
       other.run("CREATE TABLE scratch (payload BLOB)");
       const before = size(later);
-      other.transaction(() => {
-        for (let i = 0; i < 50; i++) other.run("INSERT INTO scratch VALUES (randomblob(3000))");
-      })();
+      write(50, other);
       await eventually(() => size(later) >= before + 50 * 4096);
     } finally {
       closeDatabase(other);
@@ -153,9 +151,7 @@ describe("the server's open databases", () => {
       expect(autocheckpoint(tenant.write)).toBe(10_000);
       expect(autocheckpoint(tenant.read)).toBe(10_000);
       const before = size(path);
-      tenant.write.transaction(() => {
-        for (let i = 0; i < 50; i++) tenant.write.run("INSERT INTO scratch VALUES (randomblob(3000))");
-      })();
+      write(50, tenant.write);
       await eventually(() => size(path) >= before + 50 * 4096);
     } finally {
       registry.closeAll();
