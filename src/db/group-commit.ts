@@ -2,6 +2,13 @@
 // so one fsync. Each write runs in its own savepoint, so one that fails is undone alone and its
 // neighbours still commit; every promise settles only after the COMMIT has returned.
 //
+// A write is durable by default: its batch commits under synchronous = FULL, so it is on disk
+// before its promise settles. A write submitted as bookkeeping (the webhook worker's: outcomes,
+// claims, dispatch steps, all of which a restart can redo) may commit under NORMAL when no
+// durable write shares its batch: no fsync on the event loop, the WAL still written. It reaches
+// the disk with the next durable commit or the checkpointer's next pass (src/db/checkpointer.ts,
+// every 100 ms, on its own thread); a killed process loses none of it, only a power cut can.
+//
 // When another process holds the write lock (an import applying a chunk), the batch waits for
 // it on timers, never in SQLite's busy handler: that handler sleeps on the calling thread, and
 // here that is the event loop, so every request of the server would wait with the batch.
@@ -10,8 +17,12 @@ import { recordGroupCommit } from "../metrics/storage.ts";
 
 type Work<T> = (db: Database) => T;
 
+/** How a write must reach the disk: before its promise settles, or with the next sync. */
+export type Durability = "durable" | "bookkeeping";
+
 interface Job {
   work: Work<unknown>;
+  durability: Durability;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -46,6 +57,8 @@ export class GroupCommitWriter {
   private readonly savepoint: Statement;
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
+  /** The connection's synchronous setting now: FULL, or NORMAL after a batch of bookkeeping only. */
+  private synchronous: "FULL" | "NORMAL" | null = null;
 
   /**
    * `onOutcome` hears how each write ended: null once committed, else its error. `now` is the
@@ -63,13 +76,17 @@ export class GroupCommitWriter {
     this.savepoint = db.prepare("SAVEPOINT job");
     this.release = db.prepare("RELEASE job");
     this.rollbackTo = db.prepare("ROLLBACK TO job");
+    this.setSynchronous("FULL");
   }
 
-  /** Runs `work` inside the next batch's transaction; resolves once that batch is on disk. */
-  submit<T>(work: Work<T>): Promise<T> {
+  /**
+   * Runs `work` inside the next batch's transaction; resolves once that batch has committed:
+   * on disk for a durable write, in the WAL (on disk at the next sync) for bookkeeping.
+   */
+  submit<T>(work: Work<T>, durability: Durability = "durable"): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the database connection is closed"));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, durability, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) this.startBatch();
     });
   }
@@ -99,6 +116,8 @@ export class GroupCommitWriter {
    */
   private lock(): boolean {
     let busy = false;
+    // Set outside the transaction: SQLite refuses to change it inside one.
+    this.setSynchronous(this.queue.some((job, i) => i < MAX_BATCH && job.durability === "durable") ? "FULL" : "NORMAL");
     try {
       // Not a prepared statement: SQLite applies a PRAGMA's value when it is prepared.
       this.db.run("PRAGMA busy_timeout = 0");
@@ -121,6 +140,12 @@ export class GroupCommitWriter {
     const delay = LOCK_RETRY_MS[Math.min(this.lockTries++, LOCK_RETRY_MS.length - 1)]!;
     setTimeout(() => this.flush(), delay);
     return false;
+  }
+
+  private setSynchronous(level: "FULL" | "NORMAL"): void {
+    if (level === this.synchronous) return;
+    this.db.run(`PRAGMA synchronous = ${level}`);
+    this.synchronous = level;
   }
 
   /** Every queued write fails with the error that kept the batch from beginning. */

@@ -37,6 +37,23 @@ describe("GroupCommitWriter", () => {
     db.close();
   });
 
+  test("a batch of bookkeeping alone commits under synchronous NORMAL (no fsync of its own); any durable write makes its batch FULL", async () => {
+    const db = open();
+    const writer = new GroupCommitWriter(db);
+    const level = (d: Database) => (d.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+    const FULL = 2;
+    const NORMAL = 1;
+    expect(await writer.submit(level, "bookkeeping")).toBe(NORMAL);
+    expect(await writer.submit(level)).toBe(FULL);
+    // Submitted in one turn, so one batch: the lead-like write makes the whole batch durable.
+    expect(await Promise.all([writer.submit(level, "bookkeeping"), writer.submit(level, "durable")])).toEqual([FULL, FULL]);
+    expect(await writer.submit(level, "bookkeeping")).toBe(NORMAL);
+    // Whatever the connection was set to before, a durable write is committed FULL.
+    db.run("PRAGMA synchronous = OFF");
+    expect(await new GroupCommitWriter(db).submit(level)).toBe(FULL);
+    db.close();
+  });
+
   test("writes still arriving over the next turns of the event loop join the same batch", async () => {
     const db = open();
     const outside = new Database(join(dir, "t.sqlite"));
