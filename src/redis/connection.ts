@@ -34,6 +34,7 @@ export class RedisConnection {
   private readonly client: RedisClient;
   private readonly timeoutMs: number;
   private up = true;
+  private closed = false;
   private probing: ReturnType<typeof setInterval> | null = null;
   /** Commands waiting for an answer, oldest first, and the timer that times them out. */
   private readonly waiting = new Set<{ startedAt: number; reject: (error: Error) => void }>();
@@ -127,7 +128,7 @@ export class RedisConnection {
   }
 
   private markDown(reason: string): void {
-    if (!this.up) return;
+    if (!this.up || this.closed) return;
     this.up = false;
     this.options.logger.warn({ reason }, "redis unavailable: each process uses its own in-memory limits until it answers again");
     this.options.onFallback?.(true);
@@ -142,7 +143,8 @@ export class RedisConnection {
     } catch {
       return; // still down: the next probe tries again
     }
-    if (this.up) return;
+    // A probe under way when the connection was closed (a reload, a shutdown) ends silently.
+    if (this.up || this.closed) return;
     this.up = true;
     if (this.probing !== null) clearInterval(this.probing);
     this.probing = null;
@@ -151,6 +153,7 @@ export class RedisConnection {
   }
 
   close(): void {
+    this.closed = true;
     if (this.probing !== null) clearInterval(this.probing);
     if (this.watchdog !== null) clearInterval(this.watchdog);
     this.client.onclose = null;
