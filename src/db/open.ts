@@ -24,6 +24,10 @@ function applyPragmas(db: Database): void {
   // from counters, no request walks more than a day of index entries, and RSS stays low.
   db.run("PRAGMA cache_size = -16384");
   db.run("PRAGMA temp_store = MEMORY");
+  // A WAL that grew while a long snapshot kept checkpoints from starting it over (a portal's
+  // feed download: hundreds of MB) is cut back to this when the next commit starts it over,
+  // instead of keeping its largest size on disk for good.
+  db.run(`PRAGMA journal_size_limit = ${64 * 2 ** 20}`);
 }
 
 /**
