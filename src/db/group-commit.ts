@@ -7,7 +7,8 @@
 // claims, dispatch steps, all of which a restart can redo) may commit under NORMAL when no
 // durable write shares its batch: no fsync on the event loop, the WAL still written. It reaches
 // the disk with the next durable commit or the checkpointer's next pass (src/db/checkpointer.ts,
-// every 100 ms, on its own thread); a killed process loses none of it, only a power cut can.
+// every 100 ms on its own thread; a checkpoint syncs the WAL before it copies, so not while a
+// long read holds every frame back); a killed process loses none of it, only a power cut can.
 //
 // When another process holds the write lock (an import applying a chunk), the batch waits for
 // it on timers, never in SQLite's busy handler: that handler sleeps on the calling thread, and

@@ -207,8 +207,9 @@ export class WebhookWorker {
    * left more to do.
    *
    * It is committed as bookkeeping (group-commit.ts), without an fsync of its own: a killed
-   * process keeps all of it, and a power cut can only take back its last ~100 ms, which the
-   * restart redoes (deliveries sent again; those dispatched in that window under new ids).
+   * process keeps all of it, and a power cut can only take back what was not synced yet
+   * (usually its last 100 ms), which the restart redoes (deliveries sent again; those
+   * dispatched in that window under new ids).
    */
   private async pass(tenant: Tenant): Promise<boolean> {
     const store = deliveryStore(tenant);
