@@ -54,7 +54,7 @@ function checkpoint(path: string): void {
   const db = connection(path);
   if (db === null) return;
   try {
-    const passive = db.query<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
+    const passive = db.query<{ busy: number; log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
     if (passive !== null && passive.busy === 0 && passive.log >= RESTART_AFTER_FRAMES) db.run("PRAGMA wal_checkpoint(RESTART)");
     failing.delete(path);
   } catch (error) {

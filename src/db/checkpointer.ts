@@ -7,7 +7,7 @@
 // SQLite's own only as a backstop far above the thread's pace.
 import type { Database } from "bun:sqlite";
 import { runsCompiled } from "../executable.ts";
-import type { CheckpointerMessage, CheckpointerReport } from "./checkpoint-protocol.ts";
+import { SQLITE_AUTOCHECKPOINT_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
 
 /**
  * The thread's code. In the executable, Bun files each entry point of the build (scripts/build.ts
@@ -17,8 +17,6 @@ import type { CheckpointerMessage, CheckpointerReport } from "./checkpoint-proto
  */
 const WORKER_CODE = runsCompiled ? "/$bunfs/root/db/checkpoint-worker.js" : new URL("./checkpoint-worker.ts", import.meta.url).href;
 
-/** SQLite's default automatic checkpoint, put back should the thread die. */
-const SQLITE_DEFAULT_FRAMES = 1000;
 /** The connections' own automatic checkpoint while the thread runs: reached only if it falls far behind. */
 const BACKSTOP_FRAMES = 10_000;
 
@@ -87,7 +85,7 @@ export class Checkpointer {
     for (const open of this.watched.values()) {
       for (const db of open) {
         try {
-          db.run(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_FRAMES}`);
+          db.run(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_FRAMES}`);
         } catch {
           // Closed meanwhile: nothing to put back.
         }

@@ -46,7 +46,6 @@ function view(row: SubscriptionRecord) {
   };
 }
 
-
 function deliveryView(row: DeliveryRecord) {
   return {
     id: row.id,
