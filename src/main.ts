@@ -1,4 +1,5 @@
 // The executable's entry: argv → one command of cli/. Bad usage or config exits 2.
+import { reexecForServer } from "./allocator.ts";
 import { UsageError } from "./cli/args.ts";
 import { HELP } from "./cli/help.ts";
 import { ConfigError } from "./config/load.ts";
@@ -57,6 +58,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  reexecForServer(process.argv[2]);
   const code = await main(process.argv.slice(2));
   // Servers keep the process alive; one-shot commands end here with their code.
   if (code !== 0) process.exit(code);

@@ -1,0 +1,43 @@
+// How the servers' native memory is handed back to the system. Bun's allocator (mimalloc)
+// returns memory that native code freed to the operating system about 100 ms later, and the
+// next allocation faults it back in. A server answering thousands of requests a second, or
+// sending thousands of webhooks, frees and takes the same few megabytes over and over: on the
+// bench's virtual machine that churn (madvise calls, page faults, the allocator's scavenger
+// thread) cost a fifth of the webhook worker's throughput and about a tenth of the hot read
+// path (bench/RESULTS.md). With MIMALLOC_PURGE_DELAY=-1 freed memory stays with the process and
+// is reused; resident memory then stays near its peak instead of shrinking back.
+//
+// mimalloc reads its options from the environment once, when the process starts. So `serve`
+// and `sandbox` execute themselves again at once, in place (the same process id, the same open
+// files and terminal), with the setting in their environment. An operator who set
+// MIMALLOC_PURGE_DELAY (to any value) keeps it.
+import { runsCompiled } from "./executable.ts";
+
+export const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
+/** Never hand freed memory back to the system while the process lives. */
+export const SERVER_PURGE_DELAY = "-1";
+
+/** The commands that run until stopped, and so gain from keeping their memory. */
+const LONG_RUNNING = new Set(["serve", "sandbox"]);
+
+/** The argv that starts this same program with the same flags for Bun and the same arguments. */
+function sameCommand(): string[] {
+  const args = process.argv.slice(2);
+  return runsCompiled ? [process.execPath, ...args] : [process.execPath, ...process.execArgv, process.argv[1]!, ...args];
+}
+
+/**
+ * Replaces this process with itself under the servers' allocator setting, when `command` is
+ * a server and the setting is not in the environment yet. Returns only when it does not (or
+ * cannot) replace it; the server then runs with the allocator's defaults.
+ */
+export function reexecForServer(command: string | undefined): void {
+  if (command === undefined || !LONG_RUNNING.has(command)) return;
+  if (process.env[PURGE_DELAY_VARIABLE] !== undefined || typeof process.execve !== "function") return;
+  const argv = sameCommand();
+  try {
+    process.execve(argv[0]!, argv, { ...process.env, [PURGE_DELAY_VARIABLE]: SERVER_PURGE_DELAY });
+  } catch {
+    // Not allowed here (a sandboxed system call, say): the server is just as correct without it.
+  }
+}
