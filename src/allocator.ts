@@ -26,17 +26,20 @@ function sameCommand(): string[] {
   return runsCompiled ? [process.execPath, ...args] : [process.execPath, ...process.execArgv, process.argv[1]!, ...args];
 }
 
+type Execve = (file: string, args: string[], env: Record<string, string | undefined>) => void;
+
 /**
  * Replaces this process with itself under the servers' allocator setting, when `command` is
  * a server and the setting is not in the environment yet. Returns only when it does not (or
- * cannot) replace it; the server then runs with the allocator's defaults.
+ * cannot) replace it; the server then runs with the allocator's defaults. (`execve` is
+ * Node's process.execve; tests pass their own.)
  */
-export function reexecForServer(command: string | undefined): void {
+export function reexecForServer(command: string | undefined, execve: Execve | undefined = process.execve): void {
   if (command === undefined || !LONG_RUNNING.has(command)) return;
-  if (process.env[PURGE_DELAY_VARIABLE] !== undefined || typeof process.execve !== "function") return;
+  if (process.env[PURGE_DELAY_VARIABLE] !== undefined || execve === undefined) return;
   const argv = sameCommand();
   try {
-    process.execve(argv[0]!, argv, { ...process.env, [PURGE_DELAY_VARIABLE]: SERVER_PURGE_DELAY });
+    execve(argv[0]!, argv, { ...process.env, [PURGE_DELAY_VARIABLE]: SERVER_PURGE_DELAY });
   } catch {
     // Not allowed here (a sandboxed system call, say): the server is just as correct without it.
   }

@@ -1,7 +1,7 @@
 // The compiled binary on its own: copied alone to an empty folder it seeds, serves the sandbox,
 // refuses bad configs with exit 2, reloads on SIGHUP and stops gracefully on SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { binaryInNewFolder, freePort, sandboxToken, startBinary } from "../helpers/binary.ts";
@@ -57,6 +57,36 @@ describe("the binary alone in an empty folder", () => {
     }
     expect(lines.some((line) => line.msg === "listening")).toBe(true);
     expect(lines.at(-1)).toMatchObject({ msg: "stopped" });
+  });
+});
+
+/** A variable of a running process's environment, read from /proc (Linux). */
+function environmentOf(pid: number, name: string): string | undefined {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+  return entries.find((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+describe("the servers keep the memory they free (src/allocator.ts)", () => {
+  test("sandbox runs as the same process with MIMALLOC_PURGE_DELAY=-1, serves, and exits 0 on SIGTERM", async () => {
+    const server = await startBinary(binary, ["sandbox", "--db", join(dir, "allocator.sqlite")], dir);
+    try {
+      // The process the test started is the one serving: it replaced itself, it did not fork.
+      expect(environmentOf(server.proc.pid, "MIMALLOC_PURGE_DELAY")).toBe("-1");
+      const token = await sandboxToken(server.url);
+      const list = await fetch(`${server.url}/v1/properties?fields=id&limit=1`, { headers: { authorization: `Bearer ${token}` } });
+      expect(list.status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  test("an operator's own MIMALLOC_PURGE_DELAY is kept", async () => {
+    const server = await startBinary(binary, ["sandbox", "--db", join(dir, "allocator-own.sqlite")], dir, { MIMALLOC_PURGE_DELAY: "250" });
+    try {
+      expect(environmentOf(server.proc.pid, "MIMALLOC_PURGE_DELAY")).toBe("250");
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
   });
 });
 
