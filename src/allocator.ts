@@ -10,7 +10,10 @@
 // mimalloc reads its options from the environment once, when the process starts. So `serve`
 // and `sandbox` execute themselves again at once, in place (the same process id, the same open
 // files and terminal), with the setting in their environment. An operator who set
-// MIMALLOC_PURGE_DELAY (to any value) keeps it.
+// MIMALLOC_PURGE_DELAY (to any value) keeps it. So does Bun started with flags of its own (a
+// profiler, the debugger: development only): the replacement would drop the debugger's
+// connection, and a profiler's sampling signal that arrives in the instant of the replacement
+// kills the new program before it can handle the signal (seen: 6 starts in 30 under --cpu-prof).
 import { runsCompiled } from "./executable.ts";
 
 export const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
@@ -20,10 +23,10 @@ export const SERVER_PURGE_DELAY = "-1";
 /** The commands that run until stopped, and so gain from keeping their memory. */
 const LONG_RUNNING = new Set(["serve", "sandbox"]);
 
-/** The argv that starts this same program with the same flags for Bun and the same arguments. */
+/** The argv that starts this same program with the same arguments (Bun given no flags of its own). */
 function sameCommand(): string[] {
   const args = process.argv.slice(2);
-  return runsCompiled ? [process.execPath, ...args] : [process.execPath, ...process.execArgv, process.argv[1]!, ...args];
+  return runsCompiled ? [process.execPath, ...args] : [process.execPath, process.argv[1]!, ...args];
 }
 
 type Execve = (file: string, args: string[], env: Record<string, string | undefined>) => void;
@@ -36,7 +39,7 @@ type Execve = (file: string, args: string[], env: Record<string, string | undefi
  */
 export function reexecForServer(command: string | undefined, execve: Execve | undefined = process.execve): void {
   if (command === undefined || !LONG_RUNNING.has(command)) return;
-  if (process.env[PURGE_DELAY_VARIABLE] !== undefined || execve === undefined) return;
+  if (process.env[PURGE_DELAY_VARIABLE] !== undefined || execve === undefined || process.execArgv.length > 0) return;
   const argv = sameCommand();
   try {
     execve(argv[0]!, argv, { ...process.env, [PURGE_DELAY_VARIABLE]: SERVER_PURGE_DELAY });

@@ -24,8 +24,8 @@ describe("reexecForServer", () => {
       expect(calls).toHaveLength(1);
       const [call] = calls;
       expect(call!.file).toBe(process.execPath);
-      // Running from the sources (as the tests do): Bun, its own flags, the entry, the arguments.
-      expect(call!.args).toEqual([process.execPath, ...process.execArgv, process.argv[1]!, ...process.argv.slice(2)]);
+      // Running from the sources (as the tests do): Bun, the entry, the arguments.
+      expect(call!.args).toEqual([process.execPath, process.argv[1]!, ...process.argv.slice(2)]);
       expect(call!.env[PURGE_DELAY_VARIABLE]).toBe("-1");
       expect(call!.env.PATH).toBe(process.env.PATH);
     }
@@ -43,6 +43,18 @@ describe("reexecForServer", () => {
     for (const value of ["250", "0", ""]) {
       process.env[PURGE_DELAY_VARIABLE] = value;
       reexecForServer("serve", execve);
+    }
+    expect(calls).toEqual([]);
+  });
+
+  test("Bun started with flags of its own (a profiler, the debugger) is left alone", () => {
+    delete process.env[PURGE_DELAY_VARIABLE];
+    const { calls, execve } = recorder();
+    process.execArgv.push("--cpu-prof");
+    try {
+      reexecForServer("serve", execve);
+    } finally {
+      process.execArgv.pop();
     }
     expect(calls).toEqual([]);
   });
