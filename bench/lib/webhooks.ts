@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { issueToken, postLead } from "./api.ts";
+import { issueToken } from "./api.ts";
 import { measureQuietly, type LoadSettings, type Sample } from "./measure.ts";
 import { freePort, startServer, type Server } from "./proc.ts";
 import { BINARY, OUT, ROOT, removeDatabase, sandboxArgv } from "./product.ts";
@@ -39,6 +39,8 @@ export interface WebhookResult {
   with: Sample[];
   /** Deliveries the receiver got per second during the runs with subscriptions. */
   deliveriesDuringLoad: Spread;
+  /** Leads created per second during each side's runs: the same write load on both, or the ratio means little. */
+  leadsPerS: { without: Spread; with: Spread };
   ratio: Spread;
   commands: string[];
 }
@@ -86,26 +88,22 @@ async function waitFor(receiver: Server, count: number, timeoutMs: number): Prom
   }
 }
 
-/** Creates leads at a steady rate until stopped: the write load deliveries come from. */
-function leadFeeder(base: string, token: string, perSecond: number): { stop(): Promise<{ created: number; seconds: number }> } {
-  let running = true;
-  let created = 0;
-  const started = performance.now();
-  const loop = (async () => {
-    while (running) {
-      const due = Math.floor(((performance.now() - started) / 1000) * perSecond);
-      while (created < due && running) {
-        await postLead(base, token);
-        created++;
-      }
-      await Bun.sleep(5);
-    }
-  })();
+/**
+ * Creates leads at a steady rate until stopped (bench/lead-feeder.ts): the write load
+ * deliveries come from, the same on both sides of the comparison. Its own process on the load
+ * core, ahead of wrk (nice -10), so wrk cannot starve it.
+ */
+function leadFeeder(base: string, token: string, perSecond: number, core: number): { stop(): Promise<{ created: number; seconds: number }> } {
+  const proc = Bun.spawn(
+    ["taskset", "-c", String(core), "nice", "-n", "-10", process.execPath, join(ROOT, "bench/lead-feeder.ts"), "--base", base, "--token", token, "--per-second", String(perSecond)],
+    { stdout: "pipe", stderr: "inherit" },
+  );
   return {
     async stop() {
-      running = false;
-      await loop;
-      return { created, seconds: (performance.now() - started) / 1000 };
+      proc.kill("SIGTERM");
+      const [text, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+      if (code !== 0) throw new Error(`the lead feeder exited with ${code}`);
+      return JSON.parse(text) as { created: number; seconds: number };
     },
   };
 }
@@ -168,6 +166,7 @@ export async function runWebhookScenario(options: {
     const without: Sample[] = [];
     const withSubs: Sample[] = [];
     const duringLoad: number[] = [];
+    const leadsPerS = { without: [] as number[], with: [] as number[] };
     for (let round = 0; round < options.rounds; round++) {
       token = await issueToken(product.base);
       const order = round % 2 === 0 ? ["without", "with"] : ["with", "without"];
@@ -178,10 +177,11 @@ export async function runWebhookScenario(options: {
         }
         if (phase === "with" && subscriptions.length === 0) subscriptions = await subscribeAll(product, token, receiver);
         await reset(receiver);
-        const feeder = leadFeeder(product.base, token, FEED_LEADS_PER_S);
+        const feeder = leadFeeder(product.base, token, FEED_LEADS_PER_S, options.loadCore);
         const sample = await measureQuietly(product, PROPS_FEW, token, settings, false);
         const { created, seconds } = await feeder.stop();
         const received = (await stats(receiver)).count;
+        leadsPerS[phase as "with" | "without"].push(created / seconds);
         if (phase === "with") {
           withSubs.push(sample);
           duringLoad.push(received / seconds);
@@ -200,6 +200,7 @@ export async function runWebhookScenario(options: {
       without,
       with: withSubs,
       deliveriesDuringLoad: spread(duringLoad),
+      leadsPerS: { without: spread(leadsPerS.without), with: spread(leadsPerS.with) },
       ratio: spread(ratios),
       commands,
     };
@@ -237,7 +238,7 @@ export function webhookSection(
     `| deliveries/s (events × subscriptions) | ${fmt(result.deliveriesPerS)} | | |`,
     "",
     `**The hot path while deliveries run.** \`props-few\` under wrk (${context.connections} connections, ${context.durationS} s), ` +
-      `while the runner creates ${FEED_LEADS_PER_S} leads/s through the API; once with ${SUBSCRIPTIONS} subscriptions receiving them, once with none, ` +
+      `while a feeder process (on the load core, ahead of wrk) creates ${FEED_LEADS_PER_S} leads/s through the API; once with ${SUBSCRIPTIONS} subscriptions receiving them, once with none, ` +
       "alternating which goes first.",
     "",
     "| figure | median (min–max) | goal | verdict |",
@@ -246,6 +247,7 @@ export function webhookSection(
     `| props-few req/s, ${SUBSCRIPTIONS} subscriptions | ${fmt(rps(result.with))} | | |`,
     `| ratio (with ÷ without, per round) | ${fmt(result.ratio, 3)} | ≥ 0.9 | ${met(result.ratio.median >= 0.9)} |`,
     `| props-few p99 ms, no subscription / with | ${fmt(p99(result.without), 2)} / ${fmt(p99(result.with), 2)} | | |`,
+    `| leads created/s, no subscription / with | ${fmt(result.leadsPerS.without)} / ${fmt(result.leadsPerS.with)} | | |`,
     `| deliveries/s received meanwhile (while leads were fed) | ${fmt(result.deliveriesDuringLoad)} | | |`,
     "",
     `Rounds of the hot-path comparison with others taking more than 25 % of a core: ${disturbed} of ${result.with.length + result.without.length}. ` +
