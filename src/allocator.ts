@@ -14,6 +14,8 @@
 // profiler, the debugger: development only): the replacement would drop the debugger's
 // connection, and a profiler's sampling signal that arrives in the instant of the replacement
 // kills the new program before it can handle the signal (seen: 6 starts in 30 under --cpu-prof).
+// A process started with an IPC channel (a worker of `serve --workers N`) is left alone too: its
+// supervisor's environment, which it inherits, has decided already, and the channel must stay.
 import { runsCompiled } from "./executable.ts";
 
 export const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
@@ -39,7 +41,8 @@ type Execve = (file: string, args: string[], env: Record<string, string | undefi
  */
 export function reexecForServer(command: string | undefined, execve: Execve | undefined = process.execve): void {
   if (command === undefined || !LONG_RUNNING.has(command)) return;
-  if (process.env[PURGE_DELAY_VARIABLE] !== undefined || execve === undefined || process.execArgv.length > 0) return;
+  if (process.env[PURGE_DELAY_VARIABLE] !== undefined || execve === undefined) return;
+  if (process.execArgv.length > 0 || process.send !== undefined) return;
   const argv = sameCommand();
   try {
     execve(argv[0]!, argv, { ...process.env, [PURGE_DELAY_VARIABLE]: SERVER_PURGE_DELAY });

@@ -59,6 +59,19 @@ describe("reexecForServer", () => {
     expect(calls).toEqual([]);
   });
 
+  test("a process with an IPC channel (a worker of serve --workers) is left alone", () => {
+    delete process.env[PURGE_DELAY_VARIABLE];
+    const { calls, execve } = recorder();
+    const send = process.send;
+    process.send = () => true;
+    try {
+      reexecForServer("serve", execve);
+    } finally {
+      process.send = send;
+    }
+    expect(calls).toEqual([]);
+  });
+
   test("a system that refuses the call leaves the server running as it is", () => {
     delete process.env[PURGE_DELAY_VARIABLE];
     expect(() =>
