@@ -16,6 +16,7 @@
 // kills the new program before it can handle the signal (seen: 6 starts in 30 under --cpu-prof).
 // A process started with an IPC channel (a worker of `serve --workers N`) is left alone too: its
 // supervisor's environment, which it inherits, has decided already, and the channel must stay.
+import { readFileSync } from "node:fs";
 import { runsCompiled } from "./executable.ts";
 
 export const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
@@ -25,8 +26,19 @@ export const SERVER_PURGE_DELAY = "-1";
 /** The commands that run until stopped, and so gain from keeping their memory. */
 const LONG_RUNNING = new Set(["serve", "sandbox"]);
 
-/** The argv that starts this same program with the same arguments (Bun given no flags of its own). */
-function sameCommand(): string[] {
+/**
+ * The argv this process was started with, its argv[0] included as it was given (process.argv
+ * puts Bun's own name there): read from /proc on Linux, so that `ps` and a container's PID 1
+ * show the same command after the replacement as before it.
+ */
+function startedArgv(): string[] {
+  try {
+    const argv = readFileSync("/proc/self/cmdline", "utf8").split("\0");
+    if (argv.at(-1) === "") argv.pop();
+    if (argv.length > 0) return argv;
+  } catch {
+    // No /proc: rebuilt from process.argv below.
+  }
   const args = process.argv.slice(2);
   return runsCompiled ? [process.execPath, ...args] : [process.execPath, process.argv[1]!, ...args];
 }
@@ -43,9 +55,8 @@ export function reexecForServer(command: string | undefined, execve: Execve | un
   if (command === undefined || !LONG_RUNNING.has(command)) return;
   if (process.env[PURGE_DELAY_VARIABLE] !== undefined || execve === undefined) return;
   if (process.execArgv.length > 0 || process.send !== undefined) return;
-  const argv = sameCommand();
   try {
-    execve(argv[0]!, argv, { ...process.env, [PURGE_DELAY_VARIABLE]: SERVER_PURGE_DELAY });
+    execve(process.execPath, startedArgv(), { ...process.env, [PURGE_DELAY_VARIABLE]: SERVER_PURGE_DELAY });
   } catch {
     // Not allowed here (a sandboxed system call, say): the server is just as correct without it.
   }

@@ -1,6 +1,7 @@
 // Which commands replace themselves to keep their freed memory, and with what (src/allocator.ts).
 // The real replacement, same process id included, is tested on the binary (test/e2e/binary.test.ts).
 import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { PURGE_DELAY_VARIABLE, reexecForServer } from "../src/allocator.ts";
 
 const operatorValue = process.env[PURGE_DELAY_VARIABLE];
@@ -24,8 +25,8 @@ describe("reexecForServer", () => {
       expect(calls).toHaveLength(1);
       const [call] = calls;
       expect(call!.file).toBe(process.execPath);
-      // Running from the sources (as the tests do): Bun, the entry, the arguments.
-      expect(call!.args).toEqual([process.execPath, process.argv[1]!, ...process.argv.slice(2)]);
+      // The command line exactly as this process was started, argv[0] included (ps shows the same after).
+      expect(call!.args.join("\0") + "\0").toBe(readFileSync("/proc/self/cmdline", "utf8"));
       expect(call!.env[PURGE_DELAY_VARIABLE]).toBe("-1");
       expect(call!.env.PATH).toBe(process.env.PATH);
     }

@@ -72,6 +72,10 @@ describe("the servers keep the memory they free (src/allocator.ts)", () => {
     try {
       // The process the test started is the one serving: it replaced itself, it did not fork.
       expect(environmentOf(server.proc.pid, "MIMALLOC_PURGE_DELAY")).toBe("-1");
+      // With the command line it was given, argv[0] included (what ps and a container's PID 1 show).
+      const port = new URL(server.url).port;
+      const cmdline = readFileSync(`/proc/${server.proc.pid}/cmdline`, "utf8").split("\0").slice(0, -1);
+      expect(cmdline).toEqual([binary, "sandbox", "--db", join(dir, "allocator.sqlite"), "--port", port]);
       const token = await sandboxToken(server.url);
       const list = await fetch(`${server.url}/v1/properties?fields=id&limit=1`, { headers: { authorization: `Bearer ${token}` } });
       expect(list.status).toBe(200);
