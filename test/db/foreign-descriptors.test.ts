@@ -21,6 +21,7 @@ const CHECKED: Record<string, string> = {
   "agency/staging.ts": "creates its private staging file in the temp folder before SQLite first opens it",
   "writable.ts": "reads /proc/self/mountinfo",
   "db/in-use.ts": "reads /proc/locks",
+  "allocator.ts": "reads /proc/self/cmdline",
 };
 
 describe("no descriptor of a database's files behind SQLite's back", () => {
