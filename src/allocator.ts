@@ -9,19 +9,21 @@
 //
 // mimalloc reads its options from the environment once, when the process starts. So `serve`
 // and `sandbox` execute themselves again at once, in place (the same process id, the same open
-// files and terminal), with the setting in their environment. An operator who set
-// MIMALLOC_PURGE_DELAY (to any value) keeps it. So does Bun started with flags of its own (a
-// profiler, the debugger: development only): the replacement would drop the debugger's
-// connection, and a profiler's sampling signal that arrives in the instant of the replacement
-// kills the new program before it can handle the signal (seen: 6 starts in 30 under --cpu-prof).
+// files and terminal), with the setting in their environment. That costs one more start of the
+// executable, about 0.1 s (sandbox ready in a median 0.72-0.74 s against 0.62-0.65 s without it,
+// 15 starts each). An operator who set MIMALLOC_PURGE_DELAY (to any value) keeps it. So does Bun
+// started with flags of its own (a profiler, the debugger: development only): the replacement
+// would drop the debugger's connection, and a profiler's sampling signal that arrives in the
+// instant of the replacement kills the new program before it can handle the signal (seen: 6
+// starts in 30 under --cpu-prof).
 // A process started with an IPC channel (a worker of `serve --workers N`) is left alone too: its
 // supervisor's environment, which it inherits, has decided already, and the channel must stay.
 import { readFileSync } from "node:fs";
-import { runsCompiled } from "./executable.ts";
+import { selfCommand } from "./executable.ts";
 
 export const PURGE_DELAY_VARIABLE = "MIMALLOC_PURGE_DELAY";
 /** Never hand freed memory back to the system while the process lives. */
-export const SERVER_PURGE_DELAY = "-1";
+const SERVER_PURGE_DELAY = "-1";
 
 /** The commands that run until stopped, and so gain from keeping their memory. */
 const LONG_RUNNING = new Set(["serve", "sandbox"]);
@@ -37,10 +39,9 @@ function startedArgv(): string[] {
     if (argv.at(-1) === "") argv.pop();
     if (argv.length > 0) return argv;
   } catch {
-    // No /proc: rebuilt from process.argv below.
+    // No /proc: the same program with the same arguments, argv[0] as Bun names it.
   }
-  const args = process.argv.slice(2);
-  return runsCompiled ? [process.execPath, ...args] : [process.execPath, process.argv[1]!, ...args];
+  return selfCommand(process.argv.slice(2));
 }
 
 type Execve = (file: string, args: string[], env: Record<string, string | undefined>) => void;

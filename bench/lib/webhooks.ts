@@ -169,7 +169,7 @@ export async function runWebhookScenario(options: {
     const leadsPerS = { without: [] as number[], with: [] as number[] };
     for (let round = 0; round < options.rounds; round++) {
       token = await issueToken(product.base);
-      const order = round % 2 === 0 ? ["without", "with"] : ["with", "without"];
+      const order = round % 2 === 0 ? (["without", "with"] as const) : (["with", "without"] as const);
       for (const phase of order) {
         if (phase === "without" && subscriptions.length > 0) {
           await unsubscribeAll(product, token, subscriptions);
@@ -181,7 +181,7 @@ export async function runWebhookScenario(options: {
         const sample = await measureQuietly(product, PROPS_FEW, token, settings, false);
         const { created, seconds } = await feeder.stop();
         const received = (await stats(receiver)).count;
-        leadsPerS[phase as "with" | "without"].push(created / seconds);
+        leadsPerS[phase].push(created / seconds);
         if (phase === "with") {
           withSubs.push(sample);
           duringLoad.push(received / seconds);
