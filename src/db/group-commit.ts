@@ -1,25 +1,37 @@
 // Group commit: writes submitted in the same turn of the event loop share one transaction and
 // so one fsync. Each write runs in its own savepoint, so one that fails is undone alone and its
-// neighbours still commit; every promise settles only after the COMMIT has returned.
+// neighbours still commit.
 //
-// A write is durable by default: its batch commits under synchronous = FULL, so it is on disk
-// before its promise settles. A write submitted as bookkeeping (the webhook worker's: outcomes,
-// claims, dispatch steps, all of which a restart can redo) may commit under NORMAL when no
-// durable write shares its batch: no fsync on the event loop, the WAL still written. It reaches
-// the disk with the next durable commit or the checkpointer's next pass (src/db/checkpointer.ts,
-// every 100 ms on its own thread; a checkpoint syncs the WAL before it copies, so not while a
-// long read holds every frame back); a killed process loses none of it, only a power cut can.
+// A write is durable by default: its promise settles only once its batch is on disk. Batches
+// commit under synchronous = NORMAL (the WAL written, no fsync inside COMMIT, which ran on the
+// event loop and held up every request for as long as the disk took), and their durable writes
+// settle once a sync of the WAL begun after the COMMIT has returned, on another thread
+// (wal-sync.ts). A write submitted as bookkeeping (the webhook worker's: outcomes, claims,
+// dispatch steps, all of which a restart can redo) settles at COMMIT: it reaches the disk with
+// the next sync or the checkpointer's next pass (src/db/checkpointer.ts, every 100 ms on its own
+// thread; a checkpoint syncs the WAL before it copies); a killed process loses none of it, only a
+// power cut can. A database not in WAL mode (in memory) commits its durable batches under FULL.
+//
+// A commit is visible to readers from COMMIT on, a sync before its writer hears of it. Readers
+// whose answers show the change log hold them back until it is on disk (Tenant.onDisk).
 //
 // When another process holds the write lock (an import applying a chunk), the batch waits for
 // it on timers, never in SQLite's busy handler: that handler sleeps on the calling thread, and
 // here that is the event loop, so every request of the server would wait with the batch.
 import type { Database, Statement } from "bun:sqlite";
 import { recordGroupCommit } from "../metrics/storage.ts";
+import { WalSync, type Fsync, type SyncMark } from "./wal-sync.ts";
 
 type Work<T> = (db: Database) => T;
 
 /** How a write must reach the disk: before its promise settles, or with the next sync. */
 export type Durability = "durable" | "bookkeeping";
+
+/** How one write ended: its result, or its error. */
+interface Outcome {
+  ok: boolean;
+  value: unknown;
+}
 
 interface Job {
   work: Work<unknown>;
@@ -58,18 +70,23 @@ export class GroupCommitWriter {
   private readonly savepoint: Statement;
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
+  private readonly now: () => number;
   /** The connection's synchronous setting now: FULL, or NORMAL after a batch of bookkeeping only. */
   private synchronous: "FULL" | "NORMAL" | null = null;
+  /** Syncs the WAL for the durable writes; null when the database has none (in memory), where COMMIT syncs. */
+  private readonly walSync: WalSync | null;
 
   /**
-   * `onOutcome` hears how each write ended: null once committed, else its error. `now` is the
-   * millisecond clock of the gathering window (injected by tests).
+   * `onOutcome` hears how each write ended: null once committed, else its error. Options: `now`,
+   * the millisecond clock of the gathering window (injected by tests); `fsync`, the WAL's sync
+   * (tests hold it back or fail it); `syncMark`, read as each sync begins (see onDisk).
    */
   constructor(
     private readonly db: Database,
     private readonly onOutcome: (error: unknown) => void = () => {},
-    private readonly now: () => number = () => performance.now(),
+    options: { now?: () => number; fsync?: Fsync; syncMark?: SyncMark } = {},
   ) {
+    this.now = options.now ?? (() => performance.now());
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.busyTimeout = (db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
     this.commit = db.prepare("COMMIT");
@@ -77,12 +94,14 @@ export class GroupCommitWriter {
     this.savepoint = db.prepare("SAVEPOINT job");
     this.release = db.prepare("RELEASE job");
     this.rollbackTo = db.prepare("ROLLBACK TO job");
-    this.setSynchronous("FULL");
+    const wal = walPath(db);
+    this.walSync = wal === null ? null : new WalSync(wal, options.fsync, options.syncMark);
+    this.setSynchronous(this.walSync === null ? "FULL" : "NORMAL");
   }
 
   /**
-   * Runs `work` inside the next batch's transaction; resolves once that batch has committed:
-   * on disk for a durable write, in the WAL (on disk at the next sync) for bookkeeping.
+   * Runs `work` inside the next batch's transaction; resolves once that batch is on disk for
+   * a durable write, once it has committed (on disk at the next sync) for bookkeeping.
    */
   submit<T>(work: Work<T>, durability: Durability = "durable"): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the database connection is closed"));
@@ -92,6 +111,24 @@ export class GroupCommitWriter {
     });
   }
 
+  /** Resolves once everything committed so far, by any connection to the file, is on disk. */
+  synced(): Promise<void> {
+    return this.walSync?.flushed() ?? Promise.resolve();
+  }
+
+  /**
+   * Null when everything up to `mark` (of the constructor's `syncMark`) is on disk, else
+   * resolves once it is; the syncs the durable writes cause move it on by themselves.
+   */
+  onDisk(mark: number): Promise<void> | null {
+    return this.walSync?.through(mark) ?? null;
+  }
+
+  /** Up to which mark everything is on disk: all of it without a WAL, where COMMIT syncs. */
+  onDiskThrough(): number {
+    return this.walSync?.onDiskThrough() ?? Number.POSITIVE_INFINITY;
+  }
+
   /**
    * Called before the connection closes: writes still queued (gathering, or waiting for another
    * process's lock on a timer) fail instead of running on a closed connection from a timer.
@@ -99,6 +136,7 @@ export class GroupCommitWriter {
   close(): void {
     this.closed = true;
     this.failQueued(new Error("the database connection is closed"));
+    this.walSync?.close();
   }
 
   /** Opens the gathering window of the next batch. */
@@ -118,7 +156,7 @@ export class GroupCommitWriter {
   private lock(): boolean {
     let busy = false;
     // Set outside the transaction: SQLite refuses to change it inside one.
-    this.setSynchronous(this.queue.some((job, i) => i < MAX_BATCH && job.durability === "durable") ? "FULL" : "NORMAL");
+    if (this.walSync === null) this.setSynchronous(this.queue.some((job, i) => i < MAX_BATCH && job.durability === "durable") ? "FULL" : "NORMAL");
     try {
       // Not a prepared statement: SQLite applies a PRAGMA's value when it is prepared.
       this.db.run("PRAGMA busy_timeout = 0");
@@ -156,10 +194,7 @@ export class GroupCommitWriter {
     this.scheduled = false;
     this.lockWaitSince = null;
     this.lockTries = 0;
-    for (const job of jobs) {
-      this.onOutcome(error);
-      job.reject(error);
-    }
+    for (const job of jobs) this.settle(job, { ok: false, value: error });
   }
 
   private flush(): void {
@@ -177,7 +212,7 @@ export class GroupCommitWriter {
     this.scheduled = false;
     if (this.queue.length > 0) this.startBatch();
 
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    const outcomes: Outcome[] = [];
     const beganAt = this.now();
     try {
       for (const job of jobs) {
@@ -192,7 +227,6 @@ export class GroupCommitWriter {
         }
       }
       this.commit.run();
-      recordGroupCommit(jobs.length, beganAt - gatheredSince, this.now() - beganAt);
     } catch (error) {
       // The transaction itself failed (disk full, read-only file…): nothing of it is kept.
       if (this.db.inTransaction) {
@@ -202,17 +236,41 @@ export class GroupCommitWriter {
           // Already rolled back by SQLite.
         }
       }
-      for (const job of jobs) {
-        this.onOutcome(error);
-        job.reject(error);
-      }
+      for (const job of jobs) this.settle(job, { ok: false, value: error });
       return;
     }
+    const record = () => recordGroupCommit(jobs.length, beganAt - gatheredSince, this.now() - beganAt);
+    // Settled now: bookkeeping, and writes that failed. The durable writes wait for the sync.
+    const settledNow: [Job, Outcome][] = [];
+    const afterSync: [Job, Outcome][] = [];
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;
-      this.onOutcome(outcome.ok ? null : outcome.value);
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.value);
+      (this.walSync !== null && job.durability === "durable" && outcome.ok ? afterSync : settledNow).push([job, outcome]);
     });
+    for (const [job, outcome] of settledNow) this.settle(job, outcome);
+    if (afterSync.length === 0) return record();
+    this.walSync!.flushed().then(
+      () => {
+        record();
+        for (const [job, outcome] of afterSync) this.settle(job, outcome);
+      },
+      // Committed, and maybe already read, but not known to be on disk (the disk failed): not acknowledged.
+      (error) => {
+        for (const [job] of afterSync) this.settle(job, { ok: false, value: error });
+      },
+    );
   }
+
+  private settle(job: Job, outcome: Outcome): void {
+    this.onOutcome(outcome.ok ? null : outcome.value);
+    if (outcome.ok) job.resolve(outcome.value);
+    else job.reject(outcome.value);
+  }
+}
+
+/** The -wal file of the connection's database, or null when it keeps none (in memory, or not in WAL mode). */
+function walPath(db: Database): string | null {
+  const mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
+  const file = db.query<{ file: string }, []>("SELECT file FROM pragma_database_list WHERE name = 'main'").get()?.file;
+  return mode === "wal" && file ? `${file}-wal` : null;
 }

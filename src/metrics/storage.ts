@@ -1,5 +1,5 @@
 // What an operator needs to see of the storage: how group commit batches writes (writes per
-// commit, how long a batch gathered, how long its transaction and fsync took) and how often the
+// commit, how long a batch gathered, how long its transaction and the WAL's sync took) and how often the
 // page cache answers. Recorded by src/db/group-commit.ts and src/modules/listing/page-cache.ts,
 // on the process registry: the storage serves the whole process. The file and WAL sizes are
 // read at scrape time instead (partner_api_database_size_bytes, src/metrics/registry.ts).
@@ -25,7 +25,7 @@ const waitSeconds = new Histogram({
 
 const commitSeconds = new Histogram({
   name: "partner_api_group_commit_duration_seconds",
-  help: "From BEGIN to COMMIT returned for one batch: its writes and the fsync.",
+  help: "From BEGIN until one batch was settled: its writes, and for a batch with durable writes the WAL's sync after COMMIT (on another thread).",
   buckets: LATENCY_BUCKETS_SECONDS,
   registers,
 });

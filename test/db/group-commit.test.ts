@@ -9,6 +9,11 @@ import { GroupCommitWriter } from "../../src/db/group-commit.ts";
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The connection's synchronous setting, read inside a write. */
+const level = (d: Database) => (d.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+const FULL = 2;
+const NORMAL = 1;
+
 function open() {
   dir = mkdtempSync(join(tmpdir(), "pa-gc-"));
   const db = new Database(join(dir, "t.sqlite"));
@@ -37,20 +42,25 @@ describe("GroupCommitWriter", () => {
     db.close();
   });
 
-  test("a batch of bookkeeping alone commits under synchronous NORMAL (no fsync of its own); any durable write makes its batch FULL", async () => {
+  test("in a WAL database every batch commits under synchronous NORMAL: COMMIT syncs nothing on the event loop", async () => {
     const db = open();
+    db.run("PRAGMA synchronous = FULL");
     const writer = new GroupCommitWriter(db);
-    const level = (d: Database) => (d.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
-    const FULL = 2;
-    const NORMAL = 1;
+    expect(await writer.submit(level, "bookkeeping")).toBe(NORMAL);
+    expect(await writer.submit(level)).toBe(NORMAL);
+    expect(await Promise.all([writer.submit(level, "bookkeeping"), writer.submit(level, "durable")])).toEqual([NORMAL, NORMAL]);
+    db.close();
+  });
+
+  test("with no WAL (a database in memory) a durable batch commits under FULL, bookkeeping alone under NORMAL", async () => {
+    dir = mkdtempSync(join(tmpdir(), "pa-gc-"));
+    const db = new Database(":memory:");
+    db.run("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+    const writer = new GroupCommitWriter(db);
     expect(await writer.submit(level, "bookkeeping")).toBe(NORMAL);
     expect(await writer.submit(level)).toBe(FULL);
-    // Submitted in one turn, so one batch: the lead-like write makes the whole batch durable.
+    // Submitted in one turn, so one batch: the durable write makes the whole batch durable.
     expect(await Promise.all([writer.submit(level, "bookkeeping"), writer.submit(level, "durable")])).toEqual([FULL, FULL]);
-    expect(await writer.submit(level, "bookkeeping")).toBe(NORMAL);
-    // Whatever the connection was set to before, a durable write is committed FULL.
-    db.run("PRAGMA synchronous = OFF");
-    expect(await new GroupCommitWriter(db).submit(level)).toBe(FULL);
     db.close();
   });
 
@@ -59,7 +69,7 @@ describe("GroupCommitWriter", () => {
     const outside = new Database(join(dir, "t.sqlite"));
     // A clock standing still: the turns below fall inside the gathering window however long a
     // loaded machine takes over them (on the real clock one CI run saw a turn outlast its 2 ms).
-    const writer = new GroupCommitWriter(db, () => {}, () => 0);
+    const writer = new GroupCommitWriter(db, () => {}, { now: () => 0 });
     // Inside one batch nothing is committed yet: another connection still sees an empty table.
     const seenOutside: number[] = [];
     const write = (id: number) =>
@@ -81,9 +91,10 @@ describe("GroupCommitWriter", () => {
 
   test("a steady stream of writes is still committed in batches, not held back", async () => {
     const db = open();
-    // A clock that moves 1 ms per turn of the event loop, as a busy server's would.
+    // A clock that moves 1 ms per turn of the event loop, as a busy server's would; a WAL sync
+    // that returns at once, so a write settles at its COMMIT (the real one takes turns of its own).
     let nowMs = 0;
-    const writer = new GroupCommitWriter(db, () => {}, () => nowMs);
+    const writer = new GroupCommitWriter(db, () => {}, { now: () => nowMs, fsync: (_fd, done) => done(null) });
     let firstCommittedAfter: number | null = null;
     let submitted = 0;
     const first = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (0, 'first')"));
@@ -138,6 +149,83 @@ describe("GroupCommitWriter", () => {
   });
 });
 
+describe("GroupCommitWriter and the WAL's sync", () => {
+  /** An fsync that returns only when the test says so. */
+  function heldFsync() {
+    const calls: ((error: Error | null) => void)[] = [];
+    return { fsync: (_fd: number, done: (error: Error | null) => void) => void calls.push(done), calls };
+  }
+  const turns = async (n = 10) => {
+    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  test("a durable write settles once the WAL's sync returns; bookkeeping of the same batch at its COMMIT; readers see both at COMMIT", async () => {
+    const db = open();
+    const { fsync, calls } = heldFsync();
+    const outcomes: unknown[] = [];
+    const writer = new GroupCommitWriter(db, (error) => outcomes.push(error), { fsync });
+    const settled: string[] = [];
+    const durable = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'lead')")).then(() => settled.push("durable"));
+    void writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (2, 'outcome')"), "bookkeeping").then(() => settled.push("bookkeeping"));
+    await turns();
+    expect(calls.length).toBe(1);
+    expect(settled).toEqual(["bookkeeping"]);
+    expect(outcomes).toEqual([null]);
+    const reader = new Database(db.filename, { readonly: true });
+    expect(reader.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 2 });
+    reader.close();
+    calls[0]!(null);
+    await durable;
+    expect(settled).toEqual(["bookkeeping", "durable"]);
+    expect(outcomes).toEqual([null, null]);
+    writer.close();
+    db.close();
+  });
+
+  test("batches committed while a sync runs wait for the next sync, begun after they committed", async () => {
+    const db = open();
+    const { fsync, calls } = heldFsync();
+    const writer = new GroupCommitWriter(db, () => {}, { fsync });
+    const settled: number[] = [];
+    const write = (id: number) => writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (?, 'x')", [id])).then(() => settled.push(id));
+    void write(1);
+    await turns();
+    void write(2);
+    await turns();
+    void write(3);
+    await turns();
+    expect(calls.length).toBe(1); // 2 and 3 committed, their sync not begun while the first runs
+    calls[0]!(null);
+    await turns();
+    expect(settled).toEqual([1]);
+    expect(calls.length).toBe(2);
+    calls[1]!(null);
+    await turns();
+    expect(settled).toEqual([1, 2, 3]);
+    writer.close();
+    db.close();
+  });
+
+  test("when the sync fails, the batch's durable writes are rejected with its error, though committed; the next batch works", async () => {
+    const db = open();
+    const { fsync, calls } = heldFsync();
+    const outcomes: unknown[] = [];
+    const writer = new GroupCommitWriter(db, (error) => outcomes.push(error), { fsync });
+    const first = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'x')"));
+    await turns();
+    calls[0]!(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }));
+    await expect(first).rejects.toThrow("EIO");
+    expect((outcomes[0] as Error).message).toContain("EIO");
+    const second = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (2, 'x')"));
+    await turns();
+    calls[1]!(null);
+    await second;
+    expect(db.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 2 });
+    writer.close();
+    db.close();
+  });
+});
+
 describe("GroupCommitWriter while another process holds the write lock", () => {
   /** Another connection (as an import in another process would) holding the write lock. */
   function holder(db: Database) {
@@ -173,7 +261,7 @@ describe("GroupCommitWriter while another process holds the write lock", () => {
   test("after 5 s of waiting the batch fails with SQLITE_BUSY (a 503 for the partner) and the next one works", async () => {
     const db = open();
     let ms = 0;
-    const writer = new GroupCommitWriter(db, () => {}, () => ms);
+    const writer = new GroupCommitWriter(db, () => {}, { now: () => ms });
     const other = holder(db);
     const first = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'lead')"));
     await Bun.sleep(20);

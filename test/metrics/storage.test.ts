@@ -29,7 +29,7 @@ describe("group commit", () => {
     db.run("CREATE TABLE t (id INTEGER PRIMARY KEY)");
     // A clock that moves 1 ms a reading: the batch gathers over readings, then commits between two.
     let ms = 0;
-    const writer = new GroupCommitWriter(db, () => {}, () => (ms += 1));
+    const writer = new GroupCommitWriter(db, () => {}, { now: () => (ms += 1) });
     const batches = await read("partner_api_group_commit_batch_size_count");
     const writes = await read("partner_api_group_commit_batch_size_sum");
     const waits = await read("partner_api_group_commit_wait_seconds_count");
