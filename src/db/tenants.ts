@@ -8,11 +8,13 @@
 // SQLite's back (a read, a copy, an mmap) makes the next process believe no one uses the
 // database, rebuild its -shm under our connections, and crash or corrupt us (sqlite.org, "How
 // To Corrupt An SQLite Database File", 2.2). stat() and the kernel's lock table are harmless.
-// See src/db/in-use.ts for how the CLI tells a database is in use without opening it.
+// See src/db/in-use.ts for how the CLI tells a database is in use without opening it, and
+// src/db/wal-sync.ts for the one descriptor the server opens itself, on a -wal, and why it is safe.
 import type { Database, Statement } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
+import type { Fsync } from "./wal-sync.ts";
 import { closeDatabase, openExistingDatabase } from "./open.ts";
 
 export class Tenant {
@@ -39,9 +41,12 @@ export class Tenant {
     readonly read: Database,
     readonly write: Database,
     clock: Clock,
+    /** The WAL's sync (tests hold it back); node:fs's fsync on Bun's thread pool by default. */
+    fsync?: Fsync,
   ) {
     this.dataVersion = read.query("PRAGMA data_version");
     this.writerDataVersion = write.query("PRAGMA data_version");
+    const lastSequence = write.query<{ head: number }, []>("SELECT coalesce(max(sequence), 0) AS head FROM changes");
     this.refreshGenerations();
     // A committed write proves the connection writable; a read-only refusal starts the clock.
     this.writer = new GroupCommitWriter(write, (error) => {
@@ -50,7 +55,24 @@ export class Tenant {
       else if (error === null) this.readOnlySince = null;
       // Our own commit: whatever this turn serves next must see it.
       this.askedThisTurn = false;
-    });
+    }, { fsync, syncMark: () => lastSequence.get()!.head });
+  }
+
+  /**
+   * Null when every change up to `sequence` is known to be on disk, else a promise that resolves
+   * once it is. A commit is visible from COMMIT on, a sync of the WAL before it is on disk
+   * (group-commit.ts); an answer that shows the change log (the change feed, a webhook) waits
+   * for that sync, or a power cut could take back sequences a partner has seen, and the next
+   * writes would reuse them. Each sync reads the log's last sequence as it begins and covers the
+   * whole WAL, so another process's commits too; a lead's own sync usually covers its event.
+   */
+  onDisk(sequence: number): Promise<void> | null {
+    return this.writer.onDisk(sequence);
+  }
+
+  /** The last sequence known to be on disk (see onDisk). */
+  durableThrough(): number {
+    return this.writer.onDiskThrough();
   }
 
   /** Moves whenever any connection, in any process, has committed: this server's writes included. */

@@ -27,6 +27,8 @@ export interface DispatchTarget {
 
 export interface DispatchDeps {
   tenant: Tenant;
+  /** The last sequence known to be on disk: events after it are not sent yet (Tenant.onDisk). */
+  onDiskThrough: number;
   store: DeliveryStore;
   records: RecordReader;
   now: () => number;
@@ -117,19 +119,24 @@ export function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarge
   // Events no subscription was there for are skipped in one move (a seeded or imported backlog).
   const floor = Math.min(...targets.map((t) => t.afterSequence));
   if (from < floor) return writing([], deps, (db) => store.advanceCursor(db, from, floor), true);
-  if (limit <= 0) return null;
-  const changes = store.changesAfter(from, limit);
+  if (limit <= 0 || deps.onDiskThrough <= from) return null;
+  const changes = store.changesBetween(from, deps.onDiskThrough, limit);
   if (changes.length === 0) return null;
   const to = changes[changes.length - 1]!.sequence;
   return writing(deliveriesFor(changes, targets, deps), deps, (db) => store.advanceCursor(db, from, to), changes.length === limit);
 }
 
-/** The next step of a subscription's replay of (after, until]. */
-export function replayStep(deps: DispatchDeps, target: DispatchTarget, after: number, until: number): DispatchWrite {
+/**
+ * The next step of a subscription's replay of (after, until], or null while the rest of it is
+ * not on disk yet (the sync that brings it asks for the next pass).
+ */
+export function replayStep(deps: DispatchDeps, target: DispatchTarget, after: number, until: number): DispatchWrite | null {
   const { store } = deps;
-  const changes = store.changesBetween(after, until, DISPATCH_BATCH);
-  const to = changes.length < DISPATCH_BATCH ? until : changes[changes.length - 1]!.sequence;
+  const upTo = Math.min(until, deps.onDiskThrough);
+  if (upTo <= after) return null;
+  const changes = store.changesBetween(after, upTo, DISPATCH_BATCH);
+  const to = changes.length < DISPATCH_BATCH ? upTo : changes[changes.length - 1]!.sequence;
   // A replay sends again what the subscription was sent before: its start does not apply.
   const deliveries = deliveriesFor(changes, [{ ...target, afterSequence: 0 }], deps);
-  return writing(deliveries, deps, (db) => store.advanceReplay(db, target.id, after, to, until), to < until);
+  return writing(deliveries, deps, (db) => store.advanceReplay(db, target.id, after, to, until), to < upTo);
 }

@@ -117,7 +117,6 @@ class WriteStatements {
 export class DeliveryStore {
   private readonly cursorQuery: Statement<{ sequence: number }>;
   private readonly headQuery: Statement<{ head: number }>;
-  private readonly changesAfterQuery: Statement<ChangeRow>;
   private readonly changesBetweenQuery: Statement<ChangeRow>;
   private readonly subscriptionsQuery: Statement<SubscriptionRow>;
   private readonly subscriptionQuery: Statement<SubscriptionRow>;
@@ -130,7 +129,6 @@ export class DeliveryStore {
     const read = tenant.read;
     this.cursorQuery = read.prepare("SELECT sequence FROM webhook_cursor WHERE id = 1");
     this.headQuery = read.prepare("SELECT coalesce(max(sequence), 0) AS head FROM changes");
-    this.changesAfterQuery = read.prepare(`SELECT ${CHANGE_COLUMNS} FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?`);
     this.changesBetweenQuery = read.prepare(
       `SELECT ${CHANGE_COLUMNS} FROM changes WHERE sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?`,
     );
@@ -165,10 +163,6 @@ export class DeliveryStore {
 
   head(): number {
     return this.headQuery.get()!.head;
-  }
-
-  changesAfter(after: number, limit: number): ChangeRow[] {
-    return this.changesAfterQuery.all(after, limit);
   }
 
   changesBetween(after: number, until: number, limit: number): ChangeRow[] {

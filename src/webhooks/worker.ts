@@ -196,7 +196,11 @@ export class WebhookWorker {
   }
 
   private dispatchDeps(tenant: Tenant, store: DeliveryStore): DispatchDeps {
-    return { tenant, store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
+    // An event is sent only once it is on disk (Tenant.onDisk); newer ones wait for the sync
+    // asked for here, which asks for a pass when it returns.
+    const onDisk = tenant.onDisk(store.head());
+    if (onDisk !== null) void onDisk.then(() => this.kick(), (error) => this.deps.onError(error, `WAL sync of ${tenant.path}`));
+    return { tenant, onDiskThrough: tenant.durableThrough(), store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
   }
 
   /**
@@ -223,7 +227,8 @@ export class WebhookWorker {
     const step = dispatchStep(dispatch, active.map(targetOf), room);
     if (step !== null) steps.push(step);
     for (const s of active) {
-      if (s.replay_after !== null && s.replay_until !== null) steps.push(replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until));
+      const replay = s.replay_after !== null && s.replay_until !== null ? replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until) : null;
+      if (replay !== null) steps.push(replay);
     }
     const outcomes = this.ended.get(tenant) ?? [];
     this.ended.delete(tenant);

@@ -133,6 +133,9 @@ export async function webhookApp(
       for (let pass = 0; pass < 50; pass++) {
         await worker.runOnce();
         await worker.idle();
+        // Events are sent once on disk: a pass that met newer ones asked for the WAL's sync,
+        // whose callback (another turn of the event loop) the next pass needs.
+        for (const tenant of t.runtime.tenants.all()) await tenant.writer.synced();
         const due = await dueNow(t);
         if (!due && worker.unrecorded() === 0) return;
       }

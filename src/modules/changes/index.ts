@@ -5,11 +5,12 @@ import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { rawQueryOf } from "../listing/service.ts";
 import { changesPage } from "./service.ts";
+import { settle } from "../../maybe.ts";
 
 export function changesModule(runtime: Runtime) {
   return new Elysia({ name: "changes" })
     .use(guard(runtime))
-    .get("/v1/changes", ({ request, tenant, set }) => sendJson(set, changesPage(tenant, rawQueryOf(request.url))), {
+    .get("/v1/changes", ({ request, tenant, set }) => settle(changesPage(tenant, rawQueryOf(request.url)), (body) => sendJson(set, body)), {
       protected: true,
       detail: { summary: "Read the change feed", tags: ["Sync"] },
     });

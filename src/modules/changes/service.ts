@@ -4,6 +4,7 @@ import type { Tenant } from "../../db/tenants.ts";
 import { ENTITY_NAMES } from "../../catalog/index.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { PageCache } from "../listing/page-cache.ts";
+import type { Maybe } from "../../maybe.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
@@ -64,27 +65,34 @@ function feedOf(tenant: Tenant): Feed {
   return found;
 }
 
-/** The response body of one feed page. */
-export function changesPage(tenant: Tenant, rawQuery: string): string {
+/**
+ * The response body of one feed page: at once, or once what it shows is on disk (Tenant.onDisk:
+ * a lead's commit is read here before its own sync has returned). Only such pages are cached.
+ */
+export function changesPage(tenant: Tenant, rawQuery: string): Maybe<string> {
   const feed = feedOf(tenant);
   const generation = tenant.generation();
   const cached = feed.pages.get(rawQuery, generation);
   if (cached !== undefined) return cached;
-  const body = readPage(feed, tenant, parseChangesQuery(new URLSearchParams(rawQuery)));
-  feed.pages.set(rawQuery, generation, body);
-  return body;
+  const { body, head } = readPage(feed, tenant, parseChangesQuery(new URLSearchParams(rawQuery)));
+  const cache = () => {
+    feed.pages.set(rawQuery, generation, body);
+    return body;
+  };
+  const onDisk = tenant.onDisk(head);
+  return onDisk === null ? cache() : onDisk.then(cache);
 }
 
-function readPage({ page, head }: Feed, tenant: Tenant, query: ChangesQuery): string {
+function readPage({ page, head }: Feed, tenant: Tenant, query: ChangesQuery): { body: string; head: number } {
   return tenant.read.transaction(() => {
     const rows = page.values(query.entity, query.after, query.limit + 1) as [number, string][];
     const hasMore = rows.length > query.limit;
     if (hasMore) rows.pop();
     const headSequence = (head.values(query.entity) as [number][])[0]![0];
     const nextAfter = rows.length > 0 ? rows[rows.length - 1]![0] : query.after;
-    return (
+    const body =
       `{"data":[${rows.map((r) => r[1]).join(",")}],` +
-      `"meta":{"after":${query.after},"nextAfter":${nextAfter},"hasMore":${hasMore},"head":${headSequence}}}`
-    );
+      `"meta":{"after":${query.after},"nextAfter":${nextAfter},"hasMore":${hasMore},"head":${headSequence}}}`;
+    return { body, head: headSequence };
   }).deferred();
 }

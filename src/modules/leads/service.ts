@@ -95,7 +95,13 @@ export async function createLead(
     const release = locks === null ? null : await locks.acquire(`${tenant.path}\0${clientId}\0${idempotencyKey}`);
     try {
       const stored = state.repo.findReplay(clientId, idempotencyKey!, new Date(clock.now() - IDEMPOTENCY_TTL_MS).toISOString());
-      if (stored !== null) return replayOf(stored, hash);
+      if (stored !== null) {
+        const replay = replayOf(stored, hash);
+        // Another process's lead is visible a sync before its own 201 (group-commit.ts): its
+        // replay, a 201 too, waits for the disk the same way.
+        await tenant.writer.synced();
+        return replay;
+      }
       return await create(idempotencyKey, hash);
     } finally {
       release?.();
