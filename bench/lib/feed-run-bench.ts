@@ -192,7 +192,7 @@ export function feedRunSection(result: FeedRunResult, context: { date: Date; ver
     `## Feed run: ${FEED_RUN_LISTINGS.toLocaleString("en-US")} listings pulled into a served 1M database`,
     "",
     `\`bun run bench --only feed-run\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
-    `\`serve\` on core ${result.settings.serverCore} (its feed run in a child process on the same core, nice 10); wrk, the feed server and the runner on core ${result.settings.loadCore}.`,
+    `\`serve\` on core ${result.settings.serverCore} (its feed run in a child process on the same core, under SCHED_IDLE at nice 10); wrk, the feed server and the runner on core ${result.settings.loadCore}.`,
     `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, started by SIGHUP after the quiet measurement.`,
     `Partners at a steady pace: lead creations from ${leads.connections} connections pausing ${leads.pauseMs} ms after each answer, reads of \`${READ_PATH}\` from ${reads.connections} pausing ${reads.pauseMs} ms.`,
     "",

@@ -5,7 +5,7 @@
 // /metrics and `feeds status` tell the same story; the feed's headers never reach a log. Two
 // serve processes on one database make one run per interval between them, not two.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
@@ -163,6 +163,54 @@ describe("serve pulls its feed while partners use the API", () => {
     expect(logs).toContain('"msg":"feed run finished"');
     expect(logs).not.toContain("never-be-logged");
   }, 120_000);
+});
+
+/** The scheduling policy of each thread of `pid` (/proc/PID/task/TID/stat, field 41; 5 is SCHED_IDLE). */
+function threadPolicies(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]);
+  });
+}
+
+/** Pids whose parent is `pid`. */
+function childrenOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+describe("the run's process gives way to the server", () => {
+  test("every thread of a run runs under SCHED_IDLE (chrt, as on any Debian), at nice 10", async () => {
+    expect(Bun.which("chrt")).not.toBeNull();
+    const db = emptyDatabase(join(dir, "idle.sqlite"));
+    crm.set([listing("I")], "/idle.xml");
+    const config = writeConfig("idle", db, "/idle.xml");
+    crm.behaviour = "slow"; // 3 s before the feed answers: the run's process waits meanwhile
+    const server = await startBinary(binary, ["serve", "--config", config], dir);
+    try {
+      const isRun = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("run-claimed");
+      const child = await until("the run's process", () => childrenOf(server.proc.pid).find(isRun), 10_000);
+      // Bun's own threads too, not only the main one: those started before chrt and after it.
+      await until("SCHED_IDLE on every thread, once there are several", () => {
+        const policies = threadPolicies(child);
+        return policies.length > 1 && policies.every((policy) => policy === 5);
+      }, 2_500);
+      const stat = readFileSync(`/proc/${child}/stat`, "utf8");
+      expect(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19 - 3])).toBe(10); // field 19: nice
+    } finally {
+      crm.behaviour = "ok";
+      await server.stop();
+    }
+  }, 60_000);
 });
 
 describe("two serve processes on one database", () => {
