@@ -71,7 +71,7 @@ export class GroupCommitWriter {
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
   private readonly now: () => number;
-  /** The connection's synchronous setting now: FULL, or NORMAL after a batch of bookkeeping only. */
+  /** The connection's synchronous setting: NORMAL with a WAL; without one, FULL for a batch with a durable write. */
   private synchronous: "FULL" | "NORMAL" | null = null;
   /** Syncs the WAL for the durable writes; null when the database has none (in memory), where COMMIT syncs. */
   private readonly walSync: WalSync | null;
