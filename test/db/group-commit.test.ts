@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GroupCommitWriter } from "../../src/db/group-commit.ts";
+import { heldFsync, turns } from "../helpers/held-fsync.ts";
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -150,15 +151,6 @@ describe("GroupCommitWriter", () => {
 });
 
 describe("GroupCommitWriter and the WAL's sync", () => {
-  /** An fsync that returns only when the test says so. */
-  function heldFsync() {
-    const calls: ((error: Error | null) => void)[] = [];
-    return { fsync: (_fd: number, done: (error: Error | null) => void) => void calls.push(done), calls };
-  }
-  const turns = async (n = 10) => {
-    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-  };
-
   test("a durable write settles once the WAL's sync returns; bookkeeping of the same batch at its COMMIT; readers see both at COMMIT", async () => {
     const db = open();
     const { fsync, calls } = heldFsync();

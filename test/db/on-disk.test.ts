@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { wallClock } from "../../src/clock.ts";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../../src/db/open.ts";
 import { Tenant } from "../../src/db/tenants.ts";
-import type { Fsync } from "../../src/db/wal-sync.ts";
+import { heldFsync } from "../helpers/held-fsync.ts";
 import { changesPage } from "../../src/modules/changes/service.ts";
 import { createLead } from "../../src/modules/leads/service.ts";
 import type { LeadInput } from "../../src/modules/leads/model.ts";
@@ -28,8 +28,7 @@ function heldTenant() {
   dir = mkdtempSync(join(tmpdir(), "pa-on-disk-"));
   const path = join(dir, "t.sqlite");
   closeDatabase(openDatabase(path));
-  const calls: ((error: Error | null) => void)[] = [];
-  const fsync: Fsync = (_fd, done) => void calls.push(done);
+  const { fsync, calls } = heldFsync();
   tenant = new Tenant(path, openExistingDatabase(path), openExistingDatabase(path), wallClock, fsync);
   /** Lets every sync asked for so far return, and the callbacks after them run. */
   const release = async () => {

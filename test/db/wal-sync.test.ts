@@ -6,7 +6,8 @@ import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { locksOn } from "../../src/db/in-use.ts";
-import { WalSync, type Fsync } from "../../src/db/wal-sync.ts";
+import { WalSync } from "../../src/db/wal-sync.ts";
+import { heldFsync, turns } from "../helpers/held-fsync.ts";
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,17 +30,6 @@ function descriptorsOn(path: string): number {
   return n;
 }
 
-/** An fsync that returns only when the test says so, and counts its calls. */
-function heldFsync() {
-  const calls: ((error: Error | null) => void)[] = [];
-  const fsync: Fsync = (_fd, done) => void calls.push(done);
-  return { fsync, calls };
-}
-
-/** Lets pending callbacks and promise reactions run. */
-const turns = async (n = 5) => {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 
 describe("WalSync", () => {
   test("the real fsync: flushed() resolves, and one descriptor serves every sync until close", async () => {
