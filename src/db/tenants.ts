@@ -71,7 +71,7 @@ export class Tenant {
   }
 
   /** The last sequence known to be on disk (see onDisk). */
-  durableThrough(): number {
+  onDiskThrough(): number {
     return this.writer.onDiskThrough();
   }
 

@@ -200,7 +200,7 @@ export class WebhookWorker {
     // asked for here, which asks for a pass when it returns.
     const onDisk = tenant.onDisk(store.head());
     if (onDisk !== null) void onDisk.then(() => this.kick(), (error) => this.deps.onError(error, `WAL sync of ${tenant.path}`));
-    return { tenant, onDiskThrough: tenant.durableThrough(), store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
+    return { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
   }
 
   /**

@@ -90,7 +90,7 @@ describe("webhook dispatch sends only what is on disk", () => {
   const target = { id: "sub", clientId: "partner", events: new Set(["property.removed"] as const), afterSequence: 0 };
   const deps = (t: Tenant): DispatchDeps => ({
     tenant: t,
-    onDiskThrough: t.durableThrough(),
+    onDiskThrough: t.onDiskThrough(),
     store: deliveryStore(t),
     records: () => null,
     now: () => 0,

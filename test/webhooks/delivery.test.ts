@@ -329,7 +329,7 @@ describe("nothing is lost", () => {
     const store = deliveryStore(tenant);
     // What a kill -9 right after a claim leaves behind: the delivery leased to a process that is gone.
     await tenant.onDisk(store.head());
-    const deps = { tenant, onDiskThrough: tenant.durableThrough(), store, records: recordReader(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
+    const deps = { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: recordReader(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
     const targets = [{ id: sub.id, clientId: "partner", events: new Set(["lead.created"] as const), afterSequence: store.subscription(sub.id)!.after_sequence }];
     for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets)) await tenant.writer.submit((db) => step!.write(db, () => null));
     const now = app.clock.now();
