@@ -34,9 +34,10 @@ function failedReport(feed: FeedSpec, durationMs: number, why: string): RunRepor
  * Puts the run's process below the server: nice 10, then (without waiting) SCHED_IDLE for each
  * of its threads, which the threads it starts later inherit. A SCHED_IDLE thread gives way the
  * moment one of the server's wakes; at nice 10 its slices of the core still held the server's
- * reads back by milliseconds (bench feed-run, list p99 during the writes: 5.0–6.1 ms against
- * 3.1–4.3 with SCHED_IDLE, 2.3 quiet). Either may be refused (no chrt, a sandbox that forbids
- * it): the run then goes on as it is, and the debug log says why.
+ * reads back by milliseconds (bench feed-run, list p99 in the run's median window: 5.2 ms at
+ * nice 10, 2.9–3.8 ms under SCHED_IDLE in five runs, 1.3–2.1 ms with no run).
+ * Either may be refused (no chrt, a sandbox that forbids it): the run then goes on as it is,
+ * and the debug log says why.
  */
 function lowerPriority(pid: number, feed: FeedSpec, logger: Logger): void {
   const refused = (why: string) => logger.debug({ feed: feed.id, err: why }, "feed run's priority could not be lowered");
