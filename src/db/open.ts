@@ -17,7 +17,9 @@ function waitForLocks(db: Database): void {
 
 function applyPragmas(db: Database): void {
   db.run("PRAGMA journal_mode = WAL");
-  // FULL: a commit is on disk before it returns, so an acknowledged lead survives power loss.
+  // FULL: a commit is on disk before it returns (the command line's writes). The server's
+  // writer commits under NORMAL instead and syncs the WAL off the event loop before it
+  // acknowledges a lead (group-commit.ts): either way an acknowledged lead survives power loss.
   db.run("PRAGMA synchronous = FULL");
   db.run("PRAGMA foreign_keys = ON");
   // 16 MiB page cache per connection (two per database): with totals and deep pages served
