@@ -15,8 +15,6 @@ import { selfCommand } from "../executable.ts";
 
 /** Below the server's priority where SCHED_IDLE cannot be had: the API's requests come first on a busy core. */
 const CHILD_NICENESS = 10;
-/** util-linux's chrt, found once: it moves a running process to another scheduling policy. */
-const CHRT = Bun.which("chrt");
 /** A run asked to stop stops between two chunks of writes (milliseconds) or aborts its download; this is ample. */
 const STOP_GRACE_MS = 15_000;
 
@@ -46,8 +44,11 @@ function lowerPriority(pid: number, feed: FeedSpec, logger: Logger): void {
   } catch (error) {
     refused((error as Error).message);
   }
-  if (CHRT === null) return refused("chrt not found, so no SCHED_IDLE");
-  const chrt = Bun.spawn([CHRT, "--all-tasks", "--idle", "--pid", "0", String(pid)], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  // util-linux's chrt moves a running process to another scheduling policy. Looked up per run
+  // (runs are minutes apart), not when every command starts.
+  const path = Bun.which("chrt");
+  if (path === null) return refused("chrt not found, so no SCHED_IDLE");
+  const chrt = Bun.spawn([path, "--all-tasks", "--idle", "--pid", "0", String(pid)], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   void Promise.all([chrt.exited, new Response(chrt.stderr).text()]).then(([code, err]) => {
     if (code !== 0) refused(`chrt: ${err.trim() || `exit code ${code}`}`);
   });

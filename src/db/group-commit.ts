@@ -248,8 +248,8 @@ export class GroupCommitWriter {
       (this.walSync !== null && job.durability === "durable" && outcome.ok ? afterSync : settledNow).push([job, outcome]);
     });
     for (const [job, outcome] of settledNow) this.settle(job, outcome);
-    if (afterSync.length === 0) return record();
-    this.walSync!.flushed().then(
+    if (afterSync.length === 0 || this.walSync === null) return record();
+    this.walSync.flushed().then(
       () => {
         record();
         for (const [job, outcome] of afterSync) this.settle(job, outcome);

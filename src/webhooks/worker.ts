@@ -195,10 +195,13 @@ export class WebhookWorker {
     return more;
   }
 
-  private dispatchDeps(tenant: Tenant, store: DeliveryStore): DispatchDeps {
-    // An event is sent only once it is on disk (Tenant.onDisk); newer ones wait for the sync
-    // asked for here, which asks for a pass when it returns.
-    const onDisk = tenant.onDisk(store.head());
+  /**
+   * An event is sent only once it is on disk (Tenant.onDisk): with subscriptions to send to,
+   * events newer than that wait for the sync asked for here, which asks for a pass when it
+   * returns. Without any, nothing is sent, so no sync is asked for.
+   */
+  private dispatchDeps(tenant: Tenant, store: DeliveryStore, sending: boolean): DispatchDeps {
+    const onDisk = sending ? tenant.onDisk(store.head()) : null;
     if (onDisk !== null) void onDisk.then(() => this.kick(), (error) => this.deps.onError(error, `WAL sync of ${tenant.path}`));
     return { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
   }
@@ -218,7 +221,7 @@ export class WebhookWorker {
   private async pass(tenant: Tenant): Promise<boolean> {
     const store = deliveryStore(tenant);
     const active = store.subscriptions().filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
-    const dispatch = this.dispatchDeps(tenant, store);
+    const dispatch = this.dispatchDeps(tenant, store, active.length > 0);
     // Slots are held from now, so the claims of one pass never exceed the bounds together.
     const slots = this.stopping ? [] : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id), due: this.mayBeDue(store, s.id) }));
     const spare = slots.filter((c) => c.n > 0);

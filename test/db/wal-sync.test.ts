@@ -17,6 +17,14 @@ function folder(): string {
   return dir;
 }
 
+/** A WalSync on an empty -wal of its own whose syncs return only when the test says so. */
+function heldWalSync(mark?: () => number) {
+  const wal = join(folder(), "t.sqlite-wal");
+  writeFileSync(wal, "");
+  const { fsync, calls } = heldFsync();
+  return { wal, calls, sync: new WalSync(wal, fsync, mark) };
+}
+
 /** This process's descriptors open on `path`. */
 function descriptorsOn(path: string): number {
   let n = 0;
@@ -46,10 +54,7 @@ describe("WalSync", () => {
   });
 
   test("a sync covers only what was written before it began: callers during a sync wait for the next one, which they share", async () => {
-    const wal = join(folder(), "t.sqlite-wal");
-    writeFileSync(wal, "");
-    const { fsync, calls } = heldFsync();
-    const sync = new WalSync(wal, fsync);
+    const { calls, sync } = heldWalSync();
     const settled: string[] = [];
     void sync.flushed().then(() => settled.push("first"));
     expect(calls.length).toBe(1);
@@ -68,10 +73,7 @@ describe("WalSync", () => {
   });
 
   test("a failed sync rejects its callers with the error; the next one works", async () => {
-    const wal = join(folder(), "t.sqlite-wal");
-    writeFileSync(wal, "");
-    const { fsync, calls } = heldFsync();
-    const sync = new WalSync(wal, fsync);
+    const { calls, sync } = heldWalSync();
     const failed = sync.flushed();
     calls[0]!(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }));
     await expect(failed).rejects.toThrow("EIO");
@@ -91,10 +93,7 @@ describe("WalSync", () => {
   });
 
   test("close lets go of the descriptor only once the sync under way has returned", async () => {
-    const wal = join(folder(), "t.sqlite-wal");
-    writeFileSync(wal, "");
-    const { fsync, calls } = heldFsync();
-    const sync = new WalSync(wal, fsync);
+    const { wal, calls, sync } = heldWalSync();
     const under = sync.flushed();
     sync.close();
     expect(descriptorsOn(wal)).toBe(1); // the thread pool may still be using it
@@ -106,11 +105,8 @@ describe("WalSync", () => {
 
 describe("WalSync marks: what is known to be on disk", () => {
   test("each sync reads the mark as it begins; once it returns, everything up to that mark is on disk", async () => {
-    const wal = join(folder(), "t.sqlite-wal");
-    writeFileSync(wal, "");
-    const { fsync, calls } = heldFsync();
     let head = 7;
-    const sync = new WalSync(wal, fsync, () => head);
+    const { calls, sync } = heldWalSync(() => head);
     expect(sync.onDiskThrough()).toBe(0);
     const first = sync.flushed();
     head = 9; // committed after the sync began: not covered by it
@@ -123,11 +119,8 @@ describe("WalSync marks: what is known to be on disk", () => {
   });
 
   test("through() joins the sync under way when that one began past the mark, and asks for the next one only otherwise", async () => {
-    const wal = join(folder(), "t.sqlite-wal");
-    writeFileSync(wal, "");
-    const { fsync, calls } = heldFsync();
     let head = 5;
-    const sync = new WalSync(wal, fsync, () => head);
+    const { calls, sync } = heldWalSync(() => head);
     const settled: string[] = [];
     void sync.flushed().then(() => settled.push("write"));
     void sync.through(5)!.then(() => settled.push("reader of 5"));
@@ -147,10 +140,7 @@ describe("WalSync marks: what is known to be on disk", () => {
   });
 
   test("a failed sync moves nothing on", async () => {
-    const wal = join(folder(), "t.sqlite-wal");
-    writeFileSync(wal, "");
-    const { fsync, calls } = heldFsync();
-    const sync = new WalSync(wal, fsync, () => 3);
+    const { calls, sync } = heldWalSync(() => 3);
     const failed = sync.flushed();
     calls[0]!(new Error("EIO"));
     await expect(failed).rejects.toThrow("EIO");

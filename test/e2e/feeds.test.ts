@@ -165,22 +165,24 @@ describe("serve pulls its feed while partners use the API", () => {
   }, 120_000);
 });
 
-/** The scheduling policy of each thread of `pid` (/proc/PID/task/TID/stat, field 41; 5 is SCHED_IDLE). */
-function threadPolicies(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]);
-  });
+/** Field `n` (numbered from 1, as in proc(5)) of a /proc/…/stat file; the name in field 2 may hold spaces. */
+function statField(path: string, n: number): number {
+  const stat = readFileSync(path, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[n - 3]);
 }
 
-/** Pids whose parent is `pid`. */
+/** The scheduling policy of each thread of `pid` (field 41; 5 is SCHED_IDLE). */
+function threadPolicies(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => statField(`/proc/${pid}/task/${tid}/stat`, 41));
+}
+
+/** Pids whose parent (field 4) is `pid`. */
 function childrenOf(pid: number): number[] {
   return readdirSync("/proc")
     .filter((entry) => /^\d+$/.test(entry))
     .filter((entry) => {
       try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+        return statField(`/proc/${entry}/stat`, 4) === pid;
       } catch {
         return false; // gone meanwhile
       }
@@ -204,8 +206,7 @@ describe("the run's process gives way to the server", () => {
         const policies = threadPolicies(child);
         return policies.length > 1 && policies.every((policy) => policy === 5);
       }, 2_500);
-      const stat = readFileSync(`/proc/${child}/stat`, "utf8");
-      expect(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19 - 3])).toBe(10); // field 19: nice
+      expect(statField(`/proc/${child}/stat`, 19)).toBe(10); // field 19: nice
     } finally {
       crm.behaviour = "ok";
       await server.stop();
