@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../db/tenants.ts";
 import { entityOf, eventPayload, eventTypeOf, type ChangeRow, type EventType } from "./events.ts";
-import type { ClaimedDelivery, DeliveryStore, NewDelivery } from "./store.ts";
+import type { ClaimedDelivery, DeliveryStore, NewDelivery, StoredDelivery } from "./store.ts";
 
 /** Events read per step: a step's record reads and inserts run on the event loop, so it stays short. */
 export const DISPATCH_BATCH = 100;
@@ -63,11 +63,37 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
         subscriptionId: target.id,
         type,
         sequence: change.sequence,
+        recordId: change.record_id,
+        eventAt: change.at,
         payload: eventPayload(type, change.at, change.sequence, change.record_id, record),
       });
     }
   }
   return deliveries;
+}
+
+/**
+ * The body of a claimed delivery stored without one (its first attempt's process died: see
+ * DeliveryStore.insert), made again from its event with the record as `clientId` sees it now;
+ * null when that cannot be done (the record is gone). Same webhook-id, same event and
+ * sequence; the record is the newer one if it changed meanwhile, which `data.sequence` lets a
+ * receiver tell (CONTRACT §13: order is not promised).
+ */
+export function rebuiltPayload(
+  deps: Pick<DispatchDeps, "tenant" | "records">,
+  clientId: string,
+  stored: Pick<StoredDelivery, "type" | "sequence" | "record_id" | "event_at">,
+): string | null {
+  const { type, sequence, record_id: recordId, event_at: eventAt } = stored;
+  if (recordId === null || eventAt === null) return null;
+  const entity = entityOf(type);
+  let record = "null";
+  if (entity !== null && type !== "property.removed") {
+    const found = deps.records(deps.tenant, clientId, entity, recordId);
+    if (found === null) return null;
+    record = found;
+  }
+  return eventPayload(type, eventAt, sequence, recordId, record);
 }
 
 /**

@@ -21,7 +21,7 @@ export interface SubscriptionRow {
   replay_until: number | null;
 }
 
-/** A delivery claimed for an attempt. */
+/** A delivery claimed for an attempt, its body in hand. */
 export interface ClaimedDelivery {
   n: number;
   id: string;
@@ -32,11 +32,25 @@ export interface ClaimedDelivery {
   attempts: number;
 }
 
+/**
+ * A delivery as a claim reads it from the database. `payload` is null when the delivery was
+ * stored already claimed and its holder died during that first attempt (see insert): the
+ * body is then made again from `record_id` and `event_at`.
+ */
+export interface StoredDelivery extends Omit<ClaimedDelivery, "payload"> {
+  payload: string | null;
+  record_id: string | null;
+  event_at: string | null;
+}
+
 export interface NewDelivery {
   id: string;
   subscriptionId: string;
   type: EventType;
   sequence: number;
+  /** What the body is made from: the record's id (the subscription's for webhook.test) and the event's time. */
+  recordId: string;
+  eventAt: string;
   payload: string;
 }
 
@@ -70,8 +84,8 @@ class WriteStatements {
   constructor(db: Database) {
     this.advanceCursor = db.prepare("UPDATE webhook_cursor SET sequence = ?2 WHERE id = 1 AND sequence = ?1");
     this.insert = db.prepare(
-      "INSERT INTO webhook_deliveries (id, subscription_id, type, sequence, payload, state, next_attempt_at, created_at, lease_owner, attempts) " +
-        "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)",
+      "INSERT INTO webhook_deliveries (id, subscription_id, type, sequence, payload, state, next_attempt_at, created_at, lease_owner, attempts, record_id, event_at) " +
+        "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
     );
     this.advanceReplay = db.prepare("UPDATE webhook_subscriptions SET replay_after = ?3 WHERE id = ?1 AND replay_after = ?2");
     this.endReplay = db.prepare(
@@ -83,15 +97,17 @@ class WriteStatements {
       "UPDATE webhook_deliveries SET lease_owner = ?1, next_attempt_at = ?2, attempts = attempts + 1 " +
         "WHERE n IN (SELECT n FROM webhook_deliveries WHERE subscription_id = ?3 AND state = 'pending' " +
         "AND next_attempt_at <= ?4 ORDER BY next_attempt_at LIMIT ?5) " +
-        "RETURNING n, id, subscription_id, type, sequence, payload, attempts",
+        "RETURNING n, id, subscription_id, type, sequence, payload, attempts, record_id, event_at",
     );
     const finished = "WHERE n = ?1 AND lease_owner = ?2 AND state = 'pending'";
     this.succeed = db.prepare(
       "UPDATE webhook_deliveries SET state = 'succeeded', payload = NULL, next_attempt_at = NULL, " +
         `last_status = ?3, last_error = NULL, last_attempt_at = ?4 ${finished}`,
     );
+    // A retry keeps the body its first attempt sent, so every attempt sends the same bytes.
     this.retry = db.prepare(
-      "UPDATE webhook_deliveries SET next_attempt_at = ?5, last_status = ?3, last_error = ?6, last_attempt_at = ?4 " + finished,
+      "UPDATE webhook_deliveries SET next_attempt_at = ?5, last_status = ?3, last_error = ?6, last_attempt_at = ?4, " +
+        `payload = coalesce(payload, ?7) ${finished}`,
     );
     this.fail = db.prepare(
       "UPDATE webhook_deliveries SET state = 'failed', payload = NULL, next_attempt_at = NULL, " +
@@ -200,11 +216,20 @@ export class DeliveryStore {
     return this.w(db).advanceCursor.run(from, to).changes === 1;
   }
 
-  /** A new pending delivery, due now; or, with `lease`, already claimed for its first attempt. */
+  /**
+   * A new pending delivery, due now; or, with `lease`, already claimed for its first attempt.
+   * A claimed one is stored without its body: the attempt holds it in memory, a retry stores
+   * it (retry), and a process that takes over the lease of a holder that died makes it again
+   * (dispatch.ts, rebuiltPayload). The body was most of the bytes every delivery wrote, twice
+   * (stored, then dropped on success): measured side by side, 23 % of the server's CPU per
+   * delivery.
+   */
   insert(db: Database, delivery: NewDelivery, now: number, lease?: { owner: string; until: number }): number {
-    const { id, subscriptionId, type, sequence, payload } = delivery;
+    const { id, subscriptionId, type, sequence, payload, recordId, eventAt } = delivery;
     const owner = lease?.owner ?? null;
-    return Number(this.w(db).insert.run(id, subscriptionId, type, sequence, payload, lease?.until ?? now, now, owner, lease ? 1 : 0).lastInsertRowid);
+    const stored = lease === undefined ? payload : null;
+    const row = [id, subscriptionId, type, sequence, stored, lease?.until ?? now, now, owner, lease ? 1 : 0, recordId, eventAt] as const;
+    return Number(this.w(db).insert.run(...row).lastInsertRowid);
   }
 
   /** Moves a replay on; ends it once `to` reaches its end. False when another process moved it first. */
@@ -214,16 +239,17 @@ export class DeliveryStore {
   }
 
   /** Claims up to `limit` due deliveries of a subscription for `owner`, leased until `leaseUntil`. */
-  claim(db: Database, subscriptionId: string, owner: string, now: number, leaseUntil: number, limit: number): ClaimedDelivery[] {
-    return this.w(db).claim.all(owner, leaseUntil, subscriptionId, now, limit) as ClaimedDelivery[];
+  claim(db: Database, subscriptionId: string, owner: string, now: number, leaseUntil: number, limit: number): StoredDelivery[] {
+    return this.w(db).claim.all(owner, leaseUntil, subscriptionId, now, limit) as StoredDelivery[];
   }
 
   succeed(db: Database, n: number, owner: string, attempt: AttemptRecord): boolean {
     return this.w(db).succeed.run(n, owner, attempt.status, attempt.at).changes === 1;
   }
 
-  retry(db: Database, n: number, owner: string, attempt: AttemptRecord, nextAt: number): boolean {
-    return this.w(db).retry.run(n, owner, attempt.status, attempt.at, nextAt, attempt.error).changes === 1;
+  /** Schedules the next attempt; `payload` is the body sent, stored if the row has none yet. */
+  retry(db: Database, n: number, owner: string, attempt: AttemptRecord, nextAt: number, payload: string): boolean {
+    return this.w(db).retry.run(n, owner, attempt.status, attempt.at, nextAt, attempt.error, payload).changes === 1;
   }
 
   fail(db: Database, n: number, owner: string, attempt: AttemptRecord): boolean {

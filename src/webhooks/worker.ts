@@ -10,7 +10,7 @@ import type { Clock } from "../clock.ts";
 import type { WebhookTargetPolicy } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
 import type { Database } from "bun:sqlite";
-import { DISPATCH_BATCH, dispatchStep, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
+import { DISPATCH_BATCH, dispatchStep, rebuiltPayload, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
 import { EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
 import { memo } from "./memo.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
@@ -246,7 +246,7 @@ export class WebhookWorker {
       result = await tenant.writer.submit((db) => {
         const disabled = new Set<string>();
         const finished = outcomes.flatMap((o) => this.record(db, store, o, disabled));
-        const claimed = new Map(spare.map((c) => [c.subscription.id, store.claim(db, c.subscription.id, this.owner, now, now + LEASE_MS, c.n)]));
+        const claimed = new Map(spare.map((c) => [c.subscription.id, this.claim(db, dispatch, c.subscription, now, c.n, finished)]));
         const free = new Map(spare.map((c) => [c.subscription.id, c.n - claimed.get(c.subscription.id)!.length]));
         const lease = { owner: this.owner, until: now + LEASE_MS };
         const take = (id: string) => ((free.get(id) ?? 0) > 0 ? (free.set(id, free.get(id)! - 1), lease) : null);
@@ -301,6 +301,25 @@ export class WebhookWorker {
   private noteSlots(tenant: Tenant, full: boolean): void {
     if (full) this.outOfSlots.add(tenant);
     else this.outOfSlots.delete(tenant);
+  }
+
+  /**
+   * Claims up to `limit` due deliveries of a subscription (inside the pass's write). One whose
+   * body was never stored (its first attempt's process died) gets it made again; one whose
+   * record is gone by now fails, with the reason, and is added to `finished`.
+   */
+  private claim(db: Database, deps: DispatchDeps, subscription: SubscriptionRow, now: number, limit: number, finished: [EventType, FinalState][]): ClaimedDelivery[] {
+    const claimed: ClaimedDelivery[] = [];
+    for (const stored of deps.store.claim(db, subscription.id, this.owner, now, now + LEASE_MS, limit)) {
+      const payload = stored.payload ?? rebuiltPayload(deps, subscription.client_id, stored);
+      if (payload !== null) {
+        claimed.push({ ...stored, payload });
+        continue;
+      }
+      const attempt = { status: null, error: "not sent again: the record is no longer visible to this client", at: now };
+      if (deps.store.fail(db, stored.n, this.owner, attempt)) finished.push([stored.type, "failed"]);
+    }
+    return claimed;
   }
 
   /** Whether a subscription may have a delivery due now (a read, to spare a write when nothing is). */
@@ -376,7 +395,7 @@ export class WebhookWorker {
     }
     const next = outcome.status === 410 ? null : nextAttemptAt(at, delivery.attempts, this.deps.random);
     const finished: [EventType, FinalState][] = [];
-    if (next === null ? store.fail(db, delivery.n, this.owner, attempt) : store.retry(db, delivery.n, this.owner, attempt, next)) {
+    if (next === null ? store.fail(db, delivery.n, this.owner, attempt) : store.retry(db, delivery.n, this.owner, attempt, next, delivery.payload)) {
       if (next === null) finished.push([type, "failed"]);
     }
     let reason: string | null = null;
@@ -410,7 +429,7 @@ export class WebhookWorker {
     const now = this.deps.clock.now();
     const id = newDeliveryId();
     const payload = eventPayload(TEST_EVENT, iso(now), 0, subscription.id, "null");
-    const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, payload };
+    const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, recordId: subscription.id, eventAt: iso(now), payload };
     const n = await tenant.writer.submit((db) => store.insert(db, delivery, now, { owner: this.owner, until: now + LEASE_MS }));
     const outcome = await this.send(subscription, id, payload);
     this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);

@@ -10,11 +10,11 @@ import { CATALOGS } from "../../src/catalog/index.ts";
 import { compactChangesStep } from "../../src/db/compaction.ts";
 import { createServerWebhooks, recordReader } from "../../src/modules/webhooks/service.ts";
 import { dispatchStep } from "../../src/webhooks/dispatch.ts";
-import { deliveryStore } from "../../src/webhooks/store.ts";
+import { deliveryStore, type ClaimedDelivery } from "../../src/webhooks/store.ts";
 import { silentLogger } from "../../src/logging.ts";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/schedule.ts";
 import { DISABLE_AFTER_FAILING_MS, LEASE_MS, newDeliveryId, PER_SUBSCRIPTION } from "../../src/webhooks/worker.ts";
-import { createLead, startReceiver, testCertificates, webhookApp, type Certificates, type KeyPair, type Receiver, type WebhookApp } from "./helpers.ts";
+import { createLead, LEAD, startReceiver, testCertificates, webhookApp, type Certificates, type KeyPair, type Receiver, type WebhookApp } from "./helpers.ts";
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -346,6 +346,69 @@ describe("nothing is lost", () => {
     const [delivery] = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
     expect(delivery).toMatchObject({ id: receiver.received[0]!.headers["webhook-id"], state: "succeeded", attempts: 2 });
     receiver.verifyAll(sub.secret);
+  });
+});
+
+describe("a delivery's body", () => {
+  const payloadOf = (app: WebhookApp, webhookId: string) =>
+    (outside(app).query("SELECT payload FROM webhook_deliveries WHERE id = ?").get(webhookId) as { payload: string | null }).payload;
+
+  test("is not stored while its first attempt is under way; a failed attempt stores what it sent, and every retry sends those bytes though the record changed", async () => {
+    let answered = 0;
+    const { app, receiver } = await setup({}, () => (answered++ === 0 ? new Response("busy", { status: 503 }) : new Response("ok")));
+    const sub = await subscribe(app, receiver, ["lead.created"]);
+    const lead = await createLead(app);
+    await app.webhooks.worker.runOnce();
+    // Claimed and being sent: the row has no body, the attempt holds it.
+    const [first] = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
+    expect(first).toMatchObject({ state: "pending", attempts: 1 });
+    expect(payloadOf(app, first.id)).toBeNull();
+    await app.deliver();
+    expect(receiver.received).toHaveLength(1);
+    expect(payloadOf(app, first.id)).toBe(receiver.received[0]!.body);
+    outside(app).run("UPDATE leads SET name = 'Ana Lima' WHERE id = ?", [lead.id]);
+    app.clock.advance(RETRY_DELAYS_MS[0]!);
+    await app.deliver();
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
+    expect((receiver.verifyAll(sub.secret) as any[])[1].data.record.name).toBe(LEAD.name);
+  });
+
+  test("claimed by a process killed during the first attempt is made again by the next: the same bytes while the record is unchanged; failed, with why, when the record is gone", async () => {
+    const { app, receiver } = await setup();
+    const sub = await subscribe(app, receiver, ["lead.created"]);
+    const kept = await createLead(app);
+    const deleted = await createLead(app);
+    const tenant = app.runtime.tenants.all()[0]!;
+    const store = deliveryStore(tenant);
+    // What a kill -9 during the first attempts leaves behind: deliveries stored already claimed by a process that is gone.
+    await tenant.onDisk(store.head());
+    const deps = { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: recordReader(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
+    const targets = [{ id: sub.id, clientId: "partner", events: new Set(["lead.created"] as const), afterSequence: store.subscription(sub.id)!.after_sequence }];
+    const lease = { owner: "dead:1", until: app.clock.now() + LEASE_MS };
+    const inFlight: ClaimedDelivery[] = [];
+    for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets)) {
+      inFlight.push(...(await tenant.writer.submit((db) => step!.write(db, () => lease)))!);
+    }
+    expect(inFlight.map((d) => JSON.parse(d.payload).data.id)).toEqual([kept.id, deleted.id]);
+    for (const delivery of inFlight) expect(payloadOf(app, delivery.id)).toBeNull();
+    outside(app).run("DELETE FROM leads WHERE id = ?", [deleted.id]);
+    const restarted = createServerWebhooks(app.runtime, { logger: silentLogger() }).worker;
+    app.clock.advance(LEASE_MS);
+    await restarted.runOnce();
+    await restarted.idle();
+    await restarted.runOnce(); // records the outcome
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]!.headers["webhook-id"]).toBe(inFlight[0]!.id);
+    expect(receiver.received[0]!.body).toBe(inFlight[0]!.payload);
+    receiver.verifyAll(sub.secret);
+    const log = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data as any[];
+    expect(log.find((d) => d.id === inFlight[0]!.id)).toMatchObject({ state: "succeeded", attempts: 2 });
+    expect(log.find((d) => d.id === inFlight[1]!.id)).toMatchObject({
+      state: "failed",
+      attempts: 2,
+      lastError: "not sent again: the record is no longer visible to this client",
+    });
   });
 });
 
