@@ -103,7 +103,8 @@ export class WebhookWorker {
   private readonly attempts = new Set<Promise<void>>();
   /** Attempts that ended since the last pass, per database: the next pass records them. */
   private readonly ended = new Map<Tenant, Ended[]>();
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** The next pass, when one is scheduled: cancels it. */
+  private scheduled: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private again = false;
   /** Passes run on their own between start() and stop(); runOnce() works either way. */
@@ -133,8 +134,7 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.looping = false;
     this.stopping = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.unschedule();
     await this.running;
     await this.idle();
     await this.runOnce();
@@ -157,12 +157,33 @@ export class WebhookWorker {
     if (!this.looping) return;
     this.again = true;
     if (this.running !== null) return;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.loop(), 0);
+    this.schedule(0);
+  }
+
+  /**
+   * Runs the next pass after `delayMs`; at 0, right after this turn's I/O (setImmediate: a
+   * setTimeout of 0 waits a millisecond, and under a backlog every attempt of a pass can end
+   * within it, leaving the core idle between passes).
+   */
+  private schedule(delayMs: number): void {
+    this.unschedule();
+    if (delayMs === 0) {
+      const immediate = setImmediate(() => this.loop());
+      this.scheduled = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(() => this.loop(), delayMs);
+      timer.unref?.();
+      this.scheduled = () => clearTimeout(timer);
+    }
+  }
+
+  private unschedule(): void {
+    this.scheduled?.();
+    this.scheduled = null;
   }
 
   private loop(): void {
-    this.timer = null;
+    this.scheduled = null;
     if (!this.looping || this.running !== null) return;
     this.again = false;
     this.running = this.runOnce()
@@ -170,9 +191,7 @@ export class WebhookWorker {
       .catch((error) => this.deps.onError(error, "webhook pass"))
       .finally(() => {
         this.running = null;
-        if (!this.looping) return;
-        this.timer = setTimeout(() => this.loop(), this.again ? 0 : TICK_MS);
-        this.timer.unref?.();
+        if (this.looping) this.schedule(this.again ? 0 : TICK_MS);
       });
   }
 
