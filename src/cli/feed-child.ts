@@ -2,19 +2,18 @@
 // (`partner-api feeds run-claimed`), never on the server's event loop: the download, the XML
 // parse and the staging of 100,000 listings are tens of seconds of CPU and a few hundred MB of
 // heap, which the child returns to the system when it exits. It runs at the lowest priority
-// there is (SCHED_IDLE, else nice 10), so on a busy core the API comes first. The feed (headers
-// included: secrets) goes to the child on its standard input, never in its arguments or
-// environment; its report comes back as one JSON line on its standard output.
-import { setPriority } from "node:os";
+// there is (SCHED_IDLE, else nice 10: idle-priority.ts), so on a busy core the API comes
+// first. The feed (headers included: secrets) goes to the child on its standard input, never
+// in its arguments or environment; its report comes back as one JSON line on its standard
+// output.
 import { FeedScheduler, type Launched } from "../agency/feed-runs/scheduler.ts";
 import type { FeedSpec } from "../config/model.ts";
 import type { RunReport } from "../agency/feed-runs/run.ts";
 import type { Logger } from "../logging.ts";
 import type { Runtime } from "../runtime.ts";
 import { selfCommand } from "../executable.ts";
+import { lowerToIdle } from "../idle-priority.ts";
 
-/** Below the server's priority where SCHED_IDLE cannot be had: the API's requests come first on a busy core. */
-const CHILD_NICENESS = 10;
 /** A run asked to stop stops between two chunks of writes (milliseconds) or aborts its download; this is ample. */
 const STOP_GRACE_MS = 15_000;
 
@@ -29,28 +28,13 @@ function failedReport(feed: FeedSpec, durationMs: number, why: string): RunRepor
 }
 
 /**
- * Puts the run's process below the server: nice 10, then (without waiting) SCHED_IDLE for each
- * of its threads, which the threads it starts later inherit. A SCHED_IDLE thread gives way the
- * moment one of the server's wakes; at nice 10 its slices of the core still held the server's
- * reads back by milliseconds (bench feed-run, list p99 in the run's median window: 5.2 ms at
- * nice 10, 2.9–3.8 ms under SCHED_IDLE in five runs, 1.3–2.1 ms with no run).
- * Either may be refused (no chrt, a sandbox that forbids it): the run then goes on as it is,
- * and the debug log says why.
+ * Puts the run's process below the server (idle-priority.ts), without waiting: list p99 in the
+ * run's median window (bench feed-run) was 5.2 ms at nice 10, 2.9–3.8 ms under SCHED_IDLE in
+ * five runs, 1.3–2.1 ms with no run. What was refused goes to the debug log; the run goes on.
  */
 function lowerPriority(pid: number, feed: FeedSpec, logger: Logger): void {
-  const refused = (why: string) => logger.debug({ feed: feed.id, err: why }, "feed run's priority could not be lowered");
-  try {
-    setPriority(pid, CHILD_NICENESS);
-  } catch (error) {
-    refused((error as Error).message);
-  }
-  // util-linux's chrt moves a running process to another scheduling policy. Looked up per run
-  // (runs are minutes apart), not when every command starts.
-  const path = Bun.which("chrt");
-  if (path === null) return refused("chrt not found, so no SCHED_IDLE");
-  const chrt = Bun.spawn([path, "--all-tasks", "--idle", "--pid", "0", String(pid)], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
-  void Promise.all([chrt.exited, new Response(chrt.stderr).text()]).then(([code, err]) => {
-    if (code !== 0) refused(`chrt: ${err.trim() || `exit code ${code}`}`);
+  void lowerToIdle(pid, "process").then((refused) => {
+    for (const why of refused) logger.debug({ feed: feed.id, err: why }, "feed run's priority could not be lowered");
   });
 }
 

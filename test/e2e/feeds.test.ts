@@ -12,6 +12,7 @@ import { Webhook } from "standardwebhooks";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { emptyDatabase, listing, startFeedServer, type FeedServer } from "../agency/feed-server.ts";
 import { ensureBinary, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { childrenOf, SCHED_IDLE, scheduling, threadPolicies } from "../helpers/sched.ts";
 
 const SECRET_HEADER = "Bearer crm-header-that-must-never-be-logged";
 const dir = mkdtempSync(join(tmpdir(), "pa-feeds-e2e-"));
@@ -165,31 +166,6 @@ describe("serve pulls its feed while partners use the API", () => {
   }, 120_000);
 });
 
-/** Field `n` (numbered from 1, as in proc(5)) of a /proc/…/stat file; the name in field 2 may hold spaces. */
-function statField(path: string, n: number): number {
-  const stat = readFileSync(path, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[n - 3]);
-}
-
-/** The scheduling policy of each thread of `pid` (field 41; 5 is SCHED_IDLE). */
-function threadPolicies(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).map((tid) => statField(`/proc/${pid}/task/${tid}/stat`, 41));
-}
-
-/** Pids whose parent (field 4) is `pid`. */
-function childrenOf(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return statField(`/proc/${entry}/stat`, 4) === pid;
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
-
 describe("the run's process gives way to the server", () => {
   test("every thread of a run runs under SCHED_IDLE (chrt, as on any Debian), at nice 10", async () => {
     expect(Bun.which("chrt")).not.toBeNull();
@@ -204,9 +180,9 @@ describe("the run's process gives way to the server", () => {
       // Bun's own threads too, not only the main one: those started before chrt and after it.
       await until("SCHED_IDLE on every thread, once there are several", () => {
         const policies = threadPolicies(child);
-        return policies.length > 1 && policies.every((policy) => policy === 5);
+        return policies.length > 1 && policies.every((policy) => policy === SCHED_IDLE);
       }, 2_500);
-      expect(statField(`/proc/${child}/stat`, 19)).toBe(10); // field 19: nice
+      expect(scheduling(`/proc/${child}`).nice).toBe(10);
     } finally {
       crm.behaviour = "ok";
       await server.stop();
