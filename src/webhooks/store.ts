@@ -221,8 +221,8 @@ export class DeliveryStore {
    * A claimed one is stored without its body: the attempt holds it in memory, a retry stores
    * it (retry), and a process that takes over the lease of a holder that died makes it again
    * (dispatch.ts, rebuiltPayload). The body was most of the bytes every delivery wrote, twice
-   * (stored, then dropped on success): measured side by side, 23 % of the server's CPU per
-   * delivery.
+   * (stored, then dropped on success): without it, the server wrote 30 % fewer bytes and spent
+   * 8–23 % less CPU per delivery (three runs side by side, 20,000 deliveries each).
    */
   insert(db: Database, delivery: NewDelivery, now: number, lease?: { owner: string; until: number }): number {
     const { id, subscriptionId, type, sequence, payload, recordId, eventAt } = delivery;

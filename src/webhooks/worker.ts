@@ -265,7 +265,9 @@ export class WebhookWorker {
       result = await tenant.writer.submit((db) => {
         const disabled = new Set<string>();
         const finished = outcomes.flatMap((o) => this.record(db, store, o, disabled));
-        const claimed = new Map(spare.map((c) => [c.subscription.id, this.claim(db, dispatch, c.subscription, now, c.n, finished)]));
+        // Only where something may be due: under a backlog every delivery is stored already
+        // claimed, so there is nothing to claim, pass after pass.
+        const claimed = new Map(spare.map((c) => [c.subscription.id, c.due ? this.claim(db, dispatch, c.subscription, now, c.n, finished) : []]));
         const free = new Map(spare.map((c) => [c.subscription.id, c.n - claimed.get(c.subscription.id)!.length]));
         const lease = { owner: this.owner, until: now + LEASE_MS };
         const take = (id: string) => ((free.get(id) ?? 0) > 0 ? (free.set(id, free.get(id)! - 1), lease) : null);
