@@ -8,10 +8,11 @@ import { CHECKPOINT_EVERY_MS, RESTART_AFTER_FRAMES, type CheckpointerMessage, ty
 declare const self: Worker;
 
 // Copying the WAL back is work for the core's idle time: under SCHED_IDLE a read the server
-// wakes for takes the core from a copy under way at once (bench feed-run: list p99 in the
-// run's median window 3.0–3.1 ms against 3.3–3.8 ms at normal priority). On a core busy all
-// the time it still gets a sliver; should it fall far behind, the connections' own backstop
-// checkpoint (checkpointer.ts) takes over.
+// wakes for takes the core from a copy under way at once (bench feed-run, list p99 in the
+// run's median window: 2.7–3.2 ms in four runs, 2.9–3.8 ms in six at normal priority). On a
+// core busy all the time it still gets a sliver (creating leads flat out on one core, the WAL
+// peaked at 9.2 MB); should it fall far behind, the connections' own backstop checkpoint
+// (checkpointer.ts, 40 MB) takes over.
 void (async () => {
   const tid = currentThreadId();
   const refused = tid === null ? ["no /proc/thread-self"] : await lowerToIdle(tid, "thread");
