@@ -58,7 +58,7 @@ export class Runtime {
     this.config = config;
     this.tokens = new TokenService(config.jwtSecret, config.environment, clock);
     this.logger = options.logger ?? silentLogger();
-    this.tenants = new TenantRegistry(clock, new Checkpointer((what) => this.logger.error(what), (what) => this.logger.debug(what)));
+    this.tenants = new TenantRegistry(clock, new Checkpointer((what) => this.logger.error(what)));
     this.windows = new SlidingWindowLimiter({ clock });
     this.authFailures = new TokenBucketLimiter({
       capacity: AUTH_FAILURE_CAPACITY,

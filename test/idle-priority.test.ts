@@ -1,5 +1,5 @@
-// Work that must give way to the server (src/idle-priority.ts): a process and its threads, or
-// one thread, moved to SCHED_IDLE at nice 10, as read back from /proc.
+// Work that must give way to the server (src/idle-priority.ts): a process and its threads moved
+// to SCHED_IDLE at nice 10, as read back from /proc.
 import { afterEach, describe, expect, test } from "bun:test";
 import { lowerToIdle } from "../src/idle-priority.ts";
 import { SCHED_IDLE, scheduling, threadPolicies } from "./helpers/sched.ts";
@@ -22,7 +22,7 @@ describe("lowerToIdle", () => {
   test("a process goes to SCHED_IDLE at nice 10 with every thread it has", async () => {
     const pid = await idler();
     expect(scheduling(`/proc/${pid}`)).toEqual({ policy: 0, nice: 0 });
-    expect(await lowerToIdle(pid, "process")).toEqual([]);
+    expect(await lowerToIdle(pid)).toEqual([]);
     expect(scheduling(`/proc/${pid}`)).toEqual({ policy: SCHED_IDLE, nice: 10 });
     const policies = threadPolicies(pid);
     expect(policies.length).toBeGreaterThan(1);
@@ -31,9 +31,9 @@ describe("lowerToIdle", () => {
 
   test("without chrt, or with chrt refused, it says why, and nice 10 still takes", async () => {
     const pid = await idler();
-    expect(await lowerToIdle(pid, "process", null)).toEqual(["chrt not found, so no SCHED_IDLE"]);
+    expect(await lowerToIdle(pid, null)).toEqual(["chrt not found, so no SCHED_IDLE"]);
     expect(scheduling(`/proc/${pid}`)).toEqual({ policy: 0, nice: 10 });
-    expect(await lowerToIdle(pid, "process", Bun.which("false"))).toEqual(["chrt: exit code 1"]);
+    expect(await lowerToIdle(pid, Bun.which("false"))).toEqual(["chrt: exit code 1"]);
     expect(scheduling(`/proc/${pid}`)).toEqual({ policy: 0, nice: 10 });
   });
 });

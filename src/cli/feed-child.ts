@@ -33,7 +33,7 @@ function failedReport(feed: FeedSpec, durationMs: number, why: string): RunRepor
  * five runs, 1.3–2.1 ms with no run. What was refused goes to the debug log; the run goes on.
  */
 function lowerPriority(pid: number, feed: FeedSpec, logger: Logger): void {
-  void lowerToIdle(pid, "process").then((refused) => {
+  void lowerToIdle(pid).then((refused) => {
     for (const why of refused) logger.debug({ feed: feed.id, err: why }, "feed run's priority could not be lowered");
   });
 }

@@ -16,8 +16,8 @@ export interface CheckpointerMessage {
   forget?: string;
 }
 
-/**
- * From the thread: a file it could not open or checkpoint (told once, until it works again),
- * or, once at its start, why its priority could not be lowered (`priority`).
- */
-export type CheckpointerReport = { path: string; error: string } | { priority: string };
+/** From the thread: a file it could not open or checkpoint (told once, until it works again). */
+export interface CheckpointerReport {
+  path: string;
+  error: string;
+}

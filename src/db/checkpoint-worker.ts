@@ -2,22 +2,13 @@
 // server has open, and the WAL copied back into the database file from here, where the copy
 // and its fsync hold up nobody's event loop. Told which files by messages from the server.
 import { Database } from "bun:sqlite";
-import { currentThreadId, lowerToIdle } from "../idle-priority.ts";
 import { CHECKPOINT_EVERY_MS, RESTART_AFTER_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
 
 declare const self: Worker;
 
-// Copying the WAL back is work for the core's idle time: under SCHED_IDLE a read the server
-// wakes for takes the core from a copy under way at once (bench feed-run, list p99 in the
-// run's median window: 2.7–3.2 ms in four runs, 2.9–3.8 ms in six at normal priority). On a
-// core busy all the time it still gets a sliver (creating leads flat out on one core, the WAL
-// peaked at 9.2 MB); should it fall far behind, the connections' own backstop checkpoint
-// (checkpointer.ts, 40 MB) takes over.
-void (async () => {
-  const tid = currentThreadId();
-  const refused = tid === null ? ["no /proc/thread-self"] : await lowerToIdle(tid, "thread");
-  if (refused.length > 0) self.postMessage({ priority: refused.join("; ") } satisfies CheckpointerReport);
-})();
+// This thread keeps the server's priority. Under SCHED_IDLE (tried: it held a feed run's reads
+// back less) its RESTART, which holds new writers off while it runs, starved behind a busy event
+// loop: 90 % reads and 10 % lead creations on one core, p99 10–23 ms → 32–42 ms side by side.
 
 /** How long a RESTART waits for the server's writer and readers to step aside (milliseconds); it delays new commits meanwhile. */
 const RESTART_WAIT_MS = 5;

@@ -26,14 +26,9 @@ export class Checkpointer {
   /** Per file, the server's connections to it (a reopened tenant and the one it replaces overlap). */
   private readonly watched = new Map<string, Set<Database>>();
 
-  /**
-   * `onError`: told of what went wrong, in words for the log; `onNotice`: told why the thread
-   * keeps a normal priority, where it could not lower it (a debug line). `workerCode`: tests
-   * name another.
-   */
+  /** `onError`: told of what went wrong, in words for the log. `workerCode`: tests name another. */
   constructor(
     private readonly onError: (what: string) => void,
-    private readonly onNotice: (what: string) => void = () => {},
     private readonly workerCode: string = WORKER_CODE,
   ) {}
 
@@ -74,11 +69,7 @@ export class Checkpointer {
     if (this.worker !== null || this.dead) return this.worker;
     const worker = new Worker(this.workerCode);
     worker.unref(); // never what keeps a process alive
-    worker.onmessage = (event: MessageEvent<CheckpointerReport>) => {
-      const report = event.data;
-      if ("priority" in report) this.onNotice(`the checkpointer thread keeps its priority: ${report.priority}`);
-      else this.onError(`checkpoint of ${report.path} failed: ${report.error}`);
-    };
+    worker.onmessage = (event: MessageEvent<CheckpointerReport>) => this.onError(`checkpoint of ${event.data.path} failed: ${event.data.error}`);
     worker.onerror = (event) => {
       worker.terminate();
       this.died(event.message);

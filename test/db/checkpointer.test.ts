@@ -4,14 +4,13 @@
 // into it, and the WAL file grows only when a commit cannot start over from its beginning.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Checkpointer } from "../../src/db/checkpointer.ts";
 import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 import { TenantRegistry } from "../../src/db/tenants.ts";
 import { FakeClock } from "../helpers/app.ts";
-import { SCHED_IDLE, scheduling } from "../helpers/sched.ts";
 
 let dir: string;
 let path: string;
@@ -61,27 +60,6 @@ describe("the checkpointer thread", () => {
     write(50);
     expect(size(path)).toBe(before); // the commit itself copied nothing
     await eventually(() => size(path) >= before + 50 * 4096);
-    expect(errors).toEqual([]);
-  });
-
-  test("runs under SCHED_IDLE at nice 10, and the server's own thread keeps its priority", async () => {
-    const idleThreads = () =>
-      new Set(readdirSync("/proc/self/task").filter((tid) => scheduling(`/proc/self/task/${tid}`).policy === SCHED_IDLE));
-    const before = idleThreads();
-    const notices: string[] = [];
-    checkpointer.close();
-    checkpointer = new Checkpointer((what) => errors.push(what), (what) => notices.push(what));
-    checkpointer.watch(path, [db]);
-    let added: string[] = [];
-    for (let tries = 0; added.length === 0 && tries < 250; tries++) {
-      await Bun.sleep(20);
-      added = [...idleThreads()].filter((tid) => !before.has(tid));
-    }
-    // The thread, and any thread it started since (they inherit its policy and nice value).
-    expect(added.length).toBeGreaterThanOrEqual(1);
-    for (const tid of added) expect(scheduling(`/proc/self/task/${tid}`).nice).toBe(10);
-    expect(scheduling(`/proc/self/task/${process.pid}`)).toEqual({ policy: 0, nice: 0 });
-    expect(notices).toEqual([]);
     expect(errors).toEqual([]);
   });
 
@@ -165,7 +143,7 @@ describe("the checkpointer thread", () => {
   });
 
   test("a thread that cannot start is reported, and the connections checkpoint for themselves again", async () => {
-    const broken = new Checkpointer((what) => errors.push(what), undefined, join(dir, "no-such-worker.ts"));
+    const broken = new Checkpointer((what) => errors.push(what), join(dir, "no-such-worker.ts"));
     try {
       broken.watch(path, [db]);
       await eventually(() => errors.length > 0);
