@@ -9,7 +9,7 @@
 import { setPriority } from "node:os";
 
 /** Below the server's priority where SCHED_IDLE cannot be had. */
-export const IDLE_NICENESS = 10;
+const IDLE_NICENESS = 10;
 
 /**
  * Moves a process, every thread it has and the threads they start later, to nice 10, then to

@@ -35,6 +35,23 @@ export interface DispatchDeps {
   newId: () => string;
 }
 
+/**
+ * The body of one event as one client sees it: with its record read by `readRecord`, `null` for
+ * property.removed and webhook.test; null when the client cannot see the record (gone already).
+ */
+function eventBody(
+  type: EventType,
+  eventAt: string,
+  sequence: number,
+  recordId: string,
+  readRecord: (entity: "properties" | "leads") => string | null,
+): string | null {
+  const entity = entityOf(type);
+  if (entity === null || type === "property.removed") return eventPayload(type, eventAt, sequence, recordId, "null");
+  const record = readRecord(entity);
+  return record === null ? null : eventPayload(type, eventAt, sequence, recordId, record);
+}
+
 /** Deliveries for `changes`, one per change and target that wants it. */
 function deliveriesFor(changes: readonly ChangeRow[], targets: readonly DispatchTarget[], deps: DispatchDeps): NewDelivery[] {
   const deliveries: NewDelivery[] = [];
@@ -43,21 +60,19 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
   for (const change of changes) {
     const type = eventTypeOf(change);
     if (type === null) continue;
-    const entity = entityOf(type)!;
     for (const target of targets) {
       if (!target.events.has(type) || change.sequence <= target.afterSequence) continue;
-      let record = "null";
-      if (type !== "property.removed") {
-        const key = `${target.clientId}\0${change.entity}\0${change.record_id}`;
+      const payload = eventBody(type, change.at, change.sequence, change.record_id, (entity) => {
+        const key = `${target.clientId}\0${entity}\0${change.record_id}`;
         let found = records.get(key);
         if (found === undefined) {
           found = deps.records(deps.tenant, target.clientId, entity, change.record_id);
           records.set(key, found);
         }
-        // Gone already: an unpublished property's removal follows in the log; a deleted lead has no event.
-        if (found === null) continue;
-        record = found;
-      }
+        return found;
+      });
+      // Gone already: an unpublished property's removal follows in the log; a deleted lead has no event.
+      if (payload === null) continue;
       deliveries.push({
         id: deps.newId(),
         subscriptionId: target.id,
@@ -65,7 +80,7 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
         sequence: change.sequence,
         recordId: change.record_id,
         eventAt: change.at,
-        payload: eventPayload(type, change.at, change.sequence, change.record_id, record),
+        payload,
       });
     }
   }
@@ -86,14 +101,7 @@ export function rebuiltPayload(
 ): string | null {
   const { type, sequence, record_id: recordId, event_at: eventAt } = stored;
   if (recordId === null || eventAt === null) return null;
-  const entity = entityOf(type);
-  let record = "null";
-  if (entity !== null && type !== "property.removed") {
-    const found = deps.records(deps.tenant, clientId, entity, recordId);
-    if (found === null) return null;
-    record = found;
-  }
-  return eventPayload(type, eventAt, sequence, recordId, record);
+  return eventBody(type, eventAt, sequence, recordId, (entity) => deps.records(deps.tenant, clientId, entity, recordId));
 }
 
 /**

@@ -17,7 +17,7 @@ export function scheduling(proc: string): { policy: number; nice: number } {
 }
 
 /** The scheduling policy of each thread of `pid`. */
-export function threadPolicies(pid: number | "self"): number[] {
+export function threadPolicies(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).map((tid) => scheduling(`/proc/${pid}/task/${tid}`).policy);
 }
 
