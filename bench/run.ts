@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|portal-feed]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|portal-feed]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -68,7 +68,7 @@ const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
-const STANDALONE = ["import", "webhooks", "feed-run", "portal-feed"];
+const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "portal-feed"];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
@@ -319,8 +319,14 @@ async function main(): Promise<void> {
   // Needs the 1M dataset: part of a full run with --1m, or asked for by name.
   if (only?.has("feed-run") || (only === null && flags["1m"])) {
     const result = await runFeedRunBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_FEED_RUN_PACE, quietS: 10, windowS: 10, log });
-    writeFeedRunSection(feedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    writeFeedRunSection(result, feedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
     log("wrote the feed-run section of bench/RESULTS.md");
+  }
+  if (only?.has("feed-run-control")) {
+    // As many windows as a run of the scenario above takes on this machine (140–155 s).
+    const result = await runFeedRunBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_FEED_RUN_PACE, quietS: 10, windowS: 10, controlWindows: 15, log });
+    writeFeedRunSection(result, feedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    log("wrote the feed-run-control section of bench/RESULTS.md");
   }
   if (wanted("portal-feed")) {
     const result = await runPortalFeedBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_PORTAL_FEED_PACE, quietS: 10, windowS: 5, log });

@@ -28,6 +28,12 @@ export interface WrkResult {
   socketErrors: number;
   /** wrk's own CPU seconds, to tell its core's foreign load from its own. */
   cpuS: number;
+  /**
+   * The latency distribution as equally spaced quantile points in microseconds (point i: the
+   * latency i/length of the requests stayed under), when the script prints it (paced.lua);
+   * windows are pooled from these (stats.ts, pooledPercentile).
+   */
+  quantilesUs: number[] | null;
 }
 
 /** wrk reports slow responses past this as timeouts; generous, so a slow page still counts. */
@@ -66,6 +72,7 @@ function count(text: string, pattern: RegExp): number {
 export function parseWrk(text: string): Omit<WrkResult, "cpuS"> {
   const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(text);
   if (!rps) throw new Error(`cannot read wrk's report:\n${text}`);
+  const quantiles = /^latency quantiles \(us\): (.+)$/m.exec(text);
   const sockets = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
   return {
     rps: Number(rps[1]),
@@ -75,6 +82,7 @@ export function parseWrk(text: string): Omit<WrkResult, "cpuS"> {
     // wrk prints these lines only when the count is not zero.
     non2xx: count(text, /Non-2xx or 3xx responses: (\d+)/),
     socketErrors: sockets ? sockets.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    quantilesUs: quantiles ? quantiles[1]!.trim().split(/\s+/).map(Number) : null,
   };
 }
 

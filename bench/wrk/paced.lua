@@ -30,3 +30,18 @@ function request()
   end
   return read_request
 end
+
+-- The whole latency distribution, so the runner can pool windows into one (bench/lib/stats.ts,
+-- pooledPercentile): QUANTILES points, point i the latency below which i/QUANTILES of the
+-- requests fell (the last one the slowest), in microseconds.
+local QUANTILES = 1000
+
+function done(summary, latency, requests)
+  local points = {}
+  for i = 1, QUANTILES - 1 do
+    points[i] = tostring(latency:percentile(i * 100 / QUANTILES))
+  end
+  -- wrk's percentile(100) answers 0: the slowest request is latency.max.
+  points[QUANTILES] = tostring(latency.max)
+  io.write("latency quantiles (us): " .. table.concat(points, " ") .. "\n")
+end
