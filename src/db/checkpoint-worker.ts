@@ -76,8 +76,17 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   const message = event.data;
   if (message.watch !== undefined && !databases.has(message.watch)) databases.set(message.watch, null);
   if (message.forget !== undefined) close(message.forget);
+  if (message.everyMs !== undefined) tickEvery(message.everyMs);
 };
 
-setInterval(() => {
-  for (const path of databases.keys()) checkpoint(path);
-}, CHECKPOINT_EVERY_MS);
+let ticking: ReturnType<typeof setInterval> | null = null;
+
+/** Checkpoints every watched file each `everyMs`. */
+function tickEvery(everyMs: number): void {
+  if (ticking !== null) clearInterval(ticking);
+  ticking = setInterval(() => {
+    for (const path of databases.keys()) checkpoint(path);
+  }, everyMs);
+}
+
+tickEvery(CHECKPOINT_EVERY_MS);

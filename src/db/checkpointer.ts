@@ -7,7 +7,7 @@
 // SQLite's own only as a backstop far above the thread's pace.
 import type { Database } from "bun:sqlite";
 import { runsCompiled } from "../executable.ts";
-import { SQLITE_AUTOCHECKPOINT_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
+import { CHECKPOINT_EVERY_MS, SQLITE_AUTOCHECKPOINT_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
 
 /**
  * The thread's code. In the executable, Bun files each entry point of the build (scripts/build.ts
@@ -26,10 +26,14 @@ export class Checkpointer {
   /** Per file, the server's connections to it (a reopened tenant and the one it replaces overlap). */
   private readonly watched = new Map<string, Set<Database>>();
 
-  /** `onError`: told of what went wrong, in words for the log. `workerCode`: tests name another. */
+  /**
+   * `onError`: told of what went wrong, in words for the log. `workerCode`: tests name another;
+   * `everyMs`: how often the thread checkpoints (tests run it faster than a server does).
+   */
   constructor(
     private readonly onError: (what: string) => void,
     private readonly workerCode: string = WORKER_CODE,
+    private readonly everyMs: number = CHECKPOINT_EVERY_MS,
   ) {}
 
   /** Leaves the checkpoints of `path` to the thread: its connections `connections` stop doing them (but for the backstop). */
@@ -69,6 +73,7 @@ export class Checkpointer {
     if (this.worker !== null || this.dead) return this.worker;
     const worker = new Worker(this.workerCode);
     worker.unref(); // never what keeps a process alive
+    if (this.everyMs !== CHECKPOINT_EVERY_MS) worker.postMessage({ everyMs: this.everyMs } satisfies CheckpointerMessage);
     worker.onmessage = (event: MessageEvent<CheckpointerReport>) => this.onError(`checkpoint of ${event.data.path} failed: ${event.data.error}`);
     worker.onerror = (event) => {
       worker.terminate();

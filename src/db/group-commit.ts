@@ -8,7 +8,7 @@
 // settle once a sync of the WAL begun after the COMMIT has returned, on another thread
 // (wal-sync.ts). A write submitted as bookkeeping (the webhook worker's: outcomes, claims,
 // dispatch steps, all of which a restart can redo) settles at COMMIT: it reaches the disk with
-// the next sync or the checkpointer's next pass (src/db/checkpointer.ts, every 100 ms on its own
+// the next sync or the checkpointer's next pass (src/db/checkpointer.ts, every second on its own
 // thread; a checkpoint syncs the WAL before it copies); a killed process loses none of it, only a
 // power cut can. A database not in WAL mode (in memory) commits its durable batches under FULL.
 //
