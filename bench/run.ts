@@ -324,7 +324,7 @@ async function main(): Promise<void> {
     log("wrote the feed-run section of bench/RESULTS.md");
   }
   if (only?.has("feed-run-control")) {
-    // As many windows as a run of the scenario above takes on this machine (140–155 s).
+    // About as many windows as a run of the scenario above lasts on this machine (130–195 s).
     const result = await runFeedRunBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_FEED_RUN_PACE, quietS: 30, windowS: 10, controlWindows: 15, log });
     writeFeedRunSection(result, feedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
     log("wrote the feed-run-control section of bench/RESULTS.md");

@@ -72,13 +72,6 @@ function checkpoint(path: string): void {
   }
 }
 
-self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
-  const message = event.data;
-  if (message.watch !== undefined && !databases.has(message.watch)) databases.set(message.watch, null);
-  if (message.forget !== undefined) close(message.forget);
-  if (message.everyMs !== undefined) tickEvery(message.everyMs);
-};
-
 let ticking: ReturnType<typeof setInterval> | null = null;
 
 /** Checkpoints every watched file each `everyMs`. */
@@ -88,5 +81,12 @@ function tickEvery(everyMs: number): void {
     for (const path of databases.keys()) checkpoint(path);
   }, everyMs);
 }
+
+self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
+  const message = event.data;
+  if (message.watch !== undefined && !databases.has(message.watch)) databases.set(message.watch, null);
+  if (message.forget !== undefined) close(message.forget);
+  if (message.everyMs !== undefined) tickEvery(message.everyMs);
+};
 
 tickEvery(CHECKPOINT_EVERY_MS);
