@@ -20,7 +20,7 @@ import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from ".
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
 import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
-import { DEFAULT_FEED_RUN_PACE, feedRunSection, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
+import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
 import { DEFAULT_PORTAL_FEED_PACE, portalFeedSection, runPortalFeedBench, writePortalFeedSection } from "./lib/portal-feed-bench.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
@@ -316,19 +316,15 @@ async function main(): Promise<void> {
     writeWebhookSection(webhookSection(result, context));
     log("wrote the webhooks section of bench/RESULTS.md");
   }
+  // 30 s of quiet on each side: the reference of the goal's ratio; a 10 s p99 of this load moved 2x between the two sides of one run.
+  const feedRun = async (controlWindows?: number) => {
+    const result = await runFeedRunBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_FEED_RUN_PACE, quietS: 30, windowS: 10, controlWindows, log });
+    log(`wrote the ${writeFeedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` })} section of bench/RESULTS.md`);
+  };
   // Needs the 1M dataset: part of a full run with --1m, or asked for by name.
-  if (only?.has("feed-run") || (only === null && flags["1m"])) {
-    // 30 s of quiet on each side: the reference of the goal's ratio; a 10 s p99 of this load moved 2x between the two sides of one run.
-    const result = await runFeedRunBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_FEED_RUN_PACE, quietS: 30, windowS: 10, log });
-    writeFeedRunSection(result, feedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
-    log("wrote the feed-run section of bench/RESULTS.md");
-  }
-  if (only?.has("feed-run-control")) {
-    // About as many windows as a run of the scenario above lasts on this machine (130–195 s).
-    const result = await runFeedRunBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_FEED_RUN_PACE, quietS: 30, windowS: 10, controlWindows: 15, log });
-    writeFeedRunSection(result, feedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
-    log("wrote the feed-run-control section of bench/RESULTS.md");
-  }
+  if (only?.has("feed-run") || (only === null && flags["1m"])) await feedRun();
+  // About as many windows as a run of the scenario above lasts on this machine (130–195 s).
+  if (only?.has("feed-run-control")) await feedRun(15);
   if (wanted("portal-feed")) {
     const result = await runPortalFeedBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_PORTAL_FEED_PACE, quietS: 10, windowS: 5, log });
     writePortalFeedSection(portalFeedSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));

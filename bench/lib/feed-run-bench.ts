@@ -183,13 +183,17 @@ export async function runFeedRunBench(settings: FeedRunSettings): Promise<FeedRu
 }
 
 /** RESULTS.md keeps the last run and the last control each in a section of its own. */
-function marks(result: FeedRunResult): [string, string] {
-  const id = result.settings.controlWindows === undefined ? "feed-run" : "feed-run-control";
+function sectionId(result: FeedRunResult): "feed-run" | "feed-run-control" {
+  return result.settings.controlWindows === undefined ? "feed-run" : "feed-run-control";
+}
+
+/** A section's start and end markers in RESULTS.md. */
+function marks(id: string): [string, string] {
   return [`<!-- ${id}:start -->`, `<!-- ${id}:end -->`];
 }
 
 /** The scenario's section of RESULTS.md, with the goals' verdicts (the control's: its figures only). */
-export function feedRunSection(result: FeedRunResult, context: { date: Date; version: string; machine: string }): string {
+function feedRunSection(result: FeedRunResult, context: { date: Date; version: string; machine: string }): string {
   const control = result.settings.controlWindows !== undefined;
   const verdict = (ok: boolean, where = "") => (control ? "no verdict, no run" : `${ok ? "**met**" : "**missed**"}${where}`);
   const scope = control ? "over all the windows" : "over the whole run";
@@ -211,13 +215,13 @@ export function feedRunSection(result: FeedRunResult, context: { date: Date; ver
   const errors = (pick: (l: Load) => WrkResult) => result.windows.reduce((sum, w) => sum + pick(w).non2xx + pick(w).socketErrors, 0);
   const row = loadRow;
   const { leads, reads } = result.settings;
-  const [start, end] = marks(result);
-  return markedSection(start, end, [
+  const id = sectionId(result);
+  return markedSection(...marks(id), [
     control
       ? "## Feed run, the control: the same measurement with no run"
       : `## Feed run: ${FEED_RUN_LISTINGS.toLocaleString("en-US")} listings pulled into a served 1M database`,
     "",
-    `\`bun run bench --only ${control ? "feed-run-control" : "feed-run"}\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
+    `\`bun run bench --only ${id}\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
     `\`serve\` on core ${result.settings.serverCore} (its feed run in a child process on the same core, under SCHED_IDLE at nice 10); wrk, the feed server and the runner on core ${result.settings.loadCore}.`,
     control
       ? `No feed is configured: ${result.windows.length} windows of the partners' load between the two quiet measurements, as a run would have them, to show how far the figures below move with nothing running.`
@@ -241,6 +245,9 @@ export function feedRunSection(result: FeedRunResult, context: { date: Date; ver
   ], result.commands);
 }
 
-export function writeFeedRunSection(result: FeedRunResult, section: string): void {
-  writeMarkedSection(...marks(result), section);
+/** Writes the result's section of RESULTS.md; returns which section it was. */
+export function writeFeedRunSection(result: FeedRunResult, context: { date: Date; version: string; machine: string }): string {
+  const id = sectionId(result);
+  writeMarkedSection(...marks(id), feedRunSection(result, context));
+  return id;
 }

@@ -17,7 +17,7 @@ export const SQLITE_AUTOCHECKPOINT_FRAMES = 1000;
  */
 export const RESTART_AFTER_FRAMES = SQLITE_AUTOCHECKPOINT_FRAMES;
 
-/** From the server: start checkpointing a file, or stop; how often to run (tests run faster). */
+/** From the server: how often to run (its first message), start checkpointing a file, or stop. */
 export interface CheckpointerMessage {
   watch?: string;
   forget?: string;

@@ -2,7 +2,7 @@
 // server has open, and the WAL copied back into the database file from here, where the copy
 // and its fsync hold up nobody's event loop. Told which files by messages from the server.
 import { Database } from "bun:sqlite";
-import { CHECKPOINT_EVERY_MS, RESTART_AFTER_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
+import { RESTART_AFTER_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
 
 declare const self: Worker;
 
@@ -74,7 +74,7 @@ function checkpoint(path: string): void {
 
 let ticking: ReturnType<typeof setInterval> | null = null;
 
-/** Checkpoints every watched file each `everyMs`. */
+/** Checkpoints every watched file each `everyMs` (the server's first message says how often). */
 function tickEvery(everyMs: number): void {
   if (ticking !== null) clearInterval(ticking);
   ticking = setInterval(() => {
@@ -88,5 +88,3 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   if (message.forget !== undefined) close(message.forget);
   if (message.everyMs !== undefined) tickEvery(message.everyMs);
 };
-
-tickEvery(CHECKPOINT_EVERY_MS);

@@ -73,7 +73,7 @@ export class Checkpointer {
     if (this.worker !== null || this.dead) return this.worker;
     const worker = new Worker(this.workerCode);
     worker.unref(); // never what keeps a process alive
-    if (this.everyMs !== CHECKPOINT_EVERY_MS) worker.postMessage({ everyMs: this.everyMs } satisfies CheckpointerMessage);
+    worker.postMessage({ everyMs: this.everyMs } satisfies CheckpointerMessage);
     worker.onmessage = (event: MessageEvent<CheckpointerReport>) => this.onError(`checkpoint of ${event.data.path} failed: ${event.data.error}`);
     worker.onerror = (event) => {
       worker.terminate();

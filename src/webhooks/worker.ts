@@ -449,8 +449,9 @@ export class WebhookWorker {
     if (subscription === null) return null;
     const now = this.deps.clock.now();
     const id = newDeliveryId();
-    const payload = eventPayload(TEST_EVENT, iso(now), 0, subscription.id, "null");
-    const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, recordId: subscription.id, eventAt: iso(now), payload };
+    const eventAt = iso(now);
+    const payload = eventPayload(TEST_EVENT, eventAt, 0, subscription.id, "null");
+    const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, recordId: subscription.id, eventAt, payload };
     const n = await tenant.writer.submit((db) => store.insert(db, delivery, now, { owner: this.owner, until: now + LEASE_MS }));
     const outcome = await this.send(subscription, id, payload);
     this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);
