@@ -16,7 +16,8 @@ export class ClientDisconnected extends Error {
   }
 }
 
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+/** The request's body, at most `limit` bytes (413 past it; a hang-up is a ClientDisconnected). */
+export async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   try {
     return await readBody(request, limit);
   } catch (error) {
