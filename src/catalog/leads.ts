@@ -1,5 +1,6 @@
 // The lead field catalogue: names, descriptions, SQL and value schemas of every readable field.
 import { Type as T } from "@sinclair/typebox";
+import { EMAIL_FORMAT } from "./email.ts";
 import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES } from "./enums.ts";
 import { DateTime, NullableString, oneOf } from "./schemas.ts";
 import type { EntityCatalog, FieldSpec } from "./types.ts";
@@ -7,7 +8,7 @@ import type { EntityCatalog, FieldSpec } from "./types.ts";
 export const LEAD_FIELDS: readonly FieldSpec[] = [
   { name: "id", description: "Unique identifier (UUID)", sql: "l.id", schema: T.String({ format: "uuid" }) },
   { name: "name", description: "Contact name", sql: "l.name", schema: T.String() },
-  { name: "email", description: "Contact e-mail", sql: "l.email", schema: T.String({ format: "email" }) },
+  { name: "email", description: "Contact e-mail", sql: "l.email", schema: T.String({ format: EMAIL_FORMAT }) },
   { name: "phone", description: "Contact phone", sql: "l.phone", schema: T.String() },
   { name: "message", description: "Message from the contact", sql: "l.message", schema: T.String() },
   { name: "source", description: "Where the lead came from", sql: "l.source", schema: oneOf(LEAD_SOURCES) },

@@ -7,7 +7,7 @@ type Json = Record<string, unknown>;
 export const FORMATS: Record<string, RegExp> = {
   uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
   "date-time": /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/,
-  email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
+  "idn-email": /^[^\s@]+@[^\s@]+\.[^\s@]+$/u,
 };
 
 function typeOf(value: unknown): string {

@@ -1,17 +1,10 @@
 // The lead creation body: its TypeBox schema (documentation and types) and the validation
 // that trims strings and names every failed field in words for a partner developer.
 import { Type as T, type TString } from "@sinclair/typebox";
-import { FormatRegistry } from "@sinclair/typebox";
+import { EMAIL_FORMAT, isEmail } from "../../catalog/email.ts";
 import { LEAD_SOURCES } from "../../catalog/enums.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 
-const EMAIL =
-  /^[^\s@"(),:;<>[\]\\]{1,64}@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
-export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value);
-}
-if (!FormatRegistry.Has("email")) FormatRegistry.Set("email", isEmail);
 
 const text = (min: number, max: number, description: string, examples: string[]) =>
   T.String({ minLength: min, maxLength: max, description, examples });
@@ -19,7 +12,7 @@ const text = (min: number, max: number, description: string, examples: string[])
 export const LeadInputSchema = T.Object(
   {
     name: text(1, 200, "Contact name", ["Maria Oliveira"]),
-    email: T.String({ format: "email", maxLength: 254, description: "Contact e-mail", examples: ["maria.oliveira@example.com"] }),
+    email: T.String({ format: EMAIL_FORMAT, maxLength: 254, description: "Contact e-mail", examples: ["maria.oliveira@example.com"] }),
     phone: text(1, 40, "Contact phone", ["+55 11 98765-4321"]),
     message: text(1, 5000, "Message from the contact", ["Gostaria de agendar uma visita."]),
     source: T.Optional(

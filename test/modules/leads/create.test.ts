@@ -141,6 +141,17 @@ describe("body errors", () => {
     }
   });
 
+  test("one e-mail rule: letters of any script are accepted in the local part and the domain alike", async () => {
+    for (const email of ["joão@exemplo.com.br", "maria@exémplo.com.br", "ana@xn--exmplo-dva.com.br"]) {
+      const response = await post({ ...valid, email });
+      expect({ email, status: response.status }).toEqual({ email, status: 201 });
+      expect(((await response.json()) as { data: { email: string } }).data.email).toBe(email);
+    }
+    for (const email of ["joão@exémplo", "maria@-exemplo.com", "ma ria@exemplo.com", 'ma"ria@exemplo.com']) {
+      await expectError(await post({ ...valid, email }), 400, "VALIDATION_ERROR", "email: must be a valid e-mail address");
+    }
+  });
+
   test("length limits after trimming: a 5001-character message, a 201-character name", async () => {
     await expectError(await post({ ...valid, message: "x".repeat(5001) }), 400, "VALIDATION_ERROR", "message: must be between 1 and 5000 characters");
     expect((await post({ ...valid, message: ` ${"x".repeat(5000)} ` })).status).toBe(201);
