@@ -10,6 +10,8 @@ export interface RequestState {
   requestId: string;
   /** The client's address per CONTRACT §7, or null when the peer is unknown. */
   ip: string | null;
+  /** Whether the TCP peer is one of the config's trusted proxies, whose X-Forwarded-* headers are believed. */
+  viaTrustedProxy: boolean;
   startedAt: number;
   clientId?: string;
   /** Status and code of an error response, recorded by the error handler. */
@@ -87,6 +89,14 @@ function canonicalPeer(peer: string): string | null {
   return canonical;
 }
 
+/** Whether `peer` is a trusted proxy of the config in force. */
+export function isTrustedProxy(peer: string | null, runtime: Runtime): boolean {
+  const proxies = runtime.config.trustedProxies;
+  if (peer === null || proxies.isEmpty) return false;
+  const address = canonicalPeer(peer);
+  return address !== null && proxies.matches(address);
+}
+
 export function clientAddress(peer: string | null, forwardedFor: string | null, runtime: Runtime): string | null {
   const address = peer === null ? null : canonicalPeer(peer);
   if (address === null) return null;
@@ -132,6 +142,7 @@ export function requestContext(deps: {
         requestId,
         // X-Forwarded-For is read only when some proxy is trusted to set it.
         ip: clientAddress(peer, deps.runtime.config.trustedProxies.isEmpty ? null : request.headers.get("x-forwarded-for"), deps.runtime),
+        viaTrustedProxy: isTrustedProxy(peer, deps.runtime),
         startedAt: performance.now(),
       };
       states.set(request, state);

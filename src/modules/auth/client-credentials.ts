@@ -19,7 +19,7 @@ export interface OAuthFailure {
   code: ErrorCode;
 }
 
-export type ClientCredentials = { apiKey: string; apiSecret: string; via: "basic" | "post" };
+export type ClientCredentials = { apiKey: string; apiSecret: string; via: "basic" | "post" | "headers" };
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -70,7 +70,9 @@ export type ReadGrant = { ok: true; candidates: ClientCredentials[] } | { ok: fa
  * client's authentication by exactly one method. `candidates` holds one key and secret, or two
  * readings of one Basic header (see basicReadings).
  */
-export function readClientCredentialsGrant(contentType: string | null, authorization: string | null, body: string): ReadGrant {
+export function readClientCredentialsGrant(headers: Headers, body: string): ReadGrant {
+  const contentType = headers.get("content-type");
+  const authorization = headers.get("authorization");
   const fail = (failure: OAuthFailure): ReadGrant => ({ ok: false, failure });
   if (body.trim() !== "" && mediaType(contentType) !== FORM) {
     return fail({ error: "invalid_request", description: `Content-Type must be ${FORM}`, code: "UNSUPPORTED_MEDIA_TYPE" });
@@ -98,6 +100,13 @@ export function readClientCredentialsGrant(contentType: string | null, authoriza
     const candidates = basicReadings(basic.apiKey, basic.apiSecret).map((c) => ({ ...c, via: "basic" as const }));
     if (clientId !== null && !candidates.some((c) => c.apiKey === clientId)) return fail(invalidRequest("client_id: differs from the HTTP Basic user"));
     return { ok: true, candidates };
+  }
+  if (!inForm) {
+    // Beyond the RFC, for tools that send the form beside the header exchange's X-API-Key and
+    // X-API-Secret (a docs page's "try it"): those name the client as well as Basic would.
+    const apiKey = headers.get("x-api-key");
+    const apiSecret = headers.get("x-api-secret");
+    if (apiKey && apiSecret && (clientId === null || clientId === apiKey)) return { ok: true, candidates: [{ apiKey, apiSecret, via: "headers" }] };
   }
   if (clientId === null || clientId === "" || clientSecret === null || clientSecret === "") return fail(MISSING_CLIENT);
   return { ok: true, candidates: [{ apiKey: clientId, apiSecret: clientSecret, via: "post" }] };

@@ -61,7 +61,7 @@ async function clientCredentials(runtime: Runtime, request: Request, state: Requ
       if (error instanceof TypeError) return refuse({ error: "invalid_request", description: "The form must be UTF-8", code: "VALIDATION_ERROR" });
       throw error;
     }
-    const grant = readClientCredentialsGrant(request.headers.get("content-type"), request.headers.get("authorization"), body);
+    const grant = readClientCredentialsGrant(request.headers, body);
     if (!grant.ok) {
       // A request without usable client authentication is a failed authentication, as in the header exchange.
       if (grant.failure.error === "invalid_client") await drainBucket(runtime, state.ip, headers, grant.failure.code);
