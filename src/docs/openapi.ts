@@ -5,6 +5,7 @@ import { operations, type Access, type Operation } from "./operations.ts";
 import { FEED_HEADERS, portalFeedOperations } from "./portal-feed.ts";
 import { HEADERS } from "./responses.ts";
 import { hoistNamedSchemas } from "./components.ts";
+import { oauth2Scheme, TOKEN_HEADERS } from "./oauth.ts";
 import { webhookEvents, webhookOperations } from "./webhooks.ts";
 
 type Json = Record<string, unknown>;
@@ -25,7 +26,7 @@ const DESCRIPTION = `The Partner API of the real-estate platform: read published
 
 **Environments.** Production and the sandbox each have their own address. The sandbox serves fictitious data and accepts the published credentials \`X-API-Key: ${SANDBOX_API_KEY}\` and \`X-API-Secret: ${SANDBOX_API_SECRET}\`, which production refuses.
 
-**Authentication.** \`POST /v1/auth/token\` with your \`X-API-Key\` and \`X-API-Secret\` headers returns a JWT valid for one hour. Send it as \`Authorization: Bearer <token>\` on every other \`/v1\` route, and ask for a new one before it expires.
+**Authentication.** \`POST /v1/auth/token\` exchanges your API key and secret for a JWT valid for one hour: by OAuth 2.0 client credentials (the key as client id, the secret as client secret: the \`oauth2\` scheme, which Postman, this page and generated clients run by themselves), or with your \`X-API-Key\` and \`X-API-Secret\` headers. Send the token as \`Authorization: Bearer <token>\` on every other \`/v1\` route, and ask for a new one before it expires.
 
 **Rate limits.** Each client has a limit per sliding minute. Every response of a protected route carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\` (and the IETF \`RateLimit-Policy\` / \`RateLimit\` fields); a 429 adds \`Retry-After\` in seconds.
 
@@ -37,7 +38,8 @@ const DESCRIPTION = `The Partner API of the real-estate platform: read published
 
 **Pages.** Lists take \`page\` (from 1) and \`limit\` (1 to 100, default 20) and answer \`{ data, meta: { page, limit, total, totalPages } }\`.`;
 
-const SECURITY_SCHEMES = {
+const securitySchemes = (origin: string | null) => ({
+  oauth2: oauth2Scheme(origin),
   bearerAuth: {
     type: "http",
     scheme: "bearer",
@@ -59,20 +61,21 @@ const SECURITY_SCHEMES = {
   basicAuth: {
     type: "http",
     scheme: "basic",
-    description: "The portal feed only: user = your API key, password = your API secret",
+    description: "User = your API key, password = your API secret: the token endpoint (OAuth client_secret_basic) and the portal feed",
   },
   metricsToken: {
     type: "http",
     scheme: "bearer",
     description: "Production only: the `metrics.token` of the server's config",
   },
-};
+});
 
 const SECURITY: Record<Access, Json[]> = {
   public: [],
-  credentials: [{ apiKey: [], apiSecret: [] }],
-  bearer: [{ bearerAuth: [] }],
-  bearerOrBasic: [{ bearerAuth: [] }, { basicAuth: [] }],
+  // Basic (client_secret_basic), the X- headers, or client_id/client_secret in the form (no scheme).
+  credentials: [{ basicAuth: [] }, { apiKey: [], apiSecret: [] }, {}],
+  bearer: [{ oauth2: [] }, { bearerAuth: [] }],
+  bearerOrBasic: [{ oauth2: [] }, { bearerAuth: [] }, { basicAuth: [] }],
   // Open in the sandbox, token-protected in production.
   metrics: [{}, { metricsToken: [] }],
 };
@@ -92,6 +95,8 @@ function operationObject(op: Operation): Json {
 
 export interface DocumentOptions {
   version: string;
+  /** The address the document is served from (`https://host[:port]`): its server and token URL. Absent: relative ones. */
+  origin?: string;
   examples?: SandboxExamples;
 }
 
@@ -111,14 +116,14 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       description: DESCRIPTION,
       license: { name: "Proprietary: for partners holding API credentials", identifier: "LicenseRef-Proprietary" },
     },
-    servers: [{ url: "/", description: "The server this document came from" }],
+    servers: [{ url: options.origin ?? "/", description: "The server this document came from" }],
     tags: TAGS,
     paths,
     webhooks,
     components: {
       schemas,
-      headers: { ...HEADERS, ...FEED_HEADERS },
-      securitySchemes: SECURITY_SCHEMES,
+      headers: { ...HEADERS, ...FEED_HEADERS, ...TOKEN_HEADERS },
+      securitySchemes: securitySchemes(options.origin ?? null),
     },
   };
 }

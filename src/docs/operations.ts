@@ -9,6 +9,7 @@ import { LeadInputSchema } from "../modules/leads/model.ts";
 import { MAX_LIMIT } from "../modules/listing/params.ts";
 import { EXAMPLE_QUERIES, exampleProperty, leadRequestExample, type SandboxExamples } from "./examples.ts";
 import { toOpenApiSchema } from "./json-schema.ts";
+import { TOKEN_REQUEST_BODY, tokenResponses } from "./oauth.ts";
 import {
   changesParameters,
   fieldsParameter,
@@ -29,7 +30,6 @@ import {
   LeadSchema,
   pageOf,
   PropertyRecordSchema,
-  TokenSchema,
   ValuesSchema,
 } from "./schemas.ts";
 
@@ -53,10 +53,6 @@ export interface Operation {
 
 /** Failures of the guard every protected route passes (CONTRACT §4), plus the unexpected. */
 const GUARD_ERRORS: ErrorCode[] = ["INVALID_TOKEN", "API_DISABLED", "IP_BLOCKED", "NO_DATABASE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR"];
-const TOKEN_ERRORS: ErrorCode[] = [
-  "MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "API_DISABLED", "IP_BLOCKED", "NO_DATABASE",
-  "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR",
-];
 
 export function json(schema: TSchema, example: unknown, description: string, headers: HeaderSet): Json {
   return { description, headers: responseHeaders(headers), content: { "application/json": { schema: toOpenApiSchema(schema), example } } };
@@ -112,17 +108,19 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       tag: "Authentication",
       summary: "Obtain a bearer token",
       description:
-        "Exchanges the `X-API-Key` and `X-API-Secret` headers for a JWT valid for 3600 seconds. There is no renewal: " +
-        "ask for a new token before this one expires. No body is needed. Failed attempts drain a per-IP allowance " +
-        "of 20 (refilled at 20 a minute); the rate-limit headers report it. Checks run in this order: credentials present, key known, " +
-        "address on the client's whitelist (`IP_BLOCKED` whatever the secret), secret, client enabled, database. A token " +
-        "stops working at once when the agency gives the client a new key or secret.",
+        "Exchanges your API key and secret for a JWT valid for 3600 seconds, in either of two ways. **OAuth 2.0 client " +
+        "credentials** (RFC 6749 §4.4): a form with `grant_type=client_credentials`, the key and secret as HTTP Basic or as " +
+        "`client_id` / `client_secret` in the form; the answer is `{ access_token, token_type, expires_in }` and failures " +
+        "`{ error, error_description, code }`. **Headers**: `X-API-Key` and `X-API-Secret` and no body; the answer is " +
+        "`{ data: { token, expiresIn, tokenType } }` and failures `{ error, code }`. There is no renewal: ask for a new token " +
+        "before this one expires. Failed attempts drain a per-IP allowance of 20 (refilled at 20 a minute); the rate-limit " +
+        "headers report it. Checks run in this order: credentials present, key known, address on the client's whitelist " +
+        "(`IP_BLOCKED` whatever the secret), secret, client enabled, database. A token stops working at once when the agency " +
+        "gives the client a new key or secret.",
       access: "credentials",
       parameters: [],
-      responses: {
-        "200": json(TokenSchema, examples.token, "A fresh token", "rateLimited"),
-        ...errorResponses(TOKEN_ERRORS, "rateLimited"),
-      },
+      requestBody: TOKEN_REQUEST_BODY,
+      responses: tokenResponses(examples),
     },
     {
       method: "get",

@@ -34,7 +34,9 @@ function forwarded(value: string | null): { proto?: string; host?: string } {
 export function requestOrigin(request: Request, viaTrustedProxy: boolean): string {
   const own = new URL(request.url);
   let proto = own.protocol.slice(0, -1);
-  let host = own.host;
+  // Bun builds the URL from the Host header; read the header itself, as a proxy's would be.
+  const hostHeader = request.headers.get("host");
+  let host = hostHeader !== null && HOST.test(hostHeader) ? hostHeader : own.host;
   if (viaTrustedProxy) {
     const standard = forwarded(request.headers.get("forwarded"));
     const xProto = first(request.headers.get("x-forwarded-proto")) ?? standard.proto;

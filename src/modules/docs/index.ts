@@ -3,7 +3,9 @@
 import { Elysia } from "elysia";
 import { buildOpenApiDocument } from "../../docs/openapi.ts";
 import { docsPage, SCALAR_SCRIPT_PATH, type DocsPage } from "../../docs/page.ts";
+import { requestOrigin } from "../../docs/origin.ts";
 import { SCALAR_BUNDLE } from "../../docs/scalar.ts";
+import { stateOf } from "../../plugins/context.ts";
 import { acceptsGzip, JSON_CONTENT_TYPE } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
@@ -20,16 +22,25 @@ function scriptBodies() {
   };
 }
 
+const MAX_DOCUMENTS = 16;
+
 export function docsModule(runtime: Runtime) {
-  // Built on first request: nothing at startup pays for documentation nobody asked for.
-  let document: string | null = null;
+  // Built on first request: nothing at startup pays for documentation nobody asked for. One
+  // serialisation per address the server is reached at (a handful: its names behind a proxy);
+  // past that many, others are built on each request rather than held.
+  const documents = new Map<string, string>();
   const pages = new Map<string, DocsPage>();
   const script = scriptBodies();
   return new Elysia({ name: "docs" })
     .get(
       "/openapi.json",
-      () => {
-        document ??= JSON.stringify(buildOpenApiDocument({ version: VERSION }));
+      ({ request }) => {
+        const origin = requestOrigin(request, stateOf(request).viaTrustedProxy);
+        let document = documents.get(origin);
+        if (document === undefined) {
+          document = JSON.stringify(buildOpenApiDocument({ version: VERSION, origin }));
+          if (documents.size < MAX_DOCUMENTS) documents.set(origin, document);
+        }
         return new Response(document, { headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-cache" } });
       },
       { detail: { summary: "This OpenAPI document", tags: ["Operations"] } },

@@ -21,7 +21,7 @@ describe("GET /openapi.json", () => {
     const response = await t.request("/openapi.json");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(await response.json()).toEqual(buildOpenApiDocument({ version: VERSION }));
+    expect(await response.json()).toEqual(buildOpenApiDocument({ version: VERSION, origin: "http://localhost" }));
   });
 
   test("needs no token and is not rate limited", async () => {
@@ -30,6 +30,43 @@ describe("GET /openapi.json", () => {
       expect(response.status).toBe(200);
       expect(response.headers.get("x-ratelimit-limit")).toBeNull();
     }
+  });
+});
+
+describe("the document names the address it was fetched from", () => {
+  const serverOf = async (app: TestApp, headers: Record<string, string>, peer?: string) => {
+    const document = (await (await app.request("/openapi.json", { headers, ...(peer ? { peer } : {}) })).json()) as any;
+    return { server: document.servers[0].url, tokenUrl: document.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl };
+  };
+
+  test("servers and the oauth2 token URL come from the request's Host", async () => {
+    expect(await serverOf(t, { host: "api.imobiliaria.example:8443" })).toEqual({
+      server: "http://api.imobiliaria.example:8443",
+      tokenUrl: "http://api.imobiliaria.example:8443/v1/auth/token",
+    });
+  });
+
+  test("X-Forwarded-Proto/-Host and Forwarded are believed from a trusted proxy only", async () => {
+    const behind = createTestApp({ trustedProxies: ["10.0.0.0/8"] });
+    try {
+      const forwarded = { host: "10.0.0.5:8080", "x-forwarded-proto": "https", "x-forwarded-host": "api.imobiliaria.example" };
+      expect((await serverOf(behind, forwarded, "10.0.0.2")).server).toBe("https://api.imobiliaria.example");
+      expect((await serverOf(behind, { host: "10.0.0.5:8080", forwarded: 'for=192.0.2.1;proto=https;host="parceiros.example"' }, "10.0.0.2")).server).toBe("https://parceiros.example");
+      // From anyone else the headers are the caller's word, not a proxy's: the Host stands.
+      expect((await serverOf(behind, forwarded, "192.0.2.7")).server).toBe("http://10.0.0.5:8080");
+      // A header that is not a host is ignored rather than copied into the document.
+      expect((await serverOf(behind, { ...forwarded, "x-forwarded-host": "evil.example/<script>" }, "10.0.0.2")).server).toBe("https://10.0.0.5:8080");
+    } finally {
+      behind.close();
+    }
+  });
+
+  test("an oauth2 client-credentials scheme sits beside bearerAuth on every protected operation", async () => {
+    const document = (await (await t.request("/openapi.json")).json()) as any;
+    expect(document.components.securitySchemes.oauth2.type).toBe("oauth2");
+    expect(Object.keys(document.components.securitySchemes.oauth2.flows)).toEqual(["clientCredentials"]);
+    expect(document.paths["/v1/properties"].get.security).toEqual([{ oauth2: [] }, { bearerAuth: [] }]);
+    expect(document.paths["/v1/auth/token"].post.security).toEqual([{ basicAuth: [] }, { apiKey: [], apiSecret: [] }, {}]);
   });
 });
 
