@@ -14,7 +14,7 @@ export const LEAD_FIELDS: readonly FieldSpec[] = [
   { name: "source", description: "Where the lead came from", sql: "l.source", schema: oneOf(LEAD_SOURCES) },
   { name: "status", description: "Position in the sales funnel", sql: "l.status", schema: oneOf(LEAD_STATUSES) },
   { name: "priority", description: "Lead priority", sql: "l.priority", schema: oneOf(LEAD_PRIORITIES) },
-  { name: "propertyId", description: "Id of the linked property, or null", sql: "l.property_id", schema: NullableString },
+  { name: "propertyId", description: "Id of the linked property, or null", sql: "l.property_id", schema: T.Union([T.String({ format: "uuid" }), T.Null()]) },
   { name: "interestedPropertyTitle", description: "Title of the property of interest, or null", sql: "l.interested_property_title", schema: NullableString },
   { name: "createdAt", description: "Creation time (ISO 8601, UTC)", sql: "l.created_at", schema: DateTime },
   { name: "updatedAt", description: "Last update time (ISO 8601, UTC)", sql: "l.updated_at", schema: DateTime },

@@ -6,6 +6,7 @@ import { FEED_HEADERS, portalFeedOperations } from "./portal-feed.ts";
 import { HEADERS } from "./responses.ts";
 import { hoistNamedSchemas } from "./components.ts";
 import { oauth2Scheme, TOKEN_HEADERS } from "./oauth.ts";
+import { valuesOperations } from "./values.ts";
 import { webhookEvents, webhookOperations } from "./webhooks.ts";
 
 type Json = Record<string, unknown>;
@@ -103,7 +104,12 @@ export interface DocumentOptions {
 export function buildOpenApiDocument(options: DocumentOptions): Json {
   const inline: Record<string, Record<string, Json>> = {};
   const examples = options.examples ?? SANDBOX_EXAMPLES;
-  for (const op of [...operations(examples, options.version), ...portalFeedOperations(examples), ...webhookOperations()]) {
+  const core = operations(examples, options.version);
+  // The values operations read best beside the field catalogue's.
+  const afterFields = core.findIndex((op) => op.operationId === "listFields") + 1;
+  core.splice(afterFields, 0, ...valuesOperations(examples));
+  const all = [...core, ...portalFeedOperations(examples), ...webhookOperations()];
+  for (const op of all) {
     (inline[op.path] ??= {})[op.method] = operationObject(op);
   }
   const { tree: { paths, webhooks }, schemas } = hoistNamedSchemas({ paths: inline, webhooks: webhookEvents(examples) });

@@ -16,7 +16,6 @@ import {
   idempotencyKeyParameter,
   idParameter,
   listParameters,
-  valuesParameters,
   type Parameter,
 } from "./parameters.ts";
 import { errorResponses, responseHeaders, type ErrorMessages, type HeaderSet } from "./responses.ts";
@@ -30,7 +29,6 @@ import {
   LeadSchema,
   pageOf,
   PropertyRecordSchema,
-  ValuesSchema,
 } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -132,26 +130,6 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       access: "bearer",
       parameters: [],
       responses: protectedResponses({ "200": json(FieldsSchema, JSON.parse(FIELDS_BODY), "The field catalogue", "rateLimited") }, []),
-    },
-    {
-      method: "get",
-      path: "/v1/values/{entity}/{field}",
-      operationId: "listFieldValues",
-      tag: "Catalogue",
-      summary: "List the values a filterable field takes",
-      description:
-        "Enumerations come back whole, in their documented order; `propertyType` and `highlight` list the distinct " +
-        "values among your published properties, sorted.",
-      access: "bearer",
-      parameters: valuesParameters(EXAMPLE_QUERIES.values),
-      responses: protectedResponses(
-        { "200": json(ValuesSchema, examples.values, "The values", "rateLimited") },
-        ["INVALID_ENTITY", "INVALID_FIELD", "SERVICE_UNAVAILABLE"],
-        {
-          INVALID_ENTITY: "Invalid entity: houses. Use one of: properties, leads",
-          INVALID_FIELD: `Invalid field: city for entity properties. Queryable fields: ${CATALOGS.properties.values.map((v) => v.field).join(", ")}`,
-        },
-      ),
     },
     {
       method: "get",

@@ -1,7 +1,7 @@
 // Parameters of the documented operations, from the same catalogue entries and constants the
 // routes validate with; each example comes from the sandbox examples.
 import type { EntityCatalog } from "../catalog/index.ts";
-import { CATALOGS, ENTITY_NAMES } from "../catalog/index.ts";
+import { ENTITY_NAMES } from "../catalog/index.ts";
 import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from "../modules/changes/service.ts";
 import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SORTS } from "../modules/listing/params.ts";
 import { EXAMPLE_IDEMPOTENCY_KEY } from "./examples.ts";
@@ -111,29 +111,7 @@ export function listParameters(catalog: EntityCatalog, query: string, sample: Js
 }
 
 export function idParameter(entity: string, example: string): Parameter {
-  return { name: "id", in: "path", required: true, description: `Id of the ${entity}`, schema: { type: "string" }, example };
-}
-
-export function valuesParameters(example: { entity: string; field: string }): Parameter[] {
-  const queryable = ENTITY_NAMES.map((e) => `${e}: ${CATALOGS[e].values.map((v) => `\`${v.field}\``).join(", ")}`).join("; ");
-  return [
-    {
-      name: "entity",
-      in: "path",
-      required: true,
-      description: "Entity whose field is asked for; anything else gives 400 INVALID_ENTITY",
-      schema: { type: "string", enum: [...ENTITY_NAMES] },
-      example: example.entity,
-    },
-    {
-      name: "field",
-      in: "path",
-      required: true,
-      description: `A queryable field of the entity (${queryable}); any other gives 400 INVALID_FIELD`,
-      schema: { type: "string", enum: [...new Set(ENTITY_NAMES.flatMap((e) => CATALOGS[e].values.map((v) => v.field)))] },
-      example: example.field,
-    },
-  ];
+  return { name: "id", in: "path", required: true, description: `Id of the ${entity}`, schema: { type: "string", format: "uuid" }, example };
 }
 
 export function changesParameters(query: string): Parameter[] {

@@ -82,6 +82,13 @@ const CONDITIONAL_PARAMETERS = [
   },
 ];
 
+/** Responses as a HEAD request gets them: the same statuses and headers, no content. */
+function headersOnly(responses: Record<string, Json>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, { content: _content, ...rest }]) => [status, { ...rest, description: `${rest.description} (headers only)` }]),
+  );
+}
+
 export function portalFeedOperations(examples: SandboxExamples): Operation[] {
   const description =
     "Your published listings as one VRSync XML file (the format of ZAP, VivaReal and OLX), for a portal that fetches a URL on its " +
@@ -97,10 +104,11 @@ export function portalFeedOperations(examples: SandboxExamples): Operation[] {
   const unauthorized = errors["401"] as Json;
   errors["401"] = { ...unauthorized, headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": ref("WWWAuthenticate") } };
   const notModified = { description: "Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body", headers: FEED_RESPONSE_HEADERS };
+  // A HEAD answer has headers only: no content is documented for it, so no tool expects a body.
   const ok = (body: boolean): Json => ({
     description: body ? "The feed, streamed (gzipped when you accept gzip)" : "The headers of the feed, without its body",
     headers: { ...FEED_RESPONSE_HEADERS, "X-Feed-Skipped": ref("XFeedSkipped") },
-    content: { [XML_CONTENT_TYPE]: { schema: { type: "string" }, ...(body ? { example: exampleFeed(examples) } : {}) } },
+    ...(body ? { content: { [XML_CONTENT_TYPE]: { schema: { type: "string" }, example: exampleFeed(examples) } } } : {}),
   });
   return [
     {
@@ -123,7 +131,7 @@ export function portalFeedOperations(examples: SandboxExamples): Operation[] {
       description: "The same answer as GET without a body: the ETag, Last-Modified and X-Feed-Skipped a GET would carry now.",
       access: "bearerOrBasic",
       parameters: CONDITIONAL_PARAMETERS,
-      responses: { "200": ok(false), "304": notModified, ...errors },
+      responses: { "200": ok(false), "304": notModified, ...headersOnly(errors) },
     },
   ];
 }

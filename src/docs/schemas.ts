@@ -98,13 +98,6 @@ export const FieldsSchema = dataOf(
   ),
 );
 
-export const ValuesSchema = dataOf(
-  T.Object(
-    { entity: literals(ENTITY_NAMES), field: T.String(), values: T.Array(T.String()) },
-    { title: "FieldValues", additionalProperties: false },
-  ),
-);
-
 export const ChangesSchema = T.Object(
   {
     data: T.Array(
@@ -112,7 +105,7 @@ export const ChangesSchema = T.Object(
         {
           sequence: T.Integer({ minimum: 1, description: "Grows with every change, per database" }),
           entity: literals(ENTITY_NAMES),
-          id: T.String({ description: "Id of the changed record" }),
+          id: T.String({ format: "uuid", description: "Id of the changed record" }),
           change: literals(["upsert", "remove"], {
             description: "`upsert`: visible or changed, read it again; `remove`: unpublished or deleted, drop it",
           }),

@@ -314,7 +314,7 @@ function payloadSchema(type: EventType): TSchema {
       data: T.Object(
         {
           sequence: T.Integer({ minimum: 0, description: "The event's change-feed sequence: grows with every change" }),
-          id: T.String({ description: type === "webhook.test" ? "The subscription's id" : "The record's id" }),
+          id: T.String({ format: "uuid", description: type === "webhook.test" ? "The subscription's id" : "The record's id" }),
           record,
         },
         { additionalProperties: false },

@@ -57,8 +57,15 @@ afterAll(() => {
 
 const METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
 
-/** `/v1/values/:entity/:field` → `/v1/values/{entity}/{field}`. */
-const toTemplate = (path: string) => path.replace(/:([^/]+)/g, "{$1}");
+/**
+ * `/v1/leads/:id` → `/v1/leads/{id}`; the one values route is documented as a path per entity,
+ * each with its own fields.
+ */
+const toTemplates = (path: string) => {
+  const template = path.replace(/:([^/]+)/g, "{$1}");
+  return template === "/v1/values/{entity}/{field}" ? CATALOG_ENTITIES.map((e) => `/v1/values/${e}/{field}`) : [template];
+};
+const CATALOG_ENTITIES = Object.keys(CATALOGS);
 
 function operationsOf(doc: Json): { method: string; path: string; op: Json }[] {
   return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
@@ -82,9 +89,49 @@ function documentedCodes(op: Json, status: number): string[] {
   return [...new Set(Array.isArray(schema?.anyOf) ? (schema.anyOf as Json[]).flatMap(codesOf) : codesOf(schema))];
 }
 
+describe("the document is exact where generated clients and validating proxies read it", () => {
+  const schemaAt = (schema: Json): Json => resolve(schema);
+  const leadFields = () => {
+    const lead = schemaAt(document.paths["/v1/leads"].post.responses["201"].content["application/json"].schema);
+    return schemaAt(lead.properties.data).properties;
+  };
+
+  test("one e-mail rule: idn-email in the lead input and in every lead output", () => {
+    const input = schemaAt(document.paths["/v1/leads"].post.requestBody.content["application/json"].schema);
+    expect(input.properties.email.format).toBe("idn-email");
+    expect(leadFields().email.format).toBe("idn-email");
+    expect(JSON.stringify(document)).not.toContain('"format":"email"');
+  });
+
+  test("record ids are UUIDs: path ids, records, linked properties, change entries", () => {
+    expect(document.paths["/v1/properties/{id}"].get.parameters[0].schema.format).toBe("uuid");
+    expect(document.paths["/v1/leads/{id}"].get.parameters[0].schema.format).toBe("uuid");
+    expect(leadFields().id.format).toBe("uuid");
+    expect(leadFields().propertyId.anyOf.map((s: Json) => s.format ?? s.type)).toEqual(["uuid", "null"]);
+    const changes = schemaAt(document.paths["/v1/changes"].get.responses["200"].content["application/json"].schema);
+    expect(schemaAt(changes.properties.data.items).properties.id.format).toBe("uuid");
+  });
+
+  test("HEAD operations document headers only, and every 304 has no body", () => {
+    for (const { method, path, op } of operationsOf(document)) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        if (method === "head" || status === "304") expect({ method, path, status, content: response.content }).toEqual({ method, path, status, content: undefined });
+      }
+    }
+  });
+
+  test("the values route lists each entity's own fields", () => {
+    for (const entity of CATALOG_ENTITIES) {
+      const op = document.paths[`/v1/values/${entity}/{field}`].get;
+      expect(op.parameters[0].schema.enum).toEqual(CATALOGS[entity as keyof typeof CATALOGS].values.map((v) => v.field));
+    }
+    expect(document.paths["/v1/values/{entity}/{field}"]).toBeUndefined();
+  });
+});
+
 describe("every route is documented, and nothing undocumented answers", () => {
   test("each route of app.routes is an operation of the document, and each operation a route", () => {
-    const routes = sandbox.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${toTemplate(r.path)}`);
+    const routes = sandbox.app.routes.filter((r) => r.method !== "ALL").flatMap((r) => toTemplates(r.path).map((path) => `${r.method} ${path}`));
     const documented = operationsOf(document).map(({ method, path }) => `${method.toUpperCase()} ${path}`);
     expect(new Set(routes).size).toBe(routes.length);
     expect([...documented].sort()).toEqual([...routes].sort());
@@ -122,8 +169,14 @@ describe("errors are documented with their codes", () => {
 
   test("every protected operation documents the guard's failures (CONTRACT §4) and 500", () => {
     const protectedOps = operationsOf(document).filter(({ op }) => isProtected(op));
-    expect(protectedOps.length).toBe(19);
-    for (const { op } of protectedOps) {
+    // 20: the values route is documented once per entity.
+    expect(protectedOps.length).toBe(20);
+    for (const { method, path, op } of protectedOps) {
+      // A HEAD answer has no body to carry a code: the same statuses as its GET.
+      if (method === "head") {
+        expect(Object.keys(op.responses)).toEqual(Object.keys(document.paths[path].get.responses));
+        continue;
+      }
       // The portal feed also takes Basic auth, whose key and secret fail as at the token endpoint.
       const basic = (op.security as Json[]).some((s) => "basicAuth" in s);
       expect(documentedCodes(op, 401)).toEqual(basic ? ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "INVALID_TOKEN"] : ["INVALID_TOKEN"]);
@@ -146,7 +199,8 @@ describe("errors are documented with their codes", () => {
 
   test("operations that take input document its 400s; single records their 404", () => {
     const expected: Record<string, string[]> = {
-      "GET /v1/values/{entity}/{field}": ["INVALID_ENTITY", "INVALID_FIELD"],
+      "GET /v1/values/properties/{field}": ["INVALID_FIELD"],
+      "GET /v1/values/leads/{field}": ["INVALID_FIELD"],
       "GET /v1/properties": ["VALIDATION_ERROR", "INVALID_FIELDS"],
       "GET /v1/properties/{id}": ["VALIDATION_ERROR", "INVALID_FIELDS"],
       "GET /v1/leads": ["VALIDATION_ERROR", "INVALID_FIELDS"],
@@ -353,9 +407,10 @@ describe("observed responses are as documented", () => {
       ["post", "/v1/auth/token", "/v1/auth/token", { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "wrong" } }],
       ["get", "/v1/fields", "/v1/fields", { headers: auth }],
       ["get", "/v1/fields", "/v1/fields"],
-      ["get", "/v1/values/{entity}/{field}", "/v1/values/leads/source", { headers: auth }],
-      ["get", "/v1/values/{entity}/{field}", "/v1/values/houses/status", { headers: auth }],
-      ["get", "/v1/values/{entity}/{field}", "/v1/values/properties/city", { headers: auth }],
+      ["get", "/v1/values/leads/{field}", "/v1/values/leads/source", { headers: auth }],
+      ["get", "/v1/values/properties/{field}", "/v1/values/properties/propertyType", { headers: auth }],
+      ["get", "/v1/values/properties/{field}", "/v1/values/properties/source", { headers: auth }],
+      ["get", "/v1/values/leads/{field}", "/v1/values/leads/operationType", { headers: auth }],
       ["get", "/v1/properties", "/v1/properties?fields=id,address,photos&limit=3", { headers: auth }],
       ["get", "/v1/properties", "/v1/properties?limit=500", { headers: auth }],
       ["get", "/v1/properties", "/v1/properties?fields=bedrooms", { headers: auth }],
@@ -400,7 +455,7 @@ describe("observed responses are as documented", () => {
       await expectDocumented(method, template, response);
     }
     // The cases above reach these answers (so the checks are not vacuous).
-    for (const expected of ["get /v1/feeds/vrsync.xml 200", "get /v1/feeds/vrsync.xml 304", "get /v1/feeds/vrsync.xml 401", "head /v1/feeds/vrsync.xml 200", "post /v1/leads 201", "post /v1/leads 400", "post /v1/leads 413", "post /v1/leads 415", "post /v1/leads 422", "get /v1/properties/{id} 404", "post /v1/auth/token 401", "get /v1/values/{entity}/{field} 400"]) {
+    for (const expected of ["get /v1/feeds/vrsync.xml 200", "get /v1/feeds/vrsync.xml 304", "get /v1/feeds/vrsync.xml 401", "head /v1/feeds/vrsync.xml 200", "post /v1/leads 201", "post /v1/leads 400", "post /v1/leads 413", "post /v1/leads 415", "post /v1/leads 422", "get /v1/properties/{id} 404", "post /v1/auth/token 401", "get /v1/values/properties/{field} 400"]) {
       expect(seen).toContain(expected);
     }
   });
@@ -414,8 +469,8 @@ describe("observed responses are as documented", () => {
       ["post", "/v1/auth/token", "INVALID_API_KEY", "/v1/auth/token", { method: "POST", headers: { "x-api-key": "pk_sandbox_x", "x-api-secret": "x" } }],
       ["post", "/v1/auth/token", "INVALID_API_SECRET", "/v1/auth/token", { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "x" } }],
       ["get", "/v1/fields", "INVALID_TOKEN", "/v1/fields"],
-      ["get", "/v1/values/{entity}/{field}", "INVALID_ENTITY", "/v1/values/houses/status", { headers: auth }],
-      ["get", "/v1/values/{entity}/{field}", "INVALID_FIELD", "/v1/values/properties/city", { headers: auth }],
+      ["get", "/v1/values/properties/{field}", "INVALID_FIELD", "/v1/values/properties/source", { headers: auth }],
+      ["get", "/v1/values/leads/{field}", "INVALID_FIELD", "/v1/values/leads/operationType", { headers: auth }],
       ["get", "/v1/properties", "VALIDATION_ERROR", "/v1/properties?fields=id&limit=500", { headers: auth }],
       ["get", "/v1/properties", "INVALID_FIELDS", "/v1/properties?fields=bedrooms", { headers: auth }],
       ["get", "/v1/properties/{id}", "VALIDATION_ERROR", "/v1/properties/x", { headers: auth }],

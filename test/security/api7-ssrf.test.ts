@@ -36,13 +36,21 @@ describe("API7 server side request forgery", () => {
     expect(hits).toBe(0);
   });
 
-  test("the published documents never name a host taken from the request", async () => {
+  // The document's `servers` is the address it was fetched from (a generator or Postman needs a
+  // base URL): the Host, and forwarded headers from trusted proxies only. What must never happen
+  // is a forwarded header from anyone being believed, text that is not a host being copied, or
+  // one caller's Host reaching another caller's document.
+  test("the published documents take no forwarded header from an untrusted peer, and no host but the caller's own", async () => {
     for (const path of ["/openapi.json", "/docs"]) {
-      const response = await t.request(path, { headers: { host: "evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "gopher" } });
+      const response = await t.request(path, { headers: { host: "api.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "gopher" } });
       expect(response.status).toBe(200);
       const text = await response.text();
       expect(text).not.toContain("evil.example");
       expect(text).not.toContain("gopher");
     }
+    await t.request("/openapi.json", { headers: { host: "evil.example" } });
+    expect(await (await t.request("/openapi.json", { headers: { host: "api.example" } })).text()).not.toContain("evil.example");
+    const odd = await (await t.request("/openapi.json", { headers: { host: "evil.example@x" } })).text();
+    expect(odd).not.toContain("evil.example");
   });
 });

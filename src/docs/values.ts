@@ -1,0 +1,58 @@
+// GET /v1/values/{entity}/{field} in the document: one path per entity, each listing only its
+// own queryable fields, so a typed client cannot ask for a lead's `propertyType` (one shared
+// `field` enum would let it). The route itself is one; an entity outside these is 400 INVALID_ENTITY.
+import { Type as T } from "@sinclair/typebox";
+import { CATALOGS, ENTITY_NAMES } from "../catalog/index.ts";
+import type { SandboxExamples } from "./examples.ts";
+import { json, protectedResponses, type Operation } from "./operations.ts";
+
+const capitalised = { properties: "Property", leads: "Lead" } as const;
+
+export function valuesOperations(examples: SandboxExamples): Operation[] {
+  return ENTITY_NAMES.map((entity) => {
+    const catalog = CATALOGS[entity];
+    const fields = catalog.values.map((v) => v.field);
+    // The captured example where it is this entity's; else the first enumeration, whole (its answer is fixed).
+    const fixed = catalog.values.find((v) => v.values !== undefined)!;
+    const example =
+      examples.values.data.entity === entity ? examples.values : { data: { entity, field: fixed.field, values: [...fixed.values!] } };
+    const schema = T.Object(
+      {
+        data: T.Object(
+          { entity: T.Literal(entity), field: T.Union(fields.map((f) => T.Literal(f))), values: T.Array(T.String()) },
+          { title: `${capitalised[entity]}FieldValues`, additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    );
+    const other = ENTITY_NAMES.find((e) => e !== entity)!;
+    const foreign = CATALOGS[other].values.map((v) => v.field).find((f) => !fields.includes(f)) ?? "city";
+    return {
+      method: "get" as const,
+      path: `/v1/values/${entity}/{field}`,
+      operationId: `list${capitalised[entity]}FieldValues`,
+      tag: "Catalogue",
+      summary: `List the values a filterable field of ${entity} takes`,
+      description:
+        "Enumerations come back whole, in their documented order; `propertyType` and `highlight` list the distinct " +
+        "values among your published properties, sorted. The path's entity is `properties` or `leads` (another answers 400 " +
+        "INVALID_ENTITY); each has its own fields.",
+      access: "bearer" as const,
+      parameters: [
+        {
+          name: "field",
+          in: "path" as const,
+          required: true,
+          description: `A queryable field of ${entity}; any other gives 400 INVALID_FIELD`,
+          schema: { type: "string", enum: fields },
+          example: example.data.field,
+        },
+      ],
+      responses: protectedResponses(
+        { "200": json(schema, example, "The values", "rateLimited") },
+        ["INVALID_FIELD", "SERVICE_UNAVAILABLE"],
+        { INVALID_FIELD: `Invalid field: ${foreign} for entity ${entity}. Queryable fields: ${fields.join(", ")}` },
+      ),
+    };
+  });
+}
