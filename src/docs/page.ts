@@ -14,15 +14,22 @@ function scalarConfig(environment: string): Record<string, unknown> {
     showDeveloperTools: "never",
     hideClientButton: false,
     defaultOpenAllTags: true,
-    // The sandbox's credentials are public: prefill them so "Test request" works at once.
-    ...(environment === "sandbox"
-      ? {
-          authentication: {
-            preferredSecurityScheme: "bearerAuth",
-            securitySchemes: { apiKey: { value: SANDBOX_API_KEY }, apiSecret: { value: SANDBOX_API_SECRET } },
-          },
-        }
-      : {}),
+    // Tokens come from the oauth2 scheme: "Authorize" on the page fetches one by client
+    // credentials and every operation that takes it sends it. The token operation itself lists
+    // Basic (client_secret_basic) first, so its own "Test request" sends the key and secret.
+    authentication: {
+      // The sandbox's credentials are public: prefilled, so the first try works at once.
+      ...(environment === "sandbox"
+        ? {
+            securitySchemes: {
+              oauth2: { flows: { clientCredentials: { "x-scalar-client-id": SANDBOX_API_KEY, clientSecret: SANDBOX_API_SECRET } } },
+              basicAuth: { username: SANDBOX_API_KEY, password: SANDBOX_API_SECRET },
+              apiKey: { value: SANDBOX_API_KEY },
+              apiSecret: { value: SANDBOX_API_SECRET },
+            },
+          }
+        : {}),
+    },
   };
 }
 
@@ -44,9 +51,11 @@ export function docsPage(environment: string): DocsPage {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Partner API reference</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
-<div id="app"><noscript>This reference needs JavaScript; the raw document is at <a href="/openapi.json">/openapi.json</a>.</noscript></div>
+<noscript>This reference needs JavaScript; the raw document is at <a href="/openapi.json">/openapi.json</a>.</noscript>
+<div id="app"></div>
 <script src="${SCALAR_SCRIPT_PATH}"></script>
 <script>${init}</script>
 </body>
