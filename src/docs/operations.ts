@@ -259,7 +259,7 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       access: "public",
       parameters: [],
       responses: {
-        "200": json(OpenApiDocumentSchema, undefined, "The document", "plain"),
+        "200": json(OpenApiDocumentSchema, { openapi: "3.1.0", info: { title: "Partner API", version }, paths: { "/health": {} } }, "The document (abridged here)", "plain"),
         ...errorResponses(["INTERNAL_ERROR"], "plain"),
       },
     },

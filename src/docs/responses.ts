@@ -13,16 +13,19 @@ export const HEADERS: Record<string, Json> = {
     required: true,
     description: "Id of this request (a sane incoming `X-Request-Id` is echoed); quote it when asking for support",
     schema: { type: "string" },
+    example: "0b6f1c2e-8d4a-4f3b-9e7c-5a1d2f3e4b6c",
   },
   XRateLimitLimit: {
     required: true,
     description: "Requests allowed per sliding minute (for the token endpoint: failed attempts allowed per IP)",
     schema: { type: "integer", minimum: 1 },
+    example: 600,
   },
   XRateLimitRemaining: {
     required: true,
     description: "Requests left in the current window after this one (0 on a 429)",
     schema: { type: "integer", minimum: 0 },
+    example: 599,
   },
   RateLimitPolicy: {
     required: true,
@@ -40,6 +43,7 @@ export const HEADERS: Record<string, Json> = {
     required: true,
     description: "Whole seconds to wait before retrying",
     schema: { type: "integer", minimum: 1 },
+    example: 12,
   },
   IdempotentReplayed: {
     description: "Present when this 201 is the stored answer to an earlier request with the same Idempotency-Key",
