@@ -225,7 +225,7 @@ export class PartnerApi {
     return new ChangeFollower(this, entity, after, limit);
   }
 
-  /** @internal One page of the change feed. */
+  /** One page of the change feed (`meta.head`: the latest sequence, where a full copy's follower starts). */
   async changePage(entity: ChangeEntity, after: number, limit: number) {
     return PartnerApi.unwrap(await this.api.GET("/v1/changes", { params: { query: { entity, after, limit } } }));
   }
