@@ -22,7 +22,12 @@ describe("generated artefacts are current (`bun run clients`)", () => {
   test("the client's types are what openapi-typescript generates from it", () => {
     const check = Bun.spawnSync([process.execPath, "scripts/generate.ts", "--check"], { cwd: CLIENT, stdout: "pipe", stderr: "pipe" });
     expect({ exitCode: check.exitCode, output: `${check.stdout}${check.stderr}`.trim() }).toEqual({ exitCode: 0, output: "src/schema.ts is current" });
-  });
+  }, 120_000);
+
+  test("the client type-checks against them with its own TypeScript 5", () => {
+    const check = Bun.spawnSync([process.execPath, "run", "typecheck"], { cwd: CLIENT, stdout: "pipe", stderr: "pipe" });
+    expect({ exitCode: check.exitCode, output: check.exitCode === 0 ? "" : `${check.stdout}${check.stderr}` }).toEqual({ exitCode: 0, output: "" });
+  }, 120_000);
 
   test("the Postman collection and its sandbox environment are what the converter makes of it", async () => {
     const collection = await postmanCollection(clientDocument());

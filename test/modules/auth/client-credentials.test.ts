@@ -117,6 +117,15 @@ describe("failures: { error, error_description, code } in the header exchange's 
     });
   }
 
+  test("a form over 64 KiB is a 413 and one that is not UTF-8 an invalid_request, both in the RFC's shape", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    const big = await read(await grant({ ...post(portal), pad: "x".repeat(70_000) }));
+    expect({ status: big.status, error: big.body.error, code: big.body.code }).toEqual({ status: 413, error: "invalid_request", code: "PAYLOAD_TOO_LARGE" });
+    const latin1 = new Uint8Array([...new TextEncoder().encode("grant_type=client_credentials&client_id=caf"), 0xe9]);
+    const bad = await read(await t.request("/v1/auth/token", { method: "POST", headers: { "content-type": FORM }, body: latin1 }));
+    expect({ status: bad.status, error: bad.body.error, code: bad.body.code }).toEqual({ status: 400, error: "invalid_request", code: "VALIDATION_ERROR" });
+  });
+
   test("from a non-whitelisted IP a wrong and a right secret get the same unauthorized_client (IP_BLOCKED)", async () => {
     t = createTestApp({ clients: [walled.entry] });
     const wrong = await read(await grant(post(walled, "sk_live_wrong"), {}, "192.0.2.1"));
