@@ -10,7 +10,7 @@ import type { Clock } from "../clock.ts";
 import type { WebhookTargetPolicy } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
 import type { Database } from "bun:sqlite";
-import { DISPATCH_BATCH, dispatchStep, rebuiltPayload, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
+import { DISPATCH_BATCH, dispatchStep, rebuiltPayload, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type EntityAccess, type RecordReader } from "./dispatch.ts";
 import { EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
 import { memo } from "./memo.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
@@ -50,6 +50,7 @@ export interface WorkerDeps {
   clientActive: (clientId: string, tenant: Tenant) => boolean;
   policy: () => WebhookTargetPolicy;
   records: RecordReader;
+  mayRead: EntityAccess;
   clock: Clock;
   random: Random;
   send: SendOptions;
@@ -222,7 +223,7 @@ export class WebhookWorker {
   private dispatchDeps(tenant: Tenant, store: DeliveryStore, sending: boolean): DispatchDeps {
     const onDisk = sending ? tenant.onDisk(store.head()) : null;
     if (onDisk !== null) void onDisk.then(() => this.kick(), (error) => this.deps.onError(error, `WAL sync of ${tenant.path}`));
-    return { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
+    return { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: this.deps.records, mayRead: this.deps.mayRead, now: () => this.deps.clock.now(), newId: newDeliveryId };
   }
 
   /**
