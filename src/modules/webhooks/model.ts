@@ -153,9 +153,12 @@ function validateEvents(value: unknown, problems: FieldProblem[], reads: ReadsEn
     return entity !== null && !reads(entity);
   });
   if (unreadable.length > 0) {
-    const scope = (e: EventType) => (entityOf(e) === "leads" ? "leads:read:own or leads:read" : "properties:read");
-    const why = unreadable.map((e) => `${e} needs ${scope(e)}`).join(", ");
-    problems.push({ field: "events", message: `this client may not receive ${why}` });
+    const needs = (entity: "properties" | "leads", scope: string) => {
+      const names = unreadable.filter((e) => entityOf(e) === entity);
+      return names.length === 0 ? [] : [`${names.join(", ")} need${names.length === 1 ? "s" : ""} scope ${scope}`];
+    };
+    const why = [...needs("leads", "leads:read:own or leads:read"), ...needs("properties", "properties:read")].join(", and ");
+    problems.push({ field: "events", message: why });
     return undefined;
   }
   return events;
