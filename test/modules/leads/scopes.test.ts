@@ -197,6 +197,25 @@ describe("webhooks carry only readable leads", () => {
     expect((await app.call("POST", "/v1/webhooks", { url: receivers.crm.url, events: ["property.upserted"] }, tokens.reader)).status).toBe(201);
   });
 
+  test("a retry due after the client lost its lead scope is not sent: it fails with the reason", async () => {
+    for (const r of Object.values(receivers)) r.received.length = 0;
+    receivers.website.answer(() => new Response("down", { status: 503 }));
+    const id = (await createLead(app, tokens.website)).id;
+    await app.deliver();
+    expect(receivers.website.received.length).toBe(1);
+    app.reload({ clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: ["leads:create", "webhooks"] }).entry, crm.entry, reader.entry, nothing.entry] });
+    try {
+      receivers.website.answer(() => new Response("ok"));
+      app.clock.advance(60_000);
+      await app.deliver();
+      expect(receivers.website.received.length).toBe(1);
+      const stored = db.query("SELECT d.state, d.last_error FROM webhook_deliveries d WHERE d.record_id = ? AND d.subscription_id IN (SELECT id FROM webhook_subscriptions WHERE client_id = 'other')").get(id) as any;
+      expect(stored).toEqual({ state: "failed", last_error: "not sent again: the record is no longer visible to this client" });
+    } finally {
+      app.reload({ clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry] });
+    }
+  });
+
   test("scopes taken away at reload apply to subscriptions already made: nothing more is delivered", async () => {
     for (const r of Object.values(receivers)) r.received.length = 0;
     app.reload({ clients: [client(PARTNER.id, { scopes: ["leads:create", "webhooks"] }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry] });
