@@ -86,7 +86,7 @@ const missingScope = (scope: Scope) => new ApiError("INSUFFICIENT_SCOPE", `Missi
  * such a list fast are per owner), beside any other filter the caller gave. A createdBy filter
  * naming someone else stays, and nothing matches both.
  */
-function ownLeadsOf(query: ListQuery, owner: string): ListQuery {
+export function ownLeadsOf(query: ListQuery, owner: string): ListQuery {
   const others = query.filters.filter((f) => f.spec !== CREATED_BY_FILTER || f.value !== owner);
   return { ...query, filters: [{ spec: CREATED_BY_FILTER, value: owner }, ...others] };
 }
