@@ -6,7 +6,8 @@
 #     -v ./config.json:/app/config.json:ro -v partner-api-data:/app/data partner-api
 #   podman run --rm -p 127.0.0.1:8080:8080 partner-api sandbox
 #
-# The deployment section of README.md covers compose, upgrades and backups.
+# docs/operators/deploying.md covers the image and compose; docs/operators/backup-and-upgrade.md,
+# backups and upgrades.
 
 FROM oven/bun:1 AS build
 WORKDIR /src

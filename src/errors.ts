@@ -14,6 +14,7 @@ export const ERRORS = {
   API_DISABLED: { status: 403, message: "API access disabled for this client" },
   IP_BLOCKED: { status: 403, message: "IP not allowed" },
   NO_DATABASE: { status: 403, message: "Client database not configured" },
+  INSUFFICIENT_SCOPE: { status: 403, message: "Missing scope" },
   NOT_FOUND: { status: 404, message: "Not found" },
   METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed" },
   PAYLOAD_TOO_LARGE: { status: 413, message: "Request body exceeds 65536 bytes" },

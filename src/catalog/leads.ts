@@ -3,7 +3,7 @@ import { Type as T } from "@sinclair/typebox";
 import { EMAIL_FORMAT } from "./email.ts";
 import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES } from "./enums.ts";
 import { DateTime, NullableString, oneOf } from "./schemas.ts";
-import type { EntityCatalog, FieldSpec } from "./types.ts";
+import type { EntityCatalog, FieldSpec, FilterSpec } from "./types.ts";
 
 export const LEAD_FIELDS: readonly FieldSpec[] = [
   { name: "id", description: "Unique identifier (UUID)", sql: "l.id", schema: T.String({ format: "uuid" }) },
@@ -16,9 +16,25 @@ export const LEAD_FIELDS: readonly FieldSpec[] = [
   { name: "priority", description: "Lead priority", sql: "l.priority", schema: oneOf(LEAD_PRIORITIES) },
   { name: "propertyId", description: "Id of the linked property, or null", sql: "l.property_id", schema: T.Union([T.String({ format: "uuid" }), T.Null()]) },
   { name: "interestedPropertyTitle", description: "Title of the property of interest, or null", sql: "l.interested_property_title", schema: NullableString },
+  {
+    name: "createdBy",
+    description: "Id of the partner client that created the lead, or null for leads the agency loaded (seed, import)",
+    sql: "l.created_by",
+    schema: NullableString,
+  },
   { name: "createdAt", description: "Creation time (ISO 8601, UTC)", sql: "l.created_at", schema: DateTime },
   { name: "updatedAt", description: "Last update time (ISO 8601, UTC)", sql: "l.updated_at", schema: DateTime },
 ];
+
+/** The lead's owner: forced to the caller's id for a client that reads only its own leads. */
+export const CREATED_BY_FILTER: FilterSpec = {
+  param: "createdBy",
+  column: "l.created_by",
+  description: "Id of the client that created the lead",
+  countColumn: "created_by",
+  dayDimension: "created_by",
+  example: "sandbox",
+};
 
 export const LEAD_CATALOG: EntityCatalog = {
   entity: "leads",
@@ -30,11 +46,13 @@ export const LEAD_CATALOG: EntityCatalog = {
     { param: "status", column: "l.status", description: "Lead status", values: LEAD_STATUSES, countColumn: "status", dayDimension: "status" },
     { param: "source", column: "l.source", description: "Lead source", values: LEAD_SOURCES, countColumn: "source" },
     { param: "priority", column: "l.priority", description: "Lead priority", values: LEAD_PRIORITIES, countColumn: "priority" },
+    CREATED_BY_FILTER,
   ],
   values: [
     { field: "status", values: LEAD_STATUSES },
     { field: "source", values: LEAD_SOURCES },
     { field: "priority", values: LEAD_PRIORITIES },
+    { field: "createdBy", column: "created_by" },
   ],
   countsTable: "lead_counts",
   daysTable: "lead_days",

@@ -1,5 +1,6 @@
 // The shape of a field catalogue entry: one entry drives selection, SQL, /v1/fields and OpenAPI.
 import type { TSchema } from "@sinclair/typebox";
+import type { LeadAccess } from "../security/scopes.ts";
 
 export interface SubField {
   description: string;
@@ -11,6 +12,12 @@ export interface SubField {
  * `fullAddress`), or a partner's, without what the listing's address visibility hides.
  */
 export type RecordView = "stored" | "partner";
+
+/** Who reads, as the read routes need it: which view of an address, and which leads. */
+export interface Reader {
+  view: RecordView;
+  leads: LeadAccess;
+}
 
 export interface FieldSpec {
   name: string;
@@ -36,6 +43,8 @@ export interface FilterSpec {
   countColumn?: string;
   /** `dim` of the per-day counters that count by this filter's value, when they do. */
   dayDimension?: string;
+  /** A value for the documentation's example request, where the sandbox's records hold none. */
+  example?: string;
 }
 
 /** A field of GET /v1/values/{entity}/{field}. */

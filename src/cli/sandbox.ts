@@ -7,6 +7,7 @@ import { removeDatabaseFiles } from "../db/files.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
+import { SCOPES } from "../security/scopes.ts";
 import { hashSecret, randomToken } from "../security/secrets.ts";
 import { assertWritable } from "../writable.ts";
 import { choosePort, hostFlag, integerFlag, parseFlags, urlHost } from "./args.ts";
@@ -30,6 +31,8 @@ export function sandboxConfig(databasePath: string, rateLimitPerMinute: number):
         secretHash: hashSecret(SANDBOX_API_SECRET),
         database: "sandbox",
         rateLimitPerMinute,
+        // Partners try every route in the sandbox: its client has every scope.
+        scopes: [...SCOPES],
       },
     ],
   };

@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
+import { DEFAULT_SCOPES, SCOPES } from "../security/scopes.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
 import { generatedJwtSecret } from "./jwt-secret.ts";
 import { feedProblems, resolveFeeds } from "./feeds.ts";
@@ -30,6 +31,10 @@ function schemaProblems(value: unknown): string[] {
     if (seen.has(path)) continue;
     seen.add(path);
     const unknownKey = error.message.startsWith("Unexpected property");
+    if (/^\/clients\/\d+\/scopes\/\d+$/.test(path)) {
+      problems.push(`${path}: unknown scope ${JSON.stringify(error.value)}; scopes are ${SCOPES.join(", ")}`);
+      continue;
+    }
     problems.push(unknownKey ? `${path}: unknown key` : `${path}: ${error.message.toLowerCase()}`);
   }
   return problems;
@@ -116,6 +121,7 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
           propertyType: entry.feed?.propertyType ?? null,
           maxListings: entry.feed?.maxListings ?? null,
         }),
+        scopes: new Set(entry.scopes ?? DEFAULT_SCOPES),
       }),
     );
   }

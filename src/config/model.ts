@@ -1,6 +1,7 @@
 // The validated, frozen configuration the server runs with (swapped whole on reload).
 import type { OperationType, PropertyStatus } from "../catalog/enums.ts";
 import type { RangeMatcher } from "../security/ip.ts";
+import type { Scope } from "../security/scopes.ts";
 import type { Environment } from "../security/tokens.ts";
 
 export interface Client {
@@ -19,6 +20,8 @@ export interface Client {
   fullAddress: boolean;
   /** What this client's portal feed carries (CONTRACT §17). */
   feed: PortalFeedSelection;
+  /** What this client may do (docs/partners/scopes.md); the defaults when the config names none. */
+  scopes: ReadonlySet<Scope>;
 }
 
 /** A portal feed's selection: null is "no condition"; listings must meet every condition given. */

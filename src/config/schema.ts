@@ -2,6 +2,7 @@
 // JSON Schema printed by `partner-api config-schema`.
 import { Type as T, type Static } from "@sinclair/typebox";
 import { OPERATION_TYPES, PROPERTY_STATUSES } from "../catalog/enums.ts";
+import { SCOPES } from "../security/scopes.ts";
 import { SECRET_HASH_PATTERN } from "../security/secrets.ts";
 import { DURATION_PATTERN } from "./duration.ts";
 
@@ -65,6 +66,14 @@ export const ClientSchema = T.Object(
       }),
     ),
     feed: T.Optional(PortalFeedSchema),
+    scopes: T.Optional(
+      T.Array(enumValue(SCOPES), {
+        uniqueItems: true,
+        description:
+          "What this client may do; absent: properties:read, feed:read, leads:create, leads:read:own and webhooks " +
+          "(a portal or a website). The agency's CRM takes leads:read and leads:update",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

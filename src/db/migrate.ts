@@ -8,6 +8,7 @@ import webhooks from "./migrations/004_webhooks.sql" with { type: "text" };
 import listingExtras from "./migrations/005_listing_extras.sql" with { type: "text" };
 import feedRuns from "./migrations/006_feed_runs.sql" with { type: "text" };
 import deliveryEvent from "./migrations/007_delivery_event.sql" with { type: "text" };
+import leadOwners from "./migrations/008_lead_owners.sql" with { type: "text" };
 import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
 
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly string[] = [
   listingExtras,
   feedRuns,
   deliveryEvent,
+  leadOwners,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -40,6 +40,9 @@ export function leadRequestExample(propertyCode: string) {
   };
 }
 
+/** The funnel example: the CRM scheduled a visit. */
+export const LEAD_PATCH_EXAMPLE = { status: "VISIT_SCHEDULED", priority: "HIGH" } as const;
+
 type Json = Record<string, unknown>;
 
 export interface SandboxExamples {
@@ -51,6 +54,7 @@ export interface SandboxExamples {
   changes: { data: Json[]; meta: Json };
   token: { data: { token: string; expiresIn: number; tokenType: string } };
   createdLead: { data: Json };
+  updatedLead: { data: Json };
 }
 
 export const SANDBOX_EXAMPLES = captured as unknown as SandboxExamples;

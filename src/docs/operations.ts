@@ -3,11 +3,12 @@
 import type { TSchema } from "@sinclair/typebox";
 import { CATALOGS } from "../catalog/index.ts";
 import type { ErrorCode } from "../errors.ts";
+import type { Scope } from "../security/scopes.ts";
 import { metricsExample } from "../metrics/example.ts";
 import { FIELDS_BODY } from "../modules/catalog/service.ts";
-import { LeadInputSchema } from "../modules/leads/model.ts";
+import { LeadInputSchema, LeadPatchSchema } from "../modules/leads/model.ts";
 import { MAX_LIMIT } from "../modules/listing/params.ts";
-import { EXAMPLE_QUERIES, exampleProperty, leadRequestExample, type SandboxExamples } from "./examples.ts";
+import { EXAMPLE_QUERIES, exampleProperty, LEAD_PATCH_EXAMPLE, leadRequestExample, type SandboxExamples } from "./examples.ts";
 import { toOpenApiSchema } from "./json-schema.ts";
 import { TOKEN_REQUEST_BODY, tokenResponses } from "./oauth.ts";
 import {
@@ -21,6 +22,7 @@ import {
 import { errorResponses, responseHeaders, type ErrorMessages, type HeaderSet } from "./responses.ts";
 import {
   ChangesSchema,
+  CreatedLeadSchema,
   dataOf,
   FieldsSchema,
   HealthSchema,
@@ -64,9 +66,14 @@ function text(mediaType: string, description: string, example?: string): Json {
   };
 }
 
-/** A protected operation: bearer token, rate-limit headers on every response, guard errors. */
-export function protectedResponses(success: Record<string, Json>, errors: ErrorCode[], messages: ErrorMessages = {}): Record<string, Json> {
-  return { ...success, ...errorResponses([...errors, ...GUARD_ERRORS], "rateLimited", messages) };
+/**
+ * A protected operation: bearer token, rate-limit headers on every response, guard errors, and
+ * the 403 of a client without the scope the operation needs (docs/partners/scopes.md).
+ */
+export function protectedResponses(success: Record<string, Json>, errors: ErrorCode[], messages: ErrorMessages = {}, scope?: Scope): Record<string, Json> {
+  const scoped: ErrorCode[] = scope === undefined ? [] : ["INSUFFICIENT_SCOPE"];
+  const scopeMessage = scope === undefined ? {} : { INSUFFICIENT_SCOPE: `Missing scope: ${scope}` };
+  return { ...success, ...errorResponses([...errors, ...scoped, ...GUARD_ERRORS], "rateLimited", { ...scopeMessage, ...messages }) };
 }
 
 export function operations(examples: SandboxExamples, version: string): Operation[] {
@@ -146,6 +153,7 @@ export function operations(examples: SandboxExamples, version: string): Operatio
         { "200": json(pageOf(PropertyRecordSchema), examples.propertyPage, "A page of properties", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "SERVICE_UNAVAILABLE"],
         listMessages("bedrooms"),
+        "properties:read",
       ),
     },
     {
@@ -161,6 +169,7 @@ export function operations(examples: SandboxExamples, version: string): Operatio
         { "200": json(dataOf(PropertyRecordSchema), examples.property, "The property", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
         recordMessages("property", "bedrooms"),
+        "properties:read",
       ),
     },
     {
@@ -169,13 +178,16 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       operationId: "listLeads",
       tag: "Leads",
       summary: "List leads",
-      description: "A page of your leads with only the fields you ask for.",
+      description:
+        "A page of the leads you may read, with only the fields you ask for: with scope `leads:read:own` (the default) " +
+        "the leads you created, with `leads:read` every lead of the agency. `total` counts only those.",
       access: "bearer",
       parameters: listParameters(CATALOGS.leads, EXAMPLE_QUERIES.leadPage, leadSample),
       responses: protectedResponses(
         { "200": json(pageOf(LeadRecordSchema), examples.leadPage, "A page of leads", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "SERVICE_UNAVAILABLE"],
         listMessages("trafficOrigin"),
+        "leads:read:own",
       ),
     },
     {
@@ -184,13 +196,47 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       operationId: "getLead",
       tag: "Leads",
       summary: "Get one lead",
-      description: "One of your leads; an unknown id or another agency's lead is a 404.",
+      description: "One lead you may read; an unknown id, another partner's lead (without `leads:read`) or another agency's is a 404.",
       access: "bearer",
       parameters: [idParameter("lead", leadSample.id as string), fieldsParameter(CATALOGS.leads, EXAMPLE_QUERIES.lead.slice("fields=".length))],
       responses: protectedResponses(
         { "200": json(dataOf(LeadRecordSchema), examples.lead, "The lead", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
         recordMessages("lead", "trafficOrigin"),
+        "leads:read:own",
+      ),
+    },
+    {
+      method: "patch",
+      path: "/v1/leads/{id}",
+      operationId: "updateLead",
+      tag: "Leads",
+      summary: "Move a lead along the funnel",
+      description:
+        "For the agency's CRM (scope `leads:update`), on a lead it may read: sets `status` (any to any, a lost lead " +
+        "can be reopened) and/or `priority`, and answers the lead with every field. A real change moves `updatedAt`, " +
+        "enters the change feed and sends `lead.updated` to every subscription whose client may read the lead, the " +
+        "partner that sent it included. The same values again answer 200 and write nothing.",
+      access: "bearer",
+      parameters: [idParameter("lead", leadSample.id as string)],
+      requestBody: {
+        required: true,
+        description: "The new status, priority, or both",
+        content: {
+          "application/json": {
+            schema: toOpenApiSchema(LeadPatchSchema),
+            examples: {
+              visit: { summary: "A visit was scheduled, and the lead is now a priority", value: LEAD_PATCH_EXAMPLE },
+              status: { summary: "The status alone", value: { status: "IN_SERVICE" } },
+            },
+          },
+        },
+      },
+      responses: protectedResponses(
+        { "200": json(dataOf(LeadSchema), examples.updatedLead, "The lead, with every field", "rateLimited") },
+        ["VALIDATION_ERROR", "MISSING_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
+        { VALIDATION_ERROR: "name: cannot be changed", NOT_FOUND: "No lead with this id" },
+        "leads:update",
       ),
     },
     {
@@ -224,12 +270,13 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       responses: protectedResponses(
         {
           "201": {
-            ...json(dataOf(LeadSchema), examples.createdLead, "The created lead (or, with a reused Idempotency-Key, the first answer again)", "rateLimited"),
+            ...json(dataOf(CreatedLeadSchema), examples.createdLead, "The created lead (or, with a reused Idempotency-Key, the first answer again)", "rateLimited"),
             headers: { ...responseHeaders("rateLimited"), "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } },
           },
         },
         ["VALIDATION_ERROR", "MISSING_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "email: must be a valid e-mail address; phone: is required" },
+        "leads:create",
       ),
     },
     {
@@ -240,13 +287,16 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       summary: "Read the change feed",
       description:
         "What changed since a sequence number, oldest first. Store `meta.nextAfter` and pass it as `after` next " +
-        "time: you miss nothing, and learn of every property unpublished or deleted (`change: remove`).",
+        "time: you miss nothing, and learn of every property unpublished or deleted (`change: remove`). Property " +
+        "entries need scope `properties:read`; lead entries carry only the leads you may read (`leads:read:own`: " +
+        "yours; `leads:read`: all), and `head` is the last of those.",
       access: "bearer",
       parameters: changesParameters(EXAMPLE_QUERIES.changes),
       responses: protectedResponses(
         { "200": json(ChangesSchema, examples.changes, "A page of changes", "rateLimited") },
         ["VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "entity: must be one of: properties, leads" },
+        "leads:read:own",
       ),
     },
     {

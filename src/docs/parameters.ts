@@ -82,7 +82,7 @@ export function listParameters(catalog: EntityCatalog, query: string, sample: Js
         required: false,
         description: `${f.description}: only records with exactly this value`,
         schema: f.values ? { type: "string", enum: [...f.values] } : { type: "string", minLength: 1, maxLength: 200 },
-        example: sample[f.param] ?? (f.values ? f.values[0] : undefined),
+        example: sample[f.param] ?? f.example ?? (f.values ? f.values[0] : undefined),
       }),
     ),
     ...DATE_FILTERS.map(

@@ -100,7 +100,7 @@ export function portalFeedOperations(examples: SandboxExamples): Operation[] {
     "carries (kinds of deal, states, property types) and cap their number (the most recently updated first). The body is " +
     "streamed from one consistent state of the database; send the ETag back as If-None-Match (or Last-Modified as " +
     "If-Modified-Since) to get 304 while nothing changed.";
-  const errors = protectedResponses({}, ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "SERVICE_UNAVAILABLE"]);
+  const errors = protectedResponses({}, ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "SERVICE_UNAVAILABLE"], {}, "feed:read");
   const unauthorized = errors["401"] as Json;
   errors["401"] = { ...unauthorized, headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": ref("WWWAuthenticate") } };
   const notModified = { description: "Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body", headers: FEED_RESPONSE_HEADERS };

@@ -26,11 +26,17 @@ export function recordSchema(catalog: EntityCatalog, title: string): TSchema {
   });
 }
 
-/** A lead with every readable field: the body of a 201. */
+/** A lead with every readable field: what a lead event carries and PATCH answers. */
 export const LeadSchema = T.Object(Object.fromEntries(CATALOGS.leads.fields.map((f) => [f.name, fieldSchema(f)])), {
   title: "Lead",
   additionalProperties: false,
 });
+
+/** The body of a 201: the lead as SPEC.md lists it, without the `createdBy` the caller knows already. */
+export const CreatedLeadSchema = T.Object(
+  Object.fromEntries(CATALOGS.leads.fields.filter((f) => f.name !== "createdBy").map((f) => [f.name, fieldSchema(f)])),
+  { title: "CreatedLead", additionalProperties: false },
+);
 
 /** A property with every readable field: what a property.upserted webhook carries. */
 export const PropertySchema = T.Object(Object.fromEntries(CATALOGS.properties.fields.map((f) => [f.name, fieldSchema(f)])), {

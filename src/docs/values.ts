@@ -3,10 +3,12 @@
 // `field` enum would let it). The route itself is one; an entity outside these is 400 INVALID_ENTITY.
 import { Type as T } from "@sinclair/typebox";
 import { CATALOGS, ENTITY_NAMES } from "../catalog/index.ts";
+import type { Scope } from "../security/scopes.ts";
 import type { SandboxExamples } from "./examples.ts";
 import { json, protectedResponses, type Operation } from "./operations.ts";
 
 const capitalised = { properties: "Property", leads: "Lead" } as const;
+const SCOPES: Record<(typeof ENTITY_NAMES)[number], Scope> = { properties: "properties:read", leads: "leads:read:own" };
 
 export function valuesOperations(examples: SandboxExamples): Operation[] {
   return ENTITY_NAMES.map((entity) => {
@@ -34,9 +36,12 @@ export function valuesOperations(examples: SandboxExamples): Operation[] {
       tag: "Catalogue",
       summary: `List the values a filterable field of ${entity} takes`,
       description:
-        "Enumerations come back whole, in their documented order; `propertyType` and `highlight` list the distinct " +
-        "values among your published properties, sorted. The path's entity is `properties` or `leads` (another answers 400 " +
-        "INVALID_ENTITY); each has its own fields.",
+        (entity === "properties"
+          ? "Enumerations come back whole, in their documented order, to every client; `propertyType` and `highlight` " +
+            "list the distinct values among your published properties, sorted (scope `properties:read`)."
+          : "Enumerations come back whole, in their documented order, to every client; `createdBy` lists the clients " +
+            "whose leads you may read (scope `leads:read:own` or `leads:read`).") +
+        " The path's entity is `properties` or `leads` (another answers 400 INVALID_ENTITY); each has its own fields.",
       access: "bearer" as const,
       parameters: [
         {
@@ -52,6 +57,8 @@ export function valuesOperations(examples: SandboxExamples): Operation[] {
         { "200": json(schema, example, "The values", "rateLimited") },
         ["INVALID_FIELD", "SERVICE_UNAVAILABLE"],
         { INVALID_FIELD: `Invalid field: ${foreign} for entity ${entity}. Queryable fields: ${fields.join(", ")}` },
+        // Values read from the records need the scope that reads them (fixed enumerations do not).
+        SCOPES[entity],
       ),
     };
   });

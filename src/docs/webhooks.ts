@@ -108,6 +108,7 @@ export function webhookOperations(): Operation[] {
         { "201": json(dataOf(SubscriptionWithSecretSchema), { data: withSecret }, "The subscription, with its secret (shown only now)", "rateLimited") },
         [...BODY_ERRORS, "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "url: must be an https:// URL; events: must be a non-empty array of event types: " + EVENT_TYPES.join(", ") },
+        "webhooks",
       ),
     },
     {
@@ -123,6 +124,7 @@ export function webhookOperations(): Operation[] {
         { "200": json(pageOf(SubscriptionSchema), { data: [subscription], meta: { page: 1, limit: DEFAULT_LIMIT, total: 1, totalPages: 1 } }, "A page of subscriptions", "rateLimited") },
         ["VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: `limit: must be an integer between 1 and ${MAX_LIMIT}` },
+        "webhooks",
       ),
     },
     {
@@ -138,6 +140,7 @@ export function webhookOperations(): Operation[] {
         { "200": json(dataOf(SubscriptionSchema), { data: subscription }, "The subscription", "rateLimited") },
         ["NOT_FOUND", "SERVICE_UNAVAILABLE"],
         NOT_FOUND,
+        "webhooks",
       ),
     },
     {
@@ -160,6 +163,7 @@ export function webhookOperations(): Operation[] {
         { "200": json(dataOf(SubscriptionSchema), { data: { ...subscription, events: ["lead.created", "lead.updated", "property.removed"] } }, "The subscription as changed", "rateLimited") },
         [...BODY_ERRORS, "NOT_FOUND", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "enabled: must be true or false", ...NOT_FOUND },
+        "webhooks",
       ),
     },
     {
@@ -175,6 +179,7 @@ export function webhookOperations(): Operation[] {
         { "204": { description: "Deleted", headers: responseHeaders("rateLimited") } },
         ["NOT_FOUND", "SERVICE_UNAVAILABLE"],
         NOT_FOUND,
+        "webhooks",
       ),
     },
     {
@@ -192,6 +197,7 @@ export function webhookOperations(): Operation[] {
         { "200": json(dataOf(SubscriptionWithSecretSchema), { data: { ...withSecret, secret: "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIHRoZSBkb2NzIQ==" } }, "The subscription with its new secret", "rateLimited") },
         ["NOT_FOUND", "SERVICE_UNAVAILABLE"],
         NOT_FOUND,
+        "webhooks",
       ),
     },
     {
@@ -216,6 +222,7 @@ export function webhookOperations(): Operation[] {
         },
         ["NOT_FOUND", "SERVICE_UNAVAILABLE"],
         NOT_FOUND,
+        "webhooks",
       ),
     },
     {
@@ -244,6 +251,7 @@ export function webhookOperations(): Operation[] {
         { "200": json(pageOf(DeliverySchema), { data: [delivery], meta: { page: 1, limit: DEFAULT_LIMIT, total: 1, totalPages: 1 } }, "A page of deliveries", "rateLimited") },
         ["VALIDATION_ERROR", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "state: must be one of: pending, succeeded, failed", ...NOT_FOUND },
+        "webhooks",
       ),
     },
     {
@@ -264,6 +272,7 @@ export function webhookOperations(): Operation[] {
         { "202": json(dataOf(ReplaySchema), { data: { after: 5000, until: 5342 } }, "Accepted: the replay runs in the background", "rateLimited") },
         [...BODY_ERRORS, "NOT_FOUND", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "after: must be an integer greater than or equal to 0", ...NOT_FOUND },
+        "webhooks",
       ),
     },
   ];

@@ -1,6 +1,7 @@
 // The guard every protected route passes, in CONTRACT §4's order: token → client exists →
 // enabled → IP on whitelist → database → rate limit. Written once; routes opt in with
-// `{ protected: true }`. The portal feed (CONTRACT §17) also takes HTTP Basic auth with the API
+// `{ protected: true }`, or `{ protected: "<scope>" }` when the route needs a scope (then the
+// scope is checked after the whole guard). The portal feed (CONTRACT §17) also takes HTTP Basic auth with the API
 // key and secret (`{ bearerOrBasic: true }`): the token endpoint's check of those, then the
 // same limit step.
 import { Elysia } from "elysia";
@@ -12,6 +13,7 @@ import { settle, type Maybe } from "../maybe.ts";
 import type { Runtime } from "../runtime.ts";
 import { basicCredentials, BASIC_CHALLENGE, isBasicAuthorization } from "../security/basic-auth.ts";
 import { checkCredentials } from "../security/credentials.ts";
+import { hasScope, type Scope } from "../security/scopes.ts";
 import { stateOf, type RequestState } from "./context.ts";
 
 type Headers = HeaderRecord;
@@ -129,18 +131,38 @@ function authorizeBasic(runtime: Runtime, authorization: string, state: RequestS
   }) as Maybe<Authorized>;
 }
 
+/**
+ * The scope step, after the whole guard (so a refusal counts in the client's window like any
+ * answer after it): a client without `scope` gets 403 INSUFFICIENT_SCOPE. Routes whose scope
+ * depends on their parameters (the change feed, values) call it from their handler.
+ */
+export function requireScope(client: Client, scope: Scope): void {
+  if (!hasScope(client, scope)) throw new ApiError("INSUFFICIENT_SCOPE", `Missing scope: ${scope}`);
+}
+
+/** What a route asks of the guard: `true` for any client that passes it, or the scope it needs. */
+export type Need = true | Scope;
+
+function withScope(need: Need, authorized: Maybe<Authorized>): Maybe<Authorized> {
+  if (need === true) return authorized;
+  return settle(authorized, (found) => {
+    requireScope(found.client, need);
+    return found;
+  });
+}
+
 export function guard(runtime: Runtime) {
   return new Elysia({ name: "guard" }).macro({
-    protected: {
+    protected: (need: Need) => ({
       resolve({ request, set }) {
-        return authorize(runtime, request, stateOf(request), set.headers as Headers);
+        return withScope(need, authorize(runtime, request, stateOf(request), set.headers as Headers));
       },
-    },
+    }),
     /** A protected route that also takes HTTP Basic auth (user = API key, password = API secret). */
-    bearerOrBasic: {
+    bearerOrBasic: (need: Need) => ({
       resolve({ request, set }) {
-        return authorize(runtime, request, stateOf(request), set.headers as Headers, { basic: true });
+        return withScope(need, authorize(runtime, request, stateOf(request), set.headers as Headers, { basic: true }));
       },
-    },
+    }),
   });
 }

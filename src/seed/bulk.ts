@@ -135,9 +135,10 @@ export class TriggerStandIn {
   }
 
   leadInserted(l: Dated & { id: string; status: string; source: string; priority: string }): void {
-    this.leadDerived.add(l, true, [["", ""], ["status", l.status]]);
+    // Seeded leads have no owner: '' in the counters, as the triggers write a NULL created_by.
+    this.leadDerived.add(l, true, [["", ""], ["status", l.status], ["created_by", ""]]);
     this.changes.add(["leads", l.id, "upsert", this.at]);
-    tally(this.leadCounts, [l.status, l.source, l.priority].join(SEP));
+    tally(this.leadCounts, [l.status, l.source, l.priority, ""].join(SEP));
   }
 
   /** Writes buffered change rows; call before each commit. */
@@ -152,8 +153,8 @@ export class TriggerStandIn {
     const property = this.db.prepare("INSERT INTO property_counts (status, operation_type, property_type, highlight, n) VALUES (?, ?, ?, ?, ?)");
     for (const [key, n] of this.propertyCounts) property.run(...(key.split(SEP) as [string, string, string, string]), n);
     property.finalize();
-    const lead = this.db.prepare("INSERT INTO lead_counts (status, source, priority, n) VALUES (?, ?, ?, ?)");
-    for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string]), n);
+    const lead = this.db.prepare("INSERT INTO lead_counts (status, source, priority, created_by, n) VALUES (?, ?, ?, ?, ?)");
+    for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string, string]), n);
     lead.finalize();
     this.propertyDerived.write(this.db, "properties", "property");
     this.leadDerived.write(this.db, "leads", "lead");

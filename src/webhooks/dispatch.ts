@@ -25,28 +25,38 @@ export interface DispatchTarget {
   afterSequence: number;
 }
 
+/**
+ * Whether a client may be told of an entity's events at all, by its scopes now: a client that
+ * reads no lead (or no property) is sent none of their events, removals included.
+ */
+export type EntityAccess = (clientId: string, entity: "properties" | "leads") => boolean;
+
 export interface DispatchDeps {
   tenant: Tenant;
   /** The last sequence known to be on disk: events after it are not sent yet (Tenant.onDisk). */
   onDiskThrough: number;
   store: DeliveryStore;
   records: RecordReader;
+  mayRead: EntityAccess;
   now: () => number;
   newId: () => string;
 }
 
 /**
  * The body of one event as one client sees it: with its record read by `readRecord`, `null` for
- * property.removed and webhook.test; null when the client cannot see the record (gone already).
+ * property.removed and webhook.test; null when the client may not read the entity, or cannot
+ * see the record (another partner's lead, or gone already).
  */
 function eventBody(
   type: EventType,
   eventAt: string,
   sequence: number,
   recordId: string,
+  mayRead: (entity: "properties" | "leads") => boolean,
   readRecord: (entity: "properties" | "leads") => string | null,
 ): string | null {
   const entity = entityOf(type);
+  if (entity !== null && !mayRead(entity)) return null;
   if (entity === null || type === "property.removed") return eventPayload(type, eventAt, sequence, recordId, "null");
   const record = readRecord(entity);
   return record === null ? null : eventPayload(type, eventAt, sequence, recordId, record);
@@ -62,7 +72,8 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
     if (type === null) continue;
     for (const target of targets) {
       if (!target.events.has(type) || change.sequence <= target.afterSequence) continue;
-      const payload = eventBody(type, change.at, change.sequence, change.record_id, (entity) => {
+      const mayRead = (entity: "properties" | "leads") => deps.mayRead(target.clientId, entity);
+      const payload = eventBody(type, change.at, change.sequence, change.record_id, mayRead, (entity) => {
         const key = `${target.clientId}\0${entity}\0${change.record_id}`;
         let found = records.get(key);
         if (found === undefined) {
@@ -71,7 +82,8 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
         }
         return found;
       });
-      // Gone already: an unpublished property's removal follows in the log; a deleted lead has no event.
+      // Not for this client, or gone already: an unpublished property's removal follows in the
+      // log; a deleted lead has no event.
       if (payload === null) continue;
       deliveries.push({
         id: deps.newId(),
@@ -95,13 +107,20 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
  * receiver tell (CONTRACT §13: order is not promised).
  */
 export function rebuiltPayload(
-  deps: Pick<DispatchDeps, "tenant" | "records">,
+  deps: Pick<DispatchDeps, "tenant" | "records" | "mayRead">,
   clientId: string,
   stored: Pick<StoredDelivery, "type" | "sequence" | "record_id" | "event_at">,
 ): string | null {
   const { type, sequence, record_id: recordId, event_at: eventAt } = stored;
   if (recordId === null || eventAt === null) return null;
-  return eventBody(type, eventAt, sequence, recordId, (entity) => deps.records(deps.tenant, clientId, entity, recordId));
+  return eventBody(
+    type,
+    eventAt,
+    sequence,
+    recordId,
+    (entity) => deps.mayRead(clientId, entity),
+    (entity) => deps.records(deps.tenant, clientId, entity, recordId),
+  );
 }
 
 /**

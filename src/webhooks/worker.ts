@@ -10,8 +10,8 @@ import type { Clock } from "../clock.ts";
 import type { WebhookTargetPolicy } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
 import type { Database } from "bun:sqlite";
-import { DISPATCH_BATCH, dispatchStep, rebuiltPayload, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type RecordReader } from "./dispatch.ts";
-import { EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
+import { DISPATCH_BATCH, dispatchStep, rebuiltPayload, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type EntityAccess, type RecordReader } from "./dispatch.ts";
+import { entityOf, EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
 import { memo } from "./memo.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
@@ -50,6 +50,7 @@ export interface WorkerDeps {
   clientActive: (clientId: string, tenant: Tenant) => boolean;
   policy: () => WebhookTargetPolicy;
   records: RecordReader;
+  mayRead: EntityAccess;
   clock: Clock;
   random: Random;
   send: SendOptions;
@@ -222,7 +223,7 @@ export class WebhookWorker {
   private dispatchDeps(tenant: Tenant, store: DeliveryStore, sending: boolean): DispatchDeps {
     const onDisk = sending ? tenant.onDisk(store.head()) : null;
     if (onDisk !== null) void onDisk.then(() => this.kick(), (error) => this.deps.onError(error, `WAL sync of ${tenant.path}`));
-    return { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: this.deps.records, now: () => this.deps.clock.now(), newId: newDeliveryId };
+    return { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: this.deps.records, mayRead: this.deps.mayRead, now: () => this.deps.clock.now(), newId: newDeliveryId };
   }
 
   /**
@@ -327,12 +328,16 @@ export class WebhookWorker {
   /**
    * Claims up to `limit` due deliveries of a subscription (inside the pass's write). One whose
    * body was never stored (its first attempt's process died) gets it made again; one whose
-   * record is gone by now fails, with the reason, and is added to `finished`.
+   * record is gone by now, or that its client may no longer read, fails, with the reason, and
+   * is added to `finished`.
    */
   private claim(db: Database, deps: DispatchDeps, subscription: SubscriptionRow, now: number, limit: number, finished: [EventType, FinalState][]): ClaimedDelivery[] {
     const claimed: ClaimedDelivery[] = [];
     for (const stored of deps.store.claim(db, subscription.id, this.owner, now, now + LEASE_MS, limit)) {
-      const payload = stored.payload ?? rebuiltPayload(deps, subscription.client_id, stored);
+      // A retry goes out only while the client may still read the entity (scopes change at reload).
+      const entity = entityOf(stored.type);
+      const readable = entity === null || deps.mayRead(subscription.client_id, entity);
+      const payload = readable ? (stored.payload ?? rebuiltPayload(deps, subscription.client_id, stored)) : null;
       if (payload !== null) {
         claimed.push({ ...stored, payload });
         continue;

@@ -179,7 +179,7 @@ describe("leads as NDJSON", () => {
     };
     const all = await read(null);
     expect(all.summary).toEqual({ entity: "leads", format: "ndjson", exported: 200, skipped: 0, idAsListingId: 0 });
-    expect(Object.keys(all.leads[0]!)).toEqual(["id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId", "interestedPropertyTitle", "createdAt", "updatedAt"]);
+    expect(Object.keys(all.leads[0]!)).toEqual(["id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId", "interestedPropertyTitle", "createdBy", "createdAt", "updatedAt"]);
     const since = all.leads.map((l) => l.updatedAt!).sort()[150]!;
     const recent = await read(since);
     expect(recent.leads.length).toBe(all.leads.filter((l) => l.updatedAt! > since).length);

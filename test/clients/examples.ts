@@ -1,7 +1,8 @@
 // The runnable examples of the partner docs: every fenced block in bash, ts, php or python of
 // docs/partners/**/*.md. A block whose info string adds `receiver` is a webhook receiver (it
 // listens on $PORT and verifies with $WEBHOOK_SECRET); every other one is a script that runs to
-// its end. Blocks in other languages (text, json) are shown, not run.
+// its end. Blocks in other languages (text, json, and sh for fragments such as an install line)
+// are shown, not run.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROOT } from "../helpers/binary.ts";

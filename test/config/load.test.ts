@@ -44,6 +44,13 @@ describe("a valid config", () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  test("scopes: absent gives a portal's or a website's; given, exactly those (docs/partners/scopes.md)", () => {
+    const crm = { ...goodClient, id: "crm", apiKey: "pk_live_crm_0001", scopes: ["leads:read", "leads:update"] };
+    const config = loadConfigFile(write({ jwtSecret: "x".repeat(32), clients: [goodClient, crm] }));
+    expect([...config.clients.get("portal-x")!.scopes].sort()).toEqual(["feed:read", "leads:create", "leads:read:own", "properties:read", "webhooks"]);
+    expect([...config.clients.get("crm")!.scopes].sort()).toEqual(["leads:read", "leads:update"]);
+  });
+
   test("a missing jwtSecret is generated once and kept beside the config with mode 0600", () => {
     const path = write({ clients: [goodClient] });
     const first = loadConfigFile(path).jwtSecret;
@@ -62,6 +69,12 @@ describe("every problem is named with its JSON path", () => {
   test("a missing file", () => {
     dir = mkdtempSync(join(tmpdir(), "pa-config-"));
     expect(() => loadConfigFile(join(dir, "nope.json"))).toThrow(/cannot read the file: ENOENT/);
+  });
+
+  test("an unknown scope is named, with the scopes there are", () => {
+    expect(problemsOf({ clients: [{ ...goodClient, scopes: ["leads:read", "leads:write"] }] })).toEqual([
+      '/clients/0/scopes/1: unknown scope "leads:write"; scopes are properties:read, feed:read, leads:create, leads:read:own, leads:read, leads:update, webhooks',
+    ]);
   });
 
   test("an unknown key, at the top and inside a client", () => {

@@ -24,7 +24,7 @@ const IMAGE = `localhost/partner-api-test:${run_id}`;
 const VOLUME = `${run_id}-data`;
 const API_KEY = "pk_live_container_test";
 const API_SECRET = "sk_live_container_test_secret";
-/** Above the server's 10 s drain: what the README and compose.yaml give podman and docker. */
+/** Above the server's 10 s drain: what docs/operators/deploying.md and compose.yaml give podman and docker. */
 const STOP_TIMEOUT_S = 15;
 
 let work: string;

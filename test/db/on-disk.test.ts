@@ -9,7 +9,7 @@ import { wallClock } from "../../src/clock.ts";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../../src/db/open.ts";
 import { Tenant } from "../../src/db/tenants.ts";
 import { heldFsync } from "../helpers/held-fsync.ts";
-import { changesPage } from "../../src/modules/changes/service.ts";
+import { changesPage as readChanges, parseChangesQuery } from "../../src/modules/changes/service.ts";
 import { createLead } from "../../src/modules/leads/service.ts";
 import type { LeadInput } from "../../src/modules/leads/model.ts";
 import { dispatchStep, replayStep, type DispatchDeps } from "../../src/webhooks/dispatch.ts";
@@ -61,6 +61,10 @@ const settledWithin = async (promise: Promise<unknown>, turns: number) => {
   return settled;
 };
 
+/** A page of the change feed as a client that reads every lead asks for it. */
+const changesPage = (t: Tenant, rawQuery: string) =>
+  readChanges(t, rawQuery, parseChangesQuery(new URLSearchParams(rawQuery)), { leads: { kind: "all" } });
+
 describe("GET /v1/changes answers only with what is on disk", () => {
   test("a page that shows a commit whose sync is under way waits for it; then pages answer at once", async () => {
     const { tenant: t, release, committed } = heldTenant();
@@ -93,6 +97,7 @@ describe("webhook dispatch sends only what is on disk", () => {
     onDiskThrough: t.onDiskThrough(),
     store: deliveryStore(t),
     records: () => null,
+    mayRead: () => true,
     now: () => 0,
     newId: () => crypto.randomUUID(),
   });

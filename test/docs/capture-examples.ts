@@ -3,7 +3,7 @@
 // (after a change to the seed generator or the catalogue); the examples test compares.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { EXAMPLE_QUERIES, exampleProperty, leadRequestExample, type SandboxExamples } from "../../src/docs/examples.ts";
+import { EXAMPLE_QUERIES, exampleProperty, LEAD_PATCH_EXAMPLE, leadRequestExample, type SandboxExamples } from "../../src/docs/examples.ts";
 import { sandboxApp } from "./sandbox.ts";
 
 export async function captureExamples(): Promise<SandboxExamples> {
@@ -30,11 +30,19 @@ export async function captureExamples(): Promise<SandboxExamples> {
       body: JSON.stringify(leadRequestExample(property.code)),
     });
     if (created.status !== 201) throw new Error(`POST /v1/leads: ${created.status} ${await created.text()}`);
+    const lead = await get(`/v1/leads/${leadId}?${EXAMPLE_QUERIES.lead}`);
+    const updated = await sandbox.request(`/v1/leads/${leadId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(LEAD_PATCH_EXAMPLE),
+    });
+    if (updated.status !== 200) throw new Error(`PATCH /v1/leads: ${updated.status} ${await updated.text()}`);
     return {
       propertyPage,
       property: await get(`/v1/properties/${property.id}?${EXAMPLE_QUERIES.property}`),
       leadPage,
-      lead: await get(`/v1/leads/${leadId}?${EXAMPLE_QUERIES.lead}`),
+      lead,
+      updatedLead: await updated.json(),
       values: await get(`/v1/values/${EXAMPLE_QUERIES.values.entity}/${EXAMPLE_QUERIES.values.field}`),
       changes: await get(`/v1/changes?${EXAMPLE_QUERIES.changes}`),
       token: await tokenResponse.json(),

@@ -169,8 +169,8 @@ describe("errors are documented with their codes", () => {
 
   test("every protected operation documents the guard's failures (CONTRACT §4) and 500", () => {
     const protectedOps = operationsOf(document).filter(({ op }) => isProtected(op));
-    // 20: the values route is documented once per entity.
-    expect(protectedOps.length).toBe(20);
+    // 21: the values route is documented once per entity.
+    expect(protectedOps.length).toBe(21);
     for (const { method, path, op } of protectedOps) {
       // A HEAD answer has no body to carry a code: the same statuses as its GET.
       if (method === "head") {
@@ -180,7 +180,9 @@ describe("errors are documented with their codes", () => {
       // The portal feed also takes Basic auth, whose key and secret fail as at the token endpoint.
       const basic = (op.security as Json[]).some((s) => "basicAuth" in s);
       expect(documentedCodes(op, 401)).toEqual(basic ? ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "INVALID_TOKEN"] : ["INVALID_TOKEN"]);
-      expect(documentedCodes(op, 403)).toEqual(["API_DISABLED", "IP_BLOCKED", "NO_DATABASE"]);
+      // Every operation but the field catalogue needs a scope, and documents the refusal (docs/partners/scopes.md).
+      const scoped = op.operationId !== "listFields";
+      expect(documentedCodes(op, 403)).toEqual([...(scoped ? ["INSUFFICIENT_SCOPE"] : []), "API_DISABLED", "IP_BLOCKED", "NO_DATABASE"]);
       expect(documentedCodes(op, 429)).toEqual(["RATE_LIMIT_EXCEEDED"]);
       expect(documentedCodes(op, 500)).toEqual(["INTERNAL_ERROR"]);
     }

@@ -11,9 +11,11 @@ describe("sandbox examples", () => {
     "every captured example equals the sandbox's answer today",
     async () => {
       const fresh = await captureExamples();
-      const { createdLead, token, ...reads } = fresh;
-      const { createdLead: storedLead, token: storedToken, ...storedReads } = SANDBOX_EXAMPLES;
+      const { createdLead, updatedLead, token, ...reads } = fresh;
+      const { createdLead: storedLead, updatedLead: storedUpdate, token: storedToken, ...storedReads } = SANDBOX_EXAMPLES;
       expect(reads, REFRESH).toEqual(storedReads);
+      // A change moves updatedAt to the current time; everything else is the same.
+      expect(updatedLead.data, REFRESH).toEqual({ ...storedUpdate.data, updatedAt: expect.any(String) });
       // A new lead gets a new id and the current time; everything else is the same.
       const volatile = { id: expect.any(String), createdAt: expect.any(String), updatedAt: expect.any(String) };
       expect(createdLead.data, REFRESH).toEqual({ ...storedLead.data, ...volatile });

@@ -1,5 +1,6 @@
-// The README's sync example, run against the real sandbox binary: after a full read and the
-// feed, through an outside unpublish and a new listing, its copy equals the published set.
+// The partners' sync example (examples/sync.ts, told in docs/partners/sync-and-webhooks.md), run
+// against the real sandbox binary: after a full read and the feed, through an outside unpublish
+// and a new listing, its copy equals the published set.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -9,6 +9,7 @@ import type { ConfigFile } from "../../src/config/schema.ts";
 import { silentLogger, type Logger } from "../../src/logging.ts";
 import { createServerWebhooks, type ServerWebhooks } from "../../src/modules/webhooks/service.ts";
 import { Runtime } from "../../src/runtime.ts";
+import { SCOPES } from "../../src/security/scopes.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../../src/seed/generator.ts";
 
@@ -44,16 +45,17 @@ export interface TestClient {
   secret: string;
 }
 
-/** A client entry with its clear-text secret, for configs built in tests. */
+/**
+ * A client entry with its clear-text secret, for configs built in tests. It has every scope,
+ * as the sandbox's client does, unless `extra` says otherwise (`scopes: undefined` gives the
+ * config's defaults: a portal or a website).
+ */
 export function client(id: string, extra: Partial<ConfigFile["clients"][number]> = {}): TestClient & { entry: ConfigFile["clients"][number] } {
   const apiKey = `pk_live_${id}_key`;
   const secret = `sk_live_${id}_secret`;
-  return {
-    id,
-    apiKey,
-    secret,
-    entry: { id, apiKey, secretHash: hashSecret(secret), database: "main", rateLimitPerMinute: 1000, ...extra },
-  };
+  const entry: ConfigFile["clients"][number] = { id, apiKey, secretHash: hashSecret(secret), database: "main", rateLimitPerMinute: 1000, scopes: [...SCOPES], ...extra };
+  if (entry.scopes === undefined) delete entry.scopes;
+  return { id, apiKey, secret, entry };
 }
 
 const seeded = new Map<string, string>();

@@ -37,6 +37,7 @@ const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestIni
   "GET /v1/leads": () => ({ path: "/v1/leads?fields=id", status: 200 }),
   "GET /v1/leads/:id": ({ lead }) => ({ path: `/v1/leads/${lead}?fields=id`, status: 200 }),
   "POST /v1/leads": () => ({ path: "/v1/leads", init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(LEAD) }, status: 201 }),
+  "PATCH /v1/leads/:id": ({ lead }) => ({ path: `/v1/leads/${lead}`, init: json("PATCH", { status: "IN_SERVICE" }), status: 200 }),
   "GET /v1/changes": () => ({ path: "/v1/changes?entity=leads", status: 200 }),
   // Webhook subscriptions: CONTRACT §13.
   "POST /v1/webhooks": () => ({ path: "/v1/webhooks", init: json("POST", hook), status: 201 }),

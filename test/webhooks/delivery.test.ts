@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { CATALOGS } from "../../src/catalog/index.ts";
 import { compactChangesStep } from "../../src/db/compaction.ts";
-import { createServerWebhooks, recordReader } from "../../src/modules/webhooks/service.ts";
+import { createServerWebhooks, entityAccess, recordReader } from "../../src/modules/webhooks/service.ts";
 import { dispatchStep } from "../../src/webhooks/dispatch.ts";
 import { deliveryStore, type ClaimedDelivery } from "../../src/webhooks/store.ts";
 import { silentLogger } from "../../src/logging.ts";
@@ -329,7 +329,7 @@ describe("nothing is lost", () => {
     const store = deliveryStore(tenant);
     // What a kill -9 right after a claim leaves behind: the delivery leased to a process that is gone.
     await tenant.onDisk(store.head());
-    const deps = { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: recordReader(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
+    const deps = { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: recordReader(app.runtime), mayRead: entityAccess(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
     const targets = [{ id: sub.id, clientId: "partner", events: new Set(["lead.created"] as const), afterSequence: store.subscription(sub.id)!.after_sequence }];
     for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets)) await tenant.writer.submit((db) => step!.write(db, () => null));
     const now = app.clock.now();
@@ -383,7 +383,7 @@ describe("a delivery's body", () => {
     const store = deliveryStore(tenant);
     // What a kill -9 during the first attempts leaves behind: deliveries stored already claimed by a process that is gone.
     await tenant.onDisk(store.head());
-    const deps = { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: recordReader(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
+    const deps = { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: recordReader(app.runtime), mayRead: entityAccess(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
     const targets = [{ id: sub.id, clientId: "partner", events: new Set(["lead.created"] as const), afterSequence: store.subscription(sub.id)!.after_sequence }];
     const lease = { owner: "dead:1", until: app.clock.now() + LEASE_MS };
     const inFlight: ClaimedDelivery[] = [];

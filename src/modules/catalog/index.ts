@@ -14,7 +14,7 @@ export function catalogModule(runtime: Runtime) {
     })
     .get(
       "/v1/values/:entity/:field",
-      ({ params, tenant, set }) => sendJson(set, JSON.stringify({ data: valuesOf(tenant, params.entity, params.field) })),
+      ({ params, tenant, client, set }) => sendJson(set, JSON.stringify({ data: valuesOf(tenant, client, params.entity, params.field) })),
       {
         protected: true,
         detail: { summary: "List the values a filterable field takes", tags: ["Catalogue"] },

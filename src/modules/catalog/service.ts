@@ -2,6 +2,9 @@
 import { CATALOGS, ENTITY_NAMES, isEntityName, type EntityCatalog } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
+import type { Client } from "../../config/model.ts";
+import { requireScope } from "../../plugins/guard.ts";
+import { leadAccessOf } from "../../security/scopes.ts";
 import { listingFor } from "../listing/service.ts";
 
 function describe(catalog: EntityCatalog) {
@@ -23,8 +26,12 @@ export const FIELDS_BODY = JSON.stringify({
   data: Object.fromEntries(ENTITY_NAMES.map((e) => [e, describe(CATALOGS[e])])),
 });
 
-/** `{ entity, field, values }` for GET /v1/values/{entity}/{field}. */
-export function valuesOf(tenant: Tenant, entity: string, field: string) {
+/**
+ * `{ entity, field, values }` for GET /v1/values/{entity}/{field}. Fixed enumerations reveal no
+ * record and answer every client; values read from the records need the scope that reads
+ * them, and `createdBy` lists only owners of leads the client may read.
+ */
+export function valuesOf(tenant: Tenant, client: Client, entity: string, field: string) {
   if (!isEntityName(entity)) {
     throw new ApiError("INVALID_ENTITY", `Invalid entity: ${entity}. Use one of: ${ENTITY_NAMES.join(", ")}`);
   }
@@ -36,6 +43,10 @@ export function valuesOf(tenant: Tenant, entity: string, field: string) {
       `Invalid field: ${field} for entity ${entity}. Queryable fields: ${catalog.values.map((v) => v.field).join(", ")}`,
     );
   }
-  const values = spec.values ? [...spec.values] : listingFor(tenant, catalog).repo.distinctValues(spec.column!);
+  if (spec.values) return { entity, field, values: [...spec.values] };
+  requireScope(client, entity === "leads" ? "leads:read:own" : "properties:read");
+  const access = leadAccessOf(client);
+  const stored = listingFor(tenant, catalog).repo.distinctValues(spec.column!);
+  const values = entity === "leads" && access.kind === "own" ? stored.filter((v) => v === access.clientId) : stored;
   return { entity, field, values };
 }

@@ -5,12 +5,13 @@ import { ENTITY_NAMES } from "../../catalog/index.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { PageCache } from "../listing/page-cache.ts";
 import type { Maybe } from "../../maybe.ts";
+import type { LeadAccess } from "../../security/scopes.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
 
-interface ChangesQuery {
-  entity: string;
+export interface ChangesQuery {
+  entity: "properties" | "leads";
   after: number;
   limit: number;
 }
@@ -35,17 +36,22 @@ export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
     problems.push({ field: "limit", message: `must be an integer between 1 and ${MAX_CHANGES_LIMIT}` });
   }
   if (problems.length > 0) throw ApiError.validation(problems);
-  return { entity: entity!, after: after!, limit: limit! };
+  return { entity: entity as ChangesQuery["entity"], after: after!, limit: limit! };
 }
 
+const ENTRY = "json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at)";
+
 /** One index range scan from `after`: constant work at any position in the log. */
-export const CHANGES_PAGE_SQL =
-  "SELECT sequence, json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at) " +
-  "FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?";
+export const CHANGES_PAGE_SQL = `SELECT sequence, ${ENTRY} FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?`;
+
+/** The lead entries of one owner's leads: one range of the owner index, however few they are among the rest. */
+const OWN_LEADS_PAGE_SQL = `SELECT sequence, ${ENTRY} FROM changes WHERE owner = ? AND sequence > ? AND entity = 'leads' ORDER BY sequence LIMIT ?`;
 
 interface Feed {
   page: Statement;
   head: Statement;
+  ownPage: Statement;
+  ownHead: Statement;
   /** Pages by raw query, for one generation: a client polling at the head is answered from here until something commits. */
   pages: PageCache;
 }
@@ -58,6 +64,8 @@ function feedOf(tenant: Tenant): Feed {
     found = {
       page: tenant.read.prepare(CHANGES_PAGE_SQL),
       head: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE entity = ?"),
+      ownPage: tenant.read.prepare(OWN_LEADS_PAGE_SQL),
+      ownHead: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE owner = ? AND entity = 'leads'"),
       pages: new PageCache(),
     };
     feeds.set(tenant, found);
@@ -66,29 +74,42 @@ function feedOf(tenant: Tenant): Feed {
 }
 
 /**
+ * The entity a feed query reads: a client sees the lead entries of the leads it may read only
+ * (its own, with `leads:read:own`), and its `head` is the last of those, so nothing of other
+ * partners' leads shows, not even how many changed.
+ */
+export interface ChangesReader {
+  leads: LeadAccess;
+}
+
+/**
  * The response body of one feed page: at once, or once what it shows is on disk (Tenant.onDisk:
  * a lead's commit is read here before its own sync has returned). Only such pages are cached.
+ * The query must be parsed (and the caller's scope for its entity checked) first.
  */
-export function changesPage(tenant: Tenant, rawQuery: string): Maybe<string> {
+export function changesPage(tenant: Tenant, rawQuery: string, query: ChangesQuery, reader: ChangesReader): Maybe<string> {
   const feed = feedOf(tenant);
+  const owner = query.entity === "leads" && reader.leads.kind === "own" ? reader.leads.clientId : null;
+  const key = `${owner ?? ""}|${rawQuery}`;
   const generation = tenant.generation();
-  const cached = feed.pages.get(rawQuery, generation);
+  const cached = feed.pages.get(key, generation);
   if (cached !== undefined) return cached;
-  const { body, head } = readPage(feed, tenant, parseChangesQuery(new URLSearchParams(rawQuery)));
+  const { body, head } = readPage(feed, tenant, query, owner);
   const cache = () => {
-    feed.pages.set(rawQuery, generation, body);
+    feed.pages.set(key, generation, body);
     return body;
   };
   const onDisk = tenant.onDisk(head);
   return onDisk === null ? cache() : onDisk.then(cache);
 }
 
-function readPage({ page, head }: Feed, tenant: Tenant, query: ChangesQuery): { body: string; head: number } {
+function readPage({ page, head, ownPage, ownHead }: Feed, tenant: Tenant, query: ChangesQuery, owner: string | null): { body: string; head: number } {
   return tenant.read.transaction(() => {
-    const rows = page.values(query.entity, query.after, query.limit + 1) as [number, string][];
+    const scope = owner ?? query.entity;
+    const rows = (owner === null ? page : ownPage).values(scope, query.after, query.limit + 1) as [number, string][];
     const hasMore = rows.length > query.limit;
     if (hasMore) rows.pop();
-    const headSequence = (head.values(query.entity) as [number][])[0]![0];
+    const headSequence = ((owner === null ? head : ownHead).values(scope) as [number][])[0]![0];
     const nextAfter = rows.length > 0 ? rows[rows.length - 1]![0] : query.after;
     const body =
       `{"data":[${rows.map((r) => r[1]).join(",")}],` +

@@ -2,7 +2,7 @@
 // that trims strings and names every failed field in words for a partner developer.
 import { Type as T, type TString } from "@sinclair/typebox";
 import { EMAIL_FORMAT, isEmail } from "../../catalog/email.ts";
-import { LEAD_SOURCES } from "../../catalog/enums.ts";
+import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES } from "../../catalog/enums.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 
 
@@ -114,6 +114,47 @@ export function validateLeadInput(body: Record<string, unknown>): LeadInput {
 
   if (problems.length > 0) throw ApiError.validation(problems);
   return out as unknown as LeadInput;
+}
+
+/** The body of PATCH /v1/leads/{id}: where the agency's CRM moves a lead along the funnel. */
+export const LeadPatchSchema = T.Object(
+  {
+    status: T.Optional(
+      T.Union(LEAD_STATUSES.map((s) => T.Literal(s)), { description: "New position in the sales funnel: any status to any other", examples: ["IN_SERVICE"] }),
+    ),
+    priority: T.Optional(T.Union(LEAD_PRIORITIES.map((p) => T.Literal(p)), { description: "New priority", examples: ["HIGH"] })),
+  },
+  { additionalProperties: false, minProperties: 1, description: "At least one of status and priority; no other key can be changed" },
+);
+
+export type LeadPatch = {
+  status?: (typeof LEAD_STATUSES)[number];
+  priority?: (typeof LEAD_PRIORITIES)[number];
+};
+
+/** Validates a PATCH body; throws VALIDATION_ERROR naming every key that cannot be changed and every bad value. */
+export function validateLeadPatch(body: Record<string, unknown>): LeadPatch {
+  const problems: FieldProblem[] = [];
+  const patch: LeadPatch = {};
+  for (const key of Object.keys(body)) {
+    if (key !== "status" && key !== "priority") problems.push({ field: key, message: "cannot be changed" });
+  }
+  const enumField = <V extends string>(field: "status" | "priority", values: readonly V[]): V | undefined => {
+    const value = body[field];
+    if (value === undefined) return undefined;
+    if (typeof value === "string" && (values as readonly string[]).includes(value)) return value as V;
+    problems.push({ field, message: `must be one of: ${values.join(", ")}` });
+    return undefined;
+  };
+  const status = enumField("status", LEAD_STATUSES);
+  const priority = enumField("priority", LEAD_PRIORITIES);
+  if (status !== undefined) patch.status = status;
+  if (priority !== undefined) patch.priority = priority;
+  if (problems.length === 0 && body.status === undefined && body.priority === undefined) {
+    problems.push({ field: "body", message: "must give status or priority" });
+  }
+  if (problems.length > 0) throw ApiError.validation(problems);
+  return patch;
 }
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;

@@ -1,6 +1,6 @@
 // Lead writes, run inside the group-commit writer's transaction on the write connection.
 import type { Database, Statement } from "bun:sqlite";
-import type { LeadInput } from "./model.ts";
+import type { LeadInput, LeadPatch } from "./model.ts";
 
 export interface LeadRecord {
   id: string;
@@ -29,13 +29,15 @@ export class LeadsRepo {
   private readonly findKey: Statement<{ request_hash: string; response: string }>;
   private readonly findKeyWriting: Statement<{ request_hash: string; response: string }>;
   private readonly pruneKeys: Statement;
+  private readonly findFunnel: Statement<{ created_by: string | null; status: string; priority: string }>;
+  private readonly updateFunnel: Statement;
 
   constructor(write: Database, read: Database) {
     this.findProperty = write.prepare("SELECT id, title FROM properties WHERE code = ? AND is_published = 1");
     this.insertLead = write.prepare(
       "INSERT INTO leads (id, name, email, phone, message, source, status, priority, property_id, " +
-        "interested_property_title, interested_property_link, traffic_origin, created_at, updated_at) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "interested_property_title, interested_property_link, traffic_origin, created_at, updated_at, created_by) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.insertKey = write.prepare(
       "INSERT OR REPLACE INTO idempotency_keys (client_id, key, request_hash, lead_id, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -44,10 +46,12 @@ export class LeadsRepo {
     this.findKey = read.prepare(findKey);
     this.findKeyWriting = write.prepare(findKey);
     this.pruneKeys = write.prepare("DELETE FROM idempotency_keys WHERE created_at <= ?");
+    this.findFunnel = write.prepare("SELECT created_by, status, priority FROM leads WHERE id = ?");
+    this.updateFunnel = write.prepare("UPDATE leads SET status = ?, priority = ?, updated_at = ? WHERE id = ?");
   }
 
-  /** Creates the lead (SPEC rules 1–4); must run inside a write transaction. */
-  create(input: LeadInput, id: string, now: string): LeadRecord {
+  /** Creates `createdBy`'s lead (SPEC rules 1–4); must run inside a write transaction. */
+  create(input: LeadInput, id: string, now: string, createdBy: string): LeadRecord {
     const property = input.propertyCode === null ? null : this.findProperty.get(input.propertyCode);
     const lead: LeadRecord = {
       id,
@@ -67,7 +71,7 @@ export class LeadsRepo {
     this.insertLead.run(
       lead.id, lead.name, lead.email, lead.phone, lead.message, lead.source, lead.status, lead.priority,
       lead.propertyId, lead.interestedPropertyTitle, input.interestedPropertyLink, input.trafficOrigin,
-      lead.createdAt, lead.updatedAt,
+      lead.createdAt, lead.updatedAt, createdBy,
     );
     return lead;
   }
@@ -87,6 +91,21 @@ export class LeadsRepo {
   findReplayWriting(clientId: string, key: string, since: string): StoredReplay | null {
     const row = this.findKeyWriting.get(clientId, key, since);
     return row ? { requestHash: row.request_hash, response: row.response } : null;
+  }
+
+  /**
+   * Moves a lead along the funnel; must run inside a write transaction. "missing" when there is
+   * no such lead or `owner` (a client that reads only its own) did not create it; "unchanged"
+   * when it already has every value given: then nothing is written, so no change, no event.
+   */
+  updateFunnelOf(id: string, patch: LeadPatch, now: string, owner: string | null): "missing" | "unchanged" | "updated" {
+    const current = this.findFunnel.get(id);
+    if (current === null || (owner !== null && current.created_by !== owner)) return "missing";
+    const status = patch.status ?? current.status;
+    const priority = patch.priority ?? current.priority;
+    if (status === current.status && priority === current.priority) return "unchanged";
+    this.updateFunnel.run(status, priority, now, id);
+    return "updated";
   }
 
   pruneKeysBefore(instant: string): void {

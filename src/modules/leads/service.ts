@@ -3,7 +3,8 @@
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import type { Clock } from "../../clock.ts";
-import type { LeadInput } from "./model.ts";
+import type { LeadAccess } from "../../security/scopes.ts";
+import type { LeadInput, LeadPatch } from "./model.ts";
 import { LeadsRepo, type StoredReplay } from "./repo.ts";
 import type { InFlightLocks } from "../../redis/locks.ts";
 
@@ -68,7 +69,7 @@ export async function createLead(
       const createdAt = new Date(now).toISOString();
       // Time-ordered (v7) ids append to the id indexes instead of landing at random pages of
       // them: on a million-row table that is the difference between a cached page and a miss.
-      const lead = state.repo.create(input, Bun.randomUUIDv7("hex", now), createdAt);
+      const lead = state.repo.create(input, Bun.randomUUIDv7("hex", now), createdAt, clientId);
       const body = `{"data":${JSON.stringify(lead)}}`;
       if (key !== null) state.repo.rememberKey(clientId, key, hash, lead.id, body, createdAt);
       return { body, replayed: false };
@@ -113,4 +114,18 @@ export async function createLead(
 function replayOf(stored: StoredReplay, hash: string): Created {
   if (stored.requestHash !== hash) throw new ApiError("IDEMPOTENCY_KEY_REUSED");
   return { body: stored.response, replayed: true };
+}
+
+/**
+ * PATCH /v1/leads/{id}: the CRM's word on a lead. NOT_FOUND for an id the client cannot read
+ * (another partner's lead looks missing); the same values again write nothing. Resolves once
+ * a real change is on disk (the group commit's promise), so the change feed and `lead.updated`
+ * follow from the triggers.
+ */
+export async function updateLead(tenant: Tenant, access: LeadAccess, id: string | null, patch: LeadPatch, clock: Clock): Promise<void> {
+  const owner = access.kind === "own" ? access.clientId : null;
+  const readable = access.kind !== "none" && typeof id === "string" && id.length <= 64;
+  const { repo } = leadsOf(tenant);
+  const outcome = readable ? await tenant.writer.submit(() => repo.updateFunnelOf(id, patch, new Date(clock.now()).toISOString(), owner)) : "missing";
+  if (outcome === "missing") throw new ApiError("NOT_FOUND", "No lead with this id");
 }

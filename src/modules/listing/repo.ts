@@ -182,13 +182,14 @@ export class ListingRepo {
     return (statement.values(...where.params) as [number][])[0]![0];
   }
 
-  /** One visible record as JSON text, or null. */
-  record(id: string, fields: readonly FieldSpec[], view: RecordView): string | null {
+  /** One visible record as JSON text, or null; with `owner`, only a lead that client created. */
+  record(id: string, fields: readonly FieldSpec[], view: RecordView, owner: string | null = null): string | null {
     const { table, alias, visible } = this.catalog;
-    const statement = this.prepare(`record|${view}|${fields.map((f) => f.name).join(",")}`, () => {
-      return `SELECT ${projection(fields, view)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}`;
+    const own = owner === null ? "" : ` AND ${alias}.created_by = ?`;
+    const statement = this.prepare(`record|${view}|${owner === null ? "" : "own"}|${fields.map((f) => f.name).join(",")}`, () => {
+      return `SELECT ${projection(fields, view)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}${own}`;
     });
-    const row = statement.values(id)[0] as [string] | undefined;
+    const row = (owner === null ? statement.values(id) : statement.values(id, owner))[0] as [string] | undefined;
     return row ? row[0] : null;
   }
 

@@ -3,10 +3,12 @@
 // entry is served only while the database is unchanged for its entity (Tenant.generation and
 // outsideGeneration), so the cache is always exact.
 import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
-import type { RecordView } from "../../catalog/types.ts";
+import { CREATED_BY_FILTER } from "../../catalog/leads.ts";
+import type { Reader } from "../../catalog/types.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
-import { parseListQuery, parseRecordQuery } from "./params.ts";
+import { leadAccessOf, type Scope } from "../../security/scopes.ts";
+import { parseListQuery, parseRecordQuery, type ListQuery } from "./params.ts";
 import { PageCache } from "./page-cache.ts";
 import { ListingRepo } from "./repo.ts";
 
@@ -25,18 +27,20 @@ class EntityListing {
   }
 
   /**
-   * The whole response body of a list request; `rawQuery` is the URL's search string. Partners
-   * see what the address visibility allows (the default); `stored` is every value as stored.
+   * The whole response body of a list request; `rawQuery` is the URL's search string. What the
+   * reader may not see (an address the listing hides, another partner's lead) never enters it.
    */
-  page(rawQuery: string, view: RecordView = "partner"): string {
+  page(rawQuery: string, reader: Reader): string {
+    const owner = this.ownerFor(reader);
     const generation = this.generation();
-    // Two clients of one database may see different values: the view is part of the key.
-    const key = `${view}|${rawQuery}`;
+    // Clients of one database may see different rows and values: who reads is part of the key.
+    const key = `${reader.view}|${owner ?? ""}|${rawQuery}`;
     const cached = this.pages.get(key, generation);
     if (cached !== undefined) return cached;
 
-    const query = parseListQuery(this.catalog, new URLSearchParams(rawQuery));
-    const { rows, total } = this.repo.list(query, view);
+    const parsed = parseListQuery(this.catalog, new URLSearchParams(rawQuery));
+    const query = owner === null ? parsed : ownLeadsOf(parsed, owner);
+    const { rows, total } = this.repo.list(query, reader.view);
     const totalPages = Math.ceil(total / query.limit);
     const body =
       `{"data":[${rows.join(",")}],"meta":{"page":${query.page},"limit":${query.limit},` +
@@ -46,21 +50,45 @@ class EntityListing {
   }
 
   /**
-   * `{ data: {…} }` of one visible record as `view` sees it; NOT_FOUND when missing, hidden or
-   * elsewhere. The one read path of a single record: GET /v1/{entity}/{id} and anything that
-   * must send exactly what it returns (webhook deliveries) go through here.
+   * `{ data: {…} }` of one visible record as `reader` sees it; NOT_FOUND when missing, hidden,
+   * another partner's lead or elsewhere. The one read path of a single record: GET
+   * /v1/{entity}/{id} and anything that must send exactly what it returns (webhook deliveries)
+   * go through here.
    */
-  record(id: string | null, rawQuery: string, view: RecordView = "partner"): string {
-    return this.recordWith(id, parseRecordQuery(this.catalog, new URLSearchParams(rawQuery)), view);
+  record(id: string | null, rawQuery: string, reader: Reader): string {
+    return this.recordWith(id, parseRecordQuery(this.catalog, new URLSearchParams(rawQuery)), reader);
   }
 
   /** record() with its fields already parsed (webhook dispatch reads thousands with the same ones). */
-  recordWith(id: string | null, fields: FieldSpec[], view: RecordView = "partner"): string {
+  recordWith(id: string | null, fields: FieldSpec[], reader: Reader): string {
+    const readable = this.catalog.entity !== "leads" || reader.leads.kind !== "none";
     // Elysia hands over null for a path segment that is not valid percent-encoding (`%zz`).
-    const json = typeof id === "string" && id.length <= 64 ? this.repo.record(id, fields, view) : null;
+    const json = readable && typeof id === "string" && id.length <= 64 ? this.repo.record(id, fields, reader.view, this.ownerFor(reader)) : null;
     if (json === null) throw new ApiError("NOT_FOUND", `No ${this.catalog.entity === "leads" ? "lead" : "property"} with this id`);
     return `{"data":${json}}`;
   }
+
+  /**
+   * The client whose leads alone the reader sees, or null when it sees every record. A reader
+   * of no lead never gets this far (its routes answer 403): refused here too, should one try.
+   */
+  private ownerFor(reader: Reader): string | null {
+    if (this.catalog.entity !== "leads") return null;
+    if (reader.leads.kind === "none") throw missingScope("leads:read:own");
+    return reader.leads.kind === "own" ? reader.leads.clientId : null;
+  }
+}
+
+const missingScope = (scope: Scope) => new ApiError("INSUFFICIENT_SCOPE", `Missing scope: ${scope}`);
+
+/**
+ * The list of one owner's leads: its createdBy filter first (the counters and indexes that keep
+ * such a list fast are per owner), beside any other filter the caller gave. A createdBy filter
+ * naming someone else stays, and nothing matches both.
+ */
+export function ownLeadsOf(query: ListQuery, owner: string): ListQuery {
+  const others = query.filters.filter((f) => f.spec !== CREATED_BY_FILTER || f.value !== owner);
+  return { ...query, filters: [{ spec: CREATED_BY_FILTER, value: owner }, ...others] };
 }
 
 const listings = new WeakMap<Tenant, Map<EntityCatalog, EntityListing>>();
@@ -80,9 +108,17 @@ export function listingFor(tenant: Tenant, catalog: EntityCatalog): EntityListin
   return listing;
 }
 
-/** What a client may read of the records: the stored values with `fullAddress`, else a partner's view. */
-export function recordViewOf(client: { fullAddress: boolean }): RecordView {
-  return client.fullAddress ? "stored" : "partner";
+/**
+ * What a client may read of the records: the stored address with `fullAddress`, else a
+ * partner's view; every lead, its own, or none, by its scopes (docs/partners/scopes.md).
+ */
+export function readerOf(client: { id: string; fullAddress: boolean; scopes: ReadonlySet<Scope> }): Reader {
+  return { view: client.fullAddress ? "stored" : "partner", leads: leadAccessOf(client) };
+}
+
+/** Every field of a record, as `?fields=` naming them all would give: what a single record "with every field" is. */
+export function allFieldsOf(catalog: EntityCatalog): FieldSpec[] {
+  return parseRecordQuery(catalog, new URLSearchParams({ fields: catalog.fields.map((f) => f.name).join(",") }));
 }
 
 /** The search part of a URL without the "?", cheaply. */

@@ -16,11 +16,11 @@ export function portalFeedModule(runtime: Runtime, deps: { metrics: MetricsRegis
   return new Elysia({ name: "portal-feed" })
     .use(guard(runtime))
     .get(FEED_PATH, ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)), {
-      bearerOrBasic: true,
+      bearerOrBasic: "feed:read",
       detail: DETAIL,
     })
     .head(FEED_PATH, ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)), {
-      bearerOrBasic: true,
+      bearerOrBasic: "feed:read",
       detail: DETAIL,
     });
 }

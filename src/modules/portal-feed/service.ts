@@ -12,7 +12,7 @@ import { CLIENT_CLOSED_REQUEST } from "../../metrics/requests.ts";
 import { answerInBackground, type RequestState } from "../../plugins/context.ts";
 import { acceptsGzip } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { recordViewOf } from "../listing/service.ts";
+import { readerOf } from "../listing/service.ts";
 import { feedBody, type BodyEnd } from "./body.ts";
 import type { FeedOutcome, PortalFeedMetrics } from "./metrics.ts";
 import { changeHead, ReadSnapshot } from "./snapshot.ts";
@@ -86,7 +86,7 @@ export class PortalFeed {
   }
 
   private validators(client: Client, head: ReturnType<typeof changeHead>): Validators {
-    const view = recordViewOf(client);
+    const view = readerOf(client).view;
     const fingerprint = JSON.stringify([view, client.feed]);
     const since = this.settings.since(client.id, fingerprint, this.deps.runtime.config.modifiedAt);
     return validatorsOf(head, view, client.feed, since);
@@ -133,7 +133,7 @@ export class PortalFeed {
     const body = feedBody(
       (sink) =>
         exportProperties(snapshot.db, "vrsync", sink, {
-          view: recordViewOf(client),
+          view: readerOf(client).view,
           selection: client.feed,
           unwritable,
           publishDate: validators.lastModified.toISOString(),

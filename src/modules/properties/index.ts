@@ -4,23 +4,23 @@ import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { listingFor, rawQueryOf, recordViewOf } from "../listing/service.ts";
+import { listingFor, rawQueryOf, readerOf } from "../listing/service.ts";
 
 export function propertiesModule(runtime: Runtime) {
   return new Elysia({ name: "properties" })
     .use(guard(runtime))
     .get(
       "/v1/properties",
-      ({ request, tenant, client, set }) => sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url), recordViewOf(client))),
+      ({ request, tenant, client, set }) => sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
       {
-        protected: true,
+        protected: "properties:read",
         detail: { summary: "List published properties", tags: ["Properties"] },
       },
     )
     .get(
       "/v1/properties/:id",
       ({ request, params, tenant, client, set }) =>
-        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url), recordViewOf(client))),
-      { protected: true, detail: { summary: "Get one published property", tags: ["Properties"] } },
+        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client))),
+      { protected: "properties:read", detail: { summary: "Get one published property", tags: ["Properties"] } },
     );
 }

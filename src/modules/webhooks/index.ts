@@ -5,6 +5,7 @@ import { readJsonObject } from "../../plugins/body.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
+import { readsEntity } from "../../security/scopes.ts";
 import { rawQueryOf } from "../listing/service.ts";
 import { parseLogQuery, validateReplayInput, validateSubscriptionInput, validateSubscriptionPatch } from "./model.ts";
 import {
@@ -30,26 +31,26 @@ export function webhooksModule(runtime: Runtime, webhooks: ServerWebhooks) {
     .post(
       "/v1/webhooks",
       async ({ request, tenant, client, set }) => {
-        const input = validateSubscriptionInput(await readJsonObject(request), runtime.config.webhooks);
+        const input = validateSubscriptionInput(await readJsonObject(request), runtime.config.webhooks, (entity) => readsEntity(client, entity));
         return sendJson(set, await createSubscription(service, tenant, client.id, input), 201);
       },
-      { protected: true, parse: "none", detail: { summary: "Subscribe to webhooks", tags: TAGS } },
+      { protected: "webhooks", parse: "none", detail: { summary: "Subscribe to webhooks", tags: TAGS } },
     )
     .get("/v1/webhooks", ({ request, tenant, client, set }) => sendJson(set, listSubscriptions(tenant, client.id, parseLogQuery(query(request.url), false))), {
-      protected: true,
+      protected: "webhooks",
       detail: { summary: "List your webhook subscriptions", tags: TAGS },
     })
     .get("/v1/webhooks/:id", ({ params, tenant, client, set }) => sendJson(set, getSubscription(tenant, client.id, params.id)), {
-      protected: true,
+      protected: "webhooks",
       detail: { summary: "Get a webhook subscription", tags: TAGS },
     })
     .patch(
       "/v1/webhooks/:id",
       async ({ request, params, tenant, client, set }) => {
-        const patch = validateSubscriptionPatch(await readJsonObject(request), runtime.config.webhooks);
+        const patch = validateSubscriptionPatch(await readJsonObject(request), runtime.config.webhooks, (entity) => readsEntity(client, entity));
         return sendJson(set, await updateSubscription(service, tenant, client.id, params.id, patch));
       },
-      { protected: true, parse: "none", detail: { summary: "Change a webhook subscription", tags: TAGS } },
+      { protected: "webhooks", parse: "none", detail: { summary: "Change a webhook subscription", tags: TAGS } },
     )
     .delete(
       "/v1/webhooks/:id",
@@ -57,23 +58,23 @@ export function webhooksModule(runtime: Runtime, webhooks: ServerWebhooks) {
         await deleteSubscription(tenant, client.id, params.id);
         set.status = 204;
       },
-      { protected: true, detail: { summary: "Delete a webhook subscription", tags: TAGS } },
+      { protected: "webhooks", detail: { summary: "Delete a webhook subscription", tags: TAGS } },
     )
     .post(
       "/v1/webhooks/:id/rotate-secret",
       async ({ params, tenant, client, set }) => sendJson(set, await rotateSecret(service, tenant, client.id, params.id)),
-      { protected: true, parse: "none", detail: { summary: "Rotate a subscription's signing secret", tags: TAGS } },
+      { protected: "webhooks", parse: "none", detail: { summary: "Rotate a subscription's signing secret", tags: TAGS } },
     )
     .post(
       "/v1/webhooks/:id/test",
       async ({ params, tenant, client, set }) => sendJson(set, await sendTestEvent(service, tenant, client.id, params.id)),
-      { protected: true, parse: "none", detail: { summary: "Send a test event", tags: TAGS } },
+      { protected: "webhooks", parse: "none", detail: { summary: "Send a test event", tags: TAGS } },
     )
     .get(
       "/v1/webhooks/:id/deliveries",
       ({ request, params, tenant, client, set }) =>
         sendJson(set, deliveryLog(tenant, client.id, params.id, parseLogQuery(query(request.url), true))),
-      { protected: true, detail: { summary: "Read a subscription's delivery log", tags: TAGS } },
+      { protected: "webhooks", detail: { summary: "Read a subscription's delivery log", tags: TAGS } },
     )
     .post(
       "/v1/webhooks/:id/replay",
@@ -81,6 +82,6 @@ export function webhooksModule(runtime: Runtime, webhooks: ServerWebhooks) {
         const { after } = validateReplayInput(await readJsonObject(request));
         return sendJson(set, await replay(service, tenant, client.id, params.id, after), 202);
       },
-      { protected: true, parse: "none", detail: { summary: "Deliver again every event after a sequence", tags: TAGS } },
+      { protected: "webhooks", parse: "none", detail: { summary: "Deliver again every event after a sequence", tags: TAGS } },
     );
 }

@@ -4,7 +4,7 @@ import { Type as T } from "@sinclair/typebox";
 import type { WebhookTargetPolicy } from "../../config/model.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../listing/params.ts";
-import { EVENT_TYPES, type EventType } from "../../webhooks/events.ts";
+import { entityOf, EVENT_TYPES, type EventType } from "../../webhooks/events.ts";
 import { MAX_URL_LENGTH, parseTargetUrl } from "../../webhooks/targets.ts";
 
 export const MAX_SUBSCRIPTIONS_PER_CLIENT = 10;
@@ -132,7 +132,10 @@ export interface SubscriptionPatch {
   enabled?: boolean;
 }
 
-function validateEvents(value: unknown, problems: FieldProblem[]): EventType[] | undefined {
+/** Whether the subscribing client reads an entity's records (its scopes): it may subscribe to its events only then. */
+export type ReadsEntity = (entity: "properties" | "leads") => boolean;
+
+function validateEvents(value: unknown, problems: FieldProblem[], reads: ReadsEntity): EventType[] | undefined {
   const expected = `must be a non-empty array of event types: ${EVENT_TYPES.join(", ")}`;
   if (!Array.isArray(value) || value.length === 0) {
     problems.push({ field: "events", message: expected });
@@ -144,7 +147,21 @@ function validateEvents(value: unknown, problems: FieldProblem[]): EventType[] |
     problems.push({ field: "events", message: `unknown event type ${names}; use: ${EVENT_TYPES.join(", ")}` });
     return undefined;
   }
-  return [...new Set(value as EventType[])];
+  const events = [...new Set(value as EventType[])];
+  const unreadable = events.filter((e) => {
+    const entity = entityOf(e);
+    return entity !== null && !reads(entity);
+  });
+  if (unreadable.length > 0) {
+    const needs = (entity: "properties" | "leads", scope: string) => {
+      const names = unreadable.filter((e) => entityOf(e) === entity);
+      return names.length === 0 ? [] : [`${names.join(", ")} need${names.length === 1 ? "s" : ""} scope ${scope}`];
+    };
+    const why = [...needs("leads", "leads:read:own or leads:read"), ...needs("properties", "properties:read")].join(", and ");
+    problems.push({ field: "events", message: why });
+    return undefined;
+  }
+  return events;
 }
 
 function validateDescription(value: unknown, problems: FieldProblem[]): string | null | undefined {
@@ -166,10 +183,10 @@ function validateUrl(value: unknown, policy: WebhookTargetPolicy, problems: Fiel
 }
 
 /** A creation body, checked without DNS (the service resolves the host afterwards). */
-export function validateSubscriptionInput(body: Record<string, unknown>, policy: WebhookTargetPolicy): SubscriptionInput {
+export function validateSubscriptionInput(body: Record<string, unknown>, policy: WebhookTargetPolicy, reads: ReadsEntity): SubscriptionInput {
   const problems: FieldProblem[] = [];
   const url = body.url === undefined || body.url === null ? (problems.push({ field: "url", message: "is required" }), undefined) : validateUrl(body.url, policy, problems);
-  const events = body.events === undefined ? (problems.push({ field: "events", message: "is required" }), undefined) : validateEvents(body.events, problems);
+  const events = body.events === undefined ? (problems.push({ field: "events", message: "is required" }), undefined) : validateEvents(body.events, problems, reads);
   const description = validateDescription(body.description, problems);
   if (problems.length > 0) throw ApiError.validation(problems);
   return { url: url!, events: events!, description: description ?? null };
@@ -177,14 +194,14 @@ export function validateSubscriptionInput(body: Record<string, unknown>, policy:
 
 const PATCHABLE = ["url", "events", "description", "enabled"] as const;
 
-export function validateSubscriptionPatch(body: Record<string, unknown>, policy: WebhookTargetPolicy): SubscriptionPatch {
+export function validateSubscriptionPatch(body: Record<string, unknown>, policy: WebhookTargetPolicy, reads: ReadsEntity): SubscriptionPatch {
   const problems: FieldProblem[] = [];
   if (!PATCHABLE.some((key) => body[key] !== undefined)) {
     throw ApiError.validation([{ field: "body", message: `must set at least one of: ${PATCHABLE.join(", ")}` }]);
   }
   const patch: SubscriptionPatch = {};
   if (body.url !== undefined) patch.url = validateUrl(body.url, policy, problems);
-  if (body.events !== undefined) patch.events = validateEvents(body.events, problems);
+  if (body.events !== undefined) patch.events = validateEvents(body.events, problems, reads);
   if (body.description !== undefined) patch.description = validateDescription(body.description, problems);
   if (body.enabled !== undefined) {
     if (typeof body.enabled === "boolean") patch.enabled = body.enabled;

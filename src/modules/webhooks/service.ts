@@ -8,14 +8,14 @@ import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logging.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
-import type { RecordReader } from "../../webhooks/dispatch.ts";
+import type { EntityAccess, RecordReader } from "../../webhooks/dispatch.ts";
+import { readsEntity } from "../../security/scopes.ts";
 import { WebhookMetrics, type PendingAge } from "../../webhooks/metrics.ts";
 import { newSecret } from "../../webhooks/signing.ts";
 import { deliveryStore } from "../../webhooks/store.ts";
 import { systemResolve, type Resolve } from "../../webhooks/targets.ts";
 import { WebhookWorker, type WorkerDeps } from "../../webhooks/worker.ts";
-import { parseRecordQuery } from "../listing/params.ts";
-import { listingFor, recordViewOf } from "../listing/service.ts";
+import { allFieldsOf, listingFor, readerOf } from "../listing/service.ts";
 import {
   MAX_SUBSCRIPTIONS_PER_CLIENT,
   type DeliveryState,
@@ -200,10 +200,8 @@ export async function replay(service: WebhookService, tenant: Tenant, clientId: 
 
 // ---- the worker, wired to this server ----
 
-/** `?fields=` with every field, parsed once: what GET /v1/{entity}/{id} would make of it. */
-const allFields = (entity: "properties" | "leads") =>
-  parseRecordQuery(CATALOGS[entity], new URLSearchParams({ fields: CATALOGS[entity].fields.map((f) => f.name).join(",") }));
-const ALL_FIELDS = { properties: allFields("properties"), leads: allFields("leads") };
+/** Every field, parsed once: what GET /v1/{entity}/{id} would make of `?fields=` naming them all. */
+const ALL_FIELDS = { properties: allFieldsOf(CATALOGS.properties), leads: allFieldsOf(CATALOGS.leads) };
 const DATA_PREFIX = '{"data":';
 
 /**
@@ -216,14 +214,23 @@ export function recordReader(runtime: Runtime): RecordReader {
     if (client === undefined) return null;
     let body: string;
     try {
-      // The client's own view: without fullAddress, what a listing's displayAddress hides is null.
-      body = listingFor(tenant, CATALOGS[entity]).recordWith(id, ALL_FIELDS[entity], recordViewOf(client));
+      // The client's own view: without fullAddress, what a listing's displayAddress hides is
+      // null; another partner's lead is not found, so it is never delivered.
+      body = listingFor(tenant, CATALOGS[entity]).recordWith(id, ALL_FIELDS[entity], readerOf(client));
     } catch (error) {
       if (error instanceof ApiError && error.code === "NOT_FOUND") return null;
       throw error;
     }
     if (!body.startsWith(DATA_PREFIX)) throw new Error("the single-record route's answer changed shape");
     return body.slice(DATA_PREFIX.length, -1);
+  };
+}
+
+/** Whether a client may be sent an entity's events: the scope its routes need (docs/partners/scopes.md). */
+export function entityAccess(runtime: Runtime): EntityAccess {
+  return (clientId, entity) => {
+    const client = runtime.config.clients.get(clientId);
+    return client !== undefined && readsEntity(client, entity);
   };
 }
 
@@ -248,6 +255,7 @@ export function createWebhookWorker(runtime: Runtime, options: WorkerOptions): W
     },
     policy: () => runtime.config.webhooks,
     records: recordReader(runtime),
+    mayRead: entityAccess(runtime),
     clock: runtime.clock,
     random: options.random ?? Math.random,
     send: {

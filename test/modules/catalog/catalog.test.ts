@@ -25,7 +25,7 @@ describe("GET /v1/fields", () => {
     ]);
     expect(Object.keys(body.data.leads)).toEqual([
       "id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId", "interestedPropertyTitle",
-      "createdAt", "updatedAt",
+      "createdBy", "createdAt", "updatedAt",
     ]);
     expect(Object.keys(body.data.properties.pricing.fields)).toEqual(["salePrice", "rentalPrice", "condominiumFee", "iptu"]);
     expect(Object.keys(body.data.properties.address.fields)).toEqual(["street", "number", "complement", "neighborhood", "city", "state", "uf", "cep", "visibility"]);
@@ -82,7 +82,7 @@ describe("GET /v1/values/{entity}/{field}", () => {
 
   test("a field that is not queryable → 400 INVALID_FIELD naming field, entity and the queryable ones", async () => {
     expect((await read(await t.get("/v1/values/leads/email", token))).body).toEqual({
-      error: "Invalid field: email for entity leads. Queryable fields: status, source, priority",
+      error: "Invalid field: email for entity leads. Queryable fields: status, source, priority, createdBy",
       code: "INVALID_FIELD",
     });
     expect((await read(await t.get("/v1/values/properties/priority", token))).status).toBe(400);

@@ -3,27 +3,37 @@
 // day, across days, open-ended), sorts and pages (past DEEP_OFFSET and past the end), and
 // again after another connection has inserted, edited, unpublished and deleted rows. Each
 // case is asked through the app, and of a repository that treats every page past the 25th
-// row as deep: on a file this small, that is how pages start on every kind of day.
+// row as deep: on a file this small, that is how pages start on every kind of day. Lead lists
+// are asked both by a client that reads every lead and by one that reads only its own (the
+// owner filter forced: docs/partners/scopes.md), over leads spread among owners.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { CATALOGS } from "../../../src/catalog/index.ts";
 import { parseListQuery } from "../../../src/modules/listing/params.ts";
 import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/listing/repo.ts";
+import { ownLeadsOf } from "../../../src/modules/listing/service.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 // Several hundred lists per check: a limit no check reaches.
 const portal = client("portal", { rateLimitPerMinute: 100_000 });
+/** A client with the default scopes: it reads the leads whose created_by is its id. */
+const owner = client("owner", { rateLimitPerMinute: 100_000, scopes: undefined });
 let t: TestApp;
 let token: string;
+let ownerToken: string;
 let db: Database;
 let shallow: Record<Entity, ListingRepo>;
 
 beforeAll(async () => {
-  t = createTestApp({ clients: [portal.entry], properties: 2_500, leads: 2_500 });
+  t = createTestApp({ clients: [portal.entry, owner.entry], properties: 2_500, leads: 2_500 });
   token = await t.token(portal);
+  ownerToken = await t.token(owner);
   db = new Database(t.runtime.config.databases.get("main")!);
   db.run("PRAGMA busy_timeout = 5000");
+  // Seeded leads have no owner: a third become the owner client's, a third another client's,
+  // through the triggers that keep the per-owner counters.
+  db.run("UPDATE leads SET created_by = CASE rowid % 3 WHEN 0 THEN 'owner' WHEN 1 THEN 'other' ELSE NULL END");
   const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
   shallow = { properties: new ListingRepo(tenant, CATALOGS.properties, 25), leads: new ListingRepo(tenant, CATALOGS.leads, 25) };
 });
@@ -45,6 +55,7 @@ const FILTERS: Record<Entity, { param: string; column: string }[]> = {
   leads: [
     { param: "status", column: "status" },
     { param: "source", column: "source" },
+    { param: "createdBy", column: "created_by" },
   ],
 };
 const DATES = [
@@ -61,6 +72,8 @@ interface Case {
   sort: (typeof SORTS)[number];
   limit: number;
   page: number;
+  /** Asked by the client that reads only its own leads. */
+  own?: boolean;
 }
 
 /** A stored date of the entity, moved by up to a day either way: bounds land inside days and on their edges. */
@@ -97,6 +110,7 @@ const caseArb = fc
     // Bounds inside days, on their edges, and exactly on stored dates.
     datePicks: fc.array(fc.tuple(fc.nat(5_000), fc.oneof(fc.constant(0), fc.integer({ min: -86_400_000, max: 86_400_000 }))), { minLength: 4, maxLength: 4 }),
     sameDay: fc.boolean(),
+    own: fc.boolean(),
     limit: fc.constantFrom(1, 7, 20, 100),
     // Pages from the top, around and past DEEP_OFFSET, near the end of the list and far beyond it.
     rowOffset: fc.oneof(
@@ -124,6 +138,7 @@ const caseArb = fc
       sort: r.datesAndSort.sort,
       limit: r.limit,
       page: Math.floor(r.rowOffset / r.limit) + 1,
+      own: r.entity === "leads" && r.own,
     };
   });
 
@@ -133,6 +148,10 @@ function expected(c: Case): { ids: string[]; total: number } {
   if (c.filter) {
     where.push(`${c.filter.column} = ?`);
     params.push(c.filter.value);
+  }
+  if (c.own) {
+    where.push("created_by = ?");
+    params.push("owner");
   }
   for (const d of c.dates) {
     where.push(`${d.column} ${d.op} ?`);
@@ -154,13 +173,14 @@ function paramsOf(c: Case): URLSearchParams {
 }
 
 async function actual(c: Case): Promise<{ ids: string[]; total: number }> {
-  const { status, body } = await read(await t.get(`/v1/${c.entity}?${paramsOf(c)}`, token));
+  const { status, body } = await read(await t.get(`/v1/${c.entity}?${paramsOf(c)}`, c.own ? ownerToken : token));
   expect(status).toBe(200);
   return { ids: body.data.map((row: { id: string }) => row.id), total: body.meta.total };
 }
 
 function fromShallowRepo(c: Case): { ids: string[]; total: number } {
-  const { rows, total } = shallow[c.entity].list(parseListQuery(CATALOGS[c.entity], paramsOf(c)), "partner");
+  const query = parseListQuery(CATALOGS[c.entity], paramsOf(c));
+  const { rows, total } = shallow[c.entity].list(c.own ? ownLeadsOf(query, "owner") : query, "partner");
   return { ids: rows.map((row) => (JSON.parse(row) as { id: string }).id), total };
 }
 
