@@ -69,7 +69,7 @@ export type paths = {
         };
         /**
          * List the values a filterable field of properties takes
-         * @description Enumerations come back whole, in their documented order; `propertyType` and `highlight` list the distinct values among your published properties, sorted. The path's entity is `properties` or `leads` (another answers 400 INVALID_ENTITY); each has its own fields.
+         * @description Enumerations come back whole, in their documented order, to every client; `propertyType` and `highlight` list the distinct values among your published properties, sorted (scope `properties:read`). The path's entity is `properties` or `leads` (another answers 400 INVALID_ENTITY); each has its own fields.
          */
         get: operations["listPropertyFieldValues"];
         put?: never;
@@ -89,7 +89,7 @@ export type paths = {
         };
         /**
          * List the values a filterable field of leads takes
-         * @description Enumerations come back whole, in their documented order; `propertyType` and `highlight` list the distinct values among your published properties, sorted. The path's entity is `properties` or `leads` (another answers 400 INVALID_ENTITY); each has its own fields.
+         * @description Enumerations come back whole, in their documented order, to every client; `createdBy` lists the clients whose leads you may read (scope `leads:read:own` or `leads:read`). The path's entity is `properties` or `leads` (another answers 400 INVALID_ENTITY); each has its own fields.
          */
         get: operations["listLeadFieldValues"];
         put?: never;
@@ -149,7 +149,7 @@ export type paths = {
         };
         /**
          * List leads
-         * @description A page of your leads with only the fields you ask for.
+         * @description A page of the leads you may read, with only the fields you ask for: with scope `leads:read:own` (the default) the leads you created, with `leads:read` every lead of the agency. `total` counts only those.
          */
         get: operations["listLeads"];
         put?: never;
@@ -173,7 +173,7 @@ export type paths = {
         };
         /**
          * Get one lead
-         * @description One of your leads; an unknown id or another agency's lead is a 404.
+         * @description One lead you may read; an unknown id, another partner's lead (without `leads:read`) or another agency's is a 404.
          */
         get: operations["getLead"];
         put?: never;
@@ -181,7 +181,11 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Move a lead along the funnel
+         * @description For the agency's CRM (scope `leads:update`), on a lead it may read: sets `status` (any to any, a lost lead can be reopened) and/or `priority`, and answers the lead with every field. A real change moves `updatedAt`, enters the change feed and sends `lead.updated` to every subscription whose client may read the lead, the partner that sent it included. The same values again answer 200 and write nothing.
+         */
+        patch: operations["updateLead"];
         trace?: never;
     };
     "/v1/changes": {
@@ -193,7 +197,7 @@ export type paths = {
         };
         /**
          * Read the change feed
-         * @description What changed since a sequence number, oldest first. Store `meta.nextAfter` and pass it as `after` next time: you miss nothing, and learn of every property unpublished or deleted (`change: remove`).
+         * @description What changed since a sequence number, oldest first. Store `meta.nextAfter` and pass it as `after` next time: you miss nothing, and learn of every property unpublished or deleted (`change: remove`). Property entries need scope `properties:read`; lead entries carry only the leads you may read (`leads:read:own`: yours; `leads:read`: all), and `head` is the last of those.
          */
         get: operations["listChanges"];
         put?: never;
@@ -599,6 +603,54 @@ export type components = {
             /** @description Accepted and ignored: a token carries the client's own rights */
             scope?: string;
         };
+        /** CreatedLead */
+        CreatedLead: {
+            /**
+             * Format: uuid
+             * @description Unique identifier (UUID)
+             */
+            id: string;
+            /** @description Contact name */
+            name: string;
+            /**
+             * Format: idn-email
+             * @description Contact e-mail
+             */
+            email: string;
+            /** @description Contact phone */
+            phone: string;
+            /** @description Message from the contact */
+            message: string;
+            /**
+             * @description Where the lead came from
+             * @enum {string}
+             */
+            source: "WEBSITE" | "WHATSAPP" | "PHONE" | "EMAIL" | "SOCIAL_MEDIA" | "INSTAGRAM" | "FACEBOOK" | "PORTAL" | "PORTAL_VIVAREAL" | "PORTAL_ZAPIMOVEIS" | "PORTAL_OLX" | "PORTAL_IMOVELWEB" | "PORTAL_CHAVESNAMAO" | "META_ADS" | "GOOGLE_ADS" | "RD_STATION" | "REFERRAL" | "REAL_ESTATE" | "OTHER" | "API";
+            /**
+             * @description Position in the sales funnel
+             * @enum {string}
+             */
+            status: "NEW_LEAD" | "IN_SERVICE" | "VISIT_SCHEDULED" | "VISIT_COMPLETED" | "PROPOSAL_MADE" | "CONVERTED" | "LOST";
+            /**
+             * @description Lead priority
+             * @enum {string}
+             */
+            priority: "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+            /** @description Id of the linked property, or null */
+            propertyId: string | null;
+            /** @description Title of the property of interest, or null */
+            interestedPropertyTitle: string | null;
+            /**
+             * Format: date-time
+             * @description Creation time (ISO 8601, UTC)
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last update time (ISO 8601, UTC)
+             */
+            updatedAt: string;
+        };
         /** FieldCatalogue */
         FieldCatalogue: {
             /** @description Selectable fields of properties */
@@ -795,6 +847,9 @@ export type components = {
                 interestedPropertyTitle: {
                     description: string;
                 };
+                createdBy: {
+                    description: string;
+                };
                 createdAt: {
                     description: string;
                 };
@@ -858,6 +913,8 @@ export type components = {
             propertyId: string | null;
             /** @description Title of the property of interest, or null */
             interestedPropertyTitle: string | null;
+            /** @description Id of the partner client that created the lead, or null for leads the agency loaded (seed, import) */
+            createdBy: string | null;
             /**
              * Format: date-time
              * @description Creation time (ISO 8601, UTC)
@@ -874,7 +931,7 @@ export type components = {
             /** @constant */
             entity: "leads";
             /** @enum {string} */
-            field: "status" | "source" | "priority";
+            field: "status" | "source" | "priority" | "createdBy";
             values: string[];
         };
         /**
@@ -917,6 +974,8 @@ export type components = {
             propertyId?: string | null;
             /** @description Title of the property of interest, or null */
             interestedPropertyTitle?: string | null;
+            /** @description Id of the partner client that created the lead, or null for leads the agency loaded (seed, import) */
+            createdBy?: string | null;
             /**
              * Format: date-time
              * @description Creation time (ISO 8601, UTC)
@@ -1398,6 +1457,7 @@ export type components = {
 export type Change = components['schemas']['Change'];
 export type ChangePage = components['schemas']['ChangePage'];
 export type ClientCredentialsGrant = components['schemas']['ClientCredentialsGrant'];
+export type CreatedLead = components['schemas']['CreatedLead'];
 export type FieldCatalogue = components['schemas']['FieldCatalogue'];
 export type FieldProblem = components['schemas']['FieldProblem'];
 export type Health = components['schemas']['Health'];
@@ -1966,6 +2026,9 @@ export interface operations {
                      *           "interestedPropertyTitle": {
                      *             "description": "Title of the property of interest, or null"
                      *           },
+                     *           "createdBy": {
+                     *             "description": "Id of the partner client that created the lead, or null for leads the agency loaded (seed, import)"
+                     *           },
                      *           "createdAt": {
                      *             "description": "Creation time (ISO 8601, UTC)"
                      *           },
@@ -2170,7 +2233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2188,7 +2251,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -2271,7 +2334,7 @@ export interface operations {
                  * @description A queryable field of leads; any other gives 400 INVALID_FIELD
                  * @example status
                  */
-                field: "status" | "source" | "priority";
+                field: "status" | "source" | "priority" | "createdBy";
             };
             cookie?: never;
         };
@@ -2354,7 +2417,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2372,7 +2435,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -2630,7 +2693,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2648,7 +2711,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -2921,7 +2984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2939,7 +3002,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -3039,7 +3102,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Comma-separated field names to return (exact, case-sensitive; a group name returns all its sub-fields, which cannot be asked for alone). One of: `id`, `name`, `email`, `phone`, `message`, `source`, `status`, `priority`, `propertyId`, `interestedPropertyTitle`, `createdAt`, `updatedAt`. Unknown names give 400 INVALID_FIELDS.
+                 * @description Comma-separated field names to return (exact, case-sensitive; a group name returns all its sub-fields, which cannot be asked for alone). One of: `id`, `name`, `email`, `phone`, `message`, `source`, `status`, `priority`, `propertyId`, `interestedPropertyTitle`, `createdBy`, `createdAt`, `updatedAt`. Unknown names give 400 INVALID_FIELDS.
                  * @example id,name,email,phone,source,status,priority,propertyId,interestedPropertyTitle,createdAt
                  */
                 fields: string;
@@ -3068,6 +3131,11 @@ export interface operations {
                  * @example MEDIUM
                  */
                 priority?: "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+                /**
+                 * @description Id of the client that created the lead: only records with exactly this value
+                 * @example sandbox
+                 */
+                createdBy?: string;
                 /**
                  * @description Only records created strictly after this instant (ISO 8601 with `Z` or an offset; the bound is exclusive)
                  * @example 2024-01-01T00:00:00Z
@@ -3199,7 +3267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3217,7 +3285,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -3376,7 +3444,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "01a20ef7-887c-7034-9eb0-aa0e2c64c1f7",
+                     *         "id": "01a21895-37b7-7651-8bc9-05fc9a8752a9",
                      *         "name": "Maria Oliveira",
                      *         "email": "maria.oliveira@example.com",
                      *         "phone": "+55 11 98765-4321",
@@ -3386,13 +3454,13 @@ export interface operations {
                      *         "priority": "MEDIUM",
                      *         "propertyId": "fff62a9d-299a-4900-9f7f-29902387de42",
                      *         "interestedPropertyTitle": "Floresta: casa ampla com 5 quartos e 3 suítes para alugar",
-                     *         "createdAt": "2026-11-24T19:10:33.084Z",
-                     *         "updatedAt": "2026-11-24T19:10:33.084Z"
+                     *         "createdAt": "2026-11-26T15:59:22.039Z",
+                     *         "updatedAt": "2026-11-26T15:59:22.039Z"
                      *       }
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["Lead"];
+                        data: components["schemas"]["CreatedLead"];
                     };
                 };
             };
@@ -3442,7 +3510,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3460,7 +3528,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -3604,8 +3672,8 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Comma-separated field names to return (exact, case-sensitive; a group name returns all its sub-fields, which cannot be asked for alone). One of: `id`, `name`, `email`, `phone`, `message`, `source`, `status`, `priority`, `propertyId`, `interestedPropertyTitle`, `createdAt`, `updatedAt`. Unknown names give 400 INVALID_FIELDS.
-                 * @example id,name,email,phone,message,source,status,priority,propertyId,interestedPropertyTitle,createdAt,updatedAt
+                 * @description Comma-separated field names to return (exact, case-sensitive; a group name returns all its sub-fields, which cannot be asked for alone). One of: `id`, `name`, `email`, `phone`, `message`, `source`, `status`, `priority`, `propertyId`, `interestedPropertyTitle`, `createdBy`, `createdAt`, `updatedAt`. Unknown names give 400 INVALID_FIELDS.
+                 * @example id,name,email,phone,message,source,status,priority,propertyId,interestedPropertyTitle,createdBy,createdAt,updatedAt
                  */
                 fields: string;
             };
@@ -3645,6 +3713,7 @@ export interface operations {
                      *         "priority": "MEDIUM",
                      *         "propertyId": null,
                      *         "interestedPropertyTitle": null,
+                     *         "createdBy": null,
                      *         "createdAt": "2025-12-31T21:04:19.688Z",
                      *         "updatedAt": "2025-12-31T21:04:19.688Z"
                      *       }
@@ -3701,7 +3770,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3719,7 +3788,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -3742,6 +3811,278 @@ export interface operations {
                          * @constant
                          */
                         code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    updateLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the lead
+                 * @example fffc6fae-d528-4b53-a6b8-4f0aff0f07ff
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The new status, priority, or both */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description New position in the sales funnel: any status to any other
+                     * @example IN_SERVICE
+                     * @enum {string}
+                     */
+                    status?: "NEW_LEAD" | "IN_SERVICE" | "VISIT_SCHEDULED" | "VISIT_COMPLETED" | "PROPOSAL_MADE" | "CONVERTED" | "LOST";
+                    /**
+                     * @description New priority
+                     * @example HIGH
+                     * @enum {string}
+                     */
+                    priority?: "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+                };
+            };
+        };
+        responses: {
+            /** @description The lead, with every field */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "fffc6fae-d528-4b53-a6b8-4f0aff0f07ff",
+                     *         "name": "Márcia Marques",
+                     *         "email": "marcia.marques95@caixapostal.example",
+                     *         "phone": "+55 84 96844-7460",
+                     *         "message": "Gostaria de receber ofertas de uma casa em condomínio fechado em Natal dentro do meu orçamento.",
+                     *         "source": "PHONE",
+                     *         "status": "VISIT_SCHEDULED",
+                     *         "priority": "HIGH",
+                     *         "propertyId": null,
+                     *         "interestedPropertyTitle": null,
+                     *         "createdBy": null,
+                     *         "createdAt": "2025-12-31T21:04:19.688Z",
+                     *         "updatedAt": "2026-11-26T15:59:22.051Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Lead"];
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR, MISSING_BODY */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_ERROR" | "MISSING_BODY";
+                        /** @description One entry per failed input (VALIDATION_ERROR) */
+                        details?: components["schemas"]["FieldProblem"][];
+                    };
+                };
+            };
+            /** @description Not authenticated: INVALID_TOKEN */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INVALID_TOKEN";
+                    };
+                };
+            };
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not found: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Body too large: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Wrong media type: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -3926,7 +4267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3944,7 +4285,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -4422,7 +4763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4440,7 +4781,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -4581,7 +4922,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE (headers only) */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE (headers only) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4741,7 +5082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4759,7 +5100,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -4943,7 +5284,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4961,7 +5302,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -5149,7 +5490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5167,7 +5508,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -5312,7 +5653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5330,7 +5671,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -5545,7 +5886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5563,7 +5904,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -5773,7 +6114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5791,7 +6132,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -5956,7 +6297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5974,7 +6315,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -6187,7 +6528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6205,7 +6546,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -6398,7 +6739,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Access refused: API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6416,7 +6757,7 @@ export interface operations {
                          * @description Programmatic code
                          * @enum {string}
                          */
-                        code: "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
                     };
                 };
             };
@@ -6604,6 +6945,7 @@ export interface operations {
                  *           "priority": "MEDIUM",
                  *           "propertyId": null,
                  *           "interestedPropertyTitle": null,
+                 *           "createdBy": null,
                  *           "createdAt": "2025-12-31T21:04:19.688Z",
                  *           "updatedAt": "2025-12-31T21:04:19.688Z"
                  *         }
@@ -6696,6 +7038,7 @@ export interface operations {
                  *           "priority": "MEDIUM",
                  *           "propertyId": null,
                  *           "interestedPropertyTitle": null,
+                 *           "createdBy": null,
                  *           "createdAt": "2025-12-31T21:04:19.688Z",
                  *           "updatedAt": "2025-12-31T21:04:19.688Z"
                  *         }
