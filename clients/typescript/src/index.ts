@@ -15,6 +15,7 @@ export type LeadRecord = Schemas["LeadRecord"];
 export type Lead = Schemas["Lead"];
 export type Change = Schemas["Change"];
 export type LeadInput = operations["createLead"]["requestBody"]["content"]["application/json"];
+export type LeadPatch = operations["updateLead"]["requestBody"]["content"]["application/json"];
 export type PropertyQuery = NonNullable<operations["listProperties"]["parameters"]["query"]>;
 export type LeadQuery = NonNullable<operations["listLeads"]["parameters"]["query"]>;
 export type ChangeEntity = NonNullable<operations["listChanges"]["parameters"]["query"]>["entity"];
@@ -201,6 +202,11 @@ export class PartnerApi {
     const key = options.idempotencyKey ?? crypto.randomUUID();
     const result = await this.api.POST("/v1/leads", { params: { header: { "Idempotency-Key": key } }, body: lead });
     return { lead: PartnerApi.unwrap(result).data, replayed: result.response.headers.get("idempotent-replayed") === "true", idempotencyKey: key };
+  }
+
+  /** Moves a lead in the funnel (`status`, `priority` or both): what a CRM reports back. */
+  async updateLead(id: string, patch: LeadPatch) {
+    return PartnerApi.unwrap(await this.api.PATCH("/v1/leads/{id}", { params: { path: { id } }, body: patch })).data;
   }
 
   /** Every record of a list, page after page (`limit` per request, 100 at most). */

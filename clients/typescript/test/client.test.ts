@@ -86,6 +86,16 @@ describe("lead creation is idempotent", () => {
   });
 });
 
+describe("the funnel", () => {
+  test("a lead's status and priority are updated, and read back", async () => {
+    const api = client();
+    const { lead } = await api.createLead({ name: "Bia Lima", email: "bia@example.com", phone: "+55 31 90000-0000", message: "Olá" });
+    const updated = await api.updateLead(lead.id, { status: "VISIT_SCHEDULED", priority: "HIGH" });
+    expect({ status: updated.status, priority: updated.priority }).toEqual({ status: "VISIT_SCHEDULED", priority: "HIGH" });
+    expect((await api.getLead(lead.id, "status")).status).toBe("VISIT_SCHEDULED");
+  });
+});
+
 describe("the change-feed follower", () => {
   test("drains the feed, keeps nextAfter, and picks up a change made afterwards", async () => {
     const api = client();
