@@ -19,7 +19,7 @@ export interface OAuthFailure {
   code: ErrorCode;
 }
 
-export type ClientCredentials = { apiKey: string; apiSecret: string; via: "basic" | "post" | "headers" };
+export type ClientCredentials = { apiKey: string; apiSecret: string; via: "basic" | "post" };
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -29,12 +29,13 @@ function mediaType(contentType: string | null): string | null {
 
 /**
  * Whether a token request speaks OAuth rather than the X-API-Key/X-API-Secret exchange: a form
- * body, or HTTP Basic with no X-API-Key beside it. Anything else keeps the header exchange as
- * it always was (a JSON body there is still ignored).
+ * body or HTTP Basic, with no X-API-Key. A request carrying X-API-Key is the header exchange
+ * exactly as it always was, whatever else it sends (curl's `-d ''` and PHP's CURLOPT_POST add a
+ * form content type to an empty body; a JSON body is ignored there too).
  */
 export function isOAuthTokenRequest(headers: Headers): boolean {
-  if (mediaType(headers.get("content-type")) === FORM) return true;
-  return isBasicAuthorization(headers.get("authorization")) && !headers.has("x-api-key");
+  if (headers.has("x-api-key")) return false;
+  return mediaType(headers.get("content-type")) === FORM || isBasicAuthorization(headers.get("authorization"));
 }
 
 const invalidRequest = (description: string): OAuthFailure => ({ error: "invalid_request", description, code: "VALIDATION_ERROR" });
@@ -100,13 +101,6 @@ export function readClientCredentialsGrant(headers: Headers, body: string): Read
     const candidates = basicReadings(basic.apiKey, basic.apiSecret).map((c) => ({ ...c, via: "basic" as const }));
     if (clientId !== null && !candidates.some((c) => c.apiKey === clientId)) return fail(invalidRequest("client_id: differs from the HTTP Basic user"));
     return { ok: true, candidates };
-  }
-  if (!inForm) {
-    // Beyond the RFC, for tools that send the form beside the header exchange's X-API-Key and
-    // X-API-Secret (a docs page's "try it"): those name the client as well as Basic would.
-    const apiKey = headers.get("x-api-key");
-    const apiSecret = headers.get("x-api-secret");
-    if (apiKey && apiSecret && (clientId === null || clientId === apiKey)) return { ok: true, candidates: [{ apiKey, apiSecret, via: "headers" }] };
   }
   if (clientId === null || clientId === "" || clientSecret === null || clientSecret === "") return fail(MISSING_CLIENT);
   return { ok: true, candidates: [{ apiKey: clientId, apiSecret: clientSecret, via: "post" }] };
