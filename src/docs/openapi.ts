@@ -27,7 +27,7 @@ const DESCRIPTION = `The Partner API of the real-estate platform: read published
 
 **Environments.** Production and the sandbox each have their own address. The sandbox serves fictitious data and accepts the published credentials \`X-API-Key: ${SANDBOX_API_KEY}\` and \`X-API-Secret: ${SANDBOX_API_SECRET}\`, which production refuses.
 
-**Authentication.** \`POST /v1/auth/token\` exchanges your API key and secret for a JWT valid for one hour: by OAuth 2.0 client credentials (the key as client id, the secret as client secret: the \`oauth2\` scheme, which Postman, this page and generated clients run by themselves), or with your \`X-API-Key\` and \`X-API-Secret\` headers. Send the token as \`Authorization: Bearer <token>\` on every other \`/v1\` route, and ask for a new one before it expires.
+**Authentication.** \`POST /v1/auth/token\` exchanges your API key and secret for a JWT valid for one hour: by OAuth 2.0 client credentials (the key as client id, the secret as client secret: the \`oauth2\` scheme, which Postman, this page and generated clients run by themselves), or with your \`X-API-Key\` and \`X-API-Secret\` headers. Send the token as \`Authorization: Bearer <token>\` on every other \`/v1\` route, and ask for a new one before it expires. On the reference page (\`GET /docs\`), open an operation's *Test Request*, then *Authentication* → **Authorize**: the token it obtains is sent by every operation.
 
 **Rate limits.** Each client has a limit per sliding minute. Every response of a protected route carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\` (and the IETF \`RateLimit-Policy\` / \`RateLimit\` fields); a 429 adds \`Retry-After\` in seconds.
 
