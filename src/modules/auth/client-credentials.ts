@@ -19,7 +19,7 @@ export interface OAuthFailure {
   code: ErrorCode;
 }
 
-export type ClientCredentials = { apiKey: string; apiSecret: string; via: "basic" | "post" };
+export type ClientCredentials = { apiKey: string; apiSecret: string };
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -52,7 +52,7 @@ const MISSING_CLIENT: OAuthFailure = {
  * RFC 6749 §2.3.1 has client ids and secrets form-encoded before Basic encoding; most clients
  * skip that. Both readings are returned (the raw one first) when they differ.
  */
-function basicReadings(apiKey: string, apiSecret: string): { apiKey: string; apiSecret: string }[] {
+function basicReadings(apiKey: string, apiSecret: string): ClientCredentials[] {
   const decode = (value: string) => {
     try {
       return decodeURIComponent(value.replace(/\+/g, " "));
@@ -98,12 +98,12 @@ export function readClientCredentialsGrant(headers: Headers, body: string): Read
       return fail({ ...MISSING_CLIENT, description: "Authorization: Basic must carry the base64 of <API key>:<API secret>" });
     }
     // A client_id beside Basic auth must name the same client (RFC 6749 §3.2.1 lets it be sent).
-    const candidates = basicReadings(basic.apiKey, basic.apiSecret).map((c) => ({ ...c, via: "basic" as const }));
+    const candidates = basicReadings(basic.apiKey, basic.apiSecret);
     if (clientId !== null && !candidates.some((c) => c.apiKey === clientId)) return fail(invalidRequest("client_id: differs from the HTTP Basic user"));
     return { ok: true, candidates };
   }
   if (clientId === null || clientId === "" || clientSecret === null || clientSecret === "") return fail(MISSING_CLIENT);
-  return { ok: true, candidates: [{ apiKey: clientId, apiSecret: clientSecret, via: "post" }] };
+  return { ok: true, candidates: [{ apiKey: clientId, apiSecret: clientSecret }] };
 }
 
 const FAILED_CHECK: Partial<Record<ErrorCode, OAuthErrorName>> = {
@@ -129,7 +129,7 @@ export function oauthFailureBody(failure: OAuthFailure): string {
   return JSON.stringify({ error: failure.error, error_description: failure.description, code: failure.code });
 }
 
-/** The status of a failure: the code's, except 400s the RFC names (413 and 415 stay what they are). */
+/** The status of a failure: its code's, as in the header exchange (a 413 or 415 too, beyond the RFC's 400 and 401). */
 export function oauthFailureStatus(failure: OAuthFailure): number {
   return ERRORS[failure.code].status;
 }
