@@ -5,7 +5,7 @@ import { ApiError } from "../../errors.ts";
 import type { Clock } from "../../clock.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
 import type { LeadInput, LeadPatch } from "./model.ts";
-import { LeadsRepo, type StoredReplay } from "./repo.ts";
+import { LeadsRepo, type PortalExtras, type StoredReplay } from "./repo.ts";
 import type { InFlightLocks } from "../../redis/locks.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -108,6 +108,48 @@ export async function createLead(
       release?.();
     }
   }
+}
+
+/** A portal's lead: made now, or the one already made with its id. */
+export interface PortalLeadOutcome {
+  id: string;
+  created: boolean;
+}
+
+/**
+ * Creates `clientId`'s lead from a portal's post once: a post whose portal id (`originLeadId`)
+ * this client already has, at any later time, gets that lead's id and writes nothing. A first
+ * look on the read connection spares repeats a write; the deciding look runs inside the
+ * group-committed write, where it sees every lead committed before it by any process and the
+ * leads of its own batch, so two posts in flight together never make two leads (the unique index
+ * leads_origin stands behind it). Resolves once the lead, new or found, is on disk.
+ */
+export async function createPortalLead(
+  tenant: Tenant,
+  clientId: string,
+  input: LeadInput,
+  portal: PortalExtras,
+  clock: Clock,
+): Promise<PortalLeadOutcome> {
+  const { repo } = leadsOf(tenant);
+  const origin = portal.originLeadId;
+  if (origin !== null) {
+    const existing = repo.findByOrigin(clientId, origin);
+    if (existing !== null) {
+      // Visible a sync before its own creator's 201 (group-commit.ts): the 200 waits for the disk too.
+      await tenant.writer.synced();
+      return { id: existing, created: false };
+    }
+  }
+  return await tenant.writer.submit((): PortalLeadOutcome => {
+    if (origin !== null) {
+      const existing = repo.findByOriginWriting(clientId, origin);
+      if (existing !== null) return { id: existing, created: false };
+    }
+    const now = clock.now();
+    const lead = repo.create(input, Bun.randomUUIDv7("hex", now), new Date(now).toISOString(), clientId, portal);
+    return { id: lead.id, created: true };
+  });
 }
 
 /** The first response of a key again; the same key with another body is a conflict. */
