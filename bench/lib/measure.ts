@@ -60,14 +60,14 @@ export interface Sample extends WrkResult {
 /** Connections of the read probe beside a write load: a CRM polling, not a second load. */
 const PROBE_CONNECTIONS = 2;
 
-export function wrkRunFor(server: Server, scenario: Pick<Scenario, "script" | "path" | "args">, token: string, settings: LoadSettings, connections = settings.connections): WrkRun {
+export function wrkRunFor(server: Server, scenario: Pick<Scenario, "script" | "path" | "args" | "env">, token: string, settings: LoadSettings, connections = settings.connections): WrkRun {
   const run: WrkRun = {
     url: server.base + scenario.path,
     script: scenario.script,
     connections,
     durationS: settings.durationS,
     core: settings.loadCore,
-    env: { BENCH_TOKEN: token, BENCH_RUN: `${settings.runId}-${server.name}` },
+    env: { ...scenario.env, BENCH_TOKEN: token, BENCH_RUN: `${settings.runId}-${server.name}` },
   };
   if (scenario.args) run.args = scenario.args;
   return run;
