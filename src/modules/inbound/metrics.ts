@@ -13,6 +13,8 @@ export const NOT_AN_INBOUND_CLIENT = "(unknown)";
 
 export class InboundMetrics {
   private readonly posts: Counter<"client" | "outcome">;
+  /** Children looked up once: prom-client's labels() validates and hashes on every call. */
+  private readonly children = new Map<string, { inc(): void }>();
 
   /** `clients`: the configured ids that take portal leads, read at each scrape. */
   constructor(
@@ -36,6 +38,12 @@ export class InboundMetrics {
 
   /** `client`: an id that takes portal leads, else NOT_AN_INBOUND_CLIENT (the caller decides, from the config). */
   posted(client: string, outcome: InboundOutcome): void {
-    this.posts.labels(client, outcome).inc();
+    const key = `${client}\0${outcome}`;
+    let child = this.children.get(key);
+    if (child === undefined) {
+      child = this.posts.labels(client, outcome);
+      this.children.set(key, child);
+    }
+    child.inc();
   }
 }

@@ -40,7 +40,6 @@ export class LeadsRepo {
   private readonly pruneKeys: Statement;
   private readonly findFunnel: Statement<{ created_by: string | null; status: string; priority: string }>;
   private readonly updateFunnel: Statement;
-  private readonly findOrigin: Statement<{ id: string }>;
   private readonly findOriginWriting: Statement<{ id: string }>;
 
   constructor(write: Database, read: Database) {
@@ -59,10 +58,8 @@ export class LeadsRepo {
     this.pruneKeys = write.prepare("DELETE FROM idempotency_keys WHERE created_at <= ?");
     this.findFunnel = write.prepare("SELECT created_by, status, priority FROM leads WHERE id = ?");
     this.updateFunnel = write.prepare("UPDATE leads SET status = ?, priority = ?, updated_at = ? WHERE id = ?");
-    // The partial unique index leads_origin answers both.
-    const findOrigin = "SELECT id FROM leads WHERE created_by = ? AND origin_lead_id = ?";
-    this.findOrigin = read.prepare(findOrigin);
-    this.findOriginWriting = write.prepare(findOrigin);
+    // The partial unique index leads_origin answers it.
+    this.findOriginWriting = write.prepare("SELECT id FROM leads WHERE created_by = ? AND origin_lead_id = ?");
   }
 
   /** Creates `createdBy`'s lead (SPEC rules 1–4); must run inside a write transaction. */
@@ -91,12 +88,10 @@ export class LeadsRepo {
     return lead;
   }
 
-  /** The id of `createdBy`'s lead with the portal's own id `originLeadId`, as last committed. */
-  findByOrigin(createdBy: string, originLeadId: string): string | null {
-    return this.findOrigin.get(createdBy, originLeadId)?.id ?? null;
-  }
-
-  /** The same, inside the write transaction: sees what any process committed before it, and this batch's own. */
+  /**
+   * The id of `createdBy`'s lead with the portal's own id `originLeadId`; inside the write
+   * transaction, so it sees what any process committed before it, and this batch's own.
+   */
   findByOriginWriting(createdBy: string, originLeadId: string): string | null {
     return this.findOriginWriting.get(createdBy, originLeadId)?.id ?? null;
   }
