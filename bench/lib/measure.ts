@@ -55,6 +55,8 @@ export interface Sample extends WrkResult {
   attempts: number;
   /** Seconds waited for the machine to calm down before the kept measurement. */
   waitedS: number;
+  /** CPU seconds the server itself used during the run: its cost per request, whatever else shares its core. */
+  serverCpuS?: number;
 }
 
 /** Connections of the read probe beside a write load: a CRM polling, not a second load. */
@@ -86,10 +88,11 @@ export async function measure(server: Server, scenario: Scenario, token: string,
   const main = await runWrk(wrkRunFor(server, scenario, token, settings));
   const probed = await probe;
   const memory = rss.stop();
-  const foreign = serverCore.stop(processCpuS(server.pid) - serverCpu);
+  const serverCpuS = processCpuS(server.pid) - serverCpu;
+  const foreign = serverCore.stop(serverCpuS);
   const runner = process.cpuUsage(runnerCpu);
   const foreignLoad = loadCore.stop(main.cpuS + (probed?.cpuS ?? 0) + (runner.user + runner.system) / 1e6);
-  const sample: Sample = { ...main, rssKb: memory.rss, rssAnonKb: memory.anon, foreign, foreignLoad, attempts: 1, waitedS: 0 };
+  const sample: Sample = { ...main, rssKb: memory.rss, rssAnonKb: memory.anon, foreign, foreignLoad, attempts: 1, waitedS: 0, serverCpuS };
   if (probed) sample.probe = probed;
   return sample;
 }
