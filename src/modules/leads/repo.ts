@@ -47,7 +47,10 @@ export class LeadsRepo {
     this.insertLead = write.prepare(
       "INSERT INTO leads (id, name, email, phone, message, source, status, priority, property_id, " +
         "interested_property_title, interested_property_link, traffic_origin, created_at, updated_at, created_by, origin_lead_id) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
+        // A portal's lead this client already has (the partial unique index leads_origin) is no
+        // error: nothing is inserted and no trigger runs; createOnce() then finds the first one.
+        "ON CONFLICT (created_by, origin_lead_id) WHERE origin_lead_id IS NOT NULL DO NOTHING",
     );
     this.insertKey = write.prepare(
       "INSERT OR REPLACE INTO idempotency_keys (client_id, key, request_hash, lead_id, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -63,7 +66,19 @@ export class LeadsRepo {
   }
 
   /** Creates `createdBy`'s lead (SPEC rules 1–4); must run inside a write transaction. */
-  create(input: LeadInput, id: string, now: string, createdBy: string, portal: PortalExtras | null = null): LeadRecord {
+  create(input: LeadInput, id: string, now: string, createdBy: string): LeadRecord {
+    return this.insert(input, id, now, createdBy, null)!;
+  }
+
+  /**
+   * Creates `createdBy`'s lead from a portal's post, or returns null when this client already
+   * has a lead with the portal's id (nothing written); must run inside a write transaction.
+   */
+  createOnce(input: LeadInput, id: string, now: string, createdBy: string, portal: PortalExtras): LeadRecord | null {
+    return this.insert(input, id, now, createdBy, portal);
+  }
+
+  private insert(input: LeadInput, id: string, now: string, createdBy: string, portal: PortalExtras | null): LeadRecord | null {
     const property = input.propertyCode === null ? null : this.findProperty.get(input.propertyCode);
     const lead: LeadRecord = {
       id,
@@ -80,12 +95,12 @@ export class LeadsRepo {
       createdAt: now,
       updatedAt: now,
     };
-    this.insertLead.run(
+    const { changes } = this.insertLead.run(
       lead.id, lead.name, lead.email, lead.phone, lead.message, lead.source, lead.status, lead.priority,
       lead.propertyId, lead.interestedPropertyTitle, input.interestedPropertyLink, input.trafficOrigin,
       lead.createdAt, lead.updatedAt, createdBy, portal?.originLeadId ?? null,
     );
-    return lead;
+    return changes === 0 ? null : lead;
   }
 
   /**

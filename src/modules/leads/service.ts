@@ -118,12 +118,12 @@ export interface PortalLeadOutcome {
 
 /**
  * Creates `clientId`'s lead from a portal's post once: a post whose portal id (`originLeadId`)
- * this client already has, at any later time, gets that lead's id and writes nothing. The look
- * runs inside the group-committed write, where it sees every lead committed before it by any
- * process and the leads of its own batch, so two posts in flight together never make two leads
- * (the unique index leads_origin stands behind it). No look on the read connection first: it
- * cost every new lead a query (measured: about a tenth of a post's time) to spare the rare
- * repeat a slot in a batch. Resolves once the lead, new or found, is on disk.
+ * this client already has, at any later time, gets that lead's id and writes nothing. Decided
+ * inside the group-committed write by the unique index leads_origin (the insert does nothing on
+ * a conflict, then the first lead is looked up): it sees every lead committed before it by any
+ * process and the leads of its own batch, so two posts in flight together never make two
+ * leads. No look before the write: it cost every new lead a query to spare the rare repeat a
+ * slot in a batch. Resolves once the lead, new or found, is on disk.
  */
 export async function createPortalLead(
   tenant: Tenant,
@@ -133,15 +133,11 @@ export async function createPortalLead(
   clock: Clock,
 ): Promise<PortalLeadOutcome> {
   const { repo } = leadsOf(tenant);
-  const origin = portal.originLeadId;
   return await tenant.writer.submit((): PortalLeadOutcome => {
-    if (origin !== null) {
-      const existing = repo.findByOriginWriting(clientId, origin);
-      if (existing !== null) return { id: existing, created: false };
-    }
     const now = clock.now();
-    const lead = repo.create(input, Bun.randomUUIDv7("hex", now), new Date(now).toISOString(), clientId, portal);
-    return { id: lead.id, created: true };
+    const lead = repo.createOnce(input, Bun.randomUUIDv7("hex", now), new Date(now).toISOString(), clientId, portal);
+    if (lead !== null) return { id: lead.id, created: true };
+    return { id: repo.findByOriginWriting(clientId, portal.originLeadId!)!, created: false };
   });
 }
 
