@@ -203,9 +203,8 @@ export function guard(runtime: Runtime) {
       },
     }),
     /** A portal's lead post: the Basic auth of the `inbound` config of the client `:clientId` names. */
-    inbound: (on: true) => ({
+    inbound: (_on: true) => ({
       resolve({ request, set, params }) {
-        void on;
         const clientId = (params as Record<string, string | undefined>).clientId ?? "";
         return authorizeInbound(runtime, request, clientId, stateOf(request), set.headers as Headers);
       },

@@ -135,8 +135,11 @@ describe("the rest of the guard after the credentials", () => {
 });
 
 describe("/metrics counts posts by client and outcome, with bounded labels", () => {
-  test("created, duplicate, refused, unauthorised; unknown ids share one label and make no series of their own", async () => {
+  test("created, duplicate, refused, unauthorised; unknown ids share one label and make no series of their own; other routes count nothing", async () => {
     t = createTestApp({ environment: "sandbox", clients: [zap.entry, cnm.entry, crm.entry] });
+    // Other routes' answers count nothing here, unauthenticated ones included.
+    await t.request("/health");
+    await t.request("/v1/leads", { method: "POST", headers: { authorization: ZAP_AUTH }, body: "{}" });
     await post("zap", ZAP_AUTH);
     await post("zap", ZAP_AUTH);
     await post("zap", ZAP_AUTH, { ...GRUPOZAP_EXAMPLE, originLeadId: "x", name: null });
