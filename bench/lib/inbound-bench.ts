@@ -18,7 +18,7 @@ export const INBOUND_TARGETS = { rpsRatio: 0.9, p99Ms: 5_000 } as const;
 const INBOUND_PATH = `/v1/inbound/${SANDBOX_INBOUND.grupozap.clientId}`;
 const AUTHORIZATION = `Basic ${Buffer.from(`${SANDBOX_INBOUND.grupozap.username}:${SANDBOX_API_SECRET}`).toString("base64")}`;
 
-const LEADS: Scenario = { id: "post-leads", title: "POST /v1/leads (bearer)", script: "post-leads.lua", path: "/v1/leads", captures: [], targets: ["product"], writes: true };
+const LEADS: Scenario & { env: Record<string, string> } = { id: "post-leads", title: "POST /v1/leads (bearer)", script: "post-leads.lua", path: "/v1/leads", captures: [], targets: ["product"], writes: true, env: {} };
 const INBOUND: Scenario & { env: Record<string, string> } = { id: "inbound", title: `POST ${INBOUND_PATH} (Basic, Grupo ZAP JSON)`, script: "inbound.lua", path: INBOUND_PATH, captures: [], targets: ["product"], writes: true, env: {} };
 
 export interface InboundResult {
@@ -41,7 +41,9 @@ export async function runInboundBench(options: { source: string; settings: LoadS
   try {
     let token = await issueToken(server.base);
     const listing = (await getJson<{ data: { code: string | null }[] }>(server.base, token, "/v1/properties?fields=code&limit=100")).data.find((p) => p.code)!.code!;
+    // Both link each lead to the same published listing: the same work but for the portal's format and auth.
     INBOUND.env = { BENCH_INBOUND_AUTHORIZATION: AUTHORIZATION, BENCH_LISTING: listing };
+    LEADS.env = { BENCH_PROPERTY_CODE: listing };
     // A run id per round: the lead bodies and portal lead ids of two rounds never coincide.
     const measureOne = (scenario: Scenario, round: string, durationS = settings.durationS) =>
       measureQuietly(server, scenario, token, { ...settings, durationS, runId: round }, false);
@@ -62,7 +64,9 @@ export async function runInboundBench(options: { source: string; settings: LoadS
     const page = await getJson<{ meta: { total: number } }>(server.base, token, `/v1/leads?fields=id&limit=1&createdBy=${SANDBOX_INBOUND.grupozap.clientId}`);
     const wrkLine = (scenario: Scenario) =>
       wrkCommandLine(wrkRunFor(server, { ...scenario, env: {} }, token, settings)) +
-      (scenario === INBOUND ? `   # with BENCH_INBOUND_AUTHORIZATION='Basic <base64 of vivareal:${SANDBOX_API_SECRET}>' BENCH_LISTING=<a property code>` : "");
+      (scenario === INBOUND
+        ? `   # with BENCH_INBOUND_AUTHORIZATION='Basic <base64 of vivareal:${SANDBOX_API_SECRET}>' BENCH_LISTING=<a property code>`
+        : "   # with BENCH_PROPERTY_CODE=<the same property code>");
     return {
       rounds,
       settings,
@@ -98,7 +102,7 @@ export function inboundSection(result: InboundResult, context: { date: Date; ver
     `\`bun run bench --only inbound\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average at the end ${context.load}.`,
     `The product (\`partner-api sandbox\`, the 1k dataset, limits never reached) pinned to core ${settings.serverCore}; wrk (\`-t1 -c${settings.connections}\`) and the runner to core ${settings.loadCore}. ` +
       `${result.rounds} rounds of ${settings.durationS} s per scenario, interleaved (the order swaps each round). Both write durably: each answer waits for its group commit's fsync.`,
-    `POST /v1/leads: a website form's lead with a bearer token. Inbound: Grupo ZAP's JSON (13 keys) with Basic auth to \`${INBOUND_PATH}\`, a new \`originLeadId\` on every post (so each makes a lead: ${result.inboundLeads.toLocaleString("en-US")} made in all, one per 201) and a real listing code to link.`,
+    `POST /v1/leads: a website form's lead with a bearer token and a \`propertyCode\`. Inbound: Grupo ZAP's JSON (13 keys) with Basic auth to \`${INBOUND_PATH}\`, a new \`originLeadId\` on every post (so each makes a lead: ${result.inboundLeads.toLocaleString("en-US")} made in all, one per 201). Both link every lead to the same published listing.`,
     "",
     "| scenario | req/s per round | median req/s | server CPU µs per request (median) | median p50 ms | median p99 ms | worst p99 ms | non-2xx + socket errors | others' share of server/load core % per round |",
     "|---|---|---|---|---|---|---|---|---|",
