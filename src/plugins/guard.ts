@@ -156,6 +156,7 @@ function authorizeInbound(runtime: Runtime, request: Request, clientId: string, 
       return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
     }
     if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
+      state.refusedFor = "address";
       return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
     }
     state.clientId = client.id;

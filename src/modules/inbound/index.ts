@@ -46,6 +46,11 @@ export function inboundModule(runtime: Runtime, deps: { metrics: MetricsRegistry
       const id = (params as Record<string, string | undefined>).clientId ?? "";
       const label = runtime.config.clients.get(id)?.inbound != null ? id : NOT_AN_INBOUND_CLIENT;
       metrics.posted(label, outcome);
+      // The right password from an address off the client's list: a portal that moved, or a
+      // stolen password. The caller got the same 401 as any other; the operator must know.
+      if (state.refusedFor === "address") {
+        logger.warn({ reqId: state.requestId, clientId: id, ip: state.ip }, "portal lead post with the right credentials from an address off the client's ipWhitelist: answered 401");
+      }
     })
     .post(
       INBOUND_PATH,

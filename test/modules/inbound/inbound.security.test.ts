@@ -4,6 +4,7 @@
 // the rest of the guard: disabled, database, rate limit. And /metrics counts each outcome with
 // bounded labels.
 import { afterEach, describe, expect, test } from "bun:test";
+import pino from "pino";
 import { GRUPOZAP_EXAMPLE, CHAVESNAMAO_EXAMPLE } from "../../../src/modules/inbound/model.ts";
 import { AUTH_FAILURE_CAPACITY } from "../../../src/runtime.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
@@ -105,12 +106,18 @@ describe("the rest of the guard after the credentials", () => {
     expect([status, body.code]).toEqual([403, "NO_DATABASE"]);
   });
 
-  test("an address off the client's list: the same 401 as a wrong password (a stolen one is confirmed from nowhere); on the list: in", async () => {
-    t = createTestApp({ clients: [{ ...zap.entry, ipWhitelist: ["203.0.113.0/24"] }] });
+  test("an address off the client's list: the same 401 as a wrong password (a stolen one is confirmed from nowhere), logged for the operator; on the list: in", async () => {
+    const lines: string[] = [];
+    t = createTestApp({
+      clients: [{ ...zap.entry, ipWhitelist: ["203.0.113.0/24"] }],
+      logger: pino({ base: undefined }, { write: (line: string) => void lines.push(line) }),
+    });
     const blocked = await visible(await post("zap", ZAP_AUTH, GRUPOZAP_EXAMPLE, "198.51.100.9"));
     const wrong = await visible(await post("zap", basicAuth("vivareal", "nope"), GRUPOZAP_EXAMPLE, "198.51.100.10"));
     expect(blocked).toEqual(wrong);
     expect(blocked.status).toBe(401);
+    const warnings = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 40);
+    expect(warnings.map((l) => [l.clientId, l.ip])).toEqual([["zap", "198.51.100.9"]]);
     expect((await post("zap", ZAP_AUTH, GRUPOZAP_EXAMPLE, "203.0.113.5")).status).toBe(201);
   });
 
