@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|portal-feed]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|portal-feed|inbound]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,6 +23,7 @@ import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/w
 import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
 import { DEFAULT_PORTAL_FEED_PACE, portalFeedSection, runPortalFeedBench, writePortalFeedSection } from "./lib/portal-feed-bench.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
+import { inboundSection, runInboundBench, writeInboundSection } from "./lib/inbound-bench.ts";
 
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
@@ -68,7 +69,7 @@ const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
-const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "portal-feed"];
+const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "portal-feed", "inbound"];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
@@ -325,6 +326,12 @@ async function main(): Promise<void> {
   if (only?.has("feed-run") || (only === null && flags["1m"])) await feedRun();
   // About as many windows as a run of the scenario above lasts on this machine (130–195 s).
   if (only?.has("feed-run-control")) await feedRun(15);
+  if (wanted("inbound")) {
+    const source = ensureDataset(DATASET_1K, log);
+    const result = await runInboundBench({ source, settings: loadSettings(settings.durationS), rounds: settings.rounds, log });
+    writeInboundSection(inboundSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}`, load: loadAverage() }));
+    log("wrote the inbound section of bench/RESULTS.md");
+  }
   if (wanted("portal-feed")) {
     const result = await runPortalFeedBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_PORTAL_FEED_PACE, quietS: 10, windowS: 5, log });
     writePortalFeedSection(portalFeedSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));

@@ -8,6 +8,7 @@ import { catalogModule } from "./modules/catalog/index.ts";
 import { changesModule } from "./modules/changes/index.ts";
 import { docsModule } from "./modules/docs/index.ts";
 import { healthModule } from "./modules/health/index.ts";
+import { inboundModule } from "./modules/inbound/index.ts";
 import { leadsModule } from "./modules/leads/index.ts";
 import { metricsModule } from "./modules/metrics/index.ts";
 import { mayScrape, scrapeFacts } from "./modules/metrics/service.ts";
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps) {
     .use(catalogModule(runtime))
     .use(propertiesModule(runtime))
     .use(leadsModule(runtime))
+    .use(inboundModule(runtime, { metrics, logger }))
     .use(changesModule(runtime))
     .use(portalFeedModule(runtime, { metrics, logger, timeLimitMs: deps.portalFeedTimeLimitMs }))
     .use(webhooksModule(runtime, webhooks))

@@ -55,19 +55,21 @@ export interface Sample extends WrkResult {
   attempts: number;
   /** Seconds waited for the machine to calm down before the kept measurement. */
   waitedS: number;
+  /** CPU seconds the server itself used during the run: its cost per request, whatever else shares its core. */
+  serverCpuS?: number;
 }
 
 /** Connections of the read probe beside a write load: a CRM polling, not a second load. */
 const PROBE_CONNECTIONS = 2;
 
-export function wrkRunFor(server: Server, scenario: Pick<Scenario, "script" | "path" | "args">, token: string, settings: LoadSettings, connections = settings.connections): WrkRun {
+export function wrkRunFor(server: Server, scenario: Pick<Scenario, "script" | "path" | "args" | "env">, token: string, settings: LoadSettings, connections = settings.connections): WrkRun {
   const run: WrkRun = {
     url: server.base + scenario.path,
     script: scenario.script,
     connections,
     durationS: settings.durationS,
     core: settings.loadCore,
-    env: { BENCH_TOKEN: token, BENCH_RUN: `${settings.runId}-${server.name}` },
+    env: { ...scenario.env, BENCH_TOKEN: token, BENCH_RUN: `${settings.runId}-${server.name}` },
   };
   if (scenario.args) run.args = scenario.args;
   return run;
@@ -86,10 +88,11 @@ export async function measure(server: Server, scenario: Scenario, token: string,
   const main = await runWrk(wrkRunFor(server, scenario, token, settings));
   const probed = await probe;
   const memory = rss.stop();
-  const foreign = serverCore.stop(processCpuS(server.pid) - serverCpu);
+  const serverCpuS = processCpuS(server.pid) - serverCpu;
+  const foreign = serverCore.stop(serverCpuS);
   const runner = process.cpuUsage(runnerCpu);
   const foreignLoad = loadCore.stop(main.cpuS + (probed?.cpuS ?? 0) + (runner.user + runner.system) / 1e6);
-  const sample: Sample = { ...main, rssKb: memory.rss, rssAnonKb: memory.anon, foreign, foreignLoad, attempts: 1, waitedS: 0 };
+  const sample: Sample = { ...main, rssKb: memory.rss, rssAnonKb: memory.anon, foreign, foreignLoad, attempts: 1, waitedS: 0, serverCpuS };
   if (probed) sample.probe = probed;
   return sample;
 }

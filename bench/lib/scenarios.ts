@@ -20,6 +20,8 @@ export interface Scenario {
   path: string;
   /** Extra arguments for the script's init(). */
   args?: string[];
+  /** Extra environment of the script (never secrets that are not the sandbox's public ones). */
+  env?: Record<string, string>;
   /** Routes the ceiling must answer for this scenario. */
   captures: { method: "GET" | "POST"; path: string }[];
   targets: Target[];

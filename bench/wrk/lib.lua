@@ -23,6 +23,9 @@ end
 -- Unique per run, thread and request, so no two leads look alike (no idempotency replay, no
 -- accidental deduplication anywhere) and bodies stay the size of a real website form.
 local run = os.getenv("BENCH_RUN") or tostring(os.time())
+-- A listing's code to link each lead to (the inbound scenario's leads, like its portal posts);
+-- unset: leads link nothing.
+local property_code = os.getenv("BENCH_PROPERTY_CODE")
 local counter = 0
 local post_headers = nil
 
@@ -35,7 +38,8 @@ function M.lead_request(thread_id)
   local body = '{"name":"Bench Lead ' .. id ..
     '","email":"bench.' .. id .. '@example.com"' ..
     ',"phone":"+55 11 91234-5678"' ..
-    ',"message":"Tenho interesse no imovel, por favor entre em contato. Ref ' .. id .. '"}'
+    ',"message":"Tenho interesse no imovel, por favor entre em contato. Ref ' .. id .. '"' ..
+    ((property_code ~= nil and property_code ~= "") and (',"propertyCode":"' .. property_code .. '"') or "") .. "}"
   -- wrk.format fills Host and Content-Length into the table it is given: a private one.
   return wrk.format("POST", "/v1/leads", post_headers, body)
 end

@@ -10,6 +10,7 @@ import { Runtime } from "../runtime.ts";
 import { SCOPES } from "../security/scopes.ts";
 import { hashSecret, randomToken } from "../security/secrets.ts";
 import { assertWritable } from "../writable.ts";
+import { SANDBOX_INBOUND } from "../docs/examples.ts";
 import { choosePort, hostFlag, integerFlag, parseFlags, urlHost } from "./args.ts";
 import { startServer } from "./server.ts";
 
@@ -34,6 +35,22 @@ export function sandboxConfig(databasePath: string, rateLimitPerMinute: number):
         // Partners try every route in the sandbox: its client has every scope.
         scopes: [...SCOPES],
       },
+      // Portal leads can be tried too: one client per format, its Basic auth password the
+      // sandbox secret. Their API secret is random: they are portals, not API partners.
+      ...Object.entries(SANDBOX_INBOUND).map(([format, { clientId, username }]) => ({
+        id: clientId,
+        name: `Sandbox portal (${format})`,
+        apiKey: `pk_sandbox_${format}`,
+        secretHash: hashSecret(randomToken(40)),
+        database: "sandbox",
+        rateLimitPerMinute,
+        scopes: ["leads:create" as const, "leads:read:own" as const],
+        inbound: {
+          format: format as keyof typeof SANDBOX_INBOUND,
+          ...(username === null ? {} : { username }),
+          passwordHash: hashSecret(SANDBOX_API_SECRET),
+        },
+      })),
     ],
   };
   // Through the same validation as a config file, so the sandbox can never run on a config

@@ -61,6 +61,9 @@ function semanticProblems(config: ConfigFile): string[] {
     if (environment === "production" && client.apiKey.startsWith(SANDBOX_KEY_PREFIX)) {
       problems.push(`/clients/${i}/apiKey: sandbox keys (${SANDBOX_KEY_PREFIX}…) are not accepted in production`);
     }
+    if (client.inbound !== undefined && !(client.scopes ?? DEFAULT_SCOPES).includes("leads:create")) {
+      problems.push(`/clients/${i}/inbound: client "${client.id}" takes portal leads, so it needs the scope leads:create`);
+    }
     (client.ipWhitelist ?? []).forEach((range, j) => {
       if (!parseRange(range)) {
         problems.push(`/clients/${i}/ipWhitelist/${j}: "${range}" is not an IP address or CIDR range`);
@@ -122,6 +125,9 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
           maxListings: entry.feed?.maxListings ?? null,
         }),
         scopes: new Set(entry.scopes ?? DEFAULT_SCOPES),
+        inbound: entry.inbound
+          ? Object.freeze({ format: entry.inbound.format, username: entry.inbound.username ?? null, passwordHash: entry.inbound.passwordHash })
+          : null,
       }),
     );
   }

@@ -3,6 +3,7 @@ import type { OperationType, PropertyStatus } from "../catalog/enums.ts";
 import type { RangeMatcher } from "../security/ip.ts";
 import type { Scope } from "../security/scopes.ts";
 import type { Environment } from "../security/tokens.ts";
+import type { InboundFormat } from "./schema.ts";
 
 export interface Client {
   id: string;
@@ -22,6 +23,16 @@ export interface Client {
   feed: PortalFeedSelection;
   /** What this client may do (docs/partners/scopes.md); the defaults when the config names none. */
   scopes: ReadonlySet<Scope>;
+  /** How a portal posts this client's leads to POST /v1/inbound/{clientId}; null: it does not. */
+  inbound: InboundSettings | null;
+}
+
+/** A portal's lead posts for one client (docs/operators/portal-leads.md). */
+export interface InboundSettings {
+  format: InboundFormat;
+  /** The Basic auth user to require; null: any user with the right password. */
+  username: string | null;
+  passwordHash: string;
 }
 
 /** A portal feed's selection: null is "no condition"; listings must meet every condition given. */

@@ -41,6 +41,34 @@ export const PortalFeedSchema = T.Object(
   },
 );
 
+/** The portals whose lead posts POST /v1/inbound/{clientId} reads (docs/operators/portal-leads.md). */
+export const INBOUND_FORMATS = ["grupozap", "chavesnamao"] as const;
+
+/** Where a portal posts this client's leads by itself, and the Basic auth it sends. */
+export const InboundSchema = T.Object(
+  {
+    format: enumValue(INBOUND_FORMATS),
+    username: T.Optional(
+      T.String({
+        minLength: 1,
+        maxLength: 254,
+        description:
+          "The Basic auth user the portal sends (Grupo ZAP: always `vivareal`; Chaves na Mão: the agency's e-mail there); absent: any user with the right password",
+      }),
+    ),
+    passwordHash: T.String({
+      pattern: SECRET_HASH_PATTERN,
+      description: "Output of `partner-api hash-secret PASSWORD` for the Basic auth password (Grupo ZAP: the secret chosen in Canal Pro; Chaves na Mão: its lead integration token)",
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "A portal (grupozap: ZAP Imóveis, VivaReal, OLX; chavesnamao: Chaves na Mão) posts this client's leads to POST /v1/inbound/<client id> " +
+      "in its own JSON with HTTP Basic auth; the client needs the scope leads:create",
+  },
+);
+
 export const ClientSchema = T.Object(
   {
     id: T.String({ pattern: "^[A-Za-z0-9._-]{1,64}$", description: "Stable client identifier (letters, digits, . _ -)" }),
@@ -74,6 +102,7 @@ export const ClientSchema = T.Object(
           "(a portal or a website). The agency's CRM takes leads:read and leads:update",
       }),
     ),
+    inbound: T.Optional(InboundSchema),
   },
   { additionalProperties: false },
 );
@@ -184,3 +213,4 @@ export type ConfigFile = Static<typeof ConfigSchema>;
 export type ClientEntry = Static<typeof ClientSchema>;
 export type FeedEntry = Static<typeof FeedSchema>;
 export type PortalFeedEntry = Static<typeof PortalFeedSchema>;
+export type InboundFormat = (typeof INBOUND_FORMATS)[number];

@@ -12,6 +12,15 @@ export const EXAMPLE_DATASET = { seed: 42, properties: 1000, leads: 5000, asOf: 
 export const SANDBOX_API_KEY = "pk_sandbox_demo";
 export const SANDBOX_API_SECRET = "sk_sandbox_demo";
 
+/**
+ * The sandbox's two clients that take portal leads (docs/operators/portal-leads.md), one per
+ * format, posted to with the published sandbox secret as the Basic auth password.
+ */
+export const SANDBOX_INBOUND = {
+  grupozap: { clientId: "sandbox-grupozap", username: "vivareal" },
+  chavesnamao: { clientId: "sandbox-chavesnamao", username: null },
+} as const;
+
 const allFields = (entity: "properties" | "leads") => CATALOGS[entity].fields.map((f) => f.name).join(",");
 
 /** Query strings of the example requests; record ids come from the first item of each page. */

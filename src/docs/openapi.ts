@@ -3,6 +3,7 @@
 import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_EXAMPLES, type SandboxExamples } from "./examples.ts";
 import { operations, type Access, type Operation } from "./operations.ts";
 import { FEED_HEADERS, portalFeedOperations } from "./portal-feed.ts";
+import { INBOUND_SECURITY_SCHEME, inboundOperations } from "./inbound.ts";
 import { HEADERS } from "./responses.ts";
 import { hoistNamedSchemas } from "./components.ts";
 import { oauth2Scheme, TOKEN_HEADERS } from "./oauth.ts";
@@ -20,6 +21,7 @@ const TAGS = [
   { name: "Sync", description: "The change feed, for partners that keep a copy" },
   { name: "Webhooks", description: "Changes pushed to you as they happen: your subscriptions, and the events your receiver gets" },
   { name: "Portal feed", description: "All your listings as one VRSync XML file at a URL, for portals that fetch a file (ZAP, VivaReal, OLX)" },
+  { name: "Portal leads", description: "Leads as portals post them by themselves (Grupo ZAP, Chaves na Mão), to a URL the agency registers in their panels" },
   { name: "Operations", description: "This documentation and the operator's metrics" },
 ];
 
@@ -36,6 +38,8 @@ const DESCRIPTION = `The Partner API of the real-estate platform: read published
 **Webhooks.** Instead of polling, subscribe (\`POST /v1/webhooks\`) and receive \`lead.created\`, \`lead.updated\`, \`property.upserted\` and \`property.removed\` as they happen, signed per Standard Webhooks 1.0: the events and their payloads are under *Webhooks*.
 
 **Portal feed.** \`GET /v1/feeds/vrsync.xml\` serves your listings as one VRSync file, with a bearer token or HTTP Basic auth (API key as user, API secret as password), validators for 304s and gzip.
+
+**Portal leads.** \`POST /v1/inbound/{clientId}\` is the URL an agency registers in Grupo ZAP's and Chaves na Mão's panels: the portal posts each lead there in its own JSON, with HTTP Basic auth, and the lead joins the client's leads once, whatever the portal resends.
 
 **Pages.** Lists take \`page\` (from 1) and \`limit\` (1 to 100, default 20) and answer \`{ data, meta: { page, limit, total, totalPages } }\`.`;
 
@@ -64,6 +68,7 @@ const securitySchemes = (origin: string | null) => ({
     scheme: "basic",
     description: "User = your API key, password = your API secret: the token endpoint (OAuth client_secret_basic) and the portal feed",
   },
+  inboundBasic: INBOUND_SECURITY_SCHEME,
   metricsToken: {
     type: "http",
     scheme: "bearer",
@@ -77,6 +82,7 @@ const SECURITY: Record<Access, Json[]> = {
   credentials: [{ basicAuth: [] }, { apiKey: [], apiSecret: [] }, {}],
   bearer: [{ oauth2: [] }, { bearerAuth: [] }],
   bearerOrBasic: [{ oauth2: [] }, { bearerAuth: [] }, { basicAuth: [] }],
+  inbound: [{ inboundBasic: [] }],
   // Open in the sandbox, token-protected in production.
   metrics: [{}, { metricsToken: [] }],
 };
@@ -108,7 +114,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
   // The values operations read best beside the field catalogue's.
   const afterFields = core.findIndex((op) => op.operationId === "listFields") + 1;
   core.splice(afterFields, 0, ...valuesOperations(examples));
-  const all = [...core, ...portalFeedOperations(examples), ...webhookOperations()];
+  const all = [...core, ...portalFeedOperations(examples), ...inboundOperations(), ...webhookOperations()];
   for (const op of all) {
     (inline[op.path] ??= {})[op.method] = operationObject(op);
   }

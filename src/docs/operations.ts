@@ -35,7 +35,7 @@ import {
 
 type Json = Record<string, unknown>;
 
-export type Access = "public" | "credentials" | "bearer" | "bearerOrBasic" | "metrics";
+export type Access = "public" | "credentials" | "bearer" | "bearerOrBasic" | "inbound" | "metrics";
 
 export interface Operation {
   method: "get" | "head" | "post" | "patch" | "delete";

@@ -18,6 +18,11 @@ export interface RequestState {
   errorStatus?: number;
   errorCode?: string;
   /**
+   * Why a portal's lead post was refused when its answer cannot say (the one 401): for the
+   * operator's log, never for the caller.
+   */
+  refusedFor?: "address";
+  /**
    * A body streamed after the handler returned (the portal feed): settles, once its last byte
    * is sent, with the status to record (499 when the client hung up). The access line and the
    * metrics wait for it, so they say how the body ended and how long it took.

@@ -3,7 +3,8 @@
 // `{ protected: true }`, or `{ protected: "<scope>" }` when the route needs a scope (then the
 // scope is checked after the whole guard). The portal feed (CONTRACT §17) also takes HTTP Basic auth with the API
 // key and secret (`{ bearerOrBasic: true }`): the token endpoint's check of those, then the
-// same limit step.
+// same limit step. A portal's lead posts (docs/operators/portal-leads.md) take only the Basic
+// auth of the client's `inbound` config (`{ inbound: true }`): the same steps after it.
 import { Elysia } from "elysia";
 import type { Client } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
@@ -13,6 +14,7 @@ import { settle, type Maybe } from "../maybe.ts";
 import type { Runtime } from "../runtime.ts";
 import { basicCredentials, BASIC_CHALLENGE, isBasicAuthorization } from "../security/basic-auth.ts";
 import { checkCredentials } from "../security/credentials.ts";
+import { inboundCredentialsMatch } from "../security/inbound-auth.ts";
 import { hasScope, type Scope } from "../security/scopes.ts";
 import { stateOf, type RequestState } from "./context.ts";
 
@@ -131,6 +133,43 @@ function authorizeBasic(runtime: Runtime, authorization: string, state: RequestS
   }) as Maybe<Authorized>;
 }
 
+/** The one 401 of POST /v1/inbound/{clientId}, whatever was wrong: nothing tells which ids exist. */
+export const INBOUND_CHALLENGE: Challenge = {
+  header: BASIC_CHALLENGE,
+  message: "Send HTTP Basic auth with the user and password registered for this URL in the portal",
+};
+
+/**
+ * A portal's lead post: its Basic auth against the `inbound` config of the client the path
+ * names. An unknown id, a client without `inbound`, wrong or missing credentials, and an address
+ * off the client's list all answer the same 401 and drain the address's failed-auth bucket: a
+ * 403 IP_BLOCKED after a right password would confirm a stolen one from anywhere, and one before
+ * it would tell which ids exist. Then the rest of the guard: disabled, database, rate limit.
+ */
+function authorizeInbound(runtime: Runtime, request: Request, clientId: string, state: RequestState, headers: Headers): Maybe<Authorized> {
+  const { ip } = state;
+  headers["cache-control"] = "no-store";
+  return settle(refuseThrottledAddress(runtime, ip, headers), () => {
+    const client = runtime.config.clients.get(clientId);
+    const inbound = client?.inbound ?? null;
+    if (!inboundCredentialsMatch(inbound, request.headers.get("authorization")) || client === undefined) {
+      return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
+    }
+    if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
+      state.refusedFor = "address";
+      return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
+    }
+    state.clientId = client.id;
+    if (!client.enabled) return refuseClient(runtime, client, headers, "API_DISABLED");
+    const tenant = client.databasePath === null ? null : runtime.tenants.get(client.databasePath);
+    if (tenant === null) return refuseClient(runtime, client, headers, "NO_DATABASE");
+    return settle(runtime.admit(client, headers), () => {
+      requireScope(client, "leads:create");
+      return { client, tenant };
+    });
+  }) as Maybe<Authorized>;
+}
+
 /**
  * The scope step, after the whole guard (so a refusal counts in the client's window like any
  * answer after it): a client without `scope` gets 403 INSUFFICIENT_SCOPE. Routes whose scope
@@ -162,6 +201,13 @@ export function guard(runtime: Runtime) {
     bearerOrBasic: (need: Need) => ({
       resolve({ request, set }) {
         return withScope(need, authorize(runtime, request, stateOf(request), set.headers as Headers, { basic: true }));
+      },
+    }),
+    /** A portal's lead post: the Basic auth of the `inbound` config of the client `:clientId` names. */
+    inbound: (_on: true) => ({
+      resolve({ request, set, params }) {
+        const clientId = (params as Record<string, string | undefined>).clientId ?? "";
+        return authorizeInbound(runtime, request, clientId, stateOf(request), set.headers as Headers);
       },
     }),
   });

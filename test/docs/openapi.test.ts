@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CATALOGS } from "../../src/catalog/index.ts";
 import { SANDBOX_API_KEY as CLI_SANDBOX_KEY, SANDBOX_API_SECRET as CLI_SANDBOX_SECRET } from "../../src/cli/sandbox.ts";
-import { SANDBOX_API_KEY, SANDBOX_API_SECRET } from "../../src/docs/examples.ts";
+import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_INBOUND } from "../../src/docs/examples.ts";
+import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../src/modules/inbound/model.ts";
 import { toOpenApiSchema } from "../../src/docs/json-schema.ts";
 import { ERRORS, type ErrorCode } from "../../src/errors.ts";
 import { LeadInputSchema } from "../../src/modules/leads/model.ts";
@@ -78,6 +79,10 @@ const resolve = (ref: Json): Json =>
 
 const isProtected = (op: Json) => (op.security as Json[]).some((s) => "bearerAuth" in s);
 const usesCredentials = (op: Json) => (op.security as Json[]).some((s) => "apiKey" in s && "apiSecret" in s);
+/** A portal's lead post: the Basic auth of a sandbox client that takes that portal's format. */
+const isInbound = (op: Json) => (op.security as Json[]).some((s) => "inboundBasic" in s);
+const inboundAuth = (format: keyof typeof SANDBOX_INBOUND) =>
+  `Basic ${btoa(`${SANDBOX_INBOUND[format].username ?? "anyone"}:${SANDBOX_API_SECRET}`)}`;
 
 /** The codes a documented response lists in its `code` enum (in each shape, for the token endpoint's two). */
 function documentedCodes(op: Json, status: number): string[] {
@@ -272,9 +277,12 @@ describe("generated from the sources that validate requests", () => {
 });
 
 /** Builds a request from an operation's examples: every parameter, or only the required ones. */
-function exampleRequest(path: string, method: string, op: Json, options: { optional: boolean; body?: unknown }): Request {
+function exampleRequest(path: string, method: string, op: Json, options: { optional: boolean; body?: unknown; format?: string }): Request {
   const params = (op.parameters ?? []) as Json[];
-  const url = new URL(`http://localhost${path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(params.find((p) => p.name === name)!.example))}`);
+  // A portal's example goes to the sandbox client of its format (the examples are named by format).
+  const inboundFormat = isInbound(op) ? (options.format as keyof typeof SANDBOX_INBOUND) : undefined;
+  const pathValue = (name: string) => (inboundFormat !== undefined && name === "clientId" ? SANDBOX_INBOUND[inboundFormat].clientId : params.find((p) => p.name === name)!.example);
+  const url = new URL(`http://localhost${path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(pathValue(name)))}`);
   const headers = new Headers();
   for (const p of params) {
     if (p.in === "path" || (!p.required && !options.optional)) continue;
@@ -283,6 +291,7 @@ function exampleRequest(path: string, method: string, op: Json, options: { optio
     if (p.in === "header") headers.set(p.name, String(p.example));
   }
   if (isProtected(op)) headers.set("authorization", `Bearer ${token}`);
+  if (inboundFormat !== undefined) headers.set("authorization", inboundAuth(inboundFormat));
   if (usesCredentials(op)) {
     headers.set("x-api-key", SANDBOX_API_KEY);
     headers.set("x-api-secret", SANDBOX_API_SECRET);
@@ -311,11 +320,14 @@ describe("examples come from the sandbox and the sandbox accepts them", () => {
 
   test("a request built from each operation's examples is accepted (2xx), with all parameters and with the required ones", async () => {
     for (const { method, path, op } of operationsOf(document)) {
-      const bodies = Object.values((op.requestBody?.content?.["application/json"]?.examples ?? {}) as Json).map((e) => e.value);
+      const named = Object.entries((op.requestBody?.content?.["application/json"]?.examples ?? {}) as Json).map(([format, e]) => ({ format, body: e.value }));
       // The Idempotency-Key example goes with one body only: the same key with another body is a 422.
-      const requests = bodies.length === 0
+      const requests = named.length === 0
         ? [exampleRequest(path, method, op, { optional: true }), exampleRequest(path, method, op, { optional: false })]
-        : [exampleRequest(path, method, op, { optional: true, body: bodies[0] }), ...bodies.map((body) => exampleRequest(path, method, op, { optional: false, body }))];
+        : [
+            exampleRequest(path, method, op, { optional: true, ...named[0]! }),
+            ...named.map((example) => exampleRequest(path, method, op, { optional: false, ...example })),
+          ];
       for (const request of requests) {
         if (path.startsWith("/v1/webhooks/")) ensureExampleSubscription();
         const response = await sandbox.app.handle(request);
@@ -371,6 +383,47 @@ describe("the top-level webhooks section (CONTRACT §13)", () => {
     } finally {
       app.close();
       receiver.stop();
+    }
+  });
+});
+
+/** A post of a portal's published example (fields replaced by `changes`) with the sandbox's inbound credentials. */
+function inboundPost(format: keyof typeof SANDBOX_INBOUND, changes: Json, authorization = inboundAuth(format)): RequestInit {
+  const example = format === "grupozap" ? GRUPOZAP_EXAMPLE : CHAVESNAMAO_EXAMPLE;
+  return { method: "POST", headers: { authorization }, body: JSON.stringify({ ...example, ...changes }) };
+}
+
+/** The inbound endpoint's answers: new, repeated, not a lead, not authenticated, too large. */
+function inboundCases(): [string, string, string, RequestInit][] {
+  const path = "/v1/inbound/{clientId}";
+  const at = (format: keyof typeof SANDBOX_INBOUND) => `/v1/inbound/${SANDBOX_INBOUND[format].clientId}`;
+  return [
+    ["post", path, at("grupozap"), inboundPost("grupozap", { originLeadId: "docs-observed-1" })],
+    ["post", path, at("grupozap"), inboundPost("grupozap", { originLeadId: "docs-observed-1" })],
+    ["post", path, at("chavesnamao"), inboundPost("chavesnamao", { id: "docs-observed-2" })],
+    ["post", path, at("chavesnamao"), inboundPost("chavesnamao", { id: "docs-observed-3", name: null })],
+    ["post", path, at("grupozap"), { method: "POST", headers: { authorization: inboundAuth("grupozap") }, body: "{not json" }],
+    ["post", path, at("grupozap"), inboundPost("grupozap", {}, `Basic ${btoa("vivareal:wrong")}`)],
+    ["post", path, at("grupozap"), inboundPost("grupozap", { message: "x".repeat(70_000) })],
+  ];
+}
+
+describe("the portal leads endpoint documents both formats with the portals' own examples", () => {
+  test("each published example, posted to the sandbox client of its format, makes one lead of that client, sourced right", async () => {
+    const op = document.paths["/v1/inbound/{clientId}"].post;
+    const media = op.requestBody.content["application/json"];
+    expect(media.examples.grupozap.value).toEqual(GRUPOZAP_EXAMPLE);
+    expect(media.examples.chavesnamao.value).toEqual(CHAVESNAMAO_EXAMPLE);
+    expect(media.schema.anyOf.map((s: Json) => resolve(s).title)).toEqual(["GrupoZapLead", "ChavesNaMaoLead"]);
+    expect(op.security).toEqual([{ inboundBasic: [] }]);
+    expect(document.components.securitySchemes.inboundBasic).toMatchObject({ type: "http", scheme: "basic" });
+    const expected = { grupozap: "PORTAL_OLX", chavesnamao: "PORTAL_CHAVESNAMAO" } as const;
+    for (const format of ["grupozap", "chavesnamao"] as const) {
+      const response = await sandbox.request(`/v1/inbound/${SANDBOX_INBOUND[format].clientId}`, inboundPost(format, { [format === "grupozap" ? "originLeadId" : "id"]: `docs-${format}` }));
+      expect(response.status).toBe(201);
+      const { data } = (await response.json()) as { data: { id: string } };
+      const lead = await (await sandbox.request(`/v1/leads/${data.id}?fields=createdBy,source`, { headers: { authorization: `Bearer ${token}` } })).json();
+      expect(lead).toEqual({ data: { createdBy: SANDBOX_INBOUND[format].clientId, source: expected[format] } });
     }
   });
 });
@@ -449,6 +502,7 @@ describe("observed responses are as documented", () => {
       ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { authorization: "Basic !!" } }],
       ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { ...auth, "if-none-match": "*" } }],
       ["head", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { method: "HEAD", headers: auth }],
+      ...inboundCases(),
     ];
     const seen = new Set<string>();
     for (const [method, template, url, init] of cases) {
@@ -457,6 +511,7 @@ describe("observed responses are as documented", () => {
       await expectDocumented(method, template, response);
     }
     // The cases above reach these answers (so the checks are not vacuous).
+    for (const status of [201, 200, 400, 401, 413]) expect(seen).toContain(`post /v1/inbound/{clientId} ${status}`);
     for (const expected of ["get /v1/feeds/vrsync.xml 200", "get /v1/feeds/vrsync.xml 304", "get /v1/feeds/vrsync.xml 401", "head /v1/feeds/vrsync.xml 200", "post /v1/leads 201", "post /v1/leads 400", "post /v1/leads 413", "post /v1/leads 415", "post /v1/leads 422", "get /v1/properties/{id} 404", "post /v1/auth/token 401", "get /v1/values/properties/{field} 400"]) {
       expect(seen).toContain(expected);
     }
@@ -491,6 +546,8 @@ describe("observed responses are as documented", () => {
       ["get", "/v1/webhooks", "VALIDATION_ERROR", "/v1/webhooks?limit=101", { headers: auth }],
       ["get", "/v1/webhooks/{id}", "NOT_FOUND", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { headers: auth }],
       ["get", "/v1/webhooks/{id}/deliveries", "VALIDATION_ERROR", `/v1/webhooks/${EXAMPLE_SUBSCRIPTION_ID}/deliveries?state=done`, { headers: auth }],
+      ["post", "/v1/inbound/{clientId}", "VALIDATION_ERROR", "/v1/inbound/sandbox-grupozap", inboundPost("grupozap", { originLeadId: "no-contact", name: null, email: null, phone: null, ddd: null, phoneNumber: null })],
+      ["post", "/v1/inbound/{clientId}", "INVALID_API_SECRET", "/v1/inbound/no-such-client", inboundPost("grupozap", {})],
     ];
     for (const [method, path, code, url, init] of cases) {
       const op = document.paths[path][method];

@@ -53,6 +53,7 @@ const FAMILY_LABELS: Record<string, string[]> = {
   partner_api_portal_feed_answers_total: ["client", "outcome"],
   partner_api_portal_feed_skipped_listings_total: ["client"],
   partner_api_portal_feed_bytes_total: ["client"],
+  partner_api_inbound_posts_total: ["client", "outcome"],
 };
 
 /** Grafana's variables, as the dashboard's expressions use them. */
@@ -152,6 +153,14 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": "pk_live_portal_key", "x-api-secret": "wrong" } });
     await get("/v1/fields", "not-a-token");
     await hangUpMidBody(url, portal, "hang-up", "Content-Length: 400\r\n");
+    // A portal's lead posts: one taken, one with a password the client no longer has.
+    for (const password of ["portal-lead-secret", "an-old-password"]) {
+      await fetch(`${url}/v1/inbound/portal`, {
+        method: "POST",
+        headers: { authorization: `Basic ${btoa(`vivareal:${password}`)}` },
+        body: JSON.stringify({ originLeadId: "prometheus-1", name: "Ana", email: "ana@example.com", message: "Olá" }),
+      });
+    }
   }
 
   /** Waits until Prometheus holds `scrapes` scrapes of the binary taken after `since` (ms). */
@@ -192,7 +201,10 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
         environment: "production",
         jwtSecret: "a-jwt-secret-for-the-prometheus-test-0123456789",
         databases: { agency: db },
-        clients: [client("portal", 100_000), client("tiny", 2)],
+        clients: [
+          { ...client("portal", 100_000), inbound: { format: "grupozap", username: "vivareal", passwordHash: hashSecret("portal-lead-secret") } },
+          client("tiny", 2),
+        ],
         metrics: { token: METRICS_TOKEN },
         feeds: [{ id: "crm", database: "agency", url: `http://127.0.0.1:${crm.port}/feed.xml`, every: "1h", mode: "partial" }],
         redis: { url: redis.url },
@@ -303,7 +315,7 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
   test("the traffic is in Prometheus: 429s by client, authentication failures, a client hang-up as 499 and no 5xx", async () => {
     const value = async (expr: string) => Number(((await query(expr)).data!.result[0] as { value: [number, string] } | undefined)?.value[1] ?? NaN);
     expect(await value('sum(partner_api_rate_limited_total{client="tiny"})')).toBe(2);
-    expect(await value('sum(partner_api_auth_failures_total{code="INVALID_API_SECRET"})')).toBe(1);
+    expect(await value('sum(partner_api_auth_failures_total{code="INVALID_API_SECRET"})')).toBe(2); // the token endpoint's wrong secret and the portal lead post's old password
     expect(await value('sum(partner_api_http_requests_total{status="499"})')).toBe(1);
     expect(await value("sum(partner_api_leads_created_total)")).toBe(3);
     expect((await query('partner_api_http_requests_total{status=~"5.."}')).data!.result).toEqual([]);

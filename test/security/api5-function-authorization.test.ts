@@ -1,12 +1,16 @@
 // OWASP API5:2023 Broken Function Level Authorization. Every /v1 route but the token endpoint
 // runs the guard; there is no write route for properties, no delete of leads, and the one update
 // of a lead (PATCH, the funnel) changes nothing but status and priority under any method or
-// override; the operator's /metrics takes its own token, never a partner's.
+// override; the operator's /metrics takes its own token, never a partner's. The one route a
+// token does not open, portals' lead posts, takes only its client's Basic credentials.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hashSecret } from "../../src/security/secrets.ts";
 import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 
 const portal = client("portal", { rateLimitPerMinute: 100_000 });
-const disabled = client("disabled", { enabled: false });
+const INBOUND_PASSWORD = "portal-lead-password";
+const disabled = client("disabled", { enabled: false, inbound: { format: "grupozap", passwordHash: hashSecret(INBOUND_PASSWORD) } });
+const INBOUND = "/v1/inbound/:clientId";
 const METRICS_TOKEN = "metrics-token-0123456789abcdef";
 let t: TestApp;
 let token = "";
@@ -17,7 +21,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A concrete path for a route pattern (ids need not exist: the guard answers first). */
-const concrete = (path: string) => path.replace(":entity", "leads").replace(":field", "status").replace(":id", crypto.randomUUID());
+const concrete = (path: string) =>
+  path.replace(":entity", "leads").replace(":field", "status").replace(":id", crypto.randomUUID()).replace(":clientId", disabled.id);
 
 describe("API5 broken function level authorization", () => {
   test("every /v1 route except the token endpoint refuses a missing token, and a disabled client", async () => {
@@ -30,8 +35,11 @@ describe("API5 broken function level authorization", () => {
     for (const route of guarded) {
       const init = { method: route.method, headers: { "content-type": "application/json" }, ...(route.method === "POST" ? { body: "{}" } : {}) };
       const none = await read(await t.request(concrete(route.path), { ...init, peer: `192.0.2.${guarded.indexOf(route) + 1}` }));
-      expect({ route: route.path, status: none.status, code: none.body.code }).toEqual({ route: route.path, status: 401, code: "INVALID_TOKEN" });
-      const off = await read(await t.request(concrete(route.path), { ...init, headers: { ...init.headers, authorization: `Bearer ${stale}` } }));
+      // A portal's lead post takes Basic credentials, not a token: its 401 says so.
+      const refused = route.path === INBOUND ? "INVALID_API_SECRET" : "INVALID_TOKEN";
+      expect({ route: route.path, status: none.status, code: none.body.code }).toEqual({ route: route.path, status: 401, code: refused });
+      const credentials = route.path === INBOUND ? `Basic ${btoa(`vivareal:${INBOUND_PASSWORD}`)}` : `Bearer ${stale}`;
+      const off = await read(await t.request(concrete(route.path), { ...init, headers: { ...init.headers, authorization: credentials } }));
       expect({ route: route.path, status: off.status, code: off.body.code }).toEqual({ route: route.path, status: 403, code: "API_DISABLED" });
     }
   });

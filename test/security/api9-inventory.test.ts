@@ -7,8 +7,14 @@ import fc from "fast-check";
 import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 import { errorBodyViolations } from "../fuzz/contract.ts";
 import { LEAD } from "./tenants.ts";
+import { hashSecret } from "../../src/security/secrets.ts";
+import { GRUPOZAP_EXAMPLE } from "../../src/modules/inbound/model.ts";
 
-const portal = client("portal", { rateLimitPerMinute: 100_000 });
+const INBOUND_PASSWORD = "portal-lead-secret";
+const portal = client("portal", {
+  rateLimitPerMinute: 100_000,
+  inbound: { format: "grupozap", username: "vivareal", passwordHash: hashSecret(INBOUND_PASSWORD) },
+});
 let t: TestApp;
 let token = "";
 // Webhook targets on this machine only: the test event must reach nothing else.
@@ -39,6 +45,12 @@ const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestIni
   "POST /v1/leads": () => ({ path: "/v1/leads", init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(LEAD) }, status: 201 }),
   "PATCH /v1/leads/:id": ({ lead }) => ({ path: `/v1/leads/${lead}`, init: json("PATCH", { status: "IN_SERVICE" }), status: 200 }),
   "GET /v1/changes": () => ({ path: "/v1/changes?entity=leads", status: 200 }),
+  // Leads as portals post them: docs/operators/portal-leads.md.
+  "POST /v1/inbound/:clientId": () => ({
+    path: "/v1/inbound/portal",
+    init: { method: "POST", headers: { authorization: `Basic ${btoa(`vivareal:${INBOUND_PASSWORD}`)}` }, body: JSON.stringify(GRUPOZAP_EXAMPLE) },
+    status: 201,
+  }),
   // Webhook subscriptions: CONTRACT §13.
   "POST /v1/webhooks": () => ({ path: "/v1/webhooks", init: json("POST", hook), status: 201 }),
   "GET /v1/webhooks": () => ({ path: "/v1/webhooks", status: 200 }),

@@ -17,6 +17,15 @@ export interface LeadRecord {
   updatedAt: string;
 }
 
+/** What a portal's lead adds to the body of POST /v1/leads (docs/operators/portal-leads.md). */
+export interface PortalExtras {
+  priority: string;
+  /** The portal's own id of the lead: a second lead with it, for the same client, is refused by the index. */
+  originLeadId: string | null;
+  /** The title of the portal's ad: kept only when the lead links no property. */
+  titleIfUnlinked: string | null;
+}
+
 export interface StoredReplay {
   requestHash: string;
   response: string;
@@ -31,13 +40,17 @@ export class LeadsRepo {
   private readonly pruneKeys: Statement;
   private readonly findFunnel: Statement<{ created_by: string | null; status: string; priority: string }>;
   private readonly updateFunnel: Statement;
+  private readonly findOriginWriting: Statement<{ id: string }>;
 
   constructor(write: Database, read: Database) {
     this.findProperty = write.prepare("SELECT id, title FROM properties WHERE code = ? AND is_published = 1");
     this.insertLead = write.prepare(
       "INSERT INTO leads (id, name, email, phone, message, source, status, priority, property_id, " +
-        "interested_property_title, interested_property_link, traffic_origin, created_at, updated_at, created_by) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "interested_property_title, interested_property_link, traffic_origin, created_at, updated_at, created_by, origin_lead_id) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) " +
+        // A portal's lead this client already has (the partial unique index leads_origin) is no
+        // error: nothing is inserted and no trigger runs; createOnce() then finds the first one.
+        "ON CONFLICT (created_by, origin_lead_id) WHERE origin_lead_id IS NOT NULL DO NOTHING",
     );
     this.insertKey = write.prepare(
       "INSERT OR REPLACE INTO idempotency_keys (client_id, key, request_hash, lead_id, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -48,10 +61,24 @@ export class LeadsRepo {
     this.pruneKeys = write.prepare("DELETE FROM idempotency_keys WHERE created_at <= ?");
     this.findFunnel = write.prepare("SELECT created_by, status, priority FROM leads WHERE id = ?");
     this.updateFunnel = write.prepare("UPDATE leads SET status = ?, priority = ?, updated_at = ? WHERE id = ?");
+    // The partial unique index leads_origin answers it.
+    this.findOriginWriting = write.prepare("SELECT id FROM leads WHERE created_by = ? AND origin_lead_id = ?");
   }
 
   /** Creates `createdBy`'s lead (SPEC rules 1–4); must run inside a write transaction. */
   create(input: LeadInput, id: string, now: string, createdBy: string): LeadRecord {
+    return this.insert(input, id, now, createdBy, null)!;
+  }
+
+  /**
+   * Creates `createdBy`'s lead from a portal's post, or returns null when this client already
+   * has a lead with the portal's id (nothing written); must run inside a write transaction.
+   */
+  createOnce(input: LeadInput, id: string, now: string, createdBy: string, portal: PortalExtras): LeadRecord | null {
+    return this.insert(input, id, now, createdBy, portal);
+  }
+
+  private insert(input: LeadInput, id: string, now: string, createdBy: string, portal: PortalExtras | null): LeadRecord | null {
     const property = input.propertyCode === null ? null : this.findProperty.get(input.propertyCode);
     const lead: LeadRecord = {
       id,
@@ -61,19 +88,27 @@ export class LeadsRepo {
       message: input.message,
       source: input.source,
       status: "NEW_LEAD",
-      priority: "MEDIUM",
+      priority: portal?.priority ?? "MEDIUM",
       propertyId: property?.id ?? null,
-      // The caller's title wins; the linked property's title fills in otherwise.
-      interestedPropertyTitle: input.interestedPropertyTitle ?? property?.title ?? null,
+      // The caller's title wins; the linked property's title fills in otherwise, then a portal's ad title.
+      interestedPropertyTitle: input.interestedPropertyTitle ?? property?.title ?? portal?.titleIfUnlinked ?? null,
       createdAt: now,
       updatedAt: now,
     };
-    this.insertLead.run(
+    const { changes } = this.insertLead.run(
       lead.id, lead.name, lead.email, lead.phone, lead.message, lead.source, lead.status, lead.priority,
       lead.propertyId, lead.interestedPropertyTitle, input.interestedPropertyLink, input.trafficOrigin,
-      lead.createdAt, lead.updatedAt, createdBy,
+      lead.createdAt, lead.updatedAt, createdBy, portal?.originLeadId ?? null,
     );
-    return lead;
+    return changes === 0 ? null : lead;
+  }
+
+  /**
+   * The id of `createdBy`'s lead with the portal's own id `originLeadId`; inside the write
+   * transaction, so it sees what any process committed before it, and this batch's own.
+   */
+  findByOriginWriting(createdBy: string, originLeadId: string): string | null {
+    return this.findOriginWriting.get(createdBy, originLeadId)?.id ?? null;
   }
 
   /** Replaces an expired record of the same key, if one is still stored. */

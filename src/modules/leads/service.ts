@@ -5,7 +5,7 @@ import { ApiError } from "../../errors.ts";
 import type { Clock } from "../../clock.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
 import type { LeadInput, LeadPatch } from "./model.ts";
-import { LeadsRepo, type StoredReplay } from "./repo.ts";
+import { LeadsRepo, type PortalExtras, type StoredReplay } from "./repo.ts";
 import type { InFlightLocks } from "../../redis/locks.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -108,6 +108,37 @@ export async function createLead(
       release?.();
     }
   }
+}
+
+/** A portal's lead: made now, or the one already made with its id. */
+export interface PortalLeadOutcome {
+  id: string;
+  created: boolean;
+}
+
+/**
+ * Creates `clientId`'s lead from a portal's post once: a post whose portal id (`originLeadId`)
+ * this client already has, at any later time, gets that lead's id and writes nothing. Decided
+ * inside the group-committed write by the unique index leads_origin (the insert does nothing on
+ * a conflict, then the first lead is looked up): it sees every lead committed before it by any
+ * process and the leads of its own batch, so two posts in flight together never make two
+ * leads. No look before the write: it cost every new lead a query to spare the rare repeat a
+ * slot in a batch. Resolves once the lead, new or found, is on disk.
+ */
+export async function createPortalLead(
+  tenant: Tenant,
+  clientId: string,
+  input: LeadInput,
+  portal: PortalExtras,
+  clock: Clock,
+): Promise<PortalLeadOutcome> {
+  const { repo } = leadsOf(tenant);
+  return await tenant.writer.submit((): PortalLeadOutcome => {
+    const now = clock.now();
+    const lead = repo.createOnce(input, Bun.randomUUIDv7("hex", now), new Date(now).toISOString(), clientId, portal);
+    if (lead !== null) return { id: lead.id, created: true };
+    return { id: repo.findByOriginWriting(clientId, portal.originLeadId!)!, created: false };
+  });
 }
 
 /** The first response of a key again; the same key with another body is a conflict. */
