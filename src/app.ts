@@ -70,7 +70,14 @@ export function createApp(deps: AppDeps) {
   // One of `serve --workers N`: a scrape here answers for every worker (src/metrics/cluster.ts).
   const cluster = deps.worker === true ? new WorkerMetrics(() => metrics.snapshot(scrapeFacts(runtime.config))) : null;
   let methods: ReturnType<typeof methodTable> | null = null;
-  const app = new Elysia({ name: "partner-api" })
+  // Elysia finds a request's path by searching for the first "/" from the 12th character of
+  // its URL (`handler.standardHostname`, on by default), assuming "http://" and a host of at
+  // least 4 characters. Bun builds the URL from the Host header, so with `Host: a` the search
+  // skipped the path's own first slash: GET /health/ was routed as "/" and answered 405 by the
+  // method table, while a longer host got 200. Searching from the 8th character (just past
+  // "http://"; this server speaks plain HTTP, TLS ends at the proxy) gives every host the same
+  // route; a trailing slash is the same route as without it, as the method table says too.
+  const app = new Elysia({ name: "partner-api", handler: { standardHostname: false } })
     .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, requests: metrics.requests }))
     .use(
       errorHandler({
