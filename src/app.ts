@@ -12,6 +12,7 @@ import { leadsModule } from "./modules/leads/index.ts";
 import { metricsModule } from "./modules/metrics/index.ts";
 import { mayScrape, scrapeFacts } from "./modules/metrics/service.ts";
 import { WorkerMetrics } from "./metrics/cluster.ts";
+import type { BodyLimits } from "./modules/portal-feed/bodies.ts";
 import { portalFeedModule } from "./modules/portal-feed/index.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
@@ -36,6 +37,8 @@ export interface AppDeps {
   webhooks?: ServerWebhooks;
   /** How long a reader may take over a portal feed body (default 30 minutes); tests shorten it. */
   portalFeedTimeLimitMs?: number;
+  /** How many portal feed bodies stream at once, and wait (default: modules/portal-feed/bodies.ts); tests lower them. */
+  portalFeedBodies?: BodyLimits;
 }
 
 /** Path patterns with their methods, for 405 answers; built from the app's own routes. */
@@ -97,7 +100,7 @@ export function createApp(deps: AppDeps) {
     .use(propertiesModule(runtime))
     .use(leadsModule(runtime))
     .use(changesModule(runtime))
-    .use(portalFeedModule(runtime, { metrics, logger, timeLimitMs: deps.portalFeedTimeLimitMs }))
+    .use(portalFeedModule(runtime, { metrics, logger, timeLimitMs: deps.portalFeedTimeLimitMs, bodyLimits: deps.portalFeedBodies }))
     .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime))
     .use(metricsModule(runtime, metrics, cluster));
