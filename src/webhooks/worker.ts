@@ -100,6 +100,12 @@ export class WebhookWorker {
   readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
   private readonly inFlight = new Map<string, number>();
   private total = 0;
+  /**
+   * Test events waiting for a slot of their subscription, first come first served. A slot that
+   * frees goes to them before the next pass can claim it; they wait behind nothing of other
+   * subscriptions and take nothing from them.
+   */
+  private readonly slotWaiters = new Map<string, (() => void)[]>();
   private readonly attempts = new Set<Promise<void>>();
   /** Attempts that ended since the last pass, per database: the next pass records them. */
   private readonly ended = new Map<Tenant, Ended[]>();
@@ -349,11 +355,40 @@ export class WebhookWorker {
     return due !== null && due <= this.deps.clock.now();
   }
 
-  /** Holds and returns the subscription's free slots (within the overall bound). */
+  /** The subscription's free slots (within the overall bound). */
+  private free(subscriptionId: string): number {
+    return Math.max(0, Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total));
+  }
+
+  /** Holds and returns the subscription's free slots; none while test events wait for them. */
   private holdSpare(subscriptionId: string): number {
-    const n = Math.max(0, Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total));
+    const n = this.slotWaiters.has(subscriptionId) ? 0 : this.free(subscriptionId);
     if (n > 0) this.hold(subscriptionId, n);
     return n;
+  }
+
+  /** Resolves once one slot of the subscription is held for the caller (released with release(id, 1)). */
+  private takeSlot(subscriptionId: string): Promise<void> {
+    if (!this.slotWaiters.has(subscriptionId) && this.free(subscriptionId) > 0) {
+      this.hold(subscriptionId, 1);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const waiters = this.slotWaiters.get(subscriptionId) ?? [];
+      waiters.push(resolve);
+      this.slotWaiters.set(subscriptionId, waiters);
+    });
+  }
+
+  /** Hands freed slots to the test events waiting for them. */
+  private grantWaiting(): void {
+    for (const [subscriptionId, waiters] of this.slotWaiters) {
+      while (waiters.length > 0 && this.free(subscriptionId) > 0) {
+        this.hold(subscriptionId, 1);
+        waiters.shift()!();
+      }
+      if (waiters.length === 0) this.slotWaiters.delete(subscriptionId);
+    }
   }
 
   private hold(subscriptionId: string, n: number): void {
@@ -367,6 +402,7 @@ export class WebhookWorker {
     if (left > 0) this.inFlight.set(subscriptionId, left);
     else this.inFlight.delete(subscriptionId);
     this.total -= n;
+    if (this.slotWaiters.size > 0) this.grantWaiting();
   }
 
   private track(attempt: Promise<void>): void {
@@ -440,11 +476,27 @@ export class WebhookWorker {
   }
 
   /**
-   * Sends a webhook.test event to a subscription now, whatever its state, and records it in
-   * its log (one attempt, no retry).
+   * Sends a webhook.test event to a subscription, whatever its state, and records it in its log
+   * (one attempt, no retry). It takes one of the subscription's slots like every delivery, so
+   * a receiver that never answers holds its own subscription's PER_SUBSCRIPTION attempts at
+   * most, and a flood of test calls waits for them rather than delaying other subscriptions.
+   * The delivery is written once the slot is held: its lease starts when its attempt does.
    */
   async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null> {
     const store = deliveryStore(tenant);
+    if (store.subscription(subscriptionId) === null) return null;
+    await this.takeSlot(subscriptionId);
+    const attempt = this.testAttempt(tenant, store, subscriptionId);
+    this.track(attempt.then(() => undefined, () => undefined));
+    try {
+      return await attempt;
+    } finally {
+      this.release(subscriptionId, 1);
+    }
+  }
+
+  private async testAttempt(tenant: Tenant, store: DeliveryStore, subscriptionId: string): Promise<TestResult | null> {
+    // Read again: it may have changed, or gone, while the call waited for its slot.
     const subscription = store.subscription(subscriptionId);
     if (subscription === null) return null;
     const now = this.deps.clock.now();
@@ -460,7 +512,7 @@ export class WebhookWorker {
     const disabled = await tenant.writer.submit((db) => {
       if (outcome.ok) store.succeed(db, n, this.owner, attempt);
       else store.fail(db, n, this.owner, attempt);
-      // 410 Gone disables the subscription at once (CONTRACT §13), on a test event as on any other.
+      // 410 Gone disables the subscription at once, on a test event as on any other.
       return outcome.status === 410 ? store.disable(db, subscription.id, goneReason(at), at) : null;
     });
     this.deps.metrics.delivered(TEST_EVENT, outcome.ok ? "succeeded" : "failed");
