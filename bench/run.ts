@@ -23,6 +23,7 @@ import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/w
 import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
 import { DEFAULT_PORTAL_FEED_PACE, portalFeedSection, runPortalFeedBench, writePortalFeedSection } from "./lib/portal-feed-bench.ts";
 import { portalFeedBurstSection, runPortalFeedBurst, writePortalFeedBurstSection } from "./lib/portal-feed-burst.ts";
+import { feedRunOneCoreSection, runFeedRunOneCore, writeFeedRunOneCoreSection } from "./lib/feed-run-one-core.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
 const SERVER_CORE = 0;
@@ -326,6 +327,12 @@ async function main(): Promise<void> {
   if (only?.has("feed-run") || (only === null && flags["1m"])) await feedRun();
   // About as many windows as a run of the scenario above lasts on this machine (130–195 s).
   if (only?.has("feed-run-control")) await feedRun(15);
+  // Asked for by name only: two runs of a 20k-listing feed, one of them on a saturated core.
+  if (only?.has("feed-run-one-core")) {
+    const result = await runFeedRunOneCore({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
+    writeFeedRunOneCoreSection(feedRunOneCoreSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    log("wrote the feed-run-one-core section of bench/RESULTS.md");
+  }
   if (wanted("portal-feed")) {
     const result = await runPortalFeedBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_PORTAL_FEED_PACE, quietS: 10, windowS: 5, log });
     writePortalFeedSection(portalFeedSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));

@@ -40,6 +40,12 @@ const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 1_000;
 /** The longest new events wait for a subscription whose slots are all taken (see dispatchRoom). */
 const DISPATCH_WAIT_MS = TICK_MS;
+/**
+ * The longest a test event waits for a slot of its subscription. Its attempt may then take its
+ * own 10 s: both stay within the server's 30 s idle timeout (cli/server.ts), past which Bun
+ * closes a connection that got no answer at all.
+ */
+export const TEST_SLOT_WAIT_MS = 15_000;
 /** Passes of one run while dispatch or a replay has more to do; the loop comes back at once after. */
 const PASSES_PER_RUN = 10;
 
@@ -55,6 +61,8 @@ export interface WorkerDeps {
   send: SendOptions;
   metrics: WebhookMetrics;
   onError: (error: unknown, what: string) => void;
+  /** How long a test event waits for a slot (default TEST_SLOT_WAIT_MS); tests shorten it. */
+  testSlotWaitMs?: number;
 }
 
 /** The result of a test event, for POST /v1/webhooks/{id}/test. */
@@ -367,15 +375,28 @@ export class WebhookWorker {
     return n;
   }
 
-  /** Resolves once one slot of the subscription is held for the caller (released with release(id, 1)). */
-  private takeSlot(subscriptionId: string): Promise<void> {
+  /**
+   * Resolves to true once one slot of the subscription is held for the caller (released with
+   * release(id, 1)), or to false when none freed within `waitMs`.
+   */
+  private takeSlot(subscriptionId: string, waitMs: number): Promise<boolean> {
     if (!this.slotWaiters.has(subscriptionId) && this.free(subscriptionId) > 0) {
       this.hold(subscriptionId, 1);
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     return new Promise((resolve) => {
       const waiters = this.slotWaiters.get(subscriptionId) ?? [];
-      waiters.push(resolve);
+      const granted = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const at = waiters.indexOf(granted);
+        if (at >= 0) waiters.splice(at, 1);
+        if (waiters.length === 0 && this.slotWaiters.get(subscriptionId) === waiters) this.slotWaiters.delete(subscriptionId);
+        resolve(false);
+      }, waitMs);
+      waiters.push(granted);
       this.slotWaiters.set(subscriptionId, waiters);
     });
   }
@@ -481,11 +502,12 @@ export class WebhookWorker {
    * a receiver that never answers holds its own subscription's PER_SUBSCRIPTION attempts at
    * most, and a flood of test calls waits for them rather than delaying other subscriptions.
    * The delivery is written once the slot is held: its lease starts when its attempt does.
+   * "busy": no slot freed within TEST_SLOT_WAIT_MS, nothing was sent.
    */
-  async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null> {
+  async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null | "busy"> {
     const store = deliveryStore(tenant);
     if (store.subscription(subscriptionId) === null) return null;
-    await this.takeSlot(subscriptionId);
+    if (!(await this.takeSlot(subscriptionId, this.deps.testSlotWaitMs ?? TEST_SLOT_WAIT_MS))) return "busy";
     const attempt = this.testAttempt(tenant, store, subscriptionId);
     this.track(attempt.then(() => undefined, () => undefined));
     try {

@@ -10,8 +10,11 @@
 export const MAX_STREAMING = 4;
 /** Requests waiting for a body's turn; one more is answered 503 at once. */
 export const MAX_WAITING = 64;
-/** The longest a request waits for its turn before it is answered 503. */
-export const MAX_WAIT_MS = 60_000;
+/**
+ * The longest a request waits for its turn before it is answered 503: within the server's idle
+ * timeout (30 s, cli/server.ts), past which Bun closes a connection that got no answer at all.
+ */
+export const MAX_WAIT_MS = 20_000;
 /** What a 503 asks a portal to wait before it fetches again (seconds). */
 export const RETRY_AFTER_SECONDS = 60;
 
