@@ -133,7 +133,7 @@ export function portalFeedBurstSection(result: BurstResult, context: { date: Dat
     `## Portal feed burst: ${BURST_DOWNLOADS} downloads at once of a ${BURST_DATASET.properties.toLocaleString("en-US")}-listing feed`,
     "",
     `\`bun run bench --only portal-feed-burst\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
-    `\`serve\` on core ${result.serverCore}; ${BURST_DOWNLOADS} curls (Basic auth, no gzip, the body to /dev/null) started at once on core ${result.loadCore}. At most 4 bodies stream at once per process; the others wait their turn (up to 64 waiting, 60 s each), past that they are answered 503 with Retry-After (src/modules/portal-feed/bodies.ts).`,
+    `\`serve\` on core ${result.serverCore}; ${BURST_DOWNLOADS} curls (Basic auth, no gzip, the body to /dev/null) started at once on core ${result.loadCore}. At most 4 bodies stream at once per process; the others wait their turn (up to 64 waiting, 20 s each), past that they are answered 503 with Retry-After (src/modules/portal-feed/bodies.ts).`,
     "",
     "| | figure |",
     "|---|---|",
