@@ -21,12 +21,15 @@ export const ONE_CORE_LISTINGS = 20_000;
 /** The issue's goals: the run within 3× its unloaded time; lead p99 ≤ 100 ms, max < 1 s. */
 export const ONE_CORE_TARGETS = { runRatio: 3, leadP99Ms: 100, leadMaxMs: 1000 } as const;
 const WINDOW_S = 5;
+const CONTROL_WINDOWS = 3;
 const LEADS = { connections: 4, pauseMs: 20 };
 /** Saturating: a closed loop of 32 connections with no pause. */
 const READS = { connections: 32, pauseMs: 0 };
 
 export interface OneCorePhase {
   loaded: boolean;
+  /** The same load with no run, just before it (CONTROL_WINDOWS windows): what the machine gives leads anyway. */
+  control: { leads: WrkResult[]; reads: WrkResult[] };
   runSeconds: number;
   outcome: string;
   summary: unknown;
@@ -86,6 +89,16 @@ async function phase(loaded: boolean, feedUrl: string, settings: { serverCore: n
     if (commands.length === 0) commands.push(server.command, wrkCommandLine(wrkRun(server.base, token, settings.loadCore, "leads", WINDOW_S)), wrkCommandLine(wrkRun(server.base, token, settings.loadCore, "reads", WINDOW_S)));
     // Warm-up, unmeasured: the server's caches and JIT, the load at its pace.
     await Promise.all([runWrk(wrkRun(server.base, token, settings.loadCore, "leads", 2)), ...(loaded ? [runWrk(wrkRun(server.base, token, settings.loadCore, "reads", 2))] : [])]);
+    const control: OneCorePhase["control"] = { leads: [], reads: [] };
+    for (let i = 0; i < CONTROL_WINDOWS; i++) {
+      const [l, r] = await Promise.all([
+        runWrk(wrkRun(server.base, token, settings.loadCore, "leads", WINDOW_S)),
+        loaded ? runWrk(wrkRun(server.base, token, settings.loadCore, "reads", WINDOW_S)) : Promise.resolve(null),
+      ]);
+      control.leads.push(l);
+      if (r !== null) control.reads.push(r);
+      log(`feed-run-one-core ${loaded ? "loaded" : "unloaded"} control window ${i + 1} (no run): leads p99 ${l.p99Ms.toFixed(1)} ms max ${((l.quantilesUs?.at(-1) ?? 0) / 1000).toFixed(0)} ms${r ? `, reads ${r.rps.toFixed(0)}/s` : ""}`);
+    }
     const state = new Database(db, { readonly: true });
     const triggered = Date.now();
     const finished = () =>
@@ -113,7 +126,7 @@ async function phase(loaded: boolean, feedUrl: string, settings: { serverCore: n
     state.close();
     const runSeconds = (ran.finished - ran.started) / 1000;
     log(`feed-run-one-core ${loaded ? "loaded" : "unloaded"}: ${ran.outcome} in ${runSeconds.toFixed(1)} s`);
-    return { loaded, runSeconds, outcome: ran.outcome, summary: ran.summary ? JSON.parse(ran.summary) : null, leads, reads };
+    return { loaded, control, runSeconds, outcome: ran.outcome, summary: ran.summary ? JSON.parse(ran.summary) : null, leads, reads };
   } finally {
     await server.stop();
     removeDatabase(db);
@@ -150,25 +163,29 @@ export async function runFeedRunOneCore(settings: { serverCore: number; loadCore
 
 const MARKS = ["<!-- feed-run-one-core:start -->", "<!-- feed-run-one-core:end -->"] as const;
 
-/** Lead p99 and max over a phase's windows pooled. */
-function leadFigures(p: OneCorePhase): { p99: number; max: number; requests: number; errors: number } {
-  const parts = p.leads.map((l) => ({ requests: l.requests, quantiles: l.quantilesUs ?? [] }));
+/** Lead p99 and max over windows pooled. */
+function leadFigures(leads: WrkResult[]): { p99: number; max: number; requests: number; errors: number } {
+  const parts = leads.map((l) => ({ requests: l.requests, quantiles: l.quantilesUs ?? [] }));
   return {
     p99: pooledPercentile(parts, 99) / 1000,
-    max: Math.max(...p.leads.map((l) => l.quantilesUs?.at(-1) ?? 0)) / 1000,
-    requests: p.leads.reduce((n, l) => n + l.requests, 0),
-    errors: p.leads.reduce((n, l) => n + l.non2xx + l.socketErrors, 0),
+    max: Math.max(...leads.map((l) => l.quantilesUs?.at(-1) ?? 0)) / 1000,
+    requests: leads.reduce((n, l) => n + l.requests, 0),
+    errors: leads.reduce((n, l) => n + l.non2xx + l.socketErrors, 0),
   };
 }
 
+const readRate = (reads: WrkResult[]) => (reads.length === 0 ? "none" : `${(reads.reduce((n, r) => n + r.requests, 0) / (reads.length * WINDOW_S)).toFixed(0)}/s`);
+
 export function feedRunOneCoreSection(result: OneCoreResult, context: { date: Date; version: string; machine: string }): string {
   const ratio = result.loaded.runSeconds / result.unloaded.runSeconds;
-  const quiet = leadFigures(result.unloaded);
-  const busy = leadFigures(result.loaded);
-  const readRps = result.loaded.reads.reduce((n, r) => n + r.requests, 0) / (result.loaded.reads.length * WINDOW_S);
+  const busy = leadFigures(result.loaded.leads);
+  const busyControl = leadFigures(result.loaded.control.leads);
   const verdict = (ok: boolean) => (ok ? "**met**" : "**missed**");
-  const row = (label: string, p: OneCorePhase, f: ReturnType<typeof leadFigures>, reads: string) =>
-    `| ${label} | ${p.outcome} in ${p.runSeconds.toFixed(1)} s | ${f.requests} | ${f.p99.toFixed(1)} | ${f.max.toFixed(0)} | ${f.errors} | ${reads} |`;
+  const row = (label: string, run: string, leads: WrkResult[], reads: WrkResult[]) => {
+    const f = leadFigures(leads);
+    return `| ${label} | ${run} | ${f.requests} | ${f.p99.toFixed(1)} | ${f.max.toFixed(0)} | ${f.errors} | ${readRate(reads)} |`;
+  };
+  const runOf = (p: OneCorePhase) => `${p.outcome} in ${p.runSeconds.toFixed(1)} s`;
   return markedSection(...MARKS, [
     `## Feed run on one busy core: ${ONE_CORE_LISTINGS.toLocaleString("en-US")} listings while reads saturate the server's core`,
     "",
@@ -177,13 +194,16 @@ export function feedRunOneCoreSection(result: OneCoreResult, context: { date: Da
     `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, into a fresh copy of the 1k dataset, started by SIGHUP. Both runs are from this one run of the runner.`,
     `Lead creations from ${LEADS.connections} connections pausing ${LEADS.pauseMs} ms after each answer, in both runs; in the loaded run, list reads (\`${READ_PATH}\`) from ${READS.connections} connections with no pause, saturating the core.`,
     "",
-    "| run | feed run | leads created | lead p99 ms | lead max ms | lead errors | reads |",
+    "| measurement | feed run | leads created | lead p99 ms | lead max ms | lead errors | reads |",
     "|---|---|---|---|---|---|---|",
-    row("unloaded", result.unloaded, quiet, "none"),
-    row("loaded", result.loaded, busy, `${readRps.toFixed(0)}/s`),
+    row(`unloaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", result.unloaded.control.leads, []),
+    row("unloaded, the run", runOf(result.unloaded), result.unloaded.leads, []),
+    row(`loaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", result.loaded.control.leads, result.loaded.control.reads),
+    row("loaded, the run", runOf(result.loaded), result.loaded.leads, result.loaded.reads),
     "",
     `- The run loaded over unloaded: **${ratio.toFixed(2)}×**; goal ≤ ${ONE_CORE_TARGETS.runRatio}×: ${verdict(ratio <= ONE_CORE_TARGETS.runRatio)}.`,
-    `- Lead creation during the loaded run (its windows pooled): p99 **${busy.p99.toFixed(1)} ms**, goal ≤ ${ONE_CORE_TARGETS.leadP99Ms} ms: ${verdict(busy.p99 <= ONE_CORE_TARGETS.leadP99Ms)}; max **${busy.max.toFixed(0)} ms**, goal < ${ONE_CORE_TARGETS.leadMaxMs} ms: ${verdict(busy.max < ONE_CORE_TARGETS.leadMaxMs)}.`,
+    `- Lead creation during the loaded run (its windows pooled): p99 **${busy.p99.toFixed(1)} ms**, goal ≤ ${ONE_CORE_TARGETS.leadP99Ms} ms: ${verdict(busy.p99 <= ONE_CORE_TARGETS.leadP99Ms)}; max **${busy.max.toFixed(0)} ms**, goal < ${ONE_CORE_TARGETS.leadMaxMs} ms: ${verdict(busy.max < ONE_CORE_TARGETS.leadMaxMs)}. The same load with no run just before: p99 ${busyControl.p99.toFixed(1)} ms, max ${busyControl.max.toFixed(0)} ms (the run's cost: ${(busy.p99 / busyControl.p99).toFixed(2)}× on p99).`,
+    "- The machine is shared with other engineers' work: the load averages above, and the reads a second with no run, say how much of core 0 this run had.",
     "- Before (SCHED_IDLE, the probe of issue 42 on this machine): the run made no progress while the reads lasted (a minute) and one lead creation took 5,003.72 ms.",
   ], result.commands);
 }
