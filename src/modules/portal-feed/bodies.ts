@@ -37,7 +37,11 @@ export class BodyTurns {
   private active = 0;
   private readonly queue: Waiter[] = [];
 
-  constructor(private readonly limits: BodyLimits = BODY_LIMITS) {}
+  /** `idle`: called when the last body streaming ends with none waiting (the end of a burst). */
+  constructor(
+    private readonly limits: BodyLimits = BODY_LIMITS,
+    private readonly idle: () => void = () => {},
+  ) {}
 
   /** Bodies streaming now, and requests waiting for their turn. */
   counts(): { streaming: number; waiting: number } {
@@ -83,6 +87,7 @@ export class BodyTurns {
       // The place goes straight to the next in line, if any.
       const next = this.queue.shift();
       if (next !== undefined) next.grant(this.place());
+      else if (this.active === 0) this.idle();
     };
   }
 }
