@@ -37,11 +37,7 @@ export class BodyTurns {
   private active = 0;
   private readonly queue: Waiter[] = [];
 
-  /** `idle`: called when the last body streaming ends with none waiting (the end of a burst). */
-  constructor(
-    private readonly limits: BodyLimits = BODY_LIMITS,
-    private readonly idle: () => void = () => {},
-  ) {}
+  constructor(private readonly limits: BodyLimits = BODY_LIMITS) {}
 
   /** Bodies streaming now, and requests waiting for their turn. */
   counts(): { streaming: number; waiting: number } {
@@ -87,7 +83,6 @@ export class BodyTurns {
       // The place goes straight to the next in line, if any.
       const next = this.queue.shift();
       if (next !== undefined) next.grant(this.place());
-      else if (this.active === 0) this.idle();
     };
   }
 }

@@ -26,8 +26,6 @@ export const FEED_PATH = "/v1/feeds/vrsync.xml";
 export const XML_CONTENT_TYPE = "application/xml; charset=utf-8";
 /** A reader must take the whole body within this long: a snapshot held longer keeps the WAL from being checkpointed. */
 export const FEED_TIME_LIMIT_MS = 30 * 60 * 1000;
-/** How long after the last body of a burst its garbage is collected. */
-const COLLECT_AFTER_MS = 1_000;
 
 /** What the access line and /metrics record for a body that ended each way (499: nginx's "client closed request"). */
 const STATUS_OF_END: Readonly<Record<BodyEnd["outcome"], number>> = {
@@ -107,10 +105,8 @@ export class PortalFeed {
   /** The bodies of this process streaming, and the requests waiting for their turn. */
   readonly bodies: BodyTurns;
 
-  private collect: ReturnType<typeof setTimeout> | null = null;
-
   constructor(private readonly deps: PortalFeedDeps) {
-    this.bodies = new BodyTurns(deps.bodyLimits ?? BODY_LIMITS, () => this.collectSoon());
+    this.bodies = new BodyTurns(deps.bodyLimits ?? BODY_LIMITS);
     // HTTP dates are the wall clock's (the runtime's clock is the limits' and the tokens').
     this.settings = new SettingsClock(Date.now);
   }
@@ -120,22 +116,6 @@ export class PortalFeed {
     const fingerprint = JSON.stringify([view, client.feed]);
     const since = this.settings.since(client.id, fingerprint, this.deps.runtime.config.modifiedAt);
     return validatorsOf(head, view, client.feed, since);
-  }
-
-  /**
-   * Once the last body of a burst has ended: a garbage collection, a second later unless a new
-   * body starts. A feed body makes tens of megabytes of short-lived text; with no allocation
-   * after the burst, nothing would ask the collector for it, and the process kept it (158 MiB
-   * after one 128 MiB feed, against 66 at start). Asked for asynchronously, off the requests'
-   * way, once per burst.
-   */
-  private collectSoon(): void {
-    if (this.collect !== null) clearTimeout(this.collect);
-    this.collect = setTimeout(() => {
-      this.collect = null;
-      if (this.bodies.counts().streaming === 0) Bun.gc(false);
-    }, COLLECT_AFTER_MS);
-    this.collect.unref?.();
   }
 
   /** The answer to a GET or HEAD that passed the guard; `state.streamed` learns how a body ends. */
