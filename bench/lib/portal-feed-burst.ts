@@ -1,9 +1,10 @@
 // The portal-feed-burst scenario (issue #42): 100 portals download the portal feed of a
-// 50,000-listing database at once from `serve` (curl, Basic auth, the body to /dev/null). The
-// server's RSS before, at its peak and once the burst is over (10 s and 30 s later); how many
-// downloads were served (200) and how many asked to come back later (503 with Retry-After);
-// the time to each last byte. The bound on bodies streaming at once is
-// src/modules/portal-feed/bodies.ts.
+// 50,000-listing database at once from `serve` (curl, Basic auth, the body to /dev/null), twice.
+// The server's RSS before each burst, at its peak and 15 s after it; how many downloads were
+// served (200) and how many were asked to come back later (503 with Retry-After). Once with the
+// servers' allocator setting (freed memory kept for reuse) and once with a purge delay an
+// operator may set, to tell memory kept for reuse from memory still in use. The bound on bodies
+// streaming at once is src/modules/portal-feed/bodies.ts.
 //
 // `serve` runs on core 0; the curls and the runner on core 1.
 import { copyFileSync, writeFileSync } from "node:fs";
@@ -14,12 +15,13 @@ import { freePort, rssKb, sampleRss, startServer, track } from "./proc.ts";
 import { ensureDataset, OUT, removeDatabase, ROOT, type Dataset } from "./product.ts";
 import { loadAverage } from "./paced.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
-import { lowerMedian as median } from "./stats.ts";
 
 export const BURST_DATASET: Dataset = { label: "50k", properties: 50_000, leads: 1_000, seed: 42 };
 export const BURST_DOWNLOADS = 100;
-/** Seconds after the burst at which the settled RSS is read. */
-const SETTLE_S = [10, 30] as const;
+/** Seconds after each burst at which the settled RSS is read. */
+const SETTLE_S = 15;
+/** The purge delay an operator may set instead of the servers' default (src/allocator.ts). */
+const OPERATOR_PURGE_DELAY = "250";
 
 const PORTAL_KEY = "pk_live_bench_burst";
 const PORTAL_SECRET = "sk_live_bench_burst_secret";
@@ -30,11 +32,25 @@ interface Download {
   bytes: number;
 }
 
-export interface BurstResult {
-  alone: Download;
+export interface Burst {
   downloads: Download[];
   wallS: number;
-  rssMiB: { started: number; before: number; peak: number; end: number; settled: Record<number, number> };
+  /** RSS just before the burst, its peak during it, and SETTLE_S after it ended. */
+  rssMiB: { before: number; peak: number; settled: number };
+}
+
+/** One server: a download alone, then two bursts, each followed by SETTLE_S of nothing. */
+export interface BurstServer {
+  /** MIMALLOC_PURGE_DELAY: null for the servers' default (never purge). */
+  purgeDelay: string | null;
+  startedRssMiB: number;
+  alone: Download;
+  aloneRssMiB: number;
+  bursts: Burst[];
+}
+
+export interface BurstResult {
+  servers: BurstServer[];
   serverCore: number;
   loadCore: number;
   commands: string[];
@@ -56,6 +72,58 @@ async function download(url: string, core: number): Promise<Download> {
 
 const rssMiB = (pid: number) => rssKb(pid).rss / 1024;
 
+async function burstOn(url: string, pid: number, core: number): Promise<Burst> {
+  const before = rssMiB(pid);
+  const sampler = sampleRss(pid, 100);
+  const started = performance.now();
+  const downloads = await Promise.all(Array.from({ length: BURST_DOWNLOADS }, () => download(url, core)));
+  const wallS = (performance.now() - started) / 1000;
+  const peak = sampler.stop().rss / 1024;
+  await Bun.sleep(SETTLE_S * 1000);
+  return { downloads, wallS, rssMiB: { before, peak, settled: rssMiB(pid) } };
+}
+
+async function serverRuns(purgeDelay: string | null, db: string, config: string, settings: { serverCore: number; loadCore: number; log: (line: string) => void }, commands: string[]): Promise<BurstServer> {
+  const { log } = settings;
+  const port = freePort();
+  const argv = [join(ROOT, "dist/partner-api"), "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"];
+  // The server inherits the runner's environment: an operator's purge delay is set there for it alone.
+  const inherited = process.env.MIMALLOC_PURGE_DELAY;
+  if (purgeDelay === null) delete process.env.MIMALLOC_PURGE_DELAY;
+  else process.env.MIMALLOC_PURGE_DELAY = purgeDelay;
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({ name: "portal-feed-burst", argv, core: settings.serverCore, port, logFile: join(OUT, "portal-feed-burst.log") });
+  } finally {
+    if (inherited === undefined) delete process.env.MIMALLOC_PURGE_DELAY;
+    else process.env.MIMALLOC_PURGE_DELAY = inherited;
+  }
+  const url = `${server.base}/v1/feeds/vrsync.xml`;
+  const label = purgeDelay === null ? "default" : `MIMALLOC_PURGE_DELAY=${purgeDelay}`;
+  if (commands.length === 0) commands.push(server.command, `${BURST_DOWNLOADS} at once: ${curlArgv(url, settings.loadCore).join(" ")}`);
+  else commands.push(`MIMALLOC_PURGE_DELAY=${purgeDelay} ${server.command}`);
+  try {
+    const startedRssMiB = rssMiB(server.pid);
+    const alone = await download(url, settings.loadCore);
+    await Bun.sleep(SETTLE_S * 1000);
+    const aloneRssMiB = rssMiB(server.pid);
+    log(`portal-feed-burst (${label}): one download alone: ${alone.status}, ${(alone.bytes / 1_048_576).toFixed(1)} MiB in ${alone.lastByteS.toFixed(2)} s; RSS ${startedRssMiB.toFixed(0)} MiB at start, ${aloneRssMiB.toFixed(0)} after`);
+    const bursts: Burst[] = [];
+    for (let i = 0; i < 2; i++) {
+      const burst = await burstOn(url, server.pid, settings.loadCore);
+      bursts.push(burst);
+      const served = burst.downloads.filter((d) => d.status === 200).length;
+      log(
+        `portal-feed-burst (${label}) burst ${i + 1}: ${served} of ${BURST_DOWNLOADS} served, ${burst.downloads.filter((d) => d.status === 503).length} asked to come back (503) in ${burst.wallS.toFixed(1)} s; ` +
+          `RSS ${burst.rssMiB.before.toFixed(0)} MiB before, peak ${burst.rssMiB.peak.toFixed(0)}, ${burst.rssMiB.settled.toFixed(0)} ${SETTLE_S} s after`,
+      );
+    }
+    return { purgeDelay, startedRssMiB, alone, aloneRssMiB, bursts };
+  } finally {
+    await server.stop();
+  }
+}
+
 export async function runPortalFeedBurst(settings: { serverCore: number; loadCore: number; log: (line: string) => void }): Promise<BurstResult> {
   const { log } = settings;
   const source = ensureDataset(BURST_DATASET, log);
@@ -75,48 +143,20 @@ export async function runPortalFeedBurst(settings: { serverCore: number; loadCor
         { id: "portal", apiKey: PORTAL_KEY, secretHash: hashSecret(PORTAL_SECRET), database: "bench", rateLimitPerMinute: 1_000_000 },
       ],
     }),
+    { mode: 0o600 },
   );
-  const port = freePort();
-  const argv = [join(ROOT, "dist/partner-api"), "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"];
-  const server = await startServer({ name: "portal-feed-burst", argv, core: settings.serverCore, port, logFile: join(OUT, "portal-feed-burst.log") });
-  const url = `${server.base}/v1/feeds/vrsync.xml`;
   const before = loadAverage();
+  const commands: string[] = [];
   try {
-    const started = rssMiB(server.pid);
-    const alone = await download(url, settings.loadCore);
-    log(`portal-feed-burst: one download alone: ${alone.status}, ${(alone.bytes / 1_048_576).toFixed(1)} MiB in ${alone.lastByteS.toFixed(2)} s`);
-    await Bun.sleep(5_000);
-    const beforeRss = rssMiB(server.pid);
-    const sampler = sampleRss(server.pid, 100);
-    const burstStarted = performance.now();
-    const downloads = await Promise.all(Array.from({ length: BURST_DOWNLOADS }, () => download(url, settings.loadCore)));
-    const wallS = (performance.now() - burstStarted) / 1000;
-    const peak = sampler.stop().rss / 1024;
-    const end = rssMiB(server.pid);
-    const settled: Record<number, number> = {};
-    let waited = 0;
-    for (const s of SETTLE_S) {
-      await Bun.sleep((s - waited) * 1000);
-      waited = s;
-      settled[s] = rssMiB(server.pid);
-    }
-    const ok = downloads.filter((d) => d.status === 200).length;
-    log(
-      `portal-feed-burst: ${ok} of ${BURST_DOWNLOADS} served, ${downloads.filter((d) => d.status === 503).length} asked to come back (503) in ${wallS.toFixed(1)} s; ` +
-        `RSS ${beforeRss.toFixed(0)} MiB before, peak ${peak.toFixed(0)}, ${end.toFixed(0)} at the end, ${SETTLE_S.map((s) => `${settled[s]!.toFixed(0)} after ${s} s`).join(", ")}`,
-    );
+    const servers = [await serverRuns(null, db, config, settings, commands), await serverRuns(OPERATOR_PURGE_DELAY, db, config, settings, commands)];
     return {
-      alone,
-      downloads,
-      wallS,
-      rssMiB: { started, before: beforeRss, peak, end, settled },
+      servers,
       serverCore: settings.serverCore,
       loadCore: settings.loadCore,
-      commands: [server.command, `${BURST_DOWNLOADS} at once: ${curlArgv(url, settings.loadCore).join(" ")}`].map((c) => c.replaceAll(ROOT + "/", "")),
+      commands: commands.map((c) => c.replaceAll(ROOT + "/", "")),
       loadAverage: { before, after: loadAverage() },
     };
   } finally {
-    await server.stop();
     removeDatabase(db);
   }
 }
@@ -124,27 +164,29 @@ export async function runPortalFeedBurst(settings: { serverCore: number; loadCor
 const MARKS = ["<!-- portal-feed-burst:start -->", "<!-- portal-feed-burst:end -->"] as const;
 
 export function portalFeedBurstSection(result: BurstResult, context: { date: Date; version: string; machine: string }): string {
-  const served = result.downloads.filter((d) => d.status === 200);
-  const refused = result.downloads.filter((d) => d.status === 503);
-  const lastBytes = served.map((d) => d.lastByteS).sort((a, b) => a - b);
   const s = (n: number) => `${n.toFixed(1)} s`;
   const m = (n: number) => `${n.toFixed(0)} MiB`;
+  const rows = result.servers.flatMap((server) => {
+    const label = server.purgeDelay === null ? "default (never purge)" : `MIMALLOC_PURGE_DELAY=${server.purgeDelay}`;
+    return [
+      `| ${label} | one download alone (${(server.alone.bytes / 1_048_576).toFixed(1)} MiB in ${s(server.alone.lastByteS)}) | ${server.alone.status === 200 ? 1 : 0} | – | ${m(server.startedRssMiB)} | – | ${m(server.aloneRssMiB)} |`,
+      ...server.bursts.map((burst, i) => {
+        const served = burst.downloads.filter((d) => d.status === 200);
+        const refused = burst.downloads.filter((d) => d.status === 503).length;
+        return `| ${label} | burst ${i + 1}: ${BURST_DOWNLOADS} at once, ${s(burst.wallS)} | ${served.length} | ${refused} | ${m(burst.rssMiB.before)} | **${m(burst.rssMiB.peak)}** | **${m(burst.rssMiB.settled)}** |`;
+      }),
+    ];
+  });
   return markedSection(...MARKS, [
     `## Portal feed burst: ${BURST_DOWNLOADS} downloads at once of a ${BURST_DATASET.properties.toLocaleString("en-US")}-listing feed`,
     "",
     `\`bun run bench --only portal-feed-burst\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
-    `\`serve\` on core ${result.serverCore}; ${BURST_DOWNLOADS} curls (Basic auth, no gzip, the body to /dev/null) started at once on core ${result.loadCore}. At most 4 bodies stream at once per process; the others wait their turn (up to 64 waiting, 20 s each), past that they are answered 503 with Retry-After (src/modules/portal-feed/bodies.ts).`,
+    `\`serve\` on core ${result.serverCore}; ${BURST_DOWNLOADS} curls (Basic auth, no gzip, the body to /dev/null) started at once on core ${result.loadCore}, twice, ${SETTLE_S} s apart. At most 4 bodies stream at once per process; the others wait their turn (up to 64 waiting, 20 s each), past that they are answered 503 with Retry-After: 60 (src/modules/portal-feed/bodies.ts).`,
+    `Two servers one after the other: with the servers' default allocator setting (freed memory kept for reuse, src/allocator.ts), and with the purge delay an operator may set (MIMALLOC_PURGE_DELAY=${OPERATOR_PURGE_DELAY}).`,
     "",
-    "| | figure |",
-    "|---|---|",
-    `| one download alone | ${(result.alone.bytes / 1_048_576).toFixed(1)} MiB in ${s(result.alone.lastByteS)} |`,
-    `| served whole (200) | ${served.length} of ${BURST_DOWNLOADS} |`,
-    `| asked to come back (503, Retry-After) | ${refused.length} |`,
-    `| last byte of the served ones: fastest, median, slowest | ${s(lastBytes[0] ?? 0)}, ${s(median(lastBytes))}, ${s(lastBytes.at(-1) ?? 0)} |`,
-    `| the whole burst | ${s(result.wallS)} |`,
-    `| server RSS: at start, before the burst (after one download) | ${m(result.rssMiB.started)}, ${m(result.rssMiB.before)} |`,
-    `| server RSS: **peak** during the burst | **${m(result.rssMiB.peak)}** |`,
-    `| server RSS: at its end, ${SETTLE_S.map((x) => `${x} s`).join(" and ")} later (**settled**) | ${m(result.rssMiB.end)}, ${SETTLE_S.map((x) => m(result.rssMiB.settled[x]!)).join(", ")} |`,
+    `| allocator | what | served (200) | asked to come back (503) | RSS before | RSS peak | RSS ${SETTLE_S} s after (settled) |`,
+    "|---|---|---|---|---|---|---|",
+    ...rows,
     "",
     "Before the bound (the probe of issue 42, a 54 MB feed, same machine): 10, 40 and 100 downloads at once took RSS from 147 MB to 227, 369 and 605 MB, and it stayed there.",
   ], result.commands);
