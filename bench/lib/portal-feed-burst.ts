@@ -189,6 +189,7 @@ export function portalFeedBurstSection(result: BurstResult, context: { date: Dat
     ...rows,
     "",
     "Before the bound (the probe of issue 42, a 54 MB feed, same machine): 10, 40 and 100 downloads at once took RSS from 147 MB to 227, 369 and 605 MB, and it stayed there.",
+    "Read it so: what a burst adds over one download alone is the bound's (4 bodies at once, not 100), and a second burst reuses it rather than adding as much again. What stays after the first download is the same with the purge delay set, so it is memory the process keeps in use (its JavaScript heap's capacity, its read connections' page caches), not freed memory the allocator holds for reuse.",
   ], result.commands);
 }
 
