@@ -1,8 +1,8 @@
 // Work that must give way to the server without being starved by it (src/background-priority.ts):
-// a process and its threads moved to SCHED_BATCH at nice 1, as read back from /proc; and such a
+// a process and its threads moved to SCHED_BATCH, as read back from /proc; and such a
 // process, on one core that a normal process keeps busy, still gets through its work.
 import { afterEach, describe, expect, test } from "bun:test";
-import { BACKGROUND_NICENESS, lowerToBackground } from "../src/background-priority.ts";
+import { lowerToBackground } from "../src/background-priority.ts";
 import { toolForTests } from "./helpers/tools.ts";
 import { SCHED_BATCH, scheduling, threadPolicies } from "./helpers/sched.ts";
 
@@ -23,22 +23,22 @@ async function idler(): Promise<number> {
 }
 
 describe("lowerToBackground", () => {
-  test("a process goes to SCHED_BATCH at nice 1 with every thread it has", async () => {
+  test("a process goes to SCHED_BATCH with every thread it has, at the nice value it had", async () => {
     const pid = await idler();
     expect(scheduling(`/proc/${pid}`)).toEqual({ policy: 0, nice: 0 });
     expect(await lowerToBackground(pid)).toEqual([]);
-    expect(scheduling(`/proc/${pid}`)).toEqual({ policy: SCHED_BATCH, nice: BACKGROUND_NICENESS });
+    expect(scheduling(`/proc/${pid}`)).toEqual({ policy: SCHED_BATCH, nice: 0 });
     const policies = threadPolicies(pid);
     expect(policies.length).toBeGreaterThan(1);
     expect(policies.every((policy) => policy === SCHED_BATCH)).toBe(true);
   });
 
-  test("without chrt, or with chrt refused, it says why, and nice 1 still takes", async () => {
+  test("without chrt, or with chrt refused, it says why, and the process stays as it was", async () => {
     const pid = await idler();
     expect(await lowerToBackground(pid, null)).toEqual(["chrt not found, so no SCHED_BATCH"]);
-    expect(scheduling(`/proc/${pid}`)).toEqual({ policy: 0, nice: BACKGROUND_NICENESS });
+    expect(scheduling(`/proc/${pid}`)).toEqual({ policy: 0, nice: 0 });
     expect(await lowerToBackground(pid, Bun.which("false"))).toEqual(["chrt: exit code 1"]);
-    expect(scheduling(`/proc/${pid}`)).toEqual({ policy: 0, nice: BACKGROUND_NICENESS });
+    expect(scheduling(`/proc/${pid}`)).toEqual({ policy: 0, nice: 0 });
   });
 
   test.skipIf(TASKSET === null)(

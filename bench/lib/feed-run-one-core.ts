@@ -190,7 +190,7 @@ export function feedRunOneCoreSection(result: OneCoreResult, context: { date: Da
     `## Feed run on one busy core: ${ONE_CORE_LISTINGS.toLocaleString("en-US")} listings while reads saturate the server's core`,
     "",
     `\`bun run bench --only feed-run-one-core\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
-    `\`serve\` pinned to core ${result.serverCore} (its feed run in a child process on that core, under SCHED_BATCH at nice 1); wrk and the feed server on core ${result.loadCore}.`,
+    `\`serve\` pinned to core ${result.serverCore} (its feed run in a child process on that core, under SCHED_BATCH at the server's nice value); wrk and the feed server on core ${result.loadCore}.`,
     `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, into a fresh copy of the 1k dataset, started by SIGHUP. Both runs are from this one run of the runner.`,
     `Lead creations from ${LEADS.connections} connections pausing ${LEADS.pauseMs} ms after each answer, in both runs; in the loaded run, list reads (\`${READ_PATH}\`) from ${READS.connections} connections with no pause, saturating the core.`,
     "",

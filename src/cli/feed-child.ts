@@ -2,7 +2,7 @@
 // (`partner-api feeds run-claimed`), never on the server's event loop: the download, the XML
 // parse and the staging of 100,000 listings are tens of seconds of CPU and a few hundred MB of
 // heap, which the child returns to the system when it exits. It runs below the server but
-// never starved by it (SCHED_BATCH at nice 1: background-priority.ts), so on a busy core the
+// never starved by it (SCHED_BATCH: background-priority.ts), so on a busy core the
 // API comes first and the run still finishes. The feed (headers included: secrets) goes to the child on its standard input, never
 // in its arguments or environment; its report comes back as one JSON line on its standard
 // output.

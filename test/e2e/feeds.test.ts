@@ -12,7 +12,6 @@ import { Webhook } from "standardwebhooks";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { emptyDatabase, listing, startFeedServer, type FeedServer } from "../agency/feed-server.ts";
 import { ensureBinary, startBinary, type RunningBinary } from "../helpers/binary.ts";
-import { BACKGROUND_NICENESS } from "../../src/background-priority.ts";
 import { childrenOf, SCHED_BATCH, scheduling, threadPolicies } from "../helpers/sched.ts";
 
 const SECRET_HEADER = "Bearer crm-header-that-must-never-be-logged";
@@ -168,7 +167,7 @@ describe("serve pulls its feed while partners use the API", () => {
 });
 
 describe("the run's process gives way to the server, without being starved", () => {
-  test("every thread of a run runs under SCHED_BATCH (chrt, as on any Debian), at nice 1", async () => {
+  test("every thread of a run runs under SCHED_BATCH (chrt, as on any Debian), at the server's nice value", async () => {
     expect(Bun.which("chrt")).not.toBeNull();
     const db = emptyDatabase(join(dir, "idle.sqlite"));
     crm.set([listing("I")], "/idle.xml");
@@ -183,7 +182,7 @@ describe("the run's process gives way to the server, without being starved", () 
         const policies = threadPolicies(child);
         return policies.length > 1 && policies.every((policy) => policy === SCHED_BATCH);
       }, 2_500);
-      expect(scheduling(`/proc/${child}`).nice).toBe(BACKGROUND_NICENESS);
+      expect(scheduling(`/proc/${child}`).nice).toBe(scheduling(`/proc/${server.proc.pid}`).nice);
     } finally {
       crm.behaviour = "ok";
       await server.stop();
