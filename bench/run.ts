@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|portal-feed|inbound]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,6 +22,8 @@ import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
 import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
 import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
 import { DEFAULT_PORTAL_FEED_PACE, portalFeedSection, runPortalFeedBench, writePortalFeedSection } from "./lib/portal-feed-bench.ts";
+import { portalFeedBurstSection, runPortalFeedBurst, writePortalFeedBurstSection } from "./lib/portal-feed-burst.ts";
+import { feedRunOneCoreSection, runFeedRunOneCore, writeFeedRunOneCoreSection } from "./lib/feed-run-one-core.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 import { inboundSection, runInboundBench, writeInboundSection } from "./lib/inbound-bench.ts";
 
@@ -69,7 +71,7 @@ const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
-const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "portal-feed", "inbound"];
+const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "feed-run-one-core", "portal-feed", "portal-feed-burst", "inbound"];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
@@ -332,10 +334,22 @@ async function main(): Promise<void> {
     writeInboundSection(inboundSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}`, load: loadAverage() }));
     log("wrote the inbound section of bench/RESULTS.md");
   }
+  // Asked for by name only: two runs of a 20k-listing feed, one of them on a saturated core.
+  if (only?.has("feed-run-one-core")) {
+    const result = await runFeedRunOneCore({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
+    writeFeedRunOneCoreSection(feedRunOneCoreSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    log("wrote the feed-run-one-core section of bench/RESULTS.md");
+  }
   if (wanted("portal-feed")) {
     const result = await runPortalFeedBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_PORTAL_FEED_PACE, quietS: 10, windowS: 5, log });
     writePortalFeedSection(portalFeedSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
     log("wrote the portal-feed section of bench/RESULTS.md");
+  }
+  // Asked for by name only: a minute of 100 downloads and the settling after them.
+  if (only?.has("portal-feed-burst")) {
+    const result = await runPortalFeedBurst({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
+    writePortalFeedBurstSection(portalFeedBurstSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    log("wrote the portal-feed-burst section of bench/RESULTS.md");
   }
 }
 

@@ -13,6 +13,7 @@ import { leadsModule } from "./modules/leads/index.ts";
 import { metricsModule } from "./modules/metrics/index.ts";
 import { mayScrape, scrapeFacts } from "./modules/metrics/service.ts";
 import { WorkerMetrics } from "./metrics/cluster.ts";
+import type { BodyLimits } from "./modules/portal-feed/bodies.ts";
 import { portalFeedModule } from "./modules/portal-feed/index.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
@@ -37,6 +38,8 @@ export interface AppDeps {
   webhooks?: ServerWebhooks;
   /** How long a reader may take over a portal feed body (default 30 minutes); tests shorten it. */
   portalFeedTimeLimitMs?: number;
+  /** How many portal feed bodies stream at once, and wait (default: modules/portal-feed/bodies.ts); tests lower them. */
+  portalFeedBodies?: BodyLimits;
 }
 
 /** Path patterns with their methods, for 405 answers; built from the app's own routes. */
@@ -71,7 +74,14 @@ export function createApp(deps: AppDeps) {
   // One of `serve --workers N`: a scrape here answers for every worker (src/metrics/cluster.ts).
   const cluster = deps.worker === true ? new WorkerMetrics(() => metrics.snapshot(scrapeFacts(runtime.config))) : null;
   let methods: ReturnType<typeof methodTable> | null = null;
-  const app = new Elysia({ name: "partner-api" })
+  // Elysia finds a request's path by searching for the first "/" from the 12th character of
+  // its URL (`handler.standardHostname`, on by default), assuming "http://" and a host of at
+  // least 4 characters. Bun builds the URL from the Host header, so with `Host: a` the search
+  // skipped the path's own first slash: GET /health/ was routed as "/" and answered 405 by the
+  // method table, while a longer host got 200. Searching from the 8th character (just past
+  // "http://"; this server speaks plain HTTP, TLS ends at the proxy) gives every host the same
+  // route; a trailing slash is the same route as without it, as the method table says too.
+  const app = new Elysia({ name: "partner-api", handler: { standardHostname: false } })
     .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, requests: metrics.requests }))
     .use(
       errorHandler({
@@ -92,7 +102,7 @@ export function createApp(deps: AppDeps) {
     .use(leadsModule(runtime))
     .use(inboundModule(runtime, { metrics, logger }))
     .use(changesModule(runtime))
-    .use(portalFeedModule(runtime, { metrics, logger, timeLimitMs: deps.portalFeedTimeLimitMs }))
+    .use(portalFeedModule(runtime, { metrics, logger, timeLimitMs: deps.portalFeedTimeLimitMs, bodyLimits: deps.portalFeedBodies }))
     .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime))
     .use(metricsModule(runtime, metrics, cluster));

@@ -222,7 +222,7 @@ function feedRunSection(result: FeedRunResult, context: { date: Date; version: s
       : `## Feed run: ${FEED_RUN_LISTINGS.toLocaleString("en-US")} listings pulled into a served 1M database`,
     "",
     `\`bun run bench --only ${id}\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
-    `\`serve\` on core ${result.settings.serverCore} (its feed run in a child process on the same core, under SCHED_IDLE at nice 10); wrk, the feed server and the runner on core ${result.settings.loadCore}.`,
+    `\`serve\` on core ${result.settings.serverCore} (its feed run in a child process on the same core, under SCHED_BATCH since issue 42; SCHED_IDLE at nice 10 before); wrk, the feed server and the runner on core ${result.settings.loadCore}.`,
     control
       ? `No feed is configured: ${result.windows.length} windows of the partners' load between the two quiet measurements, as a run would have them, to show how far the figures below move with nothing running.`
       : `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, started by SIGHUP after the quiet measurement.`,

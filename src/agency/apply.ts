@@ -24,9 +24,12 @@ export interface ApplyCounts {
 /**
  * How long one chunk may hold the write lock: what a lead creation meeting it waits at most
  * (the server waits for the lock on timers, src/db/group-commit.ts, so its other requests do
- * not wait with it). Shorter chunks cost the import more commits and pauses.
+ * not wait with it). Shorter chunks cost the import more commits and pauses. On a core shared
+ * with the server (and whatever else runs there), a chunk is preempted now and then while it
+ * holds the lock, and waits for the core with the lock held: the shorter the chunk, the fewer
+ * preemptions fall inside one (bench feed-run-one-core).
  */
-export const CHUNK_BUDGET_MS = 10;
+export const CHUNK_BUDGET_MS = 3;
 /** Unpublished properties per chunk (one UPDATE each). */
 const UNPUBLISH_CHUNK = 2_000;
 

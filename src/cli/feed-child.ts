@@ -1,9 +1,9 @@
 // Each scheduled feed run of `serve` happens in a child process of the same binary
 // (`partner-api feeds run-claimed`), never on the server's event loop: the download, the XML
 // parse and the staging of 100,000 listings are tens of seconds of CPU and a few hundred MB of
-// heap, which the child returns to the system when it exits. It runs at the lowest priority
-// there is (SCHED_IDLE, else nice 10: idle-priority.ts), so on a busy core the API comes
-// first. The feed (headers included: secrets) goes to the child on its standard input, never
+// heap, which the child returns to the system when it exits. It runs below the server but
+// never starved by it (SCHED_BATCH: background-priority.ts), so on a busy core the
+// API comes first and the run still finishes. The feed (headers included: secrets) goes to the child on its standard input, never
 // in its arguments or environment; its report comes back as one JSON line on its standard
 // output.
 import { FeedScheduler, type Launched } from "../agency/feed-runs/scheduler.ts";
@@ -12,7 +12,7 @@ import type { RunReport } from "../agency/feed-runs/run.ts";
 import type { Logger } from "../logging.ts";
 import type { Runtime } from "../runtime.ts";
 import { selfCommand } from "../executable.ts";
-import { lowerToIdle } from "../idle-priority.ts";
+import { lowerToBackground } from "../background-priority.ts";
 
 /** A run asked to stop stops between two chunks of writes (milliseconds) or aborts its download; this is ample. */
 const STOP_GRACE_MS = 15_000;
@@ -28,12 +28,11 @@ function failedReport(feed: FeedSpec, durationMs: number, why: string): RunRepor
 }
 
 /**
- * Puts the run's process below the server (idle-priority.ts), without waiting: list p99 in the
- * run's median window (bench feed-run) was 5.2 ms at nice 10, 2.9–3.8 ms under SCHED_IDLE in
- * five runs, 1.3–2.1 ms with no run. What was refused goes to the debug log; the run goes on.
+ * Puts the run's process below the server (background-priority.ts), without waiting. What was
+ * refused goes to the debug log; the run goes on.
  */
 function lowerPriority(pid: number, feed: FeedSpec, logger: Logger): void {
-  void lowerToIdle(pid).then((refused) => {
+  void lowerToBackground(pid).then((refused) => {
     for (const why of refused) logger.debug({ feed: feed.id, err: why }, "feed run's priority could not be lowered");
   });
 }

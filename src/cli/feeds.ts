@@ -40,7 +40,18 @@ function stateOf(feed: FeedSpec): { run: FeedRunState | null; error: string | nu
 }
 
 function statusJson(feed: FeedSpec, run: FeedRunState | null, error: string | null, now: number) {
-  const running = leaseHeld(run, now) ? { owner: run!.leaseOwner, leaseUntil: iso(run!.leaseUntil) } : null;
+  const held = leaseHeld(run, now);
+  // last_started_at is the run under way's start once one has begun: the last finished run's
+  // own start (and so its duration) is known only while no run is under way.
+  const startOfLast = run?.lastStartedAt != null && run.lastFinishedAt != null && run.lastStartedAt <= run.lastFinishedAt ? run.lastStartedAt : null;
+  const running = held
+    ? {
+        owner: run!.leaseOwner,
+        leaseUntil: iso(run!.leaseUntil),
+        startedAt: iso(run!.lastStartedAt),
+        forMs: run!.lastStartedAt === null ? null : Math.max(0, now - run!.lastStartedAt),
+      }
+    : null;
   return {
     id: feed.id,
     database: feed.database,
@@ -53,7 +64,7 @@ function statusJson(feed: FeedSpec, run: FeedRunState | null, error: string | nu
       run?.lastFinishedAt == null
         ? null
         : {
-            startedAt: iso(run.lastStartedAt),
+            startedAt: iso(startOfLast),
             finishedAt: iso(run.lastFinishedAt),
             outcome: run.lastOutcome,
             error: run.lastError,
@@ -79,13 +90,18 @@ function statusText(status: ReturnType<typeof statusJson>): string {
   const last = status.lastRun;
   if (last === null) lines.push("  last run:     never");
   else {
-    const took = Date.parse(last.finishedAt!) - Date.parse(last.startedAt!);
-    const what = last.outcome === "not_modified" ? "not modified (304): nothing to do" : last.outcome;
-    lines.push(`  last run:     ${last.startedAt}, took ${seconds(took)}: ${what}${last.error ? `: ${last.error}` : ""}`);
+    const what = `${last.outcome === "not_modified" ? "not modified (304): nothing to do" : last.outcome}${last.error ? `: ${last.error}` : ""}`;
+    if (last.startedAt === null) lines.push(`  last run:     finished ${last.finishedAt}: ${what}`);
+    else lines.push(`  last run:     ${last.startedAt}, took ${seconds(Date.parse(last.finishedAt!) - Date.parse(last.startedAt))}: ${what}`);
   }
   lines.push(`  last success: ${status.lastSuccessAt ?? "never"}`);
   if (status.lastSummary !== null) lines.push(...summaryLines(status.lastSummary, "                "));
-  lines.push(status.running !== null ? `  running now:  in ${status.running.owner} (lease until ${status.running.leaseUntil})` : `  next run:     ${status.nextRunAt}`);
+  const running = status.running;
+  if (running === null) lines.push(`  next run:     ${status.nextRunAt}`);
+  else {
+    const since = running.forMs === null ? "" : `for ${seconds(running.forMs)} (since ${running.startedAt}), `;
+    lines.push(`  running now:  ${since}in ${running.owner} (lease until ${running.leaseUntil})`);
+  }
   return lines.join("\n");
 }
 

@@ -1,7 +1,7 @@
 // `partner-api serve [--config FILE] [--port P] [--host H] [--workers N]`: production from a
 // config file; with --workers, N processes sharing the port (CONTRACT §15).
 import { wallClock } from "../clock.ts";
-import { loadConfigFile } from "../config/load.ts";
+import { exposedPathsOf, loadConfigFile } from "../config/load.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
 import { unwritableReason } from "../writable.ts";
@@ -33,6 +33,12 @@ export async function serveCommand(args: string[]): Promise<void> {
     );
   }
   const logger = createLogger({ level: config.logLevel });
+  // Said once, by the process started by hand (the supervisor of --workers, not each worker).
+  if (worker === null) {
+    for (const exposed of exposedPathsOf(configPath, config)) {
+      logger.warn({ file: exposed.path, mode: exposed.mode, fix: exposed.fix }, `${exposed.problem}: ${exposed.path} (mode ${exposed.mode}); fix: ${exposed.fix}`);
+    }
+  }
   if (workers > 1 && worker === null) {
     // The workers are this same command with the same flags; they know they are workers by their environment.
     await superviseWorkers({ count: workers, args: ["serve", ...args], host, port, logger });

@@ -54,9 +54,14 @@ function createSecretFile(file: string): string {
  * ${JWT_SECRET_FILE_ENV} names, else one beside the config; made at first start.
  */
 export function generatedJwtSecret(configPath: string): string {
-  const besideConfig = `${configPath}.jwt-secret`;
-  if (existsSync(besideConfig)) return readSecretFile(besideConfig);
-  const named = process.env[JWT_SECRET_FILE_ENV];
-  const file = named !== undefined && named !== "" ? resolve(named) : besideConfig;
+  const file = jwtSecretFileOf(configPath);
   return existsSync(file) ? readSecretFile(file) : createSecretFile(file);
+}
+
+/** The file generatedJwtSecret reads (or makes) for the config at `configPath`. */
+export function jwtSecretFileOf(configPath: string): string {
+  const besideConfig = `${configPath}.jwt-secret`;
+  if (existsSync(besideConfig)) return besideConfig;
+  const named = process.env[JWT_SECRET_FILE_ENV];
+  return named !== undefined && named !== "" ? resolve(named) : besideConfig;
 }

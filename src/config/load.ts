@@ -5,7 +5,8 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { DEFAULT_SCOPES, SCOPES } from "../security/scopes.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
-import { generatedJwtSecret } from "./jwt-secret.ts";
+import { generatedJwtSecret, jwtSecretFileOf } from "./jwt-secret.ts";
+import { exposedPaths, type ExposedPath } from "./permissions.ts";
 import { feedProblems, resolveFeeds } from "./feeds.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
 import { ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REDIS_KEY_PREFIX, type ConfigFile } from "./schema.ts";
@@ -173,4 +174,17 @@ export function readConfigFile(path: string): { config: ConfigFile; baseDir: str
 export function loadConfigFile(path: string): RuntimeConfig {
   const { config, baseDir, file, modifiedAt } = readConfigFile(path);
   return resolveConfig(config, { baseDir, jwtSecret: config.jwtSecret ?? generatedJwtSecret(file), modifiedAt });
+}
+
+/**
+ * The config file, the generated secret file (when the config has no jwtSecret) and the
+ * database folders of a loaded config that other users can read or change (permissions.ts).
+ */
+export function exposedPathsOf(path: string, config: RuntimeConfig): ExposedPath[] {
+  const { config: file, file: resolved } = readConfigFile(path);
+  return exposedPaths({
+    config: resolved,
+    jwtSecretFile: file.jwtSecret === undefined ? jwtSecretFileOf(resolved) : null,
+    databases: config.databases.values(),
+  });
 }

@@ -99,7 +99,8 @@ export function portalFeedOperations(examples: SandboxExamples): Operation[] {
     "partners is left out unless the agency gave you the full address. The agency's config may restrict the listings your feed " +
     "carries (kinds of deal, states, property types) and cap their number (the most recently updated first). The body is " +
     "streamed from one consistent state of the database; send the ETag back as If-None-Match (or Last-Modified as " +
-    "If-Modified-Since) to get 304 while nothing changed.";
+    "If-Modified-Since) to get 304 while nothing changed. The server sends only a few feeds at once: a request beyond them " +
+    "waits its turn, and one that would wait too long is answered 503 with Retry-After (fetch again after it).";
   const errors = protectedResponses({}, ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "SERVICE_UNAVAILABLE"], {}, "feed:read");
   const unauthorized = errors["401"] as Json;
   errors["401"] = { ...unauthorized, headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": ref("WWWAuthenticate") } };

@@ -208,7 +208,9 @@ export function webhookOperations(): Operation[] {
       summary: "Send a test event",
       description:
         "Sends a `webhook.test` event to the subscription now, whatever its state, and answers how that one attempt went " +
-        "(within 10 s). It is recorded in the delivery log and never retried; its outcome never disables the subscription. No body.",
+        "(within 10 s). It is recorded in the delivery log and never retried; its outcome never disables the subscription. No body. " +
+        "It takes one of the subscription's 16 delivery slots, like every delivery: while all of them are taken (a receiver that " +
+        "does not answer), it waits up to 15 s for one, then answers 503 with Retry-After, having sent nothing.",
       access: "bearer",
       parameters: [idParameter],
       responses: protectedResponses(

@@ -1,4 +1,4 @@
-// Where a webhook may be sent (CONTRACT §13): an absolute http(s) URL, https only unless the
+// Where a webhook may be sent: an absolute http(s) URL, https only unless the
 // config allows http, and, unless the config allows private targets, a host that neither is
 // nor resolves to a loopback, private, link-local, unique-local, metadata or other
 // special-purpose address. Checked when a subscription is saved and again before every
@@ -32,7 +32,36 @@ const RANGE_WORDS: Record<string, string> = {
   broadcast: "a broadcast",
 };
 
-/** What kind of address may not be targeted (e.g. "a private address"), or null for an ordinary public unicast one. */
+/**
+ * IPv6 forms that carry an IPv4 address inside them, and where. Where such an address leads
+ * depends on the host's routing (a kernel may still deliver the IPv4-compatible ::7f00:1 to
+ * 127.0.0.1, a NAT64 or 6to4 gateway forwards to the address it carries), so none of them is a
+ * target: refused whatever they carry, and the refusal names the IPv4 address when that one is
+ * refused on its own. The IPv4-mapped form (::ffff:a.b.c.d) is not here: it is that IPv4
+ * address, and judged as one.
+ */
+const EMBEDDINGS: readonly { cidr: [ipaddr.IPv6, number]; words: string; carried: (bytes: number[]) => number[][] }[] = [
+  // ::/96 but :: and ::1, which are judged by their own ranges below.
+  { cidr: ipaddr.IPv6.parseCIDR("::/96"), words: "an IPv4-compatible (deprecated)", carried: (b) => [b.slice(12, 16)] },
+  { cidr: ipaddr.IPv6.parseCIDR("::ffff:0:0:0/96"), words: "an IPv4-translated (SIIT)", carried: (b) => [b.slice(12, 16)] },
+  { cidr: ipaddr.IPv6.parseCIDR("64:ff9b::/96"), words: "a NAT64", carried: (b) => [b.slice(12, 16)] },
+  { cidr: ipaddr.IPv6.parseCIDR("64:ff9b:1::/48"), words: "a local NAT64", carried: (b) => [b.slice(12, 16)] },
+  { cidr: ipaddr.IPv6.parseCIDR("2002::/16"), words: "a 6to4", carried: (b) => [b.slice(2, 6)] },
+  // Teredo: the server's address, and the client's with every bit inverted.
+  { cidr: ipaddr.IPv6.parseCIDR("2001::/32"), words: "a Teredo", carried: (b) => [b.slice(4, 8), b.slice(12, 16).map((x) => x ^ 0xff)] },
+];
+
+/** What kind of IPv4 address may not be targeted, or null for an ordinary public unicast one. */
+function forbiddenIPv4(address: ipaddr.IPv4): string | null {
+  const range = address.range();
+  return range === "unicast" ? null : `${RANGE_WORDS[range] ?? "a special-purpose"} address`;
+}
+
+/**
+ * What kind of address may not be targeted (e.g. "a private address"), or null for an ordinary
+ * public unicast one. The one classifier of every outbound target: a subscription's URL as
+ * written, and every address its host resolves to at each attempt.
+ */
 export function forbiddenAddress(address: string): string | null {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
@@ -41,7 +70,18 @@ export function forbiddenAddress(address: string): string | null {
   } catch {
     return "not an IP address";
   }
-  const range = parsed.range();
+  if (parsed.kind() === "ipv4") return forbiddenIPv4(parsed as ipaddr.IPv4);
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  if (range === "unspecified" || range === "loopback") return `${RANGE_WORDS[range]} address`;
+  for (const embedding of EMBEDDINGS) {
+    if (!v6.match(embedding.cidr)) continue;
+    const carried = embedding.carried(v6.toByteArray()).map((bytes) => new ipaddr.IPv4(bytes));
+    const refused = carried.map((v4) => [v4, forbiddenIPv4(v4)] as const).find(([, kind]) => kind !== null);
+    return refused !== undefined
+      ? `${embedding.words} address carrying ${refused[0].toString()}, ${refused[1]}`
+      : `${embedding.words} address (carrying ${carried.map(String).join(" and ")}), routed by the host's own rules`;
+  }
   return range === "unicast" ? null : `${RANGE_WORDS[range] ?? "a special-purpose"} address`;
 }
 

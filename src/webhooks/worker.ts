@@ -40,6 +40,12 @@ const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 1_000;
 /** The longest new events wait for a subscription whose slots are all taken (see dispatchRoom). */
 const DISPATCH_WAIT_MS = TICK_MS;
+/**
+ * The longest a test event waits for a slot of its subscription. Its attempt may then take its
+ * own 10 s: both stay within the server's 30 s idle timeout (cli/server.ts), past which Bun
+ * closes a connection that got no answer at all.
+ */
+export const TEST_SLOT_WAIT_MS = 15_000;
 /** Passes of one run while dispatch or a replay has more to do; the loop comes back at once after. */
 const PASSES_PER_RUN = 10;
 
@@ -56,6 +62,8 @@ export interface WorkerDeps {
   send: SendOptions;
   metrics: WebhookMetrics;
   onError: (error: unknown, what: string) => void;
+  /** How long a test event waits for a slot (default TEST_SLOT_WAIT_MS); tests shorten it. */
+  testSlotWaitMs?: number;
 }
 
 /** The result of a test event, for POST /v1/webhooks/{id}/test. */
@@ -101,6 +109,12 @@ export class WebhookWorker {
   readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
   private readonly inFlight = new Map<string, number>();
   private total = 0;
+  /**
+   * Test events waiting for a slot of their subscription, first come first served. A slot that
+   * frees goes to them before the next pass can claim it; they wait behind nothing of other
+   * subscriptions and take nothing from them.
+   */
+  private readonly slotWaiters = new Map<string, (() => void)[]>();
   private readonly attempts = new Set<Promise<void>>();
   /** Attempts that ended since the last pass, per database: the next pass records them. */
   private readonly ended = new Map<Tenant, Ended[]>();
@@ -354,11 +368,53 @@ export class WebhookWorker {
     return due !== null && due <= this.deps.clock.now();
   }
 
-  /** Holds and returns the subscription's free slots (within the overall bound). */
+  /** The subscription's free slots (within the overall bound). */
+  private free(subscriptionId: string): number {
+    return Math.max(0, Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total));
+  }
+
+  /** Holds and returns the subscription's free slots; none while test events wait for them. */
   private holdSpare(subscriptionId: string): number {
-    const n = Math.max(0, Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total));
+    const n = this.slotWaiters.has(subscriptionId) ? 0 : this.free(subscriptionId);
     if (n > 0) this.hold(subscriptionId, n);
     return n;
+  }
+
+  /**
+   * Resolves to true once one slot of the subscription is held for the caller (released with
+   * release(id, 1)), or to false when none freed within `waitMs`.
+   */
+  private takeSlot(subscriptionId: string, waitMs: number): Promise<boolean> {
+    if (!this.slotWaiters.has(subscriptionId) && this.free(subscriptionId) > 0) {
+      this.hold(subscriptionId, 1);
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const waiters = this.slotWaiters.get(subscriptionId) ?? [];
+      const granted = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const at = waiters.indexOf(granted);
+        if (at >= 0) waiters.splice(at, 1);
+        if (waiters.length === 0 && this.slotWaiters.get(subscriptionId) === waiters) this.slotWaiters.delete(subscriptionId);
+        resolve(false);
+      }, waitMs);
+      waiters.push(granted);
+      this.slotWaiters.set(subscriptionId, waiters);
+    });
+  }
+
+  /** Hands freed slots to the test events waiting for them. */
+  private grantWaiting(): void {
+    for (const [subscriptionId, waiters] of this.slotWaiters) {
+      while (waiters.length > 0 && this.free(subscriptionId) > 0) {
+        this.hold(subscriptionId, 1);
+        waiters.shift()!();
+      }
+      if (waiters.length === 0) this.slotWaiters.delete(subscriptionId);
+    }
   }
 
   private hold(subscriptionId: string, n: number): void {
@@ -372,6 +428,7 @@ export class WebhookWorker {
     if (left > 0) this.inFlight.set(subscriptionId, left);
     else this.inFlight.delete(subscriptionId);
     this.total -= n;
+    if (this.slotWaiters.size > 0) this.grantWaiting();
   }
 
   private track(attempt: Promise<void>): void {
@@ -445,11 +502,28 @@ export class WebhookWorker {
   }
 
   /**
-   * Sends a webhook.test event to a subscription now, whatever its state, and records it in
-   * its log (one attempt, no retry).
+   * Sends a webhook.test event to a subscription, whatever its state, and records it in its log
+   * (one attempt, no retry). It takes one of the subscription's slots like every delivery, so
+   * a receiver that never answers holds its own subscription's PER_SUBSCRIPTION attempts at
+   * most, and a flood of test calls waits for them rather than delaying other subscriptions.
+   * The delivery is written once the slot is held: its lease starts when its attempt does.
+   * "busy": no slot freed within TEST_SLOT_WAIT_MS, nothing was sent.
    */
-  async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null> {
+  async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null | "busy"> {
     const store = deliveryStore(tenant);
+    if (store.subscription(subscriptionId) === null) return null;
+    if (!(await this.takeSlot(subscriptionId, this.deps.testSlotWaitMs ?? TEST_SLOT_WAIT_MS))) return "busy";
+    const attempt = this.testAttempt(tenant, store, subscriptionId);
+    this.track(attempt.then(() => undefined, () => undefined));
+    try {
+      return await attempt;
+    } finally {
+      this.release(subscriptionId, 1);
+    }
+  }
+
+  private async testAttempt(tenant: Tenant, store: DeliveryStore, subscriptionId: string): Promise<TestResult | null> {
+    // Read again: it may have changed, or gone, while the call waited for its slot.
     const subscription = store.subscription(subscriptionId);
     if (subscription === null) return null;
     const now = this.deps.clock.now();
@@ -465,7 +539,7 @@ export class WebhookWorker {
     const disabled = await tenant.writer.submit((db) => {
       if (outcome.ok) store.succeed(db, n, this.owner, attempt);
       else store.fail(db, n, this.owner, attempt);
-      // 410 Gone disables the subscription at once (CONTRACT §13), on a test event as on any other.
+      // 410 Gone disables the subscription at once, on a test event as on any other.
       return outcome.status === 410 ? store.disable(db, subscription.id, goneReason(at), at) : null;
     });
     this.deps.metrics.delivered(TEST_EVENT, outcome.ok ? "succeeded" : "failed");

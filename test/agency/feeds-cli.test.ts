@@ -136,6 +136,32 @@ describe("partner-api feeds status", () => {
     for (const output of [never.stdout, text.stdout, JSON.stringify(json)]) expect(output).not.toContain("never-printed");
   });
 
+  test("a run under way: how long it has been running, and the last finished run without a made-up duration", async () => {
+    crm.set(["A"].map((code) => listing(code)));
+    const { config, db } = setup();
+    await cli("feeds", "run", "--config", config);
+    // That run ended two minutes ago; another process claimed the next one 49.5 s ago and is still at it.
+    const startedAt = Date.now() - 49_500;
+    const conn = openExistingDatabase(db);
+    try {
+      conn.run("UPDATE feed_runs SET last_started_at = last_started_at - 120000, last_finished_at = last_finished_at - 120000, last_success_at = last_success_at - 120000");
+      expect(claimRun(conn, "crm", `full ${crm.url()}`, "host:123:crm:abcd1234", startedAt, 10 * 60_000, null)).toBe(true);
+    } finally {
+      closeDatabase(conn);
+    }
+    const text = (await cli("feeds", "status", "--config", config)).stdout;
+    expect(text).not.toContain("took -");
+    expect(text).toMatch(/\n  last run: +finished \S+Z: success\n/);
+    const running = /\n  running now: +for (\d+\.\d) s \(since (\S+Z)\), in host:123:crm:abcd1234 \(lease until \S+Z\)\n/.exec(text);
+    expect(running).not.toBeNull();
+    expect(Number(running![1])).toBeGreaterThanOrEqual(49.5);
+    expect(running![2]).toBe(new Date(startedAt).toISOString());
+    const json = JSON.parse((await cli("feeds", "status", "--config", config, "--json")).stdout);
+    expect(json.feeds[0].running).toMatchObject({ owner: "host:123:crm:abcd1234", startedAt: new Date(startedAt).toISOString() });
+    expect(json.feeds[0].running.forMs).toBeGreaterThanOrEqual(49_500);
+    expect(json.feeds[0].lastRun).toMatchObject({ startedAt: null, outcome: "success" });
+  });
+
   test("/metrics carries each feed's last success, last outcome and the counts of its last run", async () => {
     crm.set(["A", "B", "C"].map((code) => listing(code)));
     const { config } = setup();
@@ -150,9 +176,34 @@ describe("partner-api feeds status", () => {
       expect(scrape).toContain(`partner_api_feed_last_run_listings{${labels},count="created"} 3\n`);
       expect(scrape).toContain(`partner_api_feed_last_run_listings{${labels},count="unpublished"} 0\n`);
       expect(scrape).toContain(`partner_api_feed_running{${labels}} 0\n`);
+      expect(scrape).toContain(`partner_api_feed_interval_seconds{${labels}} 900\n`);
+      expect(scrape).toContain(`partner_api_feed_stale{${labels}} 0\n`);
       expect(scrape).not.toContain("never-printed");
     } finally {
       api.close();
     }
+  });
+
+  test("a feed whose last success is older than three intervals is stale in /metrics", async () => {
+    crm.set(["A"].map((code) => listing(code)));
+    const { config } = setup();
+    const staleAt = async (ms: number) => {
+      const api = apiOverConfig(config, { now: () => ms });
+      try {
+        const scrape = await (await api.handle(new Request("http://localhost/metrics"))).text();
+        return /partner_api_feed_stale\{feed="crm",database="agency"\} (\d)\n/.exec(scrape)?.[1];
+      } finally {
+        api.close();
+      }
+    };
+    expect(await staleAt(Date.now())).toBe("0"); // never run: nothing to say yet
+    crm.behaviour = "error";
+    await cli("feeds", "run", "--config", config);
+    crm.behaviour = "ok";
+    expect(await staleAt(Date.now())).toBe("1"); // runs end, none ever succeeded
+    await cli("feeds", "run", "--config", config);
+    const succeeded = Date.now();
+    expect(await staleAt(succeeded + 3 * 15 * 60_000 - 60_000)).toBe("0");
+    expect(await staleAt(succeeded + 3 * 15 * 60_000 + 60_000)).toBe("1");
   });
 });

@@ -1,8 +1,9 @@
 // How the kernel schedules a process or thread, read from /proc (proc(5)): for tests of the
-// work that must give way to the server (src/idle-priority.ts).
+// work that must give way to the server (src/background-priority.ts).
 import { readdirSync, readFileSync } from "node:fs";
 
-/** SCHED_IDLE, as /proc/…/stat's policy field shows it. */
+/** SCHED_BATCH and SCHED_IDLE, as /proc/…/stat's policy field shows them. */
+export const SCHED_BATCH = 3;
 export const SCHED_IDLE = 5;
 
 /** Field `n` (numbered from 1, as in proc(5)) of a /proc/…/stat file; the name in field 2 may hold spaces. */

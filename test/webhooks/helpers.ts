@@ -84,7 +84,7 @@ export interface WebhookApp extends TestApp {
  * checks timestamps against the real clock.
  */
 export async function webhookApp(
-  options: TestAppOptions & { resolve?: Resolve; ca?: string; random?: () => number; timeoutMs?: number } = {},
+  options: TestAppOptions & { resolve?: Resolve; ca?: string; random?: () => number; timeoutMs?: number; testSlotWaitMs?: number } = {},
 ): Promise<WebhookApp> {
   const t = createTestApp({
     clients: [PARTNER.entry, OTHER.entry],
@@ -96,6 +96,7 @@ export async function webhookApp(
         ...(options.ca ? { ca: options.ca } : {}),
         random: options.random ?? (() => 0.5),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.testSlotWaitMs ? { testSlotWaitMs: options.testSlotWaitMs } : {}),
       }),
     ...options,
   });

@@ -9,6 +9,14 @@ import type { FeedSpec } from "../../config/model.ts";
 import { leaseHeld, OUTCOMES, readRuns, type FeedRunState } from "./store.ts";
 
 const PREFIX = "partner_api_feed_";
+/** A feed is stale once its last success is older than this many of its intervals. */
+export const STALE_INTERVALS = 3;
+
+/** Whether a feed's last success is older than STALE_INTERVALS intervals (or it never had one, and a run has ended). */
+export function isStale(run: FeedRunState | null, everyMs: number, now: number): boolean {
+  if (run?.lastSuccessAt != null) return now - run.lastSuccessAt > STALE_INTERVALS * everyMs;
+  return run?.lastFinishedAt != null;
+}
 const COUNTS = ["created", "updated", "unchanged", "unpublished", "rejected"] as const;
 
 /** The feeds' state, one query per database; a database that cannot be read now leaves its feeds out. */
@@ -77,5 +85,31 @@ export function feedMetricsRegistry(source: FeedSource): Registry {
     set({}, Object.values(run?.lastSummary?.warnings ?? {}).reduce((sum, n) => sum + (n ?? 0), 0)),
   );
   gauge("running", "1 while a process runs the feed.", [], (set, run) => set({}, leaseHeld(run, source.now()) ? 1 : 0));
+  // These two read the feed's own interval, which `gauge` above does not hand its fill.
+  new Gauge({
+    name: `${PREFIX}interval_seconds`,
+    help: "The feed's configured interval (its `every`), in seconds.",
+    labelNames: ["feed", "database"],
+    registers: [registry],
+    aggregator: "max",
+    collect() {
+      this.reset();
+      for (const feed of source.feeds()) this.set({ feed: feed.id, database: feed.database }, feed.everyMs / 1000);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}stale`,
+    help:
+      `1 when the feed's last success is older than ${STALE_INTERVALS} intervals, or it has never succeeded and a run has ended: ` +
+      "its runs fail, are refused, or cannot run at all (starved, stuck).",
+    labelNames: ["feed", "database"],
+    registers: [registry],
+    aggregator: "max",
+    collect() {
+      this.reset();
+      const now = source.now();
+      for (const [feed, run] of statesOf(source.feeds(), source.open)) this.set({ feed: feed.id, database: feed.database }, isStale(run, feed.everyMs, now) ? 1 : 0);
+    },
+  });
   return registry;
 }

@@ -6,13 +6,20 @@ import type { MetricsRegistry } from "../../metrics/registry.ts";
 import { stateOf } from "../../plugins/context.ts";
 import { guard } from "../../plugins/guard.ts";
 import type { Runtime } from "../../runtime.ts";
+import type { BodyLimits } from "./bodies.ts";
 import { PortalFeedMetrics } from "./metrics.ts";
 import { FEED_PATH, PortalFeed } from "./service.ts";
 
 const DETAIL = { summary: "The portal feed (VRSync XML)", tags: ["Portal feed"] };
 
-export function portalFeedModule(runtime: Runtime, deps: { metrics: MetricsRegistry; logger: Logger; timeLimitMs?: number }) {
-  const feed = new PortalFeed({ runtime, metrics: new PortalFeedMetrics(deps.metrics.registry, () => runtime.config.clients.keys()), logger: deps.logger, timeLimitMs: deps.timeLimitMs });
+export function portalFeedModule(runtime: Runtime, deps: { metrics: MetricsRegistry; logger: Logger; timeLimitMs?: number; bodyLimits?: BodyLimits }) {
+  const feed = new PortalFeed({
+    runtime,
+    metrics: new PortalFeedMetrics(deps.metrics.registry, () => runtime.config.clients.keys()),
+    logger: deps.logger,
+    timeLimitMs: deps.timeLimitMs,
+    bodyLimits: deps.bodyLimits,
+  });
   return new Elysia({ name: "portal-feed" })
     .use(guard(runtime))
     .get(FEED_PATH, ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)), {

@@ -5,7 +5,7 @@
 import { Counter, type Registry } from "prom-client";
 
 /** How an answer of the feed ended. */
-export const FEED_OUTCOMES = ["full", "not_modified", "head", "hung_up", "too_slow", "failed"] as const;
+export const FEED_OUTCOMES = ["full", "not_modified", "head", "hung_up", "too_slow", "failed", "busy"] as const;
 export type FeedOutcome = (typeof FEED_OUTCOMES)[number];
 
 export class PortalFeedMetrics {
@@ -27,7 +27,8 @@ export class PortalFeedMetrics {
       name: "partner_api_portal_feed_answers_total",
       help:
         "Answers of GET/HEAD /v1/feeds/vrsync.xml by client and outcome: full (the body sent whole), not_modified (304), head, " +
-        "hung_up (the reader went away mid-body), too_slow (cut at the time limit), failed (our failure mid-body).",
+        "hung_up (the reader went away mid-body), too_slow (cut at the time limit), failed (our failure mid-body), " +
+        "busy (503: too many bodies streaming and waiting already).",
       labelNames: ["client", "outcome"],
       registers,
       collect: zeros,

@@ -9,11 +9,14 @@ import type { Client, PortalFeedSelection } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import type { Logger } from "../../logging.ts";
 import { CLIENT_CLOSED_REQUEST } from "../../metrics/requests.ts";
+import { ApiError } from "../../errors.ts";
+import { ClientDisconnected } from "../../plugins/body.ts";
 import { answerInBackground, type RequestState } from "../../plugins/context.ts";
 import { acceptsGzip } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { readerOf } from "../listing/service.ts";
 import { feedBody, type BodyEnd } from "./body.ts";
+import { BODY_LIMITS, BodyTurns, RETRY_AFTER_SECONDS, type BodyLimits } from "./bodies.ts";
 import type { FeedOutcome, PortalFeedMetrics } from "./metrics.ts";
 import { changeHead, ReadSnapshot } from "./snapshot.ts";
 import { unwritableListingsOf } from "./unwritable.ts";
@@ -45,6 +48,8 @@ export interface PortalFeedDeps {
   logger: Logger;
   /** Tests shorten it. */
   timeLimitMs?: number;
+  /** How many bodies stream at once, and how many wait and for how long (bodies.ts); tests pass smaller ones. */
+  bodyLimits?: BodyLimits;
 }
 
 /** How many of the listings the writer cannot write fall in a client's selection. */
@@ -72,15 +77,36 @@ function validatorHeaders(validators: Validators): Record<string, string> {
   };
 }
 
-/** A body that ends at once: a HEAD answers the GET's headers, and Bun then says "chunked" as it would for the GET. */
-function noBody(): ReadableStream<Uint8Array> {
-  return new ReadableStream({ pull: (controller) => controller.close() });
+/**
+ * A HEAD's body: empty, and ended only in a later turn of the event loop. The GET streams, with
+ * no length known before its last byte, and the HEAD must say the same. Bun writes a HEAD's
+ * framing from the body it is given: one already ended is announced as `Content-Length: 0` (a
+ * portal checking the size first read the feed as empty), one still open as chunked, like the
+ * GET. (A Transfer-Encoding header of our own would do it too, but Elysia then streams the
+ * response again itself and drops its Content-Encoding.)
+ */
+function headBody(): ReadableStream<Uint8Array> {
+  let turn: ReturnType<typeof setImmediate> | undefined;
+  return new ReadableStream({
+    pull: (controller) =>
+      new Promise<void>((resolve) => {
+        turn = setImmediate(() => {
+          controller.close();
+          resolve();
+        });
+      }),
+    // Bun cancels a HEAD's body once the headers are out.
+    cancel: () => clearImmediate(turn),
+  });
 }
 
 export class PortalFeed {
   private readonly settings: SettingsClock;
+  /** The bodies of this process streaming, and the requests waiting for their turn. */
+  readonly bodies: BodyTurns;
 
   constructor(private readonly deps: PortalFeedDeps) {
+    this.bodies = new BodyTurns(deps.bodyLimits ?? BODY_LIMITS);
     // HTTP dates are the wall clock's (the runtime's clock is the limits' and the tokens').
     this.settings = new SettingsClock(Date.now);
   }
@@ -103,14 +129,30 @@ export class PortalFeed {
       metrics.answered(client.id, "not_modified");
       return new Response(null, { status: 304, headers: validatorHeaders(cached) });
     }
-    const snapshot = ReadSnapshot.open(tenant.path, this.deps.runtime.tenants);
+    // A HEAD streams nothing: it takes no body's turn.
+    const turn = head ? () => {} : await this.bodies.take(request.signal);
+    if (turn === null) {
+      if (request.signal.aborted) throw new ClientDisconnected();
+      metrics.answered(client.id, "busy");
+      throw new ApiError("SERVICE_UNAVAILABLE", "Too many portal feeds are being sent right now; fetch again after Retry-After seconds", undefined, {
+        "retry-after": String(RETRY_AFTER_SECONDS),
+      });
+    }
+    let snapshot: ReadSnapshot;
     let skipped: number;
     let unwritable: ReadonlySet<string>;
+    try {
+      snapshot = ReadSnapshot.open(tenant.path, this.deps.runtime.tenants);
+    } catch (error) {
+      turn();
+      throw error;
+    }
     try {
       unwritable = await unwritableListingsOf(tenant).at(snapshot.db, snapshot.head);
       skipped = skippedIn(snapshot.db, client.feed, unwritable);
     } catch (error) {
       snapshot.release();
+      turn();
       throw error;
     }
     // Validators of what this snapshot holds, which may be newer than what was compared above.
@@ -125,7 +167,7 @@ export class PortalFeed {
     if (head) {
       snapshot.release();
       metrics.answered(client.id, "head");
-      return new Response(noBody(), { headers });
+      return new Response(headBody(), { headers });
     }
     metrics.served(client.id, skipped);
     let ended!: (status: number) => void;
@@ -144,6 +186,7 @@ export class PortalFeed {
         timeLimitMs: this.deps.timeLimitMs ?? FEED_TIME_LIMIT_MS,
         onEnd: (end) => {
           snapshot.release();
+          turn();
           this.ended(client, state, end);
           ended(STATUS_OF_END[end.outcome]);
         },

@@ -14,7 +14,8 @@ import { WebhookMetrics, type PendingAge } from "../../webhooks/metrics.ts";
 import { newSecret } from "../../webhooks/signing.ts";
 import { deliveryStore } from "../../webhooks/store.ts";
 import { systemResolve, type Resolve } from "../../webhooks/targets.ts";
-import { WebhookWorker, type WorkerDeps } from "../../webhooks/worker.ts";
+import { ATTEMPT_TIMEOUT_MS } from "../../webhooks/send.ts";
+import { PER_SUBSCRIPTION, TEST_SLOT_WAIT_MS, WebhookWorker, type WorkerDeps } from "../../webhooks/worker.ts";
 import { allFieldsOf, listingFor, readerOf } from "../listing/service.ts";
 import {
   MAX_SUBSCRIPTIONS_PER_CLIENT,
@@ -178,6 +179,10 @@ export async function rotateSecret(service: WebhookService, tenant: Tenant, clie
 export async function sendTestEvent(service: WebhookService, tenant: Tenant, clientId: string, id: string | null): Promise<string> {
   const current = owned(tenant, clientId, id);
   const result = await service.worker.sendTest(tenant, current.id);
+  if (result === "busy") {
+    const message = `This subscription has ${PER_SUBSCRIPTION} deliveries under way, none ended within ${TEST_SLOT_WAIT_MS / 1000} s; send the test again later`;
+    throw new ApiError("SERVICE_UNAVAILABLE", message, undefined, { "retry-after": String(ATTEMPT_TIMEOUT_MS / 1000) });
+  }
   const delivery = result === null ? null : subscriptionsRepo(tenant).deliveryById(result.deliveryId);
   if (result === null || delivery === null) throw notFound(); // deleted meanwhile
   return data({ ...deliveryView(delivery), durationMs: Math.round(result.outcome.durationMs) });
@@ -242,6 +247,7 @@ export interface WorkerOptions {
   ca?: string;
   random?: () => number;
   timeoutMs?: number;
+  testSlotWaitMs?: number;
 }
 
 /** The delivery worker for a running server: its databases, clients and config. */
@@ -266,6 +272,7 @@ export function createWebhookWorker(runtime: Runtime, options: WorkerOptions): W
     },
     metrics: options.metrics,
     onError: (error, what) => options.logger.warn({ err: (error as Error)?.message ?? String(error) }, `${what} failed`),
+    ...(options.testSlotWaitMs !== undefined ? { testSlotWaitMs: options.testSlotWaitMs } : {}),
   };
   return new WebhookWorker(deps);
 }

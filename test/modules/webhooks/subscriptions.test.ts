@@ -112,6 +112,7 @@ describe("target rules in production (CONTRACT §13)", () => {
         "mixed.example.com": ["93.184.215.14", "192.168.0.5"],
         "metadata.example.com": ["169.254.169.254"],
         "v6.example.com": ["fd00::1"],
+        "compat.example.com": ["::a9fe:a9fe"],
       }),
     });
     try {
@@ -127,6 +128,12 @@ describe("target rules in production (CONTRACT §13)", () => {
         ["https://[fe80::1]/hooks", "fe80::1 is a link-local (cloud metadata) address"],
         ["https://[fc00::1]/hooks", "fc00::1 is a unique-local address"],
         ["https://[::ffff:10.0.0.1]/hooks", "10.0.0.1 is a private address"],
+        ["https://[::127.0.0.1]/hooks", "::7f00:1 is an IPv4-compatible (deprecated) address carrying 127.0.0.1, a loopback address"],
+        ["https://[::169.254.169.254]/", "::a9fe:a9fe is an IPv4-compatible (deprecated) address carrying 169.254.169.254, a link-local (cloud metadata) address"],
+        ["https://[::10.0.0.1]/hooks", "::a00:1 is an IPv4-compatible (deprecated) address carrying 10.0.0.1, a private address"],
+        ["https://[64:ff9b::10.0.0.1]/hooks", "64:ff9b::a00:1 is a NAT64 address carrying 10.0.0.1, a private address"],
+        ["https://[2002:a9fe:a9fe::1]/hooks", "2002:a9fe:a9fe::1 is a 6to4 address carrying 169.254.169.254"],
+        ["https://compat.example.com/hooks", "compat.example.com resolves to ::a9fe:a9fe, an IPv4-compatible (deprecated) address carrying 169.254.169.254"],
         ["https://0.0.0.0/hooks", "0.0.0.0 is an unspecified address"],
         ["https://2130706433/hooks", "127.0.0.1 is a loopback address"],
         ["https://100.100.100.200/hooks", "100.100.100.200 is a shared (carrier-grade NAT) address"],

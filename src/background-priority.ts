@@ -1,0 +1,29 @@
+// Work that must give way to the server without ever being starved by it: a feed run's process
+// (cli/feed-child.ts) shares the server's cores, and holds SQLite's write lock for the few
+// milliseconds of each chunk of its writes.
+//
+// It used to run under SCHED_IDLE, which runs a thread only when nothing else wants the core.
+// On one core kept busy by partners' reads that is never: a run made no progress for a whole
+// minute of load, and the write lock it held when the server took the core back stayed held
+// with it, so one lead creation waited 5 s. Now it runs under SCHED_BATCH at the server's own
+// nice value: its wake-ups never preempt a request being answered (it waits for the server's
+// slice to end), and it has the same weight as each of the server's busy threads, so a run
+// always progresses and a chunk that holds the write lock is never left waiting long for the
+// core. A lower weight was measured first (nice 1, bench feed-run-one-core): the run took
+// 2.45 to 4.11 times its unloaded time on a saturated core, the server's checkpointer thread
+// competing too, and a chunk preempted while holding the lock kept leads waiting accordingly.
+
+/**
+ * Moves a process, every thread it has and the threads they start later, to SCHED_BATCH with
+ * util-linux's chrt; its nice value stays the one it inherited (the server's). Resolves to why
+ * it was refused (no chrt, a sandbox that forbids it), in words for a debug log; empty when it
+ * took. Without SCHED_BATCH the run is an ordinary process: the same share of the core, only
+ * its wake-ups may preempt a request. `chrt`: the program's path, looked up at each call by
+ * default (calls are rare, a run's start).
+ */
+export async function lowerToBackground(pid: number, chrt: string | null = Bun.which("chrt")): Promise<string[]> {
+  if (chrt === null) return ["chrt not found, so no SCHED_BATCH"];
+  const proc = Bun.spawn([chrt, "--all-tasks", "--batch", "--pid", "0", String(pid)], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+  return code === 0 ? [] : [`chrt: ${err.trim() || `exit code ${code}`}`];
+}
