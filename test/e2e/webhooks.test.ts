@@ -115,7 +115,7 @@ describe("webhooks from the compiled binary", () => {
     const leadId = await createLead("e2e-first");
     const delivery = await until("the first delivery", () => deliveredTo("/ok").find((d) => d.payload.data.id === leadId));
     expect(delivery.payload.type).toBe("lead.created");
-    const fields = "id,name,email,phone,message,source,status,priority,propertyId,interestedPropertyTitle,createdAt,updatedAt";
+    const fields = "id,name,email,phone,message,source,status,priority,propertyId,interestedPropertyTitle,createdBy,createdAt,updatedAt";
     expect(delivery.payload.data.record).toEqual((await api("GET", `/v1/leads/${leadId}?fields=${fields}`)).body.data);
     const tested = await api("POST", `/v1/webhooks/${sub.id}/test`);
     expect(tested.body.data).toMatchObject({ type: "webhook.test", state: "succeeded", lastStatus: 200 });

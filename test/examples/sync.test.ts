@@ -27,6 +27,8 @@ test("examples/sync.ts ends with exactly the published set", async () => {
   const cursor = await fullRead(server.url, token, copy);
 
   const db = new Database(join(dir, "sandbox.sqlite"));
+  // An outside writer, like an import: it waits for the lock the serving process may hold.
+  db.run("PRAGMA busy_timeout = 5000");
   const [gone] = db.query("SELECT id FROM properties WHERE is_published = 1 LIMIT 1").values()[0] as [string];
   db.run("UPDATE properties SET is_published = 0 WHERE id = ?", [gone]);
   db.run(
