@@ -297,7 +297,7 @@ export type paths = {
         };
         /**
          * Your listings as a VRSync XML feed
-         * @description Your published listings as one VRSync XML file (the format of ZAP, VivaReal and OLX), for a portal that fetches a URL on its own schedule and takes down what the file no longer lists. Authenticate with a bearer token, or with HTTP Basic auth (user: your API key, password: your API secret) from a portal's panel that takes only a URL, a user and a password; either way the IP list, the enabled flag, the database and your rate limit apply, and a failed Basic auth counts against the address's failed-authentication allowance like a failed token request. What the agency's `displayAddress` hides from partners is left out unless the agency gave you the full address. The agency's config may restrict the listings your feed carries (kinds of deal, states, property types) and cap their number (the most recently updated first). The body is streamed from one consistent state of the database; send the ETag back as If-None-Match (or Last-Modified as If-Modified-Since) to get 304 while nothing changed.
+         * @description Your published listings as one VRSync XML file (the format of ZAP, VivaReal and OLX), for a portal that fetches a URL on its own schedule and takes down what the file no longer lists. Authenticate with a bearer token, or with HTTP Basic auth (user: your API key, password: your API secret) from a portal's panel that takes only a URL, a user and a password; either way the IP list, the enabled flag, the database and your rate limit apply, and a failed Basic auth counts against the address's failed-authentication allowance like a failed token request. What the agency's `displayAddress` hides from partners is left out unless the agency gave you the full address. The agency's config may restrict the listings your feed carries (kinds of deal, states, property types) and cap their number (the most recently updated first). The body is streamed from one consistent state of the database; send the ETag back as If-None-Match (or Last-Modified as If-Modified-Since) to get 304 while nothing changed. The server sends only a few feeds at once: a request beyond them waits its turn, and one that would wait too long is answered 503 with Retry-After (fetch again after it).
          */
         get: operations["getPortalFeed"];
         put?: never;
@@ -309,6 +309,30 @@ export type paths = {
          * @description The same answer as GET without a body: the ETag, Last-Modified and X-Feed-Skipped a GET would carry now.
          */
         head: operations["headPortalFeed"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A lead as a portal posts it
+         * @description Not for partners' code: the URL an agency registers in a portal's panel, so the portal posts each lead to it by itself, in its own JSON, with HTTP Basic auth: Grupo ZAP (ZAP Imóveis, VivaReal, OLX) from Canal Pro, Chaves na Mão from its lead integration. The client's config says which format it takes and the user and password to expect. The lead belongs to that client (`createdBy`), like one made by POST /v1/leads: its lists, `lead.created` webhooks and the change feed carry it.
+         *
+         *     Read leniently: refused (400) only without a name, or without both an e-mail and a phone; a missing or malformed e-mail and a missing message are stored empty, text over the limits of POST /v1/leads is cut, unknown keys are ignored, and the Content-Type is not looked at. The portal's listing code (`clientListingId`, `ad.reference`) links the lead as `propertyCode` does.
+         *
+         *     The portal's own lead id (`originLeadId`, `id`) is kept with the lead: a repeat of it for the same client, at any later time or while the first is still being written, answers 200 with the first lead's id and creates nothing. A 201 means the lead is on disk.
+         */
+        post: operations["receivePortalLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -395,7 +419,7 @@ export type paths = {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a `webhook.test` event to the subscription now, whatever its state, and answers how that one attempt went (within 10 s). It is recorded in the delivery log and never retried; its outcome never disables the subscription. No body.
+         * @description Sends a `webhook.test` event to the subscription now, whatever its state, and answers how that one attempt went (within 10 s). It is recorded in the delivery log and never retried; its outcome never disables the subscription. No body. It takes one of the subscription's 16 delivery slots, like every delivery: while all of them are taken (a receiver that does not answer), it waits up to 15 s for one, then answers 503 with Retry-After, having sent nothing.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -591,6 +615,101 @@ export type components = {
                 /** @description Latest sequence of this entity */
                 head: number;
             };
+        };
+        /**
+         * ChavesNaMaoLead
+         * @description A lead as Chaves na Mão posts it. Refused (400) only without a name, or without both an e-mail and a phone; unknown keys are ignored and over-long text is cut to the limits of POST /v1/leads
+         */
+        ChavesNaMaoLead: {
+            /**
+             * @description The portal's own id of the lead: a repeat of it for the same client is answered 200 and creates nothing
+             * @example 12345
+             */
+            id?: string | number | null;
+            /**
+             * @description Contact name (required)
+             * @example Maria da Silva
+             */
+            name: string | number | null;
+            /**
+             * @description Contact e-mail; missing or malformed: stored empty, with a warning in the log
+             * @example maria.silva@email.com
+             */
+            email?: string | number | null;
+            /**
+             * @description Contact phone, with its area code
+             * @example 11988776655
+             */
+            phone?: string | number | null;
+            /**
+             * @description The contact's message, or null: stored empty
+             * @example Olá, tenho interesse neste imóvel. Gostaria de agendar uma visita.
+             */
+            message?: string | number | null;
+            /**
+             * @description When the portal took the lead; not stored
+             * @example 2025-11-06 14:30:00
+             */
+            createdAt?: string | number | null;
+            /**
+             * @description When the portal sent it; not stored
+             * @example 2025-11-06 14:30:05
+             */
+            sendAt?: string | number | null;
+            /**
+             * @description REALTY (VEHICLE leads are not this API's)
+             * @example REALTY
+             */
+            segment?: string | number | null;
+            /**
+             * @description How the contact reached the portal: the lead's trafficOrigin
+             * @example Formulário WhatsApp
+             */
+            proposeTypeName?: string | number | null;
+            ad?: ({
+                /**
+                 * @description The portal's id of the ad; not stored
+                 * @example 98765
+                 */
+                id?: string | number | null;
+                /**
+                 * @description The ad's title: the lead's interestedPropertyTitle when it links no property
+                 * @example Apartamento 3 Quartos com Suíte - Jardim Paulista
+                 */
+                title?: string | number | null;
+                /**
+                 * @description The agency's code of the property (the feed's ListingID), or null: links the lead to that published property
+                 * @example IMOB-2024-045
+                 */
+                reference?: string | number | null;
+                /**
+                 * @description Kind of property; not stored
+                 * @example Apartamento
+                 */
+                realtyType?: string | number | null;
+                /**
+                 * @description Venda, Locação…; not stored
+                 * @example Venda
+                 */
+                purpose?: string | number | null;
+                /**
+                 * @description The ad's page: the lead's interestedPropertyLink
+                 * @example https://www.chavesnamao.com.br/imovel/98765
+                 */
+                url?: string | number | null;
+                /**
+                 * @description The ad's price; not stored
+                 * @example 850000
+                 */
+                value?: string | number | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            client?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
         };
         /** ClientCredentialsGrant */
         ClientCredentialsGrant: {
@@ -862,6 +981,79 @@ export type components = {
         FieldProblem: {
             field: string;
             message: string;
+        };
+        /**
+         * GrupoZapLead
+         * @description A lead as Grupo ZAP (ZAP Imóveis, VivaReal, OLX) posts it. Refused (400) only without a name, or without both an e-mail and a phone; unknown keys are ignored and over-long text is cut to the limits of POST /v1/leads
+         */
+        GrupoZapLead: {
+            /**
+             * @description Where the lead came from: `VivaReal`, `ZAP` / `Zap Imóveis`, `OLX` / `Grupo OLX` (any case and accents); sets the lead's source
+             * @example Grupo OLX
+             */
+            leadOrigin?: string | number | null;
+            /**
+             * @description When the portal took the lead (kept in trafficOrigin's sense only: the lead's createdAt is its arrival)
+             * @example 2017-10-23T15:50:30.619Z
+             */
+            timestamp?: string | number | null;
+            /**
+             * @description The portal's own id of the lead: a repeat of it for the same client is answered 200 and creates nothing
+             * @example 59ee0fc6e4b043e1b2a6d863
+             */
+            originLeadId?: string | number | null;
+            /**
+             * @description The portal's id of the listing, written into trafficOrigin
+             * @example 87027856
+             */
+            originListingId?: string | number | null;
+            /**
+             * @description The feed's ListingID (the property code): links the lead to that published property
+             * @example a40171
+             */
+            clientListingId?: string | number | null;
+            /**
+             * @description Contact name (required)
+             * @example Nome Consumidor
+             */
+            name: string | number | null;
+            /**
+             * @description Contact e-mail; missing or malformed: stored empty, with a warning in the log
+             * @example nome.consumidor@email.com
+             */
+            email?: string | number | null;
+            /**
+             * @description Area code: the phone is stored as `(ddd) phone`
+             * @example 11
+             */
+            ddd?: string | number | null;
+            /**
+             * @description Phone without the area code
+             * @example 999999999
+             */
+            phone?: string | number | null;
+            /**
+             * @description Deprecated by the portal: area code and phone together; read when `phone` is missing
+             * @example 11999999999
+             */
+            phoneNumber?: string | number | null;
+            /**
+             * @description The contact's message; missing or null: stored empty
+             * @example Olá, tenho interesse neste imóvel. Aguardo o contato. Obrigado.
+             */
+            message?: string | number | null;
+            /**
+             * @description `Alta`, `Média`, `Baixa` (any case and accents): the lead's priority HIGH, MEDIUM, LOW; anything else MEDIUM
+             * @example Alta
+             */
+            temperature?: string | number | null;
+            /**
+             * @description `SELL` or `RENT`; not stored
+             * @example SELL
+             */
+            transaction_type?: string | number | null;
+        } & {
+            [key: string]: unknown;
         };
         /** Health */
         Health: {
@@ -1271,6 +1463,11 @@ export type components = {
                 isMain: boolean;
             }[];
         };
+        /** ReceivedLead */
+        ReceivedLead: {
+            /** @description The lead's id in this API (GET /v1/leads/{id} with the client's token) */
+            id: string;
+        };
         /** Token */
         Token: {
             /** @description HS256 JWT; send it as `Authorization: Bearer <token>` */
@@ -1456,10 +1653,12 @@ export type components = {
 };
 export type Change = components['schemas']['Change'];
 export type ChangePage = components['schemas']['ChangePage'];
+export type ChavesNaMaoLead = components['schemas']['ChavesNaMaoLead'];
 export type ClientCredentialsGrant = components['schemas']['ClientCredentialsGrant'];
 export type CreatedLead = components['schemas']['CreatedLead'];
 export type FieldCatalogue = components['schemas']['FieldCatalogue'];
 export type FieldProblem = components['schemas']['FieldProblem'];
+export type GrupoZapLead = components['schemas']['GrupoZapLead'];
 export type Health = components['schemas']['Health'];
 export type Lead = components['schemas']['Lead'];
 export type LeadFieldValues = components['schemas']['LeadFieldValues'];
@@ -1469,6 +1668,7 @@ export type PageMeta = components['schemas']['PageMeta'];
 export type Property = components['schemas']['Property'];
 export type PropertyFieldValues = components['schemas']['PropertyFieldValues'];
 export type PropertyRecord = components['schemas']['PropertyRecord'];
+export type ReceivedLead = components['schemas']['ReceivedLead'];
 export type Token = components['schemas']['Token'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookReplay = components['schemas']['WebhookReplay'];
@@ -4971,6 +5171,233 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    receivePortalLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the client the portal's leads belong to (its config has `inbound`)
+                 * @example sandbox-grupozap
+                 */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The lead in the format of the client's portal */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrupoZapLead"] | components["schemas"]["ChavesNaMaoLead"];
+            };
+        };
+        responses: {
+            /** @description A repeat of a portal lead id this client already has: that lead's id; nothing was written */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "019b8f2e-4c1a-7d3e-9a55-2f0c6b7e81d4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ReceivedLead"];
+                    };
+                };
+            };
+            /** @description A new lead, on disk */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "019b8f2e-4c1a-7d3e-9a55-2f0c6b7e81d4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ReceivedLead"];
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR, MISSING_BODY */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_ERROR" | "MISSING_BODY";
+                        /** @description One entry per failed input (VALIDATION_ERROR) */
+                        details?: components["schemas"]["FieldProblem"][];
+                    };
+                };
+            };
+            /** @description Not authenticated: wrong or missing Basic credentials, an id that takes no portal leads, or an address off the client's list, all with this same answer */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INVALID_API_SECRET";
+                    };
+                };
+            };
+            /** @description Access refused: API_DISABLED, NO_DATABASE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "API_DISABLED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Body too large: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
             };
         };
     };
