@@ -1,6 +1,6 @@
 // What a running server holds: the current config (swapped whole on reload), the token
 // service for it, the open databases and the limiter state (which survives reloads). With
-// `redis` in the config the limits live in Redis, shared by every process (CONTRACT §15); while
+// `redis` in the config the limits live in Redis, shared by every process (docs/reference/behaviour-extensions.md §15); while
 // Redis cannot answer, each process uses its own in-memory limiters.
 import type { Client, RedisSettings, RuntimeConfig } from "./config/model.ts";
 import { Checkpointer } from "./db/checkpointer.ts";
@@ -19,7 +19,7 @@ import { InFlightLocks } from "./redis/locks.ts";
 import { RedisMetrics } from "./redis/metrics.ts";
 import { TokenService } from "./security/tokens.ts";
 
-/** Failed authentication per source IP: 20 attempts, refilled at 20 a minute (CONTRACT §6). */
+/** Failed authentication per source IP: 20 attempts, refilled at 20 a minute (docs/reference/behaviour.md §6). */
 export const AUTH_FAILURE_CAPACITY = 20;
 
 /** What is shared through Redis, when the config names one. */
@@ -149,7 +149,7 @@ export class Runtime {
   }
 
   /**
-   * The guard's last step (CONTRACT §6): the client's burst cap, then its sliding window.
+   * The guard's last step (docs/reference/behaviour.md §6): the client's burst cap, then its sliding window.
    * Writes the rate-limit headers either way; throws RATE_LIMIT_EXCEEDED on a refusal.
    */
   admit(client: Client, headers: HeaderRecord): Maybe<void> {

@@ -85,7 +85,7 @@ function listPage(token, resource, endpoint, q) {
  */
 
 /**
- * POST /v1/leads. An Idempotency-Key is sent as a careful partner would (CONTRACT §9), so a
+ * POST /v1/leads. An Idempotency-Key is sent as a careful partner would (docs/reference/behaviour.md §9), so a
  * retried 429 can never create the lead twice.
  * @param {string} token @param {NewLead} lead @param {string} idempotencyKey
  * @returns {any}

@@ -49,7 +49,7 @@ function sameKeys(keys, wanted) {
 }
 
 /**
- * `{ data: [...], meta: { after, nextAfter, hasMore } }` (CONTRACT §11, change feed).
+ * `{ data: [...], meta: { after, nextAfter, hasMore } }` (docs/reference/behaviour-extensions.md §11, change feed).
  * @param {any} body
  */
 export function isChangePage(body) {

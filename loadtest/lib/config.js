@@ -9,7 +9,7 @@ function env(name, fallback) {
 export const config = Object.freeze({
   // Trailing slashes are dropped so helpers can always append "/v1/...".
   baseUrl: env("BASE_URL", "http://localhost:8080").replace(/\/+$/, ""),
-  // Defaults are the published sandbox credentials (CONTRACT §2); an agency's server needs its own.
+  // Defaults are the published sandbox credentials (docs/reference/behaviour.md §2); an agency's server needs its own.
   apiKey: env("API_KEY", "pk_sandbox_demo"),
   apiSecret: env("API_SECRET", "sk_sandbox_demo"),
 });

@@ -4,7 +4,7 @@ import { Counter } from "k6/metrics";
 
 // Bounded so a misconfigured limit shows up as failed checks instead of a run that only sleeps.
 const MAX_RETRIES = 3;
-// The server answers 1..60 (CONTRACT §6); anything else is clamped into that range.
+// The server answers 1..60 (docs/reference/behaviour.md §6); anything else is clamped into that range.
 const MAX_WAIT_SECONDS = 60;
 
 /** Every 429 seen, tagged by endpoint: the first thing to read when http_req_failed is high. */

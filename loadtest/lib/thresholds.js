@@ -27,7 +27,7 @@ export function thresholds({ budget, maxFailedRate, minChecksRate }) {
 /**
  * Budgets for a local sandbox (SQLite beside the server). Reads of a page of cards are the
  * cheapest; full records carry photos and groups; a lead creation waits for the disk (a 201
- * means the lead is durable, CONTRACT §9); the token endpoint hashes a secret.
+ * means the lead is durable, docs/reference/behaviour.md §9); the token endpoint hashes a secret.
  * @type {Budget}
  */
 export const NORMAL_BUDGET = {

@@ -1,6 +1,6 @@
 // `export`: published properties as VRSync or NDJSON (the API's shape), leads as NDJSON, streamed
 // from one read snapshot, so an export taken while the server writes is consistent. The portal
-// feed (CONTRACT §17) is this same export, of a client's selection, into an HTTP response.
+// feed (docs/reference/behaviour-extensions.md §17) is this same export, of a client's selection, into an HTTP response.
 import type { Database } from "bun:sqlite";
 import { LEAD_FIELDS } from "../catalog/leads.ts";
 import { PROPERTY_FIELDS } from "../catalog/properties.ts";

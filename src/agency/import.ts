@@ -24,7 +24,7 @@ export interface Rejection {
 /** The outcome of an import, a plain value (the CLI prints it; scheduled feed runs keep it). */
 export interface ImportSummary extends ApplyCounts {
   rejected: number;
-  /** Warnings by kind (CONTRACT §16): values read as null or cleaned, repairs of the document. */
+  /** Warnings by kind (docs/reference/behaviour-extensions.md §16): values read as null or cleaned, repairs of the document. */
   warnings: Partial<Record<WarningKind, number>>;
   rejections: Rejection[];
   /** Every warning, feed-level ones (code null) first, then by line. */

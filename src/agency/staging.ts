@@ -32,7 +32,7 @@ export interface StagedCopy {
 
 /**
  * What staging a copy of a code did to the copies before it: the last importable copy wins
- * (CONTRACT §16). `superseded` is the earlier copy this one replaced; `keptInstead` the earlier
+ * (docs/reference/behaviour-extensions.md §16). `superseded` is the earlier copy this one replaced; `keptInstead` the earlier
  * importable copy that stays, when this one was refused.
  */
 export interface StagingOutcome {

@@ -1,9 +1,9 @@
-// Enumerations of SPEC.md and CONTRACT §8, in the order SPEC.md lists them.
+// Enumerations of the specification (docs/reference/behaviour.md §8), in the order it lists them.
 
 export const OPERATION_TYPES = ["SALE", "RENT", "SEASONAL"] as const;
 export const PROPERTY_STATUSES = ["AVAILABLE", "RENTED", "RESERVED", "SOLD", "UNAVAILABLE"] as const;
 /**
- * How much of its address an agency lets partners show (VRSync `displayAddress`, CONTRACT §16):
+ * How much of its address an agency lets partners show (VRSync `displayAddress`, docs/reference/behaviour-extensions.md §16):
  * everything, the street without number and complement, or only the neighbourhood.
  */
 export const ADDRESS_VISIBILITIES = ["ALL", "STREET", "NEIGHBORHOOD"] as const;

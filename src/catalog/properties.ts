@@ -23,7 +23,7 @@ function group(description: string, fields: Record<string, GroupMember>): Omit<F
 }
 
 /**
- * What partners see of the address (CONTRACT §16): `STREET` hides the number and complement and
+ * What partners see of the address (docs/reference/behaviour-extensions.md §16): `STREET` hides the number and complement and
  * gives coordinates to 3 decimals (about 100 m); `NEIGHBORHOOD` also hides the street and the
  * coordinates. Clients with `fullAddress` read the stored values.
  */

@@ -24,7 +24,7 @@ export function integerFlag(value: string | undefined, name: string, min: number
   return Number(value);
 }
 
-/** Port per CONTRACT §1: --port, else env PORT, else the config's, else 8080. */
+/** Port per docs/reference/behaviour.md §1: --port, else env PORT, else the config's, else 8080. */
 export function choosePort(flag: string | undefined, configPort: number | null): number {
   const fromFlag = integerFlag(flag, "port", 0, 65535);
   if (fromFlag !== undefined) return fromFlag;

@@ -1,5 +1,5 @@
 // `partner-api feeds status --config FILE [--json]` and `partner-api feeds run --config FILE
-// [--id ID] [--json]` (CONTRACT §14): what `serve` did with each feed, read from the database,
+// [--id ID] [--json]` (docs/reference/behaviour-extensions.md §14): what `serve` did with each feed, read from the database,
 // and a run now, through the same path. `feeds run-claimed` is internal: the child process
 // `serve` starts for each scheduled run (cli/feed-child.ts). A feed's headers are never printed.
 import { leaseOwner, runHere, type Busy, type RunReport } from "../agency/feed-runs/run.ts";

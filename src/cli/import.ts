@@ -1,6 +1,6 @@
 // `partner-api import --db FILE FEED [--partial] [--dry-run] [--strict] [--json] [--timeout D]
 // [--max-bytes N]`: exit 0 (warnings alone too), or 1 when any listing was rejected or the feed
-// could not be read (CONTRACT §11, §16).
+// could not be read (docs/reference/behaviour-extensions.md §11, §16).
 import { ConcurrentChangeError } from "../agency/apply.ts";
 import { importFeed, type ImportProgress, type ImportSummary, type Rejection } from "../agency/import.ts";
 import { readingLine, writingLine } from "../agency/progress.ts";

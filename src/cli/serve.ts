@@ -1,5 +1,5 @@
 // `partner-api serve [--config FILE] [--port P] [--host H] [--workers N]`: production from a
-// config file; with --workers, N processes sharing the port (CONTRACT §15).
+// config file; with --workers, N processes sharing the port (docs/reference/behaviour-extensions.md §15).
 import { wallClock } from "../clock.ts";
 import { exposedPathsOf, loadConfigFile } from "../config/load.ts";
 import { createLogger } from "../logging.ts";

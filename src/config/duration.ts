@@ -1,4 +1,4 @@
-// Durations as the config writes them: "30s", "15m", "1h30m", "1d" (CONTRACT §14's `every`).
+// Durations as the config writes them: "30s", "15m", "1h30m", "1d" (docs/reference/behaviour-extensions.md §14's `every`).
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** A duration's whole form, checked by the config schema: one or more <integer><unit> parts. */

@@ -1,4 +1,4 @@
-// The config's `feeds` (CONTRACT §14): what the schema cannot check (names that must match,
+// The config's `feeds` (docs/reference/behaviour-extensions.md §14): what the schema cannot check (names that must match,
 // minimums that depend on the environment, URLs), and their resolved, frozen form.
 import { displayUrl } from "../feeds/fetch.ts";
 import { formatDuration, parseDuration } from "./duration.ts";

@@ -19,7 +19,7 @@ export interface Client {
   burstPerSecond: number | null;
   /** Reads stored addresses whole, whatever the listing's `displayAddress` hides from partners. */
   fullAddress: boolean;
-  /** What this client's portal feed carries (CONTRACT §17). */
+  /** What this client's portal feed carries (docs/reference/behaviour-extensions.md §17). */
   feed: PortalFeedSelection;
   /** What this client may do (docs/partners/scopes.md); the defaults when the config names none. */
   scopes: ReadonlySet<Scope>;
@@ -44,14 +44,14 @@ export interface PortalFeedSelection {
   maxListings: number | null;
 }
 
-/** Where the state shared by several processes lives (CONTRACT §15). */
+/** Where the state shared by several processes lives (docs/reference/behaviour-extensions.md §15). */
 export interface RedisSettings {
   url: string;
   /** Prepended to every key, so deployments sharing one Redis keep apart. */
   keyPrefix: string;
 }
 
-/** A CRM feed `serve` pulls on a schedule (CONTRACT §14), resolved. */
+/** A CRM feed `serve` pulls on a schedule (docs/reference/behaviour-extensions.md §14), resolved. */
 export interface FeedSpec {
   id: string;
   /** The `databases` name, and its resolved file. */

@@ -17,7 +17,7 @@ export const DEFAULT_MAX_UNPUBLISH_RATIO = 0.5;
 /** One value of an enumeration, listed in the JSON Schema, typed as the enumeration. */
 const enumValue = <V extends string>(values: readonly V[]) => T.Union(values.map((value) => T.Literal(value)));
 
-/** What a portal client's feed (GET /v1/feeds/vrsync.xml, CONTRACT §17) carries; absent: every published listing. */
+/** What a portal client's feed (GET /v1/feeds/vrsync.xml, docs/reference/behaviour-extensions.md §17) carries; absent: every published listing. */
 export const PortalFeedSchema = T.Object(
   {
     operationType: T.Optional(
@@ -107,7 +107,7 @@ export const ClientSchema = T.Object(
   { additionalProperties: false },
 );
 
-/** A CRM's feed that `serve` pulls on a schedule (CONTRACT §14). */
+/** A CRM's feed that `serve` pulls on a schedule (docs/reference/behaviour-extensions.md §14). */
 export const FeedSchema = T.Object(
   {
     id: T.String({ pattern: "^[A-Za-z0-9._-]{1,64}$", description: "Unique feed identifier (letters, digits, . _ -)" }),
@@ -184,7 +184,7 @@ export const ConfigSchema = T.Object(
             }),
           ),
         },
-        { additionalProperties: false, description: "What partners' webhook subscriptions may target (CONTRACT §13)" },
+        { additionalProperties: false, description: "What partners' webhook subscriptions may target" },
       ),
     ),
     redis: T.Optional(
@@ -201,7 +201,7 @@ export const ConfigSchema = T.Object(
         { additionalProperties: false, description: "Shared rate limits and idempotency locks for several processes (serve --workers, several hosts)" },
       ),
     ),
-    feeds: T.Optional(T.Array(FeedSchema, { description: "CRM feeds pulled on a schedule by serve (CONTRACT §14)" })),
+    feeds: T.Optional(T.Array(FeedSchema, { description: "CRM feeds pulled on a schedule by serve" })),
     logLevel: T.Optional(
       T.Union(["fatal", "error", "warn", "info", "debug"].map((l) => T.Literal(l)), { default: "info" }),
     ),

@@ -51,7 +51,7 @@ export interface Operation {
   responses: Record<string, Json>;
 }
 
-/** Failures of the guard every protected route passes (CONTRACT §4), plus the unexpected. */
+/** Failures of the guard every protected route passes (docs/reference/behaviour.md §4), plus the unexpected. */
 const GUARD_ERRORS: ErrorCode[] = ["INVALID_TOKEN", "API_DISABLED", "IP_BLOCKED", "NO_DATABASE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR"];
 
 export function json(schema: TSchema, example: unknown, description: string, headers: HeaderSet): Json {

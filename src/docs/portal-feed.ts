@@ -1,4 +1,4 @@
-// The portal feed's operations (CONTRACT §17): GET and HEAD /v1/feeds/vrsync.xml, with both
+// The portal feed's operations (docs/reference/behaviour-extensions.md §17): GET and HEAD /v1/feeds/vrsync.xml, with both
 // ways in (a bearer token, or Basic auth with the API key and secret), the validators, 304 and
 // the VRSync body; its example is the real writer's output for the example property.
 import type { Listing } from "../feeds/listing.ts";

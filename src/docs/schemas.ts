@@ -32,7 +32,7 @@ export const LeadSchema = T.Object(Object.fromEntries(CATALOGS.leads.fields.map(
   additionalProperties: false,
 });
 
-/** The body of a 201: the lead as SPEC.md lists it, without the `createdBy` the caller knows already. */
+/** The body of a 201: the lead as the specification lists it, without the `createdBy` the caller knows already. */
 export const CreatedLeadSchema = T.Object(
   Object.fromEntries(CATALOGS.leads.fields.filter((f) => f.name !== "createdBy").map((f) => [f.name, fieldSchema(f)])),
   { title: "CreatedLead", additionalProperties: false },

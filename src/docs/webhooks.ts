@@ -1,4 +1,4 @@
-// The webhook half of the OpenAPI document (CONTRACT §13): the subscription operations, and
+// The webhook half of the OpenAPI document (docs/reference/behaviour-extensions.md §13): the subscription operations, and
 // the top-level `webhooks` section describing each event a partner's receiver gets, with the
 // headers that sign it and the record it carries.
 import { Type as T, type TSchema } from "@sinclair/typebox";

@@ -1,4 +1,4 @@
-// Bytes → text the way real feeds need (CONTRACT §16): a byte order mark decides the encoding
+// Bytes → text the way real feeds need (docs/reference/behaviour-extensions.md §16): a byte order mark decides the encoding
 // over the XML declaration; ISO-8859-1 and windows-1252 are honoured when declared; and in a feed
 // that is undeclared or declared UTF-8, bytes that are not valid UTF-8 are read as windows-1252
 // (what a CRM that glued Latin-1 data into a UTF-8 template meant) with one warning.

@@ -6,7 +6,7 @@ import type { Listing } from "./listing.ts";
 import { isHttpUrl, MAX_URL_LENGTH } from "./values/photos.ts";
 import { PUBLICATION_TIERS } from "./values/vocabularies.ts";
 
-export const MAX_CODE_LENGTH = 100; // a lead's propertyCode is at most 100 characters (CONTRACT §9)
+export const MAX_CODE_LENGTH = 100; // a lead's propertyCode is at most 100 characters (docs/reference/behaviour.md §9)
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_TEXT_LENGTH = 100_000;
 

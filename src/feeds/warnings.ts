@@ -1,4 +1,4 @@
-// What an import tells an agency about values it could not take as written (CONTRACT §16): the
+// What an import tells an agency about values it could not take as written (docs/reference/behaviour-extensions.md §16): the
 // listing is imported, the value becomes null (free text stays), and a warning says where.
 
 /** Every kind of warning, counted by kind in the import summary. */

@@ -1,4 +1,4 @@
-// Writes the rate-limit response headers of CONTRACT §6 (X-RateLimit-* and the IETF fields of
+// Writes the rate-limit response headers of docs/reference/behaviour.md §6 (X-RateLimit-* and the IETF fields of
 // draft-ietf-httpapi-ratelimit-headers-11) from a limiter's decision.
 
 import type { LimitDecision } from "./decision.ts";

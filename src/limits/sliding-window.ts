@@ -1,4 +1,4 @@
-// Per-key sliding window of 60 s (CONTRACT §6), kept as a ring of 60 per-second counters:
+// Per-key sliding window of 60 s (docs/reference/behaviour.md §6), kept as a ring of 60 per-second counters:
 // constant memory per key whatever the limit, O(1) per call, no timers.
 
 import type { Clock } from "./clock.ts";

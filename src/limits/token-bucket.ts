@@ -1,5 +1,5 @@
 // Per-key token bucket with lazy refill computed from the clock, no timers: throttles failed
-// authentication per source IP and caps a client's burst per second (CONTRACT §6).
+// authentication per source IP and caps a client's burst per second (docs/reference/behaviour.md §6).
 
 import type { Clock } from "./clock.ts";
 import type { LimitDecision } from "./decision.ts";

@@ -1,4 +1,4 @@
-// The request metrics of CONTRACT §12: requests by route template, method and status, latency
+// The request metrics of docs/reference/behaviour-extensions.md §12: requests by route template, method and status, latency
 // by route and method, 429s by client, authentication failures by code, leads created.
 // Recorded once per finished request (plugins/context.ts). Labels come only from route
 // templates, configured client ids and the closed error-code table, and every label set is
@@ -20,7 +20,7 @@ export const NO_CLIENT = "(unauthenticated)";
  */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-/** Codes of CONTRACT §4 that mean "these credentials or this token were refused". */
+/** Codes of docs/reference/behaviour.md §4 that mean "these credentials or this token were refused". */
 export const AUTH_FAILURE_CODES = [
   "MISSING_CREDENTIALS",
   "INVALID_API_KEY",

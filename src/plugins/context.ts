@@ -8,7 +8,7 @@ import { canonicalAddress } from "../security/ip.ts";
 
 export interface RequestState {
   requestId: string;
-  /** The client's address per CONTRACT §7, or null when the peer is unknown. */
+  /** The client's address per docs/reference/behaviour.md §7, or null when the peer is unknown. */
   ip: string | null;
   /** Whether the TCP peer is one of the config's trusted proxies, whose X-Forwarded-* headers are believed. */
   viaTrustedProxy: boolean;

@@ -1,7 +1,7 @@
-// The guard every protected route passes, in CONTRACT §4's order: token → client exists →
+// The guard every protected route passes, in docs/reference/behaviour.md §4's order: token → client exists →
 // enabled → IP on whitelist → database → rate limit. Written once; routes opt in with
 // `{ protected: true }`, or `{ protected: "<scope>" }` when the route needs a scope (then the
-// scope is checked after the whole guard). The portal feed (CONTRACT §17) also takes HTTP Basic auth with the API
+// scope is checked after the whole guard). The portal feed (docs/reference/behaviour-extensions.md §17) also takes HTTP Basic auth with the API
 // key and secret (`{ bearerOrBasic: true }`): the token endpoint's check of those, then the
 // same limit step. A portal's lead posts (docs/operators/portal-leads.md) take only the Basic
 // auth of the client's `inbound` config (`{ inbound: true }`): the same steps after it.
@@ -91,7 +91,7 @@ export function authorize(runtime: Runtime, request: Request, state: RequestStat
   const token = bearerToken(authorization);
   const claims = token === null ? null : runtime.tokens.verify(token);
   const client = claims === null ? undefined : runtime.config.clients.get(claims.sub);
-  // A token issued under a key or secret the client no longer has is no token (CONTRACT §5).
+  // A token issued under a key or secret the client no longer has is no token (docs/reference/behaviour.md §5).
   // An address with no attempts left gets its 429 from the same step: a refusal takes nothing.
   if (client === undefined || !runtime.tokens.isBoundTo(claims!, client)) return failAuthentication(runtime, ip, headers, "INVALID_TOKEN", challenge);
   state.clientId = client.id;

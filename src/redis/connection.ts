@@ -1,4 +1,4 @@
-// The connection to the Redis that processes share (CONTRACT §15), through Bun's built-in
+// The connection to the Redis that processes share (docs/reference/behaviour-extensions.md §15), through Bun's built-in
 // client. Every command has a bounded wait: Redis down or slow must never fail or stall a
 // request. On the first failure the connection is marked unavailable (logged once) and callers
 // use their in-memory limits; a probe every second brings it back as soon as Redis answers.

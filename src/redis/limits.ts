@@ -1,4 +1,4 @@
-// The rate limits of CONTRACT §6 kept in Redis (CONTRACT §15): the per-client sliding windows,
+// The rate limits of docs/reference/behaviour.md §6 kept in Redis (docs/reference/behaviour-extensions.md §15): the per-client sliding windows,
 // the burst buckets and the failed-authentication buckets, each decision made atomically in a
 // script run (the admissions of one turn of the event loop share one). The figures are those
 // the in-memory limiters would give (src/limits/), so headers do not change.

@@ -1,4 +1,4 @@
-// In-flight locks of Idempotency-Keys across processes (CONTRACT §9, §15): a request arriving
+// In-flight locks of Idempotency-Keys across processes (docs/reference/behaviour.md §9, §15): a request arriving
 // while another process creates the lead for the same key waits for it, then replays it. The
 // lock only saves the work: the creation itself checks the key again under the database's
 // write lock, so even with Redis down no key ever makes two leads.

@@ -1,4 +1,4 @@
-// What an operator needs to see of the shared state (CONTRACT §15): whether this process's
+// What an operator needs to see of the shared state (docs/reference/behaviour-extensions.md §15): whether this process's
 // limits are in Redis right now, and how often it fell back to its own memory.
 import { Counter, Gauge, Registry } from "prom-client";
 

@@ -1,4 +1,4 @@
-// The check of an API key and secret, in CONTRACT §4's order: key → IP list (before the secret,
+// The check of an API key and secret, in docs/reference/behaviour.md §4's order: key → IP list (before the secret,
 // so a stolen secret cannot be confirmed from a blocked address) → secret → enabled → database.
 // One check for every way credentials arrive: the token endpoint's headers and a portal's Basic auth.
 import { SANDBOX_KEY_PREFIX } from "../config/load.ts";

@@ -1,7 +1,7 @@
 // HS256 JWTs (RFC 7519, verified per RFC 8725): only HS256, required claims, issuer and
 // environment checked. Verified tokens are cached (bounded) because every request verifies one.
 // A token carries a tag of the credentials that obtained it (`cred`), so that giving a client
-// a new key or secret revokes every token issued under the old pair (CONTRACT §5).
+// a new key or secret revokes every token issued under the old pair (docs/reference/behaviour.md §5).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 

@@ -3,7 +3,7 @@ import type { HIGHLIGHT_TIERS, OperationType, PropertyStatus } from "../catalog/
 
 export type HighlightTier = (typeof HIGHLIGHT_TIERS)[number];
 
-/** Share of each portal publication tier (CONTRACT §8): most listings are plain. */
+/** Share of each portal publication tier (docs/reference/behaviour.md §8): most listings are plain. */
 export const HIGHLIGHT_WEIGHTS: Readonly<Record<HighlightTier, number>> = {
   STANDARD: 70,
   PREMIUM: 18,

@@ -104,7 +104,7 @@ function deliveriesFor(changes: readonly ChangeRow[], targets: readonly Dispatch
  * DeliveryStore.insert), made again from its event with the record as `clientId` sees it now;
  * null when that cannot be done (the record is gone). Same webhook-id, same event and
  * sequence; the record is the newer one if it changed meanwhile, which `data.sequence` lets a
- * receiver tell (CONTRACT §13: order is not promised).
+ * receiver tell (docs/reference/behaviour-extensions.md §13: order is not promised).
  */
 export function rebuiltPayload(
   deps: Pick<DispatchDeps, "tenant" | "records" | "mayRead">,

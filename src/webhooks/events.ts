@@ -1,4 +1,4 @@
-// The webhook event types (CONTRACT §13) and how a row of the change log maps to one.
+// The webhook event types (docs/reference/behaviour-extensions.md §13) and how a row of the change log maps to one.
 
 /** Events a subscription can list; every one but webhook.test comes from the change log. */
 export const EVENT_TYPES = ["lead.created", "lead.updated", "property.upserted", "property.removed", "webhook.test"] as const;

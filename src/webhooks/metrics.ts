@@ -1,4 +1,4 @@
-// Webhook metrics for /metrics (CONTRACT §13): attempts by event type and outcome, deliveries
+// Webhook metrics for /metrics (docs/reference/behaviour-extensions.md §13): attempts by event type and outcome, deliveries
 // finished by event type and state, attempt latency, and, read at scrape time, the age of the
 // oldest pending delivery or undispatched event per database. Label values come from closed
 // sets only. The families live in a registry of their own (the worker is made before the

@@ -1,4 +1,4 @@
-// When a failed delivery is tried again (CONTRACT §13): after about 5 s, 30 s, 2 min, 10 min,
+// When a failed delivery is tried again (docs/reference/behaviour-extensions.md §13): after about 5 s, 30 s, 2 min, 10 min,
 // 30 min, 1 h, 3 h, 6 h, 12 h and 24 h, each ±20 %, then it is failed for good.
 
 const SECOND = 1000;

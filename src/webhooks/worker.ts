@@ -32,7 +32,7 @@ export const MAX_IN_FLIGHT = 256;
 export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 10_000;
 /** An idle worker looks for new events and due retries this often. */
 export const TICK_MS = 50;
-/** A subscription whose every attempt failed for this long is disabled (CONTRACT §13). */
+/** A subscription whose every attempt failed for this long is disabled (docs/reference/behaviour-extensions.md §13). */
 export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
 /** Finished deliveries stay in the log this long. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 // The three commands as an agency runs them: flags, summaries (human and --json), exit codes
-// (CONTRACT §1 and §11), through the real entry point in a child process.
+// (docs/reference/behaviour.md §1 and §11), through the real entry point in a child process.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, linkSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// CONTRACT §16, Encodings and structure: documents as PHP and hand-made generators leave them are
+// docs/reference/behaviour-extensions.md §16, Encodings and structure: documents as PHP and hand-made generators leave them are
 // read with a warning; hostile documents (entity bombs, external entities, huge nodes, deep
 // nesting) and other malformed XML are refused whole: nothing changes and the message says why.
 import { afterAll, describe, expect, test } from "bun:test";

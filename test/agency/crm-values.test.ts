@@ -1,4 +1,4 @@
-// CONTRACT §16 case by case: fixtures of each kind of value as CRMs write it, imported into a new
+// docs/reference/behaviour-extensions.md §16 case by case: fixtures of each kind of value as CRMs write it, imported into a new
 // database and read back through the API. A listing is refused only when it cannot be one; every
 // other unreadable value is null (free text stays) with a warning naming code, line, element, value.
 import { afterAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// One run of a scheduled feed (CONTRACT §14) against a real local feed server: the import's
+// One run of a scheduled feed (docs/reference/behaviour-extensions.md §14) against a real local feed server: the import's
 // own result, conditional requests, every guard and failure changing nothing, the outcome
 // recorded in the database, and the lease that gives each run to one process.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";

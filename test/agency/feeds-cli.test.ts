@@ -1,4 +1,4 @@
-// `partner-api feeds status` and `feeds run` as an agency runs them (CONTRACT §14), through the
+// `partner-api feeds status` and `feeds run` as an agency runs them (docs/reference/behaviour-extensions.md §14), through the
 // real entry point in a child process, against a real local feed server: exit codes, the
 // reason of a guarded or failed run on stderr, the state in the database, headers never
 // printed; and /metrics showing the same state.

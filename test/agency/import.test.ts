@@ -1,4 +1,4 @@
-// The import service, rule by rule (CONTRACT §11): upsert by code, updatedAt only on change,
+// The import service, rule by rule (docs/reference/behaviour-extensions.md §11): upsert by code, updatedAt only on change,
 // full vs partial, photos as a set, rejections, atomicity, dry run, and a server that sees it.
 import type { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";

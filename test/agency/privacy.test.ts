@@ -1,4 +1,4 @@
-// Address privacy (CONTRACT §16): what a listing's displayAddress hides is null for partners on
+// Address privacy (docs/reference/behaviour-extensions.md §16): what a listing's displayAddress hides is null for partners on
 // every route that reads a listing, `visibility` is always present, and a client with
 // `fullAddress` reads the stored values. Two clients of one database never see each other's view.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// `partner-api client new` (CONTRACT §1) and its --portal form (CONTRACT §17): the printed entry
+// `partner-api client new` (docs/reference/behaviour.md §1) and its --portal form (docs/reference/behaviour-extensions.md §17): the printed entry
 // is a valid client whose printed key and secret work, and a portal's snippet names the feed URL,
 // the user and the password to paste, which open the feed.
 import { afterEach, describe, expect, test } from "bun:test";

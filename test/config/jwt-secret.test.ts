@@ -1,4 +1,4 @@
-// The generated token secret (CONTRACT §3: jwtSecret absent): made once, kept in a file, read at
+// The generated token secret (docs/reference/behaviour.md §3: jwtSecret absent): made once, kept in a file, read at
 // every start after; PARTNER_API_JWT_SECRET_FILE moves it (the container image puts it on its
 // data volume) without losing one an earlier version left beside the config.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";

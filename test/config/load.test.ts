@@ -1,4 +1,4 @@
-// Loading the config file (CONTRACT §3): defaults, resolution, and every problem named by path.
+// Loading the config file (docs/reference/behaviour.md §3): defaults, resolution, and every problem named by path.
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -117,7 +117,7 @@ describe("every problem is named with its JSON path", () => {
   });
 });
 
-// The config's feeds (CONTRACT §14): defaults, resolution, and each problem named by its path,
+// The config's feeds (docs/reference/behaviour-extensions.md §14): defaults, resolution, and each problem named by its path,
 // never echoing a header's value.
 const feedsBase = {
   jwtSecret: "x".repeat(32),
@@ -230,7 +230,7 @@ describe("each problem is named, with its path", () => {
   });
 });
 
-describe("a client's portal feed selection (CONTRACT §17)", () => {
+describe("a client's portal feed selection (docs/reference/behaviour-extensions.md §17)", () => {
   test("absent: every published listing; given: each key as written", () => {
     const config = loadConfigFile(
       write({

@@ -172,7 +172,7 @@ describe("errors are documented with their codes", () => {
     }
   });
 
-  test("every protected operation documents the guard's failures (CONTRACT §4) and 500", () => {
+  test("every protected operation documents the guard's failures (docs/reference/behaviour.md §4) and 500", () => {
     const protectedOps = operationsOf(document).filter(({ op }) => isProtected(op));
     // 21: the values route is documented once per entity.
     expect(protectedOps.length).toBe(21);
@@ -339,7 +339,7 @@ describe("examples come from the sandbox and the sandbox accepts them", () => {
 
 });
 
-describe("the top-level webhooks section (CONTRACT §13)", () => {
+describe("the top-level webhooks section (docs/reference/behaviour-extensions.md §13)", () => {
   test("documents exactly the five events, each a POST whose body is the event's payload", () => {
     expect(Object.keys(document.webhooks).sort()).toEqual(["lead.created", "lead.updated", "property.removed", "property.upserted", "webhook.test"]);
     for (const [type, item] of Object.entries(document.webhooks as Json)) {

@@ -147,7 +147,7 @@ describe("bad flags and bad configs exit 2 naming the problem, serving nothing",
     });
   }
 
-  test("a feeds block with a problem in each feed names every one, and never a header's value (CONTRACT §14)", () => {
+  test("a feeds block with a problem in each feed names every one, and never a header's value (docs/reference/behaviour-extensions.md §14)", () => {
     const folder = mkdtempSync(join(dir, "feeds-"));
     const header = "Bearer s3cret-never-shown";
     const feed = { id: "crm", database: "agency", url: "https://crm.example.com/feed.xml", headers: { Authorization: header } };

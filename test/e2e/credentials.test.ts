@@ -1,4 +1,4 @@
-// Tokens are bound to the credentials that obtained them (CONTRACT §5), with the compiled
+// Tokens are bound to the credentials that obtained them (docs/reference/behaviour.md §5), with the compiled
 // binary and a real SIGHUP: an agency that gives a partner a new key or secret revokes every
 // token issued under the old pair at once, not an hour later.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Feeds pulled on a schedule, end to end (CONTRACT §14): the compiled binary serves while its
+// Feeds pulled on a schedule, end to end (docs/reference/behaviour-extensions.md §14): the compiled binary serves while its
 // CRM's feed (a real local server) changes under it; the next interval brings the change to the
 // API, the change feed and the webhooks (a real local receiver verifying each delivery with
 // standardwebhooks), while partners keep creating leads; SIGHUP applies a changed feed at once;

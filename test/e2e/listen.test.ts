@@ -1,4 +1,4 @@
-// Where the binary listens (CONTRACT §1): the sandbox, whose credentials are public, only on
+// Where the binary listens (docs/reference/behaviour.md §1): the sandbox, whose credentials are public, only on
 // 127.0.0.1 unless --host says otherwise; a port already in use is an error, never shared.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";

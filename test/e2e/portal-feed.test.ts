@@ -1,4 +1,4 @@
-// The portal feed end to end (CONTRACT §17): the compiled binary serves a 20,000-listing database
+// The portal feed end to end (docs/reference/behaviour-extensions.md §17): the compiled binary serves a 20,000-listing database
 // to real HTTP clients (curl, as a portal's fetcher, and fetch): Basic and bearer auth and their
 // refusals, HEAD, 304 on both validators, gzip, a client's selection and cap, hidden address
 // parts; the feed imported by `partner-api import` into an empty database gives the listings the

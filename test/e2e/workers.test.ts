@@ -1,4 +1,4 @@
-// More than one process (CONTRACT §15) with the compiled binary: `serve --workers N` on one
+// More than one process (docs/reference/behaviour-extensions.md §15) with the compiled binary: `serve --workers N` on one
 // port, and two `serve` processes on the same files, sharing a real redis-server. One client's
 // limit holds exactly across processes, one Idempotency-Key makes one lead, signals reach
 // every worker, a dead worker comes back, and Redis killed under load costs no 5xx.

@@ -1,4 +1,4 @@
-// Property: every style of number a CRM writes reads to the same value (CONTRACT §16, Numbers),
+// Property: every style of number a CRM writes reads to the same value (docs/reference/behaviour-extensions.md §16, Numbers),
 // whether read alone or as a price, area or coordinate of a listing.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";

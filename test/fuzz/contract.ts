@@ -1,4 +1,4 @@
-// The invariants every response must keep, whatever was asked (CONTRACT §4, §10): no 5xx, errors
+// The invariants every response must keep, whatever was asked (docs/reference/behaviour.md §4, §10): no 5xx, errors
 // in the `{ error, code }` shape with the status of their code, security headers, no internals.
 // Returns violations rather than asserting, so the binary fuzz script can use it outside bun:test.
 import { ERRORS, type ErrorCode } from "../../src/errors.ts";

@@ -1,4 +1,4 @@
-// Fuzz: Idempotency-Key against a model (CONTRACT §9). Random sequences of (client, key, body)
+// Fuzz: Idempotency-Key against a model (docs/reference/behaviour.md §9). Random sequences of (client, key, body)
 // and bursts of the same request sent at once: the first use creates, the same body replays the
 // same lead, another body is 422, keys are per client, and never two leads for one key.
 import { afterAll, beforeAll, describe, test } from "bun:test";

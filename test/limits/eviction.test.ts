@@ -1,4 +1,4 @@
-// Bounded limiter memory (CONTRACT §6): idle keys are dropped, and a hard cap holds.
+// Bounded limiter memory (docs/reference/behaviour.md §6): idle keys are dropped, and a hard cap holds.
 
 import { describe, expect, test } from "bun:test";
 import { SlidingWindowLimiter } from "../../src/limits/sliding-window.ts";

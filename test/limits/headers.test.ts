@@ -1,4 +1,4 @@
-// The rate-limit headers of CONTRACT §6, exact strings.
+// The rate-limit headers of docs/reference/behaviour.md §6, exact strings.
 
 import { describe, expect, test } from "bun:test";
 import {

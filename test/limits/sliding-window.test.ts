@@ -1,4 +1,4 @@
-// The per-client sliding window of CONTRACT §6, driven by a hand-moved clock.
+// The per-client sliding window of docs/reference/behaviour.md §6, driven by a hand-moved clock.
 
 import { describe, expect, test } from "bun:test";
 import { SlidingWindowLimiter } from "../../src/limits/sliding-window.ts";

@@ -1,4 +1,4 @@
-// The token bucket of CONTRACT §6: failed-authentication throttling per IP and the burst cap.
+// The token bucket of docs/reference/behaviour.md §6: failed-authentication throttling per IP and the burst cap.
 
 import { describe, expect, test } from "bun:test";
 import { TokenBucketLimiter } from "../../src/limits/token-bucket.ts";

@@ -1,4 +1,4 @@
-// The guard of every protected route (CONTRACT §4, §5, §7): token checks per RFC 8725, client,
+// The guard of every protected route (docs/reference/behaviour.md §4, §5, §7): token checks per RFC 8725, client,
 // enabled flag, IP whitelist on every request, database, and the order of those checks.
 import { afterEach, describe, expect, test } from "bun:test";
 import { SignJWT } from "jose";
@@ -137,7 +137,7 @@ describe("tokens are verified per RFC 8725", () => {
   });
 });
 
-describe("a token is bound to the credentials that obtained it (CONTRACT §5)", () => {
+describe("a token is bound to the credentials that obtained it (docs/reference/behaviour.md §5)", () => {
   const rotated = { apiKey: "pk_live_portal_new_key", secretHash: client("rotated").entry.secretHash };
   const rotatedClient = { id: "portal", apiKey: rotated.apiKey, secret: client("rotated").secret };
 
@@ -238,7 +238,7 @@ describe("the guard's order: token → client → enabled → IP → database �
   });
 });
 
-describe("client IP (CONTRACT §7)", () => {
+describe("client IP (docs/reference/behaviour.md §7)", () => {
   const proxied = client("proxied", { ipWhitelist: ["198.51.100.7", "2001:db8::/32"] });
 
   test("X-Forwarded-For from an untrusted peer is ignored", async () => {

@@ -1,4 +1,4 @@
-// The per-client window on protected routes (CONTRACT §6): what counts, the headers on every
+// The per-client window on protected routes (docs/reference/behaviour.md §6): what counts, the headers on every
 // response, 429 with Retry-After, and the optional burst cap.
 import { afterEach, describe, expect, test } from "bun:test";
 import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";

@@ -1,4 +1,4 @@
-// The limits kept in Redis answer exactly as the in-memory limiters do (CONTRACT §6, §15): the
+// The limits kept in Redis answer exactly as the in-memory limiters do (docs/reference/behaviour.md §6, §15): the
 // same decisions and figures for any sequence of requests and clock steps, whichever of two
 // processes (two connections here) asks, against a real redis-server.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";

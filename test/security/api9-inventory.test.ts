@@ -1,5 +1,5 @@
 // OWASP API9:2023 Improper Inventory Management. The app's own route list is the inventory:
-// each route is one SPEC.md/CONTRACT.md documents, appears in /openapi.json with its method, and
+// each route is one the behaviour reference (docs/reference/) documents, appears in /openapi.json with its method, and
 // answers as documented; any other path is a contract-shaped 404, and a production /metrics
 // without its token cannot be told apart from a path that does not exist.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -51,7 +51,7 @@ const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestIni
     init: { method: "POST", headers: { authorization: `Basic ${btoa(`vivareal:${INBOUND_PASSWORD}`)}` }, body: JSON.stringify(GRUPOZAP_EXAMPLE) },
     status: 201,
   }),
-  // Webhook subscriptions: CONTRACT §13.
+  // Webhook subscriptions: docs/reference/behaviour-extensions.md §13.
   "POST /v1/webhooks": () => ({ path: "/v1/webhooks", init: json("POST", hook), status: 201 }),
   "GET /v1/webhooks": () => ({ path: "/v1/webhooks", status: 200 }),
   "GET /v1/webhooks/:id": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}`, status: 200 }),
@@ -61,14 +61,14 @@ const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestIni
   "POST /v1/webhooks/:id/test": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/test`, init: { method: "POST" }, status: 200 }),
   "GET /v1/webhooks/:id/deliveries": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/deliveries`, status: 200 }),
   "POST /v1/webhooks/:id/replay": ({ webhook }) => ({ path: `/v1/webhooks/${webhook}/replay`, init: json("POST", { after: 0 }), status: 202 }),
-  // The portal feed: CONTRACT §17.
+  // The portal feed: docs/reference/behaviour-extensions.md §17.
   "GET /v1/feeds/vrsync.xml": () => ({ path: "/v1/feeds/vrsync.xml", status: 200 }),
   "HEAD /v1/feeds/vrsync.xml": () => ({ path: "/v1/feeds/vrsync.xml", init: { method: "HEAD" }, status: 200 }),
   "GET /openapi.json": () => ({ path: "/openapi.json", status: 200 }),
   "GET /docs": () => ({ path: "/docs", status: 200 }),
-  // The docs page's script: CONTRACT §12 keeps its assets inside the binary.
+  // The docs page's script: docs/reference/behaviour-extensions.md §12 keeps its assets inside the binary.
   "GET /docs/scalar.js": () => ({ path: "/docs/scalar.js", status: 200 }),
-  // Production without a metrics token: 404 by CONTRACT §12.
+  // Production without a metrics token: 404 by docs/reference/behaviour-extensions.md §12.
   "GET /metrics": () => ({ path: "/metrics", status: 404 }),
 };
 

@@ -1,4 +1,4 @@
-// Deliveries (CONTRACT §13) from the real worker to real local receivers that verify every
+// Deliveries (docs/reference/behaviour-extensions.md §13) from the real worker to real local receivers that verify every
 // request with the standardwebhooks library: events from every write path, the payload, the
 // retry schedule on an injected clock, 410 and three days of failures, rotation, replay,
 // compaction, several workers on one file, a worker killed mid-attempt, and receivers that
@@ -134,7 +134,7 @@ describe("events come from every write path, with the record as GET returns it",
   });
 });
 
-describe("retries (CONTRACT §13)", () => {
+describe("retries (docs/reference/behaviour-extensions.md §13)", () => {
   test("a failure is retried on the schedule with the same webhook-id until it succeeds", async () => {
     let failures = 3;
     const { app, receiver } = await setup({}, () => (failures-- > 0 ? new Response("busy", { status: 503 }) : new Response("ok")));
@@ -471,7 +471,7 @@ describe("dispatch keeps pace with sending", () => {
   });
 });
 
-describe("https, as production delivers (CONTRACT §13: https only)", () => {
+describe("https, as production delivers (docs/reference/behaviour-extensions.md §13: https only)", () => {
   const HOST = "hooks.partner.test";
   const ELSEWHERE = "elsewhere.partner.test";
   let certificates: Certificates;

@@ -1,4 +1,4 @@
-// Address privacy in webhooks (CONTRACT §16): a property.upserted delivery, made by the real worker
+// Address privacy in webhooks (docs/reference/behaviour-extensions.md §16): a property.upserted delivery, made by the real worker
 // to a real receiver that verifies it with standardwebhooks, carries what displayAddress hides as
 // null for a partner (visibility beside it) and the stored values for a client with fullAddress.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

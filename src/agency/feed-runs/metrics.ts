@@ -1,4 +1,4 @@
-// Feed metrics for /metrics (CONTRACT §14): each feed's last success time, last outcome and the
+// Feed metrics for /metrics (docs/reference/behaviour-extensions.md §14): each feed's last success time, last outcome and the
 // listing counts of its last applied run. Read from the database at scrape time, so every
 // process serving the file reports the same runs, whichever of them made them. Labels: the
 // config's feed ids and database names, and closed sets. The families live in a registry of

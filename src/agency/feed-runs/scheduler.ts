@@ -1,4 +1,4 @@
-// The feeds' schedule in `serve` (CONTRACT §14): each feed runs at start and then every
+// The feeds' schedule in `serve` (docs/reference/behaviour-extensions.md §14): each feed runs at start and then every
 // interval. The schedule and the lease live in the database (store.ts), so with several
 // processes on one file (serve --workers, several hosts) each run is claimed by exactly one of
 // them. What runs on the server's event loop is a timer per feed and a few short queries; the

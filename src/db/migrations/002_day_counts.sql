@@ -1,6 +1,6 @@
 -- Schema 2: per-day counters, so that list totals under a date filter and the position of a
 -- deep page are found from a few hundred counter rows instead of walking a million index
--- entries (CONTRACT §8 lists stay fast at 1,000,000 rows). Kept by triggers like the other
+-- entries (docs/reference/behaviour.md §8 lists stay fast at 1,000,000 rows). Kept by triggers like the other
 -- counters, so every writer keeps them right. Also the indexes the operationType and
 -- highlight filters lacked. The counters of rows already there are filled by
 -- rebuild-day-counts.sql, which migrate.ts runs right after this file (the seed runs it too).

@@ -1,4 +1,4 @@
--- Schema 4: webhooks (CONTRACT §13). Events are read from the change log the triggers write,
+-- Schema 4: webhooks (docs/reference/behaviour-extensions.md §13). Events are read from the change log the triggers write,
 -- so every writer produces them; subscriptions, the dispatch cursor and the deliveries live
 -- here too, so pending work survives kill -9 and is shared by every process on the file.
 

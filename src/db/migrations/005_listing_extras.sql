@@ -1,4 +1,4 @@
--- Schema 5: what real CRM feeds carry beside SPEC's fields (CONTRACT §16).
+-- Schema 5: what real CRM feeds carry beside SPEC's fields (docs/reference/behaviour-extensions.md §16).
 --   display_address: the agency's VRSync `displayAddress` (ALL, STREET, NEIGHBORHOOD). Partners
 --     without `fullAddress` never see what it hides; the stored values stay whole for the agency.
 --   amenities: the feed's Details/Features/Feature values, a JSON array of strings in feed order.

@@ -1,4 +1,4 @@
--- Schema 6: the run state of the CRM feeds `serve` pulls (CONTRACT §14), one row per feed id
+-- Schema 6: the run state of the CRM feeds `serve` pulls (docs/reference/behaviour-extensions.md §14), one row per feed id
 -- of a database, kept in the database the feed writes into, so every process on the file (serve
 -- --workers, several hosts, `partner-api feeds status` and `feeds run`) sees the same state, and
 -- the lease that makes one process, and only one, run each feed at a time. Instants are Unix

@@ -1,4 +1,4 @@
-// Address parts as CRMs write them (CONTRACT §16): CEPs that lost a zero or carry dots, states
+// Address parts as CRMs write them (docs/reference/behaviour-extensions.md §16): CEPs that lost a zero or carry dots, states
 // by name, abbreviation or both (`Sao Paulo - SP`), Brazil in any spelling.
 import { isUf, STATES, ufOfState } from "../brazil.ts";
 import { type Problem, problem, type Read, readFailed, readOk } from "../warnings.ts";

@@ -1,4 +1,4 @@
-// Numbers as CRMs write them (CONTRACT §16): Brazilian and international separators, currency
+// Numbers as CRMs write them (docs/reference/behaviour-extensions.md §16): Brazilian and international separators, currency
 // signs, units and count words around the digits. Each reader says what it could not take.
 import { foldText } from "../brazil.ts";
 import { type Read, readFailed, readOk } from "../warnings.ts";

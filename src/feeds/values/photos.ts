@@ -1,4 +1,4 @@
-// Photo URLs as CRMs write them (CONTRACT §16): protocol-relative and `www.` addresses made
+// Photo URLs as CRMs write them (docs/reference/behaviour-extensions.md §16): protocol-relative and `www.` addresses made
 // https, spaces percent-encoded; anything that is still no absolute http(s) URL is dropped.
 import { type Read, readFailed, readOk } from "../warnings.ts";
 

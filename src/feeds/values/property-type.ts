@@ -1,6 +1,6 @@
-// PropertyType as CRMs write it (CONTRACT §16): `Usage / Type` with any spacing, a bare type
+// PropertyType as CRMs write it (docs/reference/behaviour-extensions.md §16): `Usage / Type` with any spacing, a bare type
 // beside `UsageType`, nested elements, Portuguese names and common misspellings, all mapped to
-// the table below; anything else is kept as written (propertyType is free text in SPEC.md).
+// the table below; anything else is kept as written (propertyType is free text in the specification).
 import { foldText } from "../brazil.ts";
 import { type Read, readFailed, readOk } from "../warnings.ts";
 

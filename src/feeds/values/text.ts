@@ -1,4 +1,4 @@
-// Free text as feeds carry it (CONTRACT §16): kept as written, except an escaped CDATA wrapper
+// Free text as feeds carry it (docs/reference/behaviour-extensions.md §16): kept as written, except an escaped CDATA wrapper
 // (a generator that escaped its own `<![CDATA[`) and control characters, which nothing means.
 import { type Read, readFailed, readOk } from "../warnings.ts";
 

@@ -1,4 +1,4 @@
-// Units and periods as CRMs spell them (CONTRACT §16): what an area or an amount is multiplied by
+// Units and periods as CRMs spell them (docs/reference/behaviour-extensions.md §16): what an area or an amount is multiplied by
 // to give the API's square metres, monthly rents and fees, and annual IPTU.
 import { foldText } from "../brazil.ts";
 import { type Read, readFailed, readOk } from "../warnings.ts";

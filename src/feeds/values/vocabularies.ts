@@ -1,4 +1,4 @@
-// The closed vocabularies of a feed as CRMs spell them (CONTRACT §16): transaction types,
+// The closed vocabularies of a feed as CRMs spell them (docs/reference/behaviour-extensions.md §16): transaction types,
 // currencies, booleans, publication tiers, statuses, address visibility, media kinds.
 import { ADDRESS_VISIBILITIES, type AddressVisibility, PROPERTY_STATUSES, type PropertyStatus } from "../../catalog/enums.ts";
 import { foldText } from "../brazil.ts";

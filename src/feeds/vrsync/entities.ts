@@ -1,4 +1,4 @@
-// Entity references of a feed (CONTRACT §16). Entities declared in the document's internal DTD
+// Entity references of a feed (docs/reference/behaviour-extensions.md §16). Entities declared in the document's internal DTD
 // subset are expanded, within a budget for the whole document (10,000 expansions, 1 MiB of
 // text: an expansion bomb refuses the feed); external entities are never fetched (a reference
 // to one refuses the feed); HTML named entities the document never declares (`&nbsp;`,

@@ -1,6 +1,6 @@
 // One VRSync <Listing> element tree → a listing and the warnings about values it could not take
 // as written, or the reason it cannot be a listing at all (no ListingID, no Title, no way to tell
-// sale from rent: CONTRACT §16). Values are read by ../values/, where CRMs' spellings live; the
+// sale from rent: docs/reference/behaviour-extensions.md §16). Values are read by ../values/, where CRMs' spellings live; the
 // table of what maps where is docs/IMPORT.md.
 import type { OperationType } from "../../catalog/enums.ts";
 import { blankListing, type FeedItem, type FeedListing, type ListingPhoto, normalizePhotos } from "../listing.ts";

@@ -1,6 +1,6 @@
 // Streams a VRSync document through saxes and hands over one small element tree per Listing, so
 // memory holds a single listing however large the feed. The document is read as generators
-// really write it (CONTRACT §16): element and attribute names in any case, `Listing` under
+// really write it (docs/reference/behaviour-extensions.md §16): element and attribute names in any case, `Listing` under
 // `Listings` or directly under the root, what PHP leaves around the document read past with a
 // warning; and hostile documents (entity bombs, external entities, huge nodes, deep nesting)
 // refused as a whole with the reason.

@@ -98,7 +98,7 @@ function element(indent: string, name: string, value: string | number | boolean 
   return `${indent}<${name}${attributes(attrs)}>${escapeText(text)}</${name}>\n`;
 }
 
-/** Sale/Rent only with both prices: with only a rent, a reader takes Sale/Rent for a rental (CONTRACT §16). */
+/** Sale/Rent only with both prices: with only a rent, a reader takes Sale/Rent for a rental (docs/reference/behaviour-extensions.md §16). */
 function transactionType(listing: Listing): string {
   if (listing.operationType !== "SALE") return "For Rent"; // SEASONAL adds pa:Seasonal
   return listing.pricing.rentalPrice !== null && listing.pricing.salePrice !== null ? "Sale/Rent" : "For Sale";
@@ -126,7 +126,7 @@ function features(listing: Listing, indent: string): string {
 /**
  * The rent as written. A rental with a sale price but no rent gets a rent of 0, "sob consulta"
  * (read back as null): without any RentalPrice, a reader takes a rental's ListPrice for its rent
- * (CONTRACT §16), and the sale price would come back as the monthly rent.
+ * (docs/reference/behaviour-extensions.md §16), and the sale price would come back as the monthly rent.
  */
 function rentalPrice(listing: Listing): number | null {
   const { salePrice, rentalPrice: rent } = listing.pricing;

@@ -1,4 +1,4 @@
-// Issuing tokens from API credentials, checked in CONTRACT §4's order (security/credentials.ts).
+// Issuing tokens from API credentials, checked in docs/reference/behaviour.md §4's order (security/credentials.ts).
 import type { ErrorCode } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
 import { checkCredentials } from "../../security/credentials.ts";

@@ -1,4 +1,4 @@
-// GET /v1/changes: the change feed the database's triggers write (CONTRACT §11).
+// GET /v1/changes: the change feed the database's triggers write (docs/reference/behaviour-extensions.md §11).
 import type { Statement } from "bun:sqlite";
 import type { Tenant } from "../../db/tenants.ts";
 import { ENTITY_NAMES } from "../../catalog/index.ts";

@@ -1,4 +1,4 @@
-// GET /health: liveness plus a read check of every configured database (CONTRACT §10).
+// GET /health: liveness plus a read check of every configured database (docs/reference/behaviour.md §10).
 import { Elysia } from "elysia";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";

@@ -1,4 +1,4 @@
-// Parsing and validating the query parameters of the read routes (CONTRACT §8). Every problem
+// Parsing and validating the query parameters of the read routes (docs/reference/behaviour.md §8). Every problem
 // is collected, so one 400 names them all.
 import type { EntityCatalog, FieldSpec, FilterSpec } from "../../catalog/index.ts";
 import { fieldByName } from "../../catalog/index.ts";

@@ -1,4 +1,4 @@
-// GET and HEAD /v1/feeds/vrsync.xml (CONTRACT §17): the client's listings as a VRSync file, for
+// GET and HEAD /v1/feeds/vrsync.xml (docs/reference/behaviour-extensions.md §17): the client's listings as a VRSync file, for
 // portals that fetch a URL with a bearer token or Basic auth.
 import { Elysia } from "elysia";
 import type { Logger } from "../../logging.ts";

@@ -1,4 +1,4 @@
-// The portal feed's metrics (CONTRACT §17), on the server's registry: answers by client and
+// The portal feed's metrics (docs/reference/behaviour-extensions.md §17), on the server's registry: answers by client and
 // outcome, listings left out, bytes sent. Client labels are configured ids, so bounded; every
 // configured client is reported from zero, so a rate or an increase over it exists before its
 // portal's first fetch.

@@ -1,4 +1,4 @@
-// GET and HEAD /v1/feeds/vrsync.xml (CONTRACT §17): a client's published listings as the VRSync
+// GET and HEAD /v1/feeds/vrsync.xml (docs/reference/behaviour-extensions.md §17): a client's published listings as the VRSync
 // of `export`, streamed from one read snapshot. The order of the work: validators from the
 // shared read connection (a conditional request that matches costs one index probe, no
 // snapshot); then a snapshot of its own, the listings the writer cannot write as of that

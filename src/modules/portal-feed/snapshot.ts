@@ -6,7 +6,7 @@
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import type { TenantRegistry } from "../../db/tenants.ts";
 
-/** The newest event of the properties' change log: what a feed's content is as of (CONTRACT §11). */
+/** The newest event of the properties' change log: what a feed's content is as of (docs/reference/behaviour-extensions.md §11). */
 export interface ChangeHead {
   /** 0 when no property ever changed. */
   sequence: number;

@@ -1,4 +1,4 @@
-// The validators of a client's feed (CONTRACT §17) and the conditional requests they answer.
+// The validators of a client's feed (docs/reference/behaviour-extensions.md §17) and the conditional requests they answer.
 //
 // The body is a function of: the database's published listings (the head of the properties'
 // change log moves with every change to them), the client's view and selection (fullAddress,

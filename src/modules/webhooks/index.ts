@@ -1,4 +1,4 @@
-// Routes of partners' webhook subscriptions (CONTRACT §13): every one behind the guard, so
+// Routes of partners' webhook subscriptions (docs/reference/behaviour-extensions.md §13): every one behind the guard, so
 // rate-limited and scoped to the calling client like every protected route.
 import { Elysia } from "elysia";
 import { readJsonObject } from "../../plugins/body.ts";

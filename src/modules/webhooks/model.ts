@@ -68,7 +68,7 @@ const subscriptionFields = {
 };
 
 export const SubscriptionSchema = T.Object(subscriptionFields, { title: "WebhookSubscription", additionalProperties: false });
-// Created or rotated: exactly the members CONTRACT §13 lists (no disabledReason, which GET shows).
+// Created or rotated: exactly the members docs/reference/behaviour-extensions.md §13 lists (no disabledReason, which GET shows).
 const { disabledReason: _shownByGet, ...createdFields } = subscriptionFields;
 export const SubscriptionWithSecretSchema = T.Object(
   {
@@ -81,7 +81,7 @@ export const SubscriptionWithSecretSchema = T.Object(
 );
 
 /**
- * A subscription as created or rotated, from its view as GET shows it: the members CONTRACT §13
+ * A subscription as created or rotated, from its view as GET shows it: the members docs/reference/behaviour-extensions.md §13
  * lists, in its order, the secret among them (the answer and the docs' example both).
  */
 export function withSecretOf<View extends { disabledReason: unknown; createdAt: string; updatedAt: string }>(view: View, secret: string) {

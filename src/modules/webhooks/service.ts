@@ -1,4 +1,4 @@
-// Partners' webhook subscriptions (CONTRACT §13) without HTTP: create, list, read, change,
+// Partners' webhook subscriptions (docs/reference/behaviour-extensions.md §13) without HTTP: create, list, read, change,
 // delete, rotate the secret, send a test event, read the delivery log, replay. Every call is
 // scoped to the calling client: another client's subscription is not found. Also the wiring
 // of the delivery worker to this server (records as each client reads them, the config).

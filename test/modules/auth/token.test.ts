@@ -1,4 +1,4 @@
-// POST /v1/auth/token: happy path, every error code in CONTRACT §4's order, and throttling.
+// POST /v1/auth/token: happy path, every error code in docs/reference/behaviour.md §4's order, and throttling.
 import { afterEach, describe, expect, test } from "bun:test";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
@@ -45,7 +45,7 @@ describe("POST /v1/auth/token issues a one-hour HS256 token", () => {
   });
 });
 
-describe("token errors, with SPEC's messages and CONTRACT §4's statuses", () => {
+describe("token errors, with SPEC's messages and docs/reference/behaviour.md §4's statuses", () => {
   const cases: [string, () => Record<string, string>, number, string, string][] = [
     ["no headers", () => ({}), 401, "MISSING_CREDENTIALS", "X-API-Key and X-API-Secret headers are required"],
     ["key only", () => ({ "x-api-key": portal.apiKey }), 401, "MISSING_CREDENTIALS", "X-API-Key and X-API-Secret headers are required"],

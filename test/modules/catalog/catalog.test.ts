@@ -1,4 +1,4 @@
-// GET /v1/fields and GET /v1/values/{entity}/{field} (SPEC, CONTRACT §8).
+// GET /v1/fields and GET /v1/values/{entity}/{field} (SPEC, docs/reference/behaviour.md §8).
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES, OPERATION_TYPES, PROPERTY_STATUSES } from "../../../src/catalog/enums.ts";

@@ -1,4 +1,4 @@
-// GET /v1/changes (CONTRACT §11): a partner that follows the feed ends with exactly the
+// GET /v1/changes (docs/reference/behaviour-extensions.md §11): a partner that follows the feed ends with exactly the
 // published set, whatever another connection does to the file.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

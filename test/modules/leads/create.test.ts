@@ -1,4 +1,4 @@
-// POST /v1/leads: SPEC rules 1–7 and CONTRACT §9 (body handling, limits, linking, idempotency).
+// POST /v1/leads: SPEC rules 1–7 and docs/reference/behaviour.md §9 (body handling, limits, linking, idempotency).
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";

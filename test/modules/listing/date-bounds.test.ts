@@ -1,4 +1,4 @@
-// Date bounds finer than the stored millisecond are compared exactly (CONTRACT §8: bounds are
+// Date bounds finer than the stored millisecond are compared exactly (docs/reference/behaviour.md §8: bounds are
 // exclusive): many clients send microseconds (Python's isoformat()), and cutting them off
 // before comparing strictly answered the wrong rows at the edge of a millisecond.
 import { Database } from "bun:sqlite";

@@ -1,4 +1,4 @@
-// Who may scrape GET /metrics (CONTRACT §12): anyone in the sandbox; in production only the
+// Who may scrape GET /metrics (docs/reference/behaviour-extensions.md §12): anyone in the sandbox; in production only the
 // bearer of the configured metrics token, and otherwise a 404 indistinguishable from no route.
 import { afterEach, describe, expect, test } from "bun:test";
 import { client, createTestApp, type TestApp } from "../../helpers/app.ts";

@@ -1,4 +1,4 @@
-// Who may fetch the portal feed (CONTRACT §17, §4, §6): a bearer token or HTTP Basic auth with
+// Who may fetch the portal feed (docs/reference/behaviour-extensions.md §17, §4, §6): a bearer token or HTTP Basic auth with
 // the API key and secret, through the guard of every route; every failure is a `{ error, code }`
 // JSON body, a failed Basic auth is a 401 with WWW-Authenticate and drains the failed-auth bucket.
 import { afterEach, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// GET /v1/feeds/vrsync.xml (CONTRACT §17): the client's published listings as VRSync, exactly
+// GET /v1/feeds/vrsync.xml (docs/reference/behaviour-extensions.md §17): the client's published listings as VRSync, exactly
 // what the API shows that client (hidden address parts left out without fullAddress), its
 // selection and cap, listings VRSync cannot carry left out and counted, gzip, HEAD.
 import { Database } from "bun:sqlite";

@@ -1,4 +1,4 @@
-// The feed's validators (CONTRACT §17): ETag and Last-Modified change when the feed's content can
+// The feed's validators (docs/reference/behaviour-extensions.md §17): ETag and Last-Modified change when the feed's content can
 // have changed and not otherwise; If-None-Match and If-Modified-Since answer 304.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// GET /v1/properties and GET /v1/properties/{id}: every rule of CONTRACT §8 on a seeded file.
+// GET /v1/properties and GET /v1/properties/{id}: every rule of docs/reference/behaviour.md §8 on a seeded file.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PROPERTY_STATUSES } from "../../../src/catalog/enums.ts";

@@ -1,4 +1,4 @@
-// The subscription routes (CONTRACT §13) through app.handle: the happy path of each, every
+// The subscription routes (docs/reference/behaviour-extensions.md §13) through app.handle: the happy path of each, every
 // input error in the contract's shape, and security (no token, another client's subscription,
 // the guard's order, the limit of 10).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
@@ -96,7 +96,7 @@ describe("POST /v1/webhooks", () => {
   });
 });
 
-describe("target rules in production (CONTRACT §13)", () => {
+describe("target rules in production (docs/reference/behaviour-extensions.md §13)", () => {
   const resolveTo = (table: Record<string, string[]>) => async (host: string) => {
     const found = table[host];
     if (!found) throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
@@ -266,7 +266,7 @@ describe("rotate-secret, test, deliveries, replay", () => {
     expect(failed.body.data).toMatchObject({ state: "failed", attempts: 1, lastStatus: 500, lastError: "HTTP 500: nope", nextAttemptAt: null });
     // A failed test is one attempt, never retried, and leaves the subscription as it was…
     expect((await app.call("GET", `/v1/webhooks/${body.data.id}`)).body.data).toMatchObject({ enabled: true, disabledReason: null });
-    // …but 410 Gone disables it at once, on a test as on any delivery (CONTRACT §13).
+    // …but 410 Gone disables it at once, on a test as on any delivery (docs/reference/behaviour-extensions.md §13).
     receiver.answer(() => new Response(null, { status: 410 }));
     expect((await app.call("POST", `/v1/webhooks/${body.data.id}/test`)).body.data.lastStatus).toBe(410);
     expect((await app.call("GET", `/v1/webhooks/${body.data.id}`)).body.data).toMatchObject({
@@ -310,7 +310,7 @@ describe("rotate-secret, test, deliveries, replay", () => {
   });
 });
 
-describe("request bodies on every webhook route that takes one (CONTRACT §4)", () => {
+describe("request bodies on every webhook route that takes one (docs/reference/behaviour.md §4)", () => {
   const ERRORS = {
     tooLarge: { status: 413, body: { error: "Request body exceeds 65536 bytes", code: "PAYLOAD_TOO_LARGE" } },
     mediaType: { status: 415, body: { error: "Content-Type must be application/json", code: "UNSUPPORTED_MEDIA_TYPE" } },
