@@ -14,8 +14,8 @@ import {
   withSecretOf,
 } from "../modules/webhooks/model.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE } from "../modules/listing/params.ts";
-import { EVENT_TYPES, type EventType } from "../webhooks/events.ts";
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../webhooks/schedule.ts";
+import { EVENT_TYPES, type EventType } from "../modules/webhooks/events.ts";
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../modules/webhooks/schedule.ts";
 import type { SandboxExamples } from "./examples.ts";
 import { toOpenApiSchema } from "./json-schema.ts";
 import { json, protectedResponses, type Operation } from "./operations.ts";

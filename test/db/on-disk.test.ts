@@ -12,8 +12,8 @@ import { heldFsync } from "../helpers/held-fsync.ts";
 import { changesPage as readChanges, parseChangesQuery } from "../../src/modules/changes/service.ts";
 import { createLead } from "../../src/modules/leads/service.ts";
 import type { LeadInput } from "../../src/modules/leads/model.ts";
-import { dispatchStep, replayStep, type DispatchDeps } from "../../src/webhooks/dispatch.ts";
-import { deliveryStore } from "../../src/webhooks/store.ts";
+import { dispatchStep, replayStep, type DispatchDeps } from "../../src/modules/webhooks/dispatch.ts";
+import { deliveryStore } from "../../src/modules/webhooks/store.ts";
 
 let dir: string;
 let tenant: Tenant | null = null;

@@ -13,7 +13,7 @@ import { client, createTestApp } from "../helpers/app.ts";
 import { sandboxApp, type SandboxApp } from "./sandbox.ts";
 import { schemaProblems } from "./validate.ts";
 import { typeboxProblems } from "./typebox-check.ts";
-import { createLead, startReceiver, webhookApp } from "../webhooks/helpers.ts";
+import { createLead, startReceiver, webhookApp } from "../modules/webhooks/helpers.ts";
 import { Database } from "bun:sqlite";
 import { EXAMPLE_SUBSCRIPTION_ID } from "../../src/docs/webhooks.ts";
 

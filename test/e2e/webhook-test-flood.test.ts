@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { PER_SUBSCRIPTION } from "../../src/webhooks/worker.ts";
+import { PER_SUBSCRIPTION } from "../../src/modules/webhooks/worker.ts";
 import { binaryInNewFolder, startBinary, type RunningBinary } from "../helpers/binary.ts";
 
 const CALLS = 300;

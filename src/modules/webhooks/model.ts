@@ -4,8 +4,8 @@ import { Type as T } from "@sinclair/typebox";
 import type { WebhookTargetPolicy } from "../../config/model.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../listing/params.ts";
-import { entityOf, EVENT_TYPES, type EventType } from "../../webhooks/events.ts";
-import { MAX_URL_LENGTH, parseTargetUrl } from "../../webhooks/targets.ts";
+import { entityOf, EVENT_TYPES, type EventType } from "./events.ts";
+import { MAX_URL_LENGTH, parseTargetUrl } from "./targets.ts";
 
 export const MAX_SUBSCRIPTIONS_PER_CLIENT = 10;
 export const MAX_DESCRIPTION_LENGTH = 500;

@@ -3,7 +3,7 @@
 // log. Writes run inside the tenant's group-commit writer, on the connection it hands over.
 import type { Database, Statement } from "bun:sqlite";
 import type { Tenant } from "../../db/tenants.ts";
-import { perTenant } from "../../webhooks/store.ts";
+import { perTenant } from "../../lib/per-tenant.ts";
 import type { DeliveryState } from "./model.ts";
 
 export interface SubscriptionRecord {

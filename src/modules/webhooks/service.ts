@@ -8,14 +8,14 @@ import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logging.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
-import type { EntityAccess, RecordReader } from "../../webhooks/dispatch.ts";
+import type { EntityAccess, RecordReader } from "./dispatch.ts";
 import { readsEntity } from "../../security/scopes.ts";
-import { WebhookMetrics, type PendingAge } from "../../webhooks/metrics.ts";
-import { newSecret } from "../../webhooks/signing.ts";
-import { deliveryStore } from "../../webhooks/store.ts";
-import { systemResolve, type Resolve } from "../../webhooks/targets.ts";
-import { ATTEMPT_TIMEOUT_MS } from "../../webhooks/send.ts";
-import { PER_SUBSCRIPTION, TEST_SLOT_WAIT_MS, WebhookWorker, type WorkerDeps } from "../../webhooks/worker.ts";
+import { WebhookMetrics, type PendingAge } from "./metrics.ts";
+import { newSecret } from "./signing.ts";
+import { deliveryStore } from "./store.ts";
+import { systemResolve, type Resolve } from "./targets.ts";
+import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
+import { PER_SUBSCRIPTION, TEST_SLOT_WAIT_MS, WebhookWorker, type WorkerDeps } from "./worker.ts";
 import { allFieldsOf, listingFor, readerOf } from "../listing/service.ts";
 import {
   MAX_SUBSCRIPTIONS_PER_CLIENT,

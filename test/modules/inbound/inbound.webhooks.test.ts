@@ -3,7 +3,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { GRUPOZAP_EXAMPLE } from "../../../src/modules/inbound/model.ts";
 import { client } from "../../helpers/app.ts";
-import { OTHER, PARTNER, startReceiver, webhookApp, type Receiver, type WebhookApp } from "../../webhooks/helpers.ts";
+import { OTHER, PARTNER, startReceiver, webhookApp, type Receiver, type WebhookApp } from "../webhooks/helpers.ts";
 import { crm, ZAP_AUTH, zap } from "./helpers.ts";
 
 /** Another portal, with the default scopes: it reads only its own leads. */

@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { client, read } from "../../helpers/app.ts";
-import { createLead, OTHER, PARTNER, startReceiver, webhookApp, type Receiver, type WebhookApp } from "../../webhooks/helpers.ts";
+import { createLead, OTHER, PARTNER, startReceiver, webhookApp, type Receiver, type WebhookApp } from "../webhooks/helpers.ts";
 
 const portal = { ...client(PARTNER.id, { scopes: undefined }), ...PARTNER };
 const website = { ...client(OTHER.id, { scopes: undefined }), ...OTHER };

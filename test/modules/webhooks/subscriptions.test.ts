@@ -3,9 +3,9 @@
 // the guard's order, the limit of 10).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { EVENT_TYPES } from "../../../src/webhooks/events.ts";
+import { EVENT_TYPES } from "../../../src/modules/webhooks/events.ts";
 import { createTestApp, DEFAULT_PEER } from "../../helpers/app.ts";
-import { OTHER, PARTNER, read, startReceiver, webhookApp, type Receiver, type WebhookApp } from "../../webhooks/helpers.ts";
+import { OTHER, PARTNER, read, startReceiver, webhookApp, type Receiver, type WebhookApp } from "./helpers.ts";
 
 let app: WebhookApp;
 let receiver: Receiver;

@@ -6,8 +6,8 @@
 // address that was checked, so a DNS answer that changes in between (rebinding) is never used.
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
-import type { WebhookTargetPolicy } from "../config/model.ts";
-import { memo } from "./memo.ts";
+import type { WebhookTargetPolicy } from "../../config/model.ts";
+import { memo } from "../../lib/memo.ts";
 
 export const MAX_URL_LENGTH = 2048;
 

@@ -2,7 +2,7 @@
 // a refused IPv4 address inside an IPv6 one is refused, as written in a URL and as a resolver
 // answers it, and ordinary public addresses of both families pass.
 import { describe, expect, test } from "bun:test";
-import { forbiddenAddress, parseTargetUrl, resolveTarget } from "../../src/webhooks/targets.ts";
+import { forbiddenAddress, parseTargetUrl, resolveTarget } from "../../../src/modules/webhooks/targets.ts";
 
 const STRICT = { allowHttp: false, allowPrivateTargets: false };
 

@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
-import { client, createTestApp, read, type TestApp, type TestAppOptions, type TestClient } from "../helpers/app.ts";
-import { createServerWebhooks } from "../../src/modules/webhooks/service.ts";
-import { silentLogger } from "../../src/logging.ts";
-import type { Resolve } from "../../src/webhooks/targets.ts";
+import { client, createTestApp, read, type TestApp, type TestAppOptions, type TestClient } from "../../helpers/app.ts";
+import { createServerWebhooks } from "../../../src/modules/webhooks/service.ts";
+import { silentLogger } from "../../../src/logging.ts";
+import type { Resolve } from "../../../src/modules/webhooks/targets.ts";
 
 export interface Received {
   headers: Record<string, string>;

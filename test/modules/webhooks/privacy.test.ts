@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { importFeed } from "../../src/agency/import.ts";
-import { CATALOGS } from "../../src/catalog/index.ts";
-import { CRM_FIXTURES } from "../agency/crm-helpers.ts";
+import { importFeed } from "../../../src/agency/import.ts";
+import { CATALOGS } from "../../../src/catalog/index.ts";
+import { CRM_FIXTURES } from "../../agency/crm-helpers.ts";
 import { OTHER, PARTNER, startReceiver, webhookApp, type Receiver, type WebhookApp } from "./helpers.ts";
 
 const ALL_FIELDS = CATALOGS.properties.fields.map((f) => f.name).join(",");

@@ -6,13 +6,13 @@
 // but leases that run out. Attempts are async I/O; what runs on the event loop is a few short
 // queries.
 import { hostname } from "node:os";
-import type { Clock } from "../clock.ts";
-import type { WebhookTargetPolicy } from "../config/model.ts";
-import type { Tenant } from "../db/tenants.ts";
+import type { Clock } from "../../clock.ts";
+import type { WebhookTargetPolicy } from "../../config/model.ts";
+import type { Tenant } from "../../db/tenants.ts";
 import type { Database } from "bun:sqlite";
 import { DISPATCH_BATCH, dispatchStep, rebuiltPayload, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type EntityAccess, type RecordReader } from "./dispatch.ts";
 import { entityOf, EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
-import { memo } from "./memo.ts";
+import { memo } from "../../lib/memo.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
 import { ATTEMPT_TIMEOUT_MS, sendMessage, type Outcome, type SendOptions } from "./send.ts";

@@ -3,7 +3,8 @@
 // deliveries change (failing since, disabled). Reads go through the tenant's read connection;
 // writes run inside the tenant's group-commit writer, on the connection it hands over.
 import type { Database, Statement } from "bun:sqlite";
-import type { Tenant } from "../db/tenants.ts";
+import type { Tenant } from "../../db/tenants.ts";
+import { perTenant } from "../../lib/per-tenant.ts";
 import type { ChangeRow, EventType } from "./events.ts";
 
 /** A subscription as the delivery side needs it. */
@@ -284,19 +285,6 @@ export class DeliveryStore {
   prune(db: Database, before: number, limit: number): number {
     return this.w(db).prune.run(before, limit).changes;
   }
-}
-
-/** One `create(tenant)` per tenant, made on first use: statements are prepared once per connection. */
-export function perTenant<T>(create: (tenant: Tenant) => T): (tenant: Tenant) => T {
-  const made = new WeakMap<Tenant, T>();
-  return (tenant) => {
-    let value = made.get(tenant);
-    if (value === undefined) {
-      value = create(tenant);
-      made.set(tenant, value);
-    }
-    return value;
-  };
 }
 
 export const deliveryStore = perTenant((tenant) => new DeliveryStore(tenant));

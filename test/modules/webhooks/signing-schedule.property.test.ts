@@ -4,8 +4,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { Webhook } from "standardwebhooks";
-import { JITTER, MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS } from "../../src/webhooks/schedule.ts";
-import { newSecret, SECRET_PREFIX, signature, signatureHeader } from "../../src/webhooks/signing.ts";
+import { JITTER, MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS } from "../../../src/modules/webhooks/schedule.ts";
+import { newSecret, SECRET_PREFIX, signature, signatureHeader } from "../../../src/modules/webhooks/signing.ts";
 
 const SECOND = 1000;
 const CONTRACT_DELAYS = [5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600].map((s) => s * SECOND);

@@ -6,14 +6,14 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { CATALOGS } from "../../src/catalog/index.ts";
-import { compactChangesStep } from "../../src/db/compaction.ts";
-import { createServerWebhooks, entityAccess, recordReader } from "../../src/modules/webhooks/service.ts";
-import { dispatchStep } from "../../src/webhooks/dispatch.ts";
-import { deliveryStore, type ClaimedDelivery } from "../../src/webhooks/store.ts";
-import { silentLogger } from "../../src/logging.ts";
-import { RETRY_DELAYS_MS } from "../../src/webhooks/schedule.ts";
-import { DISABLE_AFTER_FAILING_MS, LEASE_MS, newDeliveryId, PER_SUBSCRIPTION } from "../../src/webhooks/worker.ts";
+import { CATALOGS } from "../../../src/catalog/index.ts";
+import { compactChangesStep } from "../../../src/db/compaction.ts";
+import { createServerWebhooks, entityAccess, recordReader } from "../../../src/modules/webhooks/service.ts";
+import { dispatchStep } from "../../../src/modules/webhooks/dispatch.ts";
+import { deliveryStore, type ClaimedDelivery } from "../../../src/modules/webhooks/store.ts";
+import { silentLogger } from "../../../src/logging.ts";
+import { RETRY_DELAYS_MS } from "../../../src/modules/webhooks/schedule.ts";
+import { DISABLE_AFTER_FAILING_MS, LEASE_MS, newDeliveryId, PER_SUBSCRIPTION } from "../../../src/modules/webhooks/worker.ts";
 import { createLead, LEAD, startReceiver, testCertificates, webhookApp, type Certificates, type KeyPair, type Receiver, type WebhookApp } from "./helpers.ts";
 
 const cleanup: (() => void)[] = [];

@@ -4,7 +4,7 @@
 // only from where the step read it, so when several processes share the file each range of
 // the log is dispatched exactly once. Replays walk the log the same way for one subscription.
 import type { Database } from "bun:sqlite";
-import type { Tenant } from "../db/tenants.ts";
+import type { Tenant } from "../../db/tenants.ts";
 import { entityOf, eventPayload, eventTypeOf, type ChangeRow, type EventType } from "./events.ts";
 import type { ClaimedDelivery, DeliveryStore, NewDelivery, StoredDelivery } from "./store.ts";
 

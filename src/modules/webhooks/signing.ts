@@ -1,7 +1,7 @@
 // Standard Webhooks 1.0 signing: secrets are `whsec_` + base64 of random bytes, and a
 // delivery's `webhook-signature` is `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
 // under each secret in force (space-separated: two during a rotation).
-import { memo } from "./memo.ts";
+import { memo } from "../../lib/memo.ts";
 
 export const SECRET_PREFIX = "whsec_";
 /** Standard Webhooks asks for 24 to 64 bytes; 32 is the HMAC-SHA256 block's half and plenty. */

@@ -1,6 +1,6 @@
 // One delivery attempt: check the target again, sign, POST, and read at most 64 KiB of the
 // answer, all within 10 s. Never throws: every way it can end is an Outcome.
-import type { WebhookTargetPolicy } from "../config/model.ts";
+import type { WebhookTargetPolicy } from "../../config/model.ts";
 import { signatureHeader } from "./signing.ts";
 import { resolveTarget, type Resolve } from "./targets.ts";
 

@@ -3,7 +3,7 @@
 // attempts are under way at once; a call that finds no slot free within its wait is answered
 // 503 with Retry-After and sends nothing; another subscription's test is not held up.
 import { afterAll, describe, expect, test } from "bun:test";
-import { PER_SUBSCRIPTION } from "../../src/webhooks/worker.ts";
+import { PER_SUBSCRIPTION } from "../../../src/modules/webhooks/worker.ts";
 import { startReceiver, webhookApp } from "./helpers.ts";
 
 const hanging = startReceiver(() => new Promise<Response>(() => {}));
