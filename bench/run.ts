@@ -6,7 +6,7 @@
 //                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|portal-feed]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { API_KEY, API_SECRET, capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
 import { hashSecret } from "../src/security/secrets.ts";
@@ -15,7 +15,8 @@ import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, ty
 import { freePort, killAll, startRedisServer, startServer, type Server } from "./lib/proc.ts";
 import { importSection, runImportBench, type ImportBenchResult } from "./lib/import-bench.ts";
 import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, seededBy, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
-import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
+import { compareSection, renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
+import { writeMarkedSection } from "./lib/sections.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
@@ -24,6 +25,8 @@ import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./l
 import { DEFAULT_PORTAL_FEED_PACE, portalFeedSection, runPortalFeedBench, writePortalFeedSection } from "./lib/portal-feed-bench.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
+const COMPARE_START = "<!-- compare:start -->";
+const COMPARE_END = "<!-- compare:end -->";
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
 /** A short unmeasured run per read scenario, so the first round is not the JIT's warm-up. */
@@ -180,7 +183,8 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     const found = await discover(product.base, token);
     const list = scenarios(found)
       .filter((s) => wanted(s.id))
-      .map((s) => (compareBinary !== null && s.targets.includes("product") && !s.writes ? { ...s, targets: [...s.targets, "compare" as const] } : s));
+      // The compared build serves its own file, so write scenarios compare too (each grows its own).
+      .map((s) => (compareBinary !== null && s.targets.includes("product") ? { ...s, targets: [...s.targets, "compare" as const] } : s));
     const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
     log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
 
@@ -239,7 +243,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
         for (const target of Object.keys(tokens) as Target[]) tokens[target] = await issueToken(servers[target]!.base);
         for (const r of group) {
           for (const target of orderFor(r.scenario.targets, round)) {
-            const sample = await measureQuietly(servers[target]!, r.scenario, tokenFor(target), loadSettings(settings.durationS), target === "product");
+            const sample = await measureQuietly(servers[target]!, r.scenario, tokenFor(target), loadSettings(settings.durationS), target === "product" || target === "compare");
             (r.samples[target] ??= []).push(sample);
             log(`[${dataset.label} r${round + 1}/${settings.rounds}] ${r.scenario.id.padEnd(13)} ${target.padEnd(8)} ${describe(sample)}`);
           }
@@ -350,6 +354,21 @@ function writeReport(
   // A partial run (--only, --compare) must not replace the full run's RESULTS.md.
   const reportPath = only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
   writeFileSync(reportPath, report);
+  if (compareBinary !== null) {
+    // The ratios of the last --compare run keep a section of RESULTS.md; the rest of the file stays as the last full run wrote it.
+    const compareCommit = Bun.spawnSync(["git", "-C", dirname(compareBinary), "rev-parse", "--short", "HEAD"], { stdout: "pipe", stderr: "ignore" });
+    const section = compareSection(results, {
+      date,
+      version,
+      commit: machine.commit,
+      compareBinary,
+      compareCommit: compareCommit.exitCode === 0 ? compareCommit.stdout.toString().trim() : null,
+      settings,
+      argv: process.argv.slice(2),
+    }, { start: COMPARE_START, end: COMPARE_END });
+    writeMarkedSection(COMPARE_START, COMPARE_END, section);
+    log("wrote the before/after (--compare) section of bench/RESULTS.md");
+  }
   writeFileSync(join(OUT, `results-${runId}.json`), JSON.stringify(results, null, 1));
   log(`${verdictTable(results)}\n\nwrote ${reportPath.replace(ROOT + "/", "")} (and raw figures in bench/out/results-${runId}.json)`);
 }
