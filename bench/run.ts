@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|portal-feed]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|portal-feed|own-leads]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -23,6 +23,7 @@ import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
 import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
 import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
 import { DEFAULT_PORTAL_FEED_PACE, portalFeedSection, runPortalFeedBench, writePortalFeedSection } from "./lib/portal-feed-bench.ts";
+import { ownLeadsSection, runOwnLeadsBench, writeOwnLeadsSection } from "./lib/own-leads.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
 const COMPARE_START = "<!-- compare:start -->";
@@ -71,7 +72,7 @@ const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
-const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "portal-feed"];
+const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "portal-feed", "own-leads"];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
@@ -333,6 +334,12 @@ async function main(): Promise<void> {
     const result = await runPortalFeedBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_PORTAL_FEED_PACE, quietS: 10, windowS: 5, log });
     writePortalFeedSection(portalFeedSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
     log("wrote the portal-feed section of bench/RESULTS.md");
+  }
+  // Needs the 1M dataset, like the feed-run: part of a full run with --1m, or asked for by name.
+  if (only?.has("own-leads") || (only === null && flags["1m"])) {
+    const result = await runOwnLeadsBench({ settings: loadSettings(settings.durationS), rounds: settings.rounds, coldSamples: settings.coldSamples, serverCore: SERVER_CORE, warmupS: WARMUP_S, log });
+    writeOwnLeadsSection(ownLeadsSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    log("wrote the own-leads section of bench/RESULTS.md");
   }
 }
 
