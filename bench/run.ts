@@ -185,7 +185,8 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     const list = scenarios(found)
       .filter((s) => wanted(s.id))
       // The compared build serves its own file, so write scenarios compare too (each grows its own).
-      .map((s) => (compareBinary !== null && s.targets.includes("product") ? { ...s, targets: [...s.targets, "compare" as const] } : s));
+      // Measured right after the product (right before it in the reversed rounds): the pair's ratio is taken per round.
+      .map((s) => (compareBinary !== null && s.targets.includes("product") ? { ...s, targets: s.targets.flatMap((t) => (t === "product" ? ["product" as const, "compare" as const] : [t])) } : s));
     const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
     log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
 
