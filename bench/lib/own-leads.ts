@@ -360,6 +360,13 @@ export function ownLeadsSection(result: OwnLeadsResult, context: { date: Date; m
     "",
     ...table(["list", "mode", "req/s", "p50", "p99", "cold ms (medians)"], ratioRows),
     "",
+    "**The slower path.** The portal's lists with `status=NEW_LEAD` carry two counted filters (its owner, forced, and the status). Their totals " +
+      "still come from the counters (lead_counts has both columns), and page 1 is read from the head of the owner's index, but no per-day counter " +
+      "counts an owner's leads of one status, so a deep page is found by walking: `SEARCH l USING INDEX leads_owner_created (created_by=?)` " +
+      "reads every lead of the owner from the newest down to the page, and each one's row for its status (the index holds no status). The " +
+      "planner's choice is the better of the two indexes (`leads_status_created` would walk the status's leads of every owner and read each " +
+      "row for its owner); only an index or day counter of owner and status together would make it a range.",
+    "",
     `Server VmRSS max over every round: ${(result.serverRssMaxKb / 1024).toFixed(0)} MB. ${retried} of ${all.length} measurements were retried, ` +
       `${disturbed} stayed with others above 25 % of a core.`,
     "",
