@@ -3,10 +3,10 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { API_KEY, API_SECRET, capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
 import { hashSecret } from "../src/security/secrets.ts";
@@ -15,7 +15,8 @@ import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, ty
 import { freePort, killAll, startRedisServer, startServer, type Server } from "./lib/proc.ts";
 import { importSection, runImportBench, type ImportBenchResult } from "./lib/import-bench.ts";
 import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, seededBy, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
-import { renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
+import { compareSection, renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
+import { writeMarkedSection } from "./lib/sections.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
@@ -24,9 +25,12 @@ import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./l
 import { DEFAULT_PORTAL_FEED_PACE, portalFeedSection, runPortalFeedBench, writePortalFeedSection } from "./lib/portal-feed-bench.ts";
 import { portalFeedBurstSection, runPortalFeedBurst, writePortalFeedBurstSection } from "./lib/portal-feed-burst.ts";
 import { feedRunOneCoreSection, runFeedRunOneCore, writeFeedRunOneCoreSection } from "./lib/feed-run-one-core.ts";
+import { ownLeadsSection, runOwnLeadsBench, writeOwnLeadsSection } from "./lib/own-leads.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 import { inboundSection, runInboundBench, writeInboundSection } from "./lib/inbound-bench.ts";
 
+const COMPARE_START = "<!-- compare:start -->";
+const COMPARE_END = "<!-- compare:end -->";
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
 /** A short unmeasured run per read scenario, so the first round is not the JIT's warm-up. */
@@ -71,7 +75,7 @@ const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
-const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "feed-run-one-core", "portal-feed", "portal-feed-burst", "inbound"];
+const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "feed-run-one-core", "portal-feed", "portal-feed-burst", "inbound", "own-leads"];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
@@ -183,7 +187,9 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     const found = await discover(product.base, token);
     const list = scenarios(found)
       .filter((s) => wanted(s.id))
-      .map((s) => (compareBinary !== null && s.targets.includes("product") && !s.writes ? { ...s, targets: [...s.targets, "compare" as const] } : s));
+      // The compared build serves its own file, so write scenarios compare too (each grows its own).
+      // Measured right after the product (right before it in the reversed rounds): the pair's ratio is taken per round.
+      .map((s) => (compareBinary !== null && s.targets.includes("product") ? { ...s, targets: s.targets.flatMap((t) => (t === "product" ? ["product" as const, "compare" as const] : [t])) } : s));
     const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
     log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
 
@@ -242,7 +248,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
         for (const target of Object.keys(tokens) as Target[]) tokens[target] = await issueToken(servers[target]!.base);
         for (const r of group) {
           for (const target of orderFor(r.scenario.targets, round)) {
-            const sample = await measureQuietly(servers[target]!, r.scenario, tokenFor(target), loadSettings(settings.durationS), target === "product");
+            const sample = await measureQuietly(servers[target]!, r.scenario, tokenFor(target), loadSettings(settings.durationS), target === "product" || target === "compare");
             (r.samples[target] ??= []).push(sample);
             log(`[${dataset.label} r${round + 1}/${settings.rounds}] ${r.scenario.id.padEnd(13)} ${target.padEnd(8)} ${describe(sample)}`);
           }
@@ -351,6 +357,12 @@ async function main(): Promise<void> {
     writePortalFeedBurstSection(portalFeedBurstSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
     log("wrote the portal-feed-burst section of bench/RESULTS.md");
   }
+  // Needs the 1M dataset, like the feed-run: part of a full run with --1m, or asked for by name.
+  if (only?.has("own-leads") || (only === null && flags["1m"])) {
+    const result = await runOwnLeadsBench({ settings: loadSettings(settings.durationS), rounds: settings.rounds, coldSamples: settings.coldSamples, serverCore: SERVER_CORE, warmupS: WARMUP_S, log });
+    writeOwnLeadsSection(ownLeadsSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    log("wrote the own-leads section of bench/RESULTS.md");
+  }
 }
 
 function writeReport(
@@ -371,6 +383,21 @@ function writeReport(
   // A partial run (--only, --compare) must not replace the full run's RESULTS.md.
   const reportPath = only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
   writeFileSync(reportPath, report);
+  if (compareBinary !== null) {
+    // The ratios of the last --compare run keep a section of RESULTS.md; the rest of the file stays as the last full run wrote it.
+    const compareCommit = Bun.spawnSync(["git", "-C", dirname(compareBinary), "rev-parse", "--short", "HEAD"], { stdout: "pipe", stderr: "ignore" });
+    const section = compareSection(results, {
+      date,
+      version,
+      commit: machine.commit,
+      compareBinary,
+      compareCommit: compareCommit.exitCode === 0 ? compareCommit.stdout.toString().trim() : null,
+      settings,
+      argv: process.argv.slice(2),
+    }, { start: COMPARE_START, end: COMPARE_END });
+    writeMarkedSection(COMPARE_START, COMPARE_END, section);
+    log("wrote the before/after (--compare) section of bench/RESULTS.md");
+  }
   writeFileSync(join(OUT, `results-${runId}.json`), JSON.stringify(results, null, 1));
   log(`${verdictTable(results)}\n\nwrote ${reportPath.replace(ROOT + "/", "")} (and raw figures in bench/out/results-${runId}.json)`);
 }

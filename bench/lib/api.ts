@@ -13,8 +13,8 @@ export interface Captured {
   body: string;
 }
 
-export async function issueToken(base: string): Promise<string> {
-  const response = await fetch(`${base}/v1/auth/token`, { method: "POST", headers: { "X-API-Key": API_KEY, "X-API-Secret": API_SECRET } });
+export async function issueToken(base: string, key = API_KEY, secret = API_SECRET): Promise<string> {
+  const response = await fetch(`${base}/v1/auth/token`, { method: "POST", headers: { "X-API-Key": key, "X-API-Secret": secret } });
   const json = (await response.json()) as { data?: { token?: string } };
   if (response.status !== 200 || typeof json.data?.token !== "string") throw new Error(`token request answered ${response.status}`);
   return json.data.token;

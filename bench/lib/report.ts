@@ -67,6 +67,56 @@ function scenarioRows(result: ScenarioResult): string[][] {
   });
 }
 
+/**
+ * This build against the --compare build, scenario by scenario: each round measures both, one
+ * right after the other, so the ratio is taken per round (product ÷ compare) and its median
+ * and range given. req/s above 1× is faster than the compared build; p50 and p99 above 1× slower.
+ */
+export function compareTable(result: DatasetResult): string {
+  const perRound = (product: Sample[], compare: Sample[], pick: (s: Sample) => number) =>
+    spread(product.flatMap((s, i) => (compare[i] ? [ratio(pick(s), pick(compare[i]!))] : [])));
+  const rows = result.scenarios.flatMap((r) => {
+    const product = r.samples.product;
+    const compare = r.samples.compare;
+    if (!product?.length || !compare?.length) return [];
+    return [[
+      r.scenario.id,
+      withRange(rps(product), int),
+      withRange(rps(compare), int),
+      withRange(perRound(product, compare, (s) => s.rps), times),
+      withRange(perRound(product, compare, (s) => s.p50Ms), times),
+      withRange(perRound(product, compare, (s) => s.p99Ms), times),
+      `${ms(p50(product).median)} / ${ms(p50(compare).median)}`,
+      `${ms(p99(product).median)} / ${ms(p99(compare).median)}`,
+    ]];
+  });
+  if (rows.length === 0) return "";
+  return table(["scenario", "product req/s", "compare req/s", "req/s product ÷ compare (per round)", "p50 ÷ (per round)", "p99 ÷ (per round)", "p50 ms product / compare", "p99 ms product / compare"], rows);
+}
+
+/** RESULTS.md's section of the last --compare run: this build ÷ the compared one, per scenario and dataset. */
+export function compareSection(
+  results: DatasetResult[],
+  context: { date: Date; version: string; commit: string; compareBinary: string; compareCommit: string | null; settings: RunSettings; argv: string[] },
+  marks: { start: string; end: string },
+): string {
+  const s = context.settings;
+  const parts = [
+    marks.start,
+    "## Before/after (`--compare`)",
+    "",
+    `Run ${context.date.toISOString()}: \`bun bench/run.ts ${context.argv.join(" ")}\`, ${s.rounds} rounds of ${s.durationS} s, wrk -t1 -c${s.connections} on core ${s.loadCore}, servers on core ${s.serverCore}. ` +
+      `This build: ${context.version}, commit ${context.commit}; compared: \`${context.compareBinary}\`${context.compareCommit ? ` (its worktree at commit ${context.compareCommit})` : ""}, serving its own copy of the dataset seeded by itself. ` +
+      "In each round both are measured one right after the other (alternating which goes first); the ratios are per round, median (min–max): req/s above 1× is faster than the compared build, p50 and p99 above 1× slower.",
+  ];
+  for (const r of results) {
+    const t = compareTable(r);
+    if (t) parts.push("", `${r.dataset.label} dataset:`, "", t);
+  }
+  parts.push(marks.end);
+  return parts.join("\n");
+}
+
 function contention(result: DatasetResult): string {
   const all = [...result.scenarios.flatMap((r) => Object.values(r.samples).flat()), ...result.filters.flatMap((f) => f.warm)];
   const hit = all.filter((s) => s.foreign > CONTENDED || s.foreignLoad > CONTENDED).length;
@@ -236,6 +286,7 @@ export function renderReport(options: {
       `## Scenarios: ${r.dataset.label} dataset (${r.dataset.properties.toLocaleString("en-US")} properties, ${r.dataset.leads.toLocaleString("en-US")} leads)`,
       "",
       scenarioTable(r),
+      ...(compareTable(r) ? ["", "This build ÷ the --compare build, per round (both measured in each round, one right after the other):", "", compareTable(r)] : []),
       "",
       `Product VmRSS max over every round on this dataset: ${mb(r.productRssMaxKb)} MB. ${contention(r)}`,
       "",
