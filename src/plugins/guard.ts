@@ -1,9 +1,10 @@
-// The guard every protected route passes, in docs/reference/behaviour.md §4's order: token → client exists →
-// enabled → IP on whitelist → database → rate limit. Written once; routes opt in with
-// `{ protected: true }`, or `{ protected: "<scope>" }` when the route needs a scope (then the
-// scope is checked after the whole guard). The portal feed (docs/reference/behaviour-extensions.md §17) also takes HTTP Basic auth with the API
-// key and secret (`{ bearerOrBasic: true }`): the token endpoint's check of those, then the
-// same limit step. A portal's lead posts (docs/operators/portal-leads.md) take only the Basic
+// The guard every protected route passes, in the order of docs/reference/behaviour.md §4:
+// token → client exists → enabled → IP on whitelist → database → rate limit. Written once;
+// routes opt in with `{ protected: true }`, or `{ protected: "<scope>" }` when the route needs
+// a scope (then the scope is checked after the whole guard). The portal feed
+// (docs/reference/behaviour-extensions.md §17) also takes HTTP Basic auth with the API key and
+// secret (`{ bearerOrBasic: true }`): the token endpoint's check of those, then the same limit
+// step. A portal's lead posts (docs/operators/portal-leads.md) take only the Basic
 // auth of the client's `inbound` config (`{ inbound: true }`): the same steps after it.
 import { Elysia } from "elysia";
 import type { Client } from "../config/model.ts";
@@ -15,7 +16,7 @@ import type { Runtime } from "../runtime.ts";
 import { basicCredentials, BASIC_CHALLENGE, isBasicAuthorization } from "../security/basic-auth.ts";
 import { checkCredentials } from "../security/credentials.ts";
 import { inboundCredentialsMatch } from "../security/inbound-auth.ts";
-import { hasScope, type Scope } from "../security/scopes.ts";
+import { requireScope, type Scope } from "../security/scopes.ts";
 import { stateOf, type RequestState } from "./context.ts";
 
 type Headers = HeaderRecord;
@@ -168,15 +169,6 @@ function authorizeInbound(runtime: Runtime, request: Request, clientId: string, 
       return { client, tenant };
     });
   }) as Maybe<Authorized>;
-}
-
-/**
- * The scope step, after the whole guard (so a refusal counts in the client's window like any
- * answer after it): a client without `scope` gets 403 INSUFFICIENT_SCOPE. Routes whose scope
- * depends on their parameters (the change feed, values) call it from their handler.
- */
-export function requireScope(client: Client, scope: Scope): void {
-  if (!hasScope(client, scope)) throw new ApiError("INSUFFICIENT_SCOPE", `Missing scope: ${scope}`);
 }
 
 /** What a route asks of the guard: `true` for any client that passes it, or the scope it needs. */

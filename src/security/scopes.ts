@@ -1,5 +1,6 @@
 // What each partner may do (docs/partners/scopes.md): the scopes a client is given in the
 // config, and which leads those let it read. Pure: no Elysia, no database.
+import { ApiError } from "../errors.ts";
 
 export const SCOPES = [
   "properties:read",
@@ -39,4 +40,19 @@ export function hasScope(client: { scopes: ReadonlySet<Scope> }, scope: Scope): 
 /** Whether the client reads an entity's records at all: the scope its read routes and events need. */
 export function readsEntity(client: { scopes: ReadonlySet<Scope> }, entity: "properties" | "leads"): boolean {
   return hasScope(client, entity === "leads" ? "leads:read:own" : "properties:read");
+}
+
+/**
+ * The scope step: a client without `scope` gets 403 INSUFFICIENT_SCOPE. The guard takes it after
+ * every other step (so the refusal counts in the client's window like any answer after the
+ * guard); routes whose scope depends on their parameters (the change feed, values) call it once
+ * those are read.
+ */
+export function requireScope(client: { scopes: ReadonlySet<Scope> }, scope: Scope): void {
+  if (!hasScope(client, scope)) throw missingScope(scope);
+}
+
+/** The refusal of a client without `scope`: 403 INSUFFICIENT_SCOPE, naming it. */
+export function missingScope(scope: Scope): ApiError {
+  return new ApiError("INSUFFICIENT_SCOPE", `Missing scope: ${scope}`);
 }

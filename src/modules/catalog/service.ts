@@ -3,8 +3,7 @@ import { CATALOGS, ENTITY_NAMES, isEntityName, type EntityCatalog } from "../../
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import type { Client } from "../../config/model.ts";
-import { requireScope } from "../../plugins/guard.ts";
-import { leadAccessOf } from "../../security/scopes.ts";
+import { leadAccessOf, requireScope } from "../../security/scopes.ts";
 import { listingFor } from "../listing/service.ts";
 
 function describe(catalog: EntityCatalog) {

@@ -1,6 +1,7 @@
 // GET /v1/changes: what changed since a sequence, for partners that keep a copy.
 import { Elysia } from "elysia";
-import { guard, requireScope } from "../../plugins/guard.ts";
+import { guard } from "../../plugins/guard.ts";
+import { requireScope } from "../../security/scopes.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { rawQueryOf, readerOf } from "../listing/service.ts";

@@ -7,7 +7,7 @@ import { CREATED_BY_FILTER } from "../../catalog/leads.ts";
 import type { Reader } from "../../catalog/types.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
-import { leadAccessOf, type Scope } from "../../security/scopes.ts";
+import { leadAccessOf, missingScope, type Scope } from "../../security/scopes.ts";
 import { parseListQuery, parseRecordQuery, type ListQuery } from "./params.ts";
 import { PageCache } from "./page-cache.ts";
 import { ListingRepo } from "./repo.ts";
@@ -78,8 +78,6 @@ class EntityListing {
     return reader.leads.kind === "own" ? reader.leads.clientId : null;
   }
 }
-
-const missingScope = (scope: Scope) => new ApiError("INSUFFICIENT_SCOPE", `Missing scope: ${scope}`);
 
 /**
  * The list of one owner's leads: its createdBy filter first (the counters and indexes that keep
