@@ -14,6 +14,7 @@ import { mayScrape, scrapeFacts } from "./modules/metrics/service.ts";
 import { WorkerMetrics } from "./metrics/cluster.ts";
 import { portalFeedModule } from "./modules/portal-feed/index.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
+import { searchModule } from "./modules/search/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
 import { createServerWebhooks, type ServerWebhooks } from "./modules/webhooks/service.ts";
 import { requestContext, serverPeerAddress, type PeerAddress } from "./plugins/context.ts";
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps) {
     .use(authModule(runtime))
     .use(catalogModule(runtime))
     .use(propertiesModule(runtime))
+    .use(searchModule(runtime))
     .use(leadsModule(runtime))
     .use(changesModule(runtime))
     .use(portalFeedModule(runtime, { metrics, logger, timeLimitMs: deps.portalFeedTimeLimitMs }))

@@ -9,7 +9,8 @@ import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type 
 import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
-import type { ListQuery } from "./params.ts";
+import { isSearching, searchConditions } from "../search/filters.ts";
+import { isDateSort, type ListFilters, type ListQuery, type Sort } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
 /**
@@ -47,11 +48,14 @@ export class ListingRepo {
     return statement;
   }
 
-  /** The query's conditions, with `extra` date bounds; of the date bounds only the tightest per side (bounds.ts). */
-  private where(query: ListQuery, extra: readonly Bound[] = []): { sql: string; params: string[] } {
+  /**
+   * The query's conditions as `view` sees the records, with `extra` date bounds; of the date
+   * bounds only the tightest per side (bounds.ts).
+   */
+  where(query: ListFilters, view: RecordView, extra: readonly Bound[] = []): { sql: string; params: (string | number)[] } {
     const { alias, visible } = this.catalog;
     const parts = [visible];
-    const params: string[] = [];
+    const params: (string | number)[] = [];
     for (const { spec, value } of query.filters) {
       parts.push(`${spec.column} = ?`);
       params.push(value);
@@ -61,15 +65,15 @@ export class ListingRepo {
       parts.push(`${column} ${op} ?`);
       params.push(value);
     }
+    const search = searchConditions(query.search, view);
+    parts.push(...search.parts);
+    params.push(...search.params);
     return { sql: parts.join(" AND "), params };
   }
 
-  private shapeOf(query: ListQuery): string {
-    return [
-      query.filters.map((f) => f.spec.param).join(","),
-      query.dates.map((d) => d.spec.param).join(","),
-      query.sort,
-    ].join("|");
+  /** Whether the counters, day counts and date orders can answer: not under search filters or sorts. */
+  private plain(query: ListQuery): boolean {
+    return isDateSort(query.sort) && !isSearching(query.search);
   }
 
   /**
@@ -80,7 +84,7 @@ export class ListingRepo {
     return this.tenant.read
       .transaction(() => {
         const days = dayReader(this.dayCounts);
-        const total = this.total(query, days);
+        const total = this.total(query, view, days);
         const offset = (query.page - 1) * query.limit;
         // Past the end, nothing to read: an OFFSET would walk every matching row to find that out.
         const rows = offset >= total ? [] : this.pageRows(query, view, offset, total, days);
@@ -91,6 +95,8 @@ export class ListingRepo {
 
   /** The page at `offset` (rows in, of `total`). */
   private pageRows(query: ListQuery, view: RecordView, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
+    // Search filters and orders: the rows before the page are walked (an index serves each order).
+    if (!this.plain(query)) return this.rowsFrom(query, view, [], offset);
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
     const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
@@ -144,18 +150,25 @@ export class ListingRepo {
    */
   private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number): string[] {
     const { table, alias } = this.catalog;
-    const where = this.where(query, bounds);
+    const where = this.where(query, view, bounds);
     const names = query.fields.map((f) => f.name).join(",");
     // The SQL is built from catalogue entries only, so the WHERE text itself names the shape.
     const statement = this.prepare(`page|${view}|${names}|${query.sort}|${where.sql}`, () => {
-      const column = dateColumnOf(sortKindOf(query));
-      const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
-      return (
-        `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ` +
-        `ORDER BY ${alias}.${column} ${direction}, ${alias}.id ${direction} LIMIT ? OFFSET ?`
-      );
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${this.orderBy(query.sort)} LIMIT ? OFFSET ?`;
     });
     return (statement.values(...where.params, query.limit, skip) as [string][]).map((row) => row[0]);
+  }
+
+  /**
+   * The ORDER BY of a sort, ties by id. Price and area put listings without the value last
+   * either way, in the terms of migration 9's indexes (one read forwards, one backwards).
+   */
+  private orderBy(sort: Sort): string {
+    const { alias } = this.catalog;
+    const direction = sort.startsWith("-") ? "DESC" : "ASC";
+    if (isDateSort(sort)) return `${alias}.${dateColumnOf(sortKindOf({ sort }))} ${direction}, ${alias}.id ${direction}`;
+    const column = `${alias}.${sort.endsWith("price") ? "deal_price" : "search_area"}`;
+    return `${column} IS NULL, ${column} ${direction}, ${alias}.id ${direction}`;
   }
 
   /**
@@ -163,7 +176,8 @@ export class ListingRepo {
    * triggers keep (a few rows whatever the table size), dates on one column with at most one
    * counted filter from the per-day counters; anything else counts the index range.
    */
-  private total(query: ListQuery, days: (plan: DayPlan) => DayCount[]): number {
+  private total(query: ListQuery, view: RecordView, days: (plan: DayPlan) => DayCount[]): number {
+    if (isSearching(query.search)) return this.count(query, view);
     const fromCounters = query.dates.length === 0 && query.filters.every((f) => f.spec.countColumn !== undefined);
     if (fromCounters) {
       const columns = query.filters.map((f) => f.spec.countColumn!);
@@ -175,11 +189,31 @@ export class ListingRepo {
     }
     const plan = dayPlanFor(this.catalog, query);
     if (plan !== null) return totalOf(days(plan));
-    const where = this.where(query);
-    const statement = this.prepare(`count|${this.shapeOf(query)}`, () => {
+    return this.count(query, view);
+  }
+
+  /** The matching rows counted through the indexes. */
+  count(query: ListFilters, view: RecordView): number {
+    const where = this.where(query, view);
+    const statement = this.prepare(`count|${view}|${where.sql}`, () => {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
     });
     return (statement.values(...where.params) as [number][])[0]![0];
+  }
+
+  /**
+   * Rows of `sql` (selecting from the entity's table under its alias, with `{where}` where the
+   * conditions go) under `query`'s conditions: the facets' group counts.
+   */
+  grouped<Row>(shape: string, query: ListFilters, view: RecordView, sql: (where: string) => string): Row[] {
+    const where = this.where(query, view);
+    const statement = this.prepare(`grouped|${shape}|${view}|${where.sql}`, () => sql(where.sql));
+    return statement.all(...where.params) as Row[];
+  }
+
+  /** Runs `read` in one snapshot of the database. */
+  snapshot<T>(read: () => T): T {
+    return this.tenant.read.transaction(read).deferred();
   }
 
   /** One visible record as JSON text, or null; with `owner`, only a lead that client created. */
