@@ -12,10 +12,13 @@ import { EXAMPLE_QUERIES, exampleProperty, LEAD_PATCH_EXAMPLE, leadRequestExampl
 import { toOpenApiSchema } from "./json-schema.ts";
 import {
   changesParameters,
+  facetsParameter,
   fieldsParameter,
+  filterParameters,
   idempotencyKeyParameter,
   idParameter,
   listParameters,
+  searchParameters,
   valuesParameters,
   type Parameter,
 } from "./parameters.ts";
@@ -24,6 +27,7 @@ import {
   ChangesSchema,
   CreatedLeadSchema,
   dataOf,
+  FacetsSchema,
   FieldsSchema,
   HealthSchema,
   OpenApiDocumentSchema,
@@ -150,7 +154,9 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       summary: "List the values a filterable field takes",
       description:
         "Enumerations come back whole, in their documented order, to every client; `propertyType` and `highlight` " +
-        "list the distinct values among your published properties, sorted (scope `properties:read`); lead " +
+        "list the distinct values among your published properties, sorted (scope `properties:read`); `city`, " +
+        "`neighborhood`, `uf` and `amenities` list each value once whatever its accents and case (its most frequent " +
+        "spelling), in Portuguese alphabetical order, and `neighborhood` takes `city` (comma-separated) to narrow it; lead " +
         "`createdBy` lists the clients whose leads you may read (scope `leads:read:own` or `leads:read`).",
       access: "bearer",
       parameters: valuesParameters(EXAMPLE_QUERIES.values),
@@ -159,7 +165,7 @@ export function operations(examples: SandboxExamples, version: string): Operatio
         ["INVALID_ENTITY", "INVALID_FIELD", "SERVICE_UNAVAILABLE"],
         {
           INVALID_ENTITY: "Invalid entity: houses. Use one of: properties, leads",
-          INVALID_FIELD: `Invalid field: city for entity properties. Queryable fields: ${CATALOGS.properties.values.map((v) => v.field).join(", ")}`,
+          INVALID_FIELD: `Invalid field: street for entity properties. Queryable fields: ${CATALOGS.properties.values.map((v) => v.field).join(", ")}`,
         },
         "properties:read",
       ),
@@ -172,13 +178,34 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       summary: "List published properties",
       description:
         "A page of published properties with only the fields you ask for. Use `updatedAfter` for incremental sync, " +
-        "or the change feed (`GET /v1/changes`) to also learn of properties taken down.",
+        "or the change feed (`GET /v1/changes`) to also learn of properties taken down. The search filters (places, price, " +
+        "rooms, area, amenities, flags, words, a box or a radius on the map) combine with every other filter and apply " +
+        "before paging and to `total`; they see only what you are shown of an address.",
       access: "bearer",
       parameters: listParameters(CATALOGS.properties, EXAMPLE_QUERIES.propertyPage, propertySample),
       responses: protectedResponses(
         { "200": json(pageOf(PropertyRecordSchema), examples.propertyPage, "A page of properties", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "SERVICE_UNAVAILABLE"],
         listMessages("bedrooms"),
+        "properties:read",
+      ),
+    },
+    {
+      method: "get",
+      path: "/v1/facets/properties",
+      operationId: "countPropertyFacets",
+      tag: "Properties",
+      summary: "Count published properties by facet under the list's filters",
+      description:
+        "What a search page shows beside its list: the number of published properties matching every filter given " +
+        "(the filters of `GET /v1/properties`) and, for each facet asked for, how many of them take each value, most " +
+        "frequent first. Places and amenities count once whatever their accents and case.",
+      access: "bearer",
+      parameters: [facetsParameter(), ...filterParameters(CATALOGS.properties, propertySample), ...searchParameters()],
+      responses: protectedResponses(
+        { "200": json(FacetsSchema, examples.facets, "The total and the counts", "rateLimited") },
+        ["VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
+        { VALIDATION_ERROR: "facets: is required; minPrice: must be a number ≥ 0" },
         "properties:read",
       ),
     },

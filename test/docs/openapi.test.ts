@@ -7,7 +7,7 @@ import { SANDBOX_API_KEY, SANDBOX_API_SECRET } from "../../src/docs/examples.ts"
 import { toOpenApiSchema } from "../../src/docs/json-schema.ts";
 import { ERRORS, type ErrorCode } from "../../src/errors.ts";
 import { LeadInputSchema } from "../../src/modules/leads/model.ts";
-import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SORTS } from "../../src/modules/listing/params.ts";
+import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_SORTS, SORTS } from "../../src/modules/listing/params.ts";
 import { client, createTestApp } from "../helpers/app.ts";
 import { sandboxApp, type SandboxApp } from "./sandbox.ts";
 import { schemaProblems } from "./validate.ts";
@@ -118,7 +118,7 @@ describe("errors are documented with their codes", () => {
 
   test("every protected operation documents the guard's failures (CONTRACT §4) and 500", () => {
     const protectedOps = operationsOf(document).filter(({ op }) => isProtected(op));
-    expect(protectedOps.length).toBe(20);
+    expect(protectedOps.length).toBe(21);
     for (const { op } of protectedOps) {
       // The portal feed also takes Basic auth, whose key and secret fail as at the token endpoint.
       const basic = (op.security as Json[]).some((s) => "basicAuth" in s);
@@ -191,7 +191,7 @@ describe("generated from the sources that validate requests", () => {
       const byName = new Map(params.map((p) => [p.name, p]));
       expect(byName.get("fields")!.required).toBe(true);
       expect(byName.get("limit")!.schema).toMatchObject({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT });
-      expect(byName.get("sort")!.schema.enum).toEqual([...SORTS]);
+      expect(byName.get("sort")!.schema.enum).toEqual([...(entity === "properties" ? SEARCH_SORTS : SORTS)]);
       for (const filter of CATALOGS[entity].filters) {
         expect(byName.get(filter.param)?.schema.enum).toEqual(filter.values ? [...filter.values] : undefined);
       }
@@ -410,12 +410,13 @@ describe("observed responses are as documented", () => {
       ["post", "/v1/auth/token", "INVALID_API_SECRET", "/v1/auth/token", { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "x" } }],
       ["get", "/v1/fields", "INVALID_TOKEN", "/v1/fields"],
       ["get", "/v1/values/{entity}/{field}", "INVALID_ENTITY", "/v1/values/houses/status", { headers: auth }],
-      ["get", "/v1/values/{entity}/{field}", "INVALID_FIELD", "/v1/values/properties/city", { headers: auth }],
+      ["get", "/v1/values/{entity}/{field}", "INVALID_FIELD", "/v1/values/properties/street", { headers: auth }],
       ["get", "/v1/properties", "VALIDATION_ERROR", "/v1/properties?fields=id&limit=500", { headers: auth }],
       ["get", "/v1/properties", "INVALID_FIELDS", "/v1/properties?fields=bedrooms", { headers: auth }],
       ["get", "/v1/properties/{id}", "VALIDATION_ERROR", "/v1/properties/x", { headers: auth }],
       ["get", "/v1/properties/{id}", "INVALID_FIELDS", "/v1/properties/x?fields=bedrooms", { headers: auth }],
       ["get", "/v1/properties/{id}", "NOT_FOUND", "/v1/properties/x?fields=id", { headers: auth }],
+      ["get", "/v1/facets/properties", "VALIDATION_ERROR", "/v1/facets/properties?minPrice=-1", { headers: auth }],
       ["get", "/v1/leads", "VALIDATION_ERROR", "/v1/leads?fields=id&limit=0", { headers: auth }],
       ["get", "/v1/leads", "INVALID_FIELDS", "/v1/leads?fields=trafficOrigin", { headers: auth }],
       ["get", "/v1/leads/{id}", "NOT_FOUND", "/v1/leads/x?fields=id", { headers: auth }],
