@@ -9,8 +9,8 @@ import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type 
 import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
-import { isSearching, searchConditions } from "../search/filters.ts";
-import { isDateSort, type ListFilters, type ListQuery, type Sort } from "./params.ts";
+import { countedTotal, isNarrow, isSearching, searchConditions } from "../search/filters.ts";
+import { isDateSort, type ListFilters, type ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
 /**
@@ -154,7 +154,7 @@ export class ListingRepo {
     const names = query.fields.map((f) => f.name).join(",");
     // The SQL is built from catalogue entries only, so the WHERE text itself names the shape.
     const statement = this.prepare(`page|${view}|${names}|${query.sort}|${where.sql}`, () => {
-      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${this.orderBy(query.sort)} LIMIT ? OFFSET ?`;
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${this.orderBy(query)} LIMIT ? OFFSET ?`;
     });
     return (statement.values(...where.params, query.limit, skip) as [string][]).map((row) => row[0]);
   }
@@ -163,11 +163,13 @@ export class ListingRepo {
    * The ORDER BY of a sort, ties by id. Price and area put listings without the value last
    * either way, in the terms of migration 9's indexes (one read forwards, one backwards).
    */
-  private orderBy(sort: Sort): string {
+  private orderBy({ sort, search }: Pick<ListQuery, "sort" | "search">): string {
     const { alias } = this.catalog;
     const direction = sort.startsWith("-") ? "DESC" : "ASC";
     if (isDateSort(sort)) return `${alias}.${dateColumnOf(sortKindOf({ sort }))} ${direction}, ${alias}.id ${direction}`;
-    const column = `${alias}.${sort.endsWith("price") ? "deal_price" : "search_area"}`;
+    // Under a narrow search the few matches are sorted; `+` keeps the planner off the order's
+    // index, which would test rows one by one across the whole list to find them.
+    const column = `${isNarrow(search) ? "+" : ""}${alias}.${sort.endsWith("price") ? "deal_price" : "search_area"}`;
     return `${column} IS NULL, ${column} ${direction}, ${alias}.id ${direction}`;
   }
 
@@ -177,7 +179,12 @@ export class ListingRepo {
    * counted filter from the per-day counters; anything else counts the index range.
    */
   private total(query: ListQuery, view: RecordView, days: (plan: DayPlan) => DayCount[]): number {
-    if (isSearching(query.search)) return this.count(query, view);
+    if (isSearching(query.search)) {
+      const counted = query.filters.length === 0 && query.dates.length === 0 ? countedTotal(query.search) : null;
+      if (counted === null) return this.count(query, view);
+      const statement = this.prepare(`counted|${counted.sql}`, () => counted.sql);
+      return (statement.values(...counted.params) as [number][])[0]![0];
+    }
     const fromCounters = query.dates.length === 0 && query.filters.every((f) => f.spec.countColumn !== undefined);
     if (fromCounters) {
       const columns = query.filters.map((f) => f.spec.countColumn!);
@@ -205,10 +212,10 @@ export class ListingRepo {
    * Rows of `sql` (selecting from the entity's table under its alias, with `{where}` where the
    * conditions go) under `query`'s conditions: the facets' group counts.
    */
-  grouped<Row>(shape: string, query: ListFilters, view: RecordView, sql: (where: string) => string): Row[] {
+  grouped<Row>(shape: string, query: ListFilters, view: RecordView, sql: (where: string) => string, extra: (string | number)[] = []): Row[] {
     const where = this.where(query, view);
     const statement = this.prepare(`grouped|${shape}|${view}|${where.sql}`, () => sql(where.sql));
-    return statement.all(...where.params) as Row[];
+    return statement.all(...where.params, ...extra) as Row[];
   }
 
   /** Runs `read` in one snapshot of the database. */

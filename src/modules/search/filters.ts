@@ -277,3 +277,46 @@ export function searchConditions(search: Search, view: RecordView): { parts: str
   }
   return { parts, params };
 }
+
+/**
+ * The exact total of a search made of one filter alone, from the facet counters or the word
+ * index (both hold published listings only), or null when the filters must be counted row by
+ * row: a few hundred counter rows instead of up to a million index entries.
+ */
+export function countedTotal(search: Search): { sql: string; params: (string | number)[] } | null {
+  const given = (Object.keys(search) as (keyof Search)[]).filter((k) => {
+    const value = search[k];
+    return Array.isArray(value) ? value.length > 0 : value !== null;
+  });
+  const sum = (facet: string, where: string, params: (string | number)[]) => ({
+    sql: `SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = '${facet}' AND ${where}`,
+    params,
+  });
+  const keys = (values: readonly string[]) => `key IN (${values.map(() => "?").join(", ")})`;
+  const only = (...names: (keyof Search)[]) => given.length > 0 && given.every((k) => names.includes(k));
+  if (only("city")) return sum("city", keys(search.city), search.city);
+  if (only("neighborhood")) return sum("neighborhood", keys(search.neighborhood), search.neighborhood);
+  if (only("uf")) return sum("uf", keys(search.uf), search.uf);
+  if (only("amenities") && search.amenities.length === 1) return sum("amenities", "key = ?", search.amenities);
+  if (only("minBedrooms", "maxBedrooms")) {
+    return sum("bedrooms", "CAST(key AS INTEGER) BETWEEN ? AND ?", [search.minBedrooms ?? 0, search.maxBedrooms ?? 1e9]);
+  }
+  for (const [param, facet] of [["minBathrooms", "bathrooms"], ["minSuites", "suites"], ["minParkingSpaces", "parkingSpaces"]] as const) {
+    if (only(param)) return sum(facet, "CAST(key AS INTEGER) >= ?", [search[param]!]);
+  }
+  for (const { param } of FLAGS) if (only(param)) return sum(param, "key = ?", [search[param] ? "1" : "0"]);
+  if (only("words")) return { sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?", params: [matchOf(search.words)] };
+  return null;
+}
+
+/**
+ * Whether a search narrows the list enough that sorting its matches beats walking a sort
+ * index and testing every row: a place, words, amenities or the map.
+ */
+export function isNarrow(search: Search): boolean {
+  return (
+    search.city.length + search.neighborhood.length + search.uf.length + search.amenities.length + search.words.length > 0 ||
+    search.bbox !== null ||
+    search.near !== null
+  );
+}

@@ -6,7 +6,12 @@ import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { parseFilters, type ListFilters } from "../listing/params.ts";
 import { listingFor } from "../listing/service.ts";
-import { emptySearch, parsePlaceList, SEARCH_MESSAGES } from "./filters.ts";
+import type { ListingRepo } from "../listing/repo.ts";
+import { fold } from "../../db/fold.ts";
+import { emptySearch, isSearching, parsePlaceList, SEARCH_MESSAGES } from "./filters.ts";
+
+/** No filter at all. */
+const EVERYTHING: ListFilters = { filters: [], dates: [], search: emptySearch() };
 
 export const FACETS = ["city", "neighborhood", "uf", "propertyType", "operationType", "bedrooms", "amenities"] as const;
 export type Facet = (typeof FACETS)[number];
@@ -34,21 +39,19 @@ function merged(groups: readonly Group[]): { key: string; value: string; count: 
   return [...byKey.values()].map(({ key, value, count }) => ({ key, value, count }));
 }
 
-/** The SQL of each facet: groups of (key, value, n) under the conditions `{where}` stands for. */
+/** The counted facets' groups of matching listings: (key, n) under the conditions `{where}` stands for. */
 const FACET_SQL: Record<Facet, (where: string) => string> = {
-  city: (w) => `SELECT p.city_key AS key, p.city AS value, count(*) AS n FROM properties p WHERE ${w} AND p.city_key <> '' GROUP BY 1, 2`,
-  neighborhood: (w) =>
-    `SELECT p.neighborhood_key AS key, p.neighborhood AS value, count(*) AS n FROM properties p WHERE ${w} AND p.neighborhood_key <> '' GROUP BY 1, 2`,
-  uf: (w) => `SELECT p.uf_key AS key, p.uf AS value, count(*) AS n FROM properties p WHERE ${w} AND p.uf_key <> '' GROUP BY 1, 2`,
-  propertyType: (w) => `SELECT p.property_type AS key, p.property_type AS value, count(*) AS n FROM properties p WHERE ${w} AND p.property_type IS NOT NULL GROUP BY 1`,
-  operationType: (w) => `SELECT p.operation_type AS key, p.operation_type AS value, count(*) AS n FROM properties p WHERE ${w} GROUP BY 1`,
-  bedrooms: (w) =>
-    "SELECT CASE WHEN p.bedrooms >= 4 THEN '4+' ELSE CAST(p.bedrooms AS TEXT) END AS key, " +
-    `'' AS value, count(*) AS n FROM properties p WHERE ${w} AND p.bedrooms IS NOT NULL GROUP BY 1`,
-  amenities: (w) =>
-    "SELECT a.key AS key, a.value AS value, count(*) AS n FROM property_amenities a JOIN properties p ON p.rowid = a.property " +
-    `WHERE ${w} GROUP BY 1, 2`,
+  city: (w) => `SELECT p.city_key AS key, count(*) AS n FROM properties p WHERE ${w} AND p.city_key <> '' GROUP BY 1`,
+  neighborhood: (w) => `SELECT p.neighborhood_key AS key, count(*) AS n FROM properties p WHERE ${w} AND p.neighborhood_key <> '' GROUP BY 1`,
+  uf: (w) => `SELECT p.uf_key AS key, count(*) AS n FROM properties p WHERE ${w} AND p.uf_key <> '' GROUP BY 1`,
+  propertyType: (w) => `SELECT p.property_type AS key, count(*) AS n FROM properties p WHERE ${w} AND p.property_type IS NOT NULL GROUP BY 1`,
+  operationType: (w) => `SELECT p.operation_type AS key, count(*) AS n FROM properties p WHERE ${w} GROUP BY 1`,
+  bedrooms: (w) => `SELECT CAST(p.bedrooms AS TEXT) AS key, count(*) AS n FROM properties p WHERE ${w} AND p.bedrooms IS NOT NULL GROUP BY 1`,
+  amenities: (w) => `SELECT a.key AS key, count(*) AS n FROM property_amenities a JOIN properties p ON p.rowid = a.property WHERE ${w} GROUP BY 1`,
 };
+
+/** `bedrooms` as the facets give it: 0, 1, 2, 3 and 4+. */
+const bucketOf = (bedrooms: string) => (Number(bedrooms) >= 4 ? "4+" : bedrooms);
 
 /** The `facets` parameter: known names, in the order given, duplicates collapsed. */
 function parseFacetNames(raw: string | null, problems: FieldProblem[]): Facet[] {
@@ -73,17 +76,41 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
   if (problems.length > 0) throw ApiError.validation(problems);
 
   const repo = listingFor(tenant, PROPERTY_CATALOG).repo;
+  const unfiltered = filters.filters.length === 0 && filters.dates.length === 0 && !isSearching(filters.search);
   return repo.snapshot(() => {
-    const total = repo.count(filters, reader.view);
+    // Every published listing has a deal: its counters sum to the total.
+    const total = unfiltered ? sumOf(counted(repo, "operationType")) : repo.count(filters, reader.view);
     const facets: Record<string, { value: string; count: number }[]> = {};
     for (const name of names) {
-      const groups = total === 0 ? [] : repo.grouped<Group>(`facet-${name}`, filters, reader.view, FACET_SQL[name]);
-      const entries = name === "bedrooms" ? groups.map((g) => ({ key: g.key, value: g.key, count: g.n })) : merged(groups);
-      entries.sort((a, b) => b.count - a.count || portuguese.compare(a.key, b.key));
-      facets[name] = entries.slice(0, MAX_FACET_VALUES).map(({ value, count }) => ({ value, count }));
+      // The spellings come from the counters; under filters, the counts from the matching rows.
+      const spellings = spellingsOf(counted(repo, name));
+      const groups = unfiltered
+        ? [...spellings.values()].map(({ key, count }) => ({ key, n: count }))
+        : total === 0 ? [] : repo.grouped<{ key: string; n: number }>(`facet-${name}`, filters, reader.view, FACET_SQL[name]);
+      const counts = new Map<string, number>();
+      for (const { key, n } of groups) {
+        const value = name === "bedrooms" ? bucketOf(key) : (spellings.get(key)?.value ?? key);
+        counts.set(value, (counts.get(value) ?? 0) + n);
+      }
+      facets[name] = [...counts]
+        .map(([value, count]) => ({ value, count }))
+        .sort((a, b) => b.count - a.count || portuguese.compare(fold(a.value), fold(b.value)) || (a.value < b.value ? -1 : 1))
+        .slice(0, MAX_FACET_VALUES);
     }
     return JSON.stringify({ data: { total, facets } });
   });
+}
+
+/** The facet counters' rows of one facet (listings with a value; none when counts fell to 0). */
+function counted(repo: ListingRepo, facet: string): Group[] {
+  return repo.grouped<Group>("facet-counts", EVERYTHING, "stored", () => "SELECT key, value, n FROM property_facet_counts WHERE facet = ? AND n > 0", [facet]);
+}
+
+const sumOf = (groups: readonly Group[]) => groups.reduce((sum, g) => sum + g.n, 0);
+
+/** Per key, its most frequent spelling and the listings that have it under any spelling. */
+function spellingsOf(groups: readonly Group[]): Map<string, { key: string; value: string; count: number }> {
+  return new Map(merged(groups).map((entry) => [entry.key, entry]));
 }
 
 /**
@@ -92,22 +119,22 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
  * `city` (the list filter's form) to narrow it.
  */
 export function searchValuesOf(tenant: Tenant, field: "city" | "neighborhood" | "uf" | "amenities", params: URLSearchParams): string[] {
-  const filters: ListFilters = { filters: [], dates: [], search: emptySearch() };
-  if (field === "neighborhood") {
-    const raw = params.getAll("city");
-    if (raw.length > 1) throw ApiError.validation([{ field: "city", message: "must be given once" }]);
-    if (raw.length === 1) {
-      const cities = parsePlaceList(raw[0]!);
-      if (cities === null) throw ApiError.validation([{ field: "city", message: SEARCH_MESSAGES.list }]);
-      filters.search.city = cities;
-    }
-  }
   const repo = listingFor(tenant, PROPERTY_CATALOG).repo;
-  // Amenities are read from their own table, which holds published listings only.
-  const groups =
-    field === "amenities"
-      ? repo.grouped<Group>("values-amenities", filters, "stored", () => "SELECT key, value, count(*) AS n FROM property_amenities GROUP BY 1, 2")
-      : repo.grouped<Group>(`values-${field}`, filters, "stored", FACET_SQL[field]);
+  let groups: Group[];
+  const raw = params.getAll("city");
+  if (field === "neighborhood" && raw.length > 0) {
+    if (raw.length > 1) throw ApiError.validation([{ field: "city", message: "must be given once" }]);
+    const cities = parsePlaceList(raw[0]!);
+    if (cities === null) throw ApiError.validation([{ field: "city", message: SEARCH_MESSAGES.list }]);
+    const filters: ListFilters = { filters: [], dates: [], search: { ...emptySearch(), city: cities } };
+    // The neighbourhoods of those cities (their own index), spelled as the counters spell them.
+    const keys = new Set(
+      repo.grouped<{ key: string }>("values-neighborhood", filters, "stored", (w) => `SELECT DISTINCT p.neighborhood_key AS key FROM properties p WHERE ${w} AND p.neighborhood_key <> ''`).map((g) => g.key),
+    );
+    groups = counted(repo, "neighborhood").filter((g) => keys.has(g.key));
+  } else {
+    groups = counted(repo, field);
+  }
   return merged(groups)
     .sort((a, b) => portuguese.compare(a.key, b.key))
     .map((entry) => entry.value);

@@ -368,6 +368,128 @@ describe("validation: every problem named in one 400", () => {
   });
 });
 
+describe("GET /v1/facets/properties: counts under every filter", () => {
+  const portuguese = new Intl.Collator("pt-BR", { sensitivity: "base" });
+  /** Expected facet entries: counts by folded value (shown in the most frequent spelling), most frequent first. */
+  function expectedFacet(list: Row[], valuesOf: (r: Row) => string[]): { value: string; count: number }[] {
+    const byKey = new Map<string, { spellings: Map<string, number>; count: number }>();
+    for (const r of list) {
+      for (const value of new Set(valuesOf(r))) {
+        const entry = byKey.get(norm(value)) ?? { spellings: new Map(), count: 0 };
+        entry.count++;
+        byKey.set(norm(value), entry);
+      }
+    }
+    // Spellings as the whole published set has them.
+    for (const r of rows) for (const value of valuesOf(r)) byKey.get(norm(value))?.spellings.set(value, (byKey.get(norm(value))!.spellings.get(value) ?? 0) + 1);
+    return [...byKey.values()]
+      .map(({ spellings, count }) => ({ value: [...spellings].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0], count }))
+      .sort((a, b) => b.count - a.count || portuguese.compare(a.value, b.value))
+      .slice(0, 50);
+  }
+  const bucket = (r: Row) => (r.bedrooms === null ? [] : [r.bedrooms >= 4 ? "4+" : String(r.bedrooms)]);
+  const facetValues: Record<string, (r: Row) => string[]> = {
+    city: (r) => (r.city ? [r.city] : []),
+    neighborhood: (r) => (r.neighborhood ? [r.neighborhood] : []),
+    uf: (r) => (r.uf ? [r.uf] : []),
+    propertyType: (r) => (r.property_type ? [r.property_type] : []),
+    operationType: (r) => [r.operation_type],
+    bedrooms: bucket,
+    amenities: amenitiesOf,
+  };
+  const facets = async (query: string, who: keyof typeof tokens = "site") => read(await t.get(`/v1/facets/properties?${query}`, tokens[who]));
+
+  test("no filter: every facet, from the counters, as the rows have it", async () => {
+    const { status, body } = await facets(`facets=${Object.keys(facetValues).join(",")}`);
+    expect(status).toBe(200);
+    expect(body.data.total).toBe(rows.length);
+    expect(Object.keys(body.data.facets)).toEqual(Object.keys(facetValues));
+    for (const [name, valuesOf] of Object.entries(facetValues)) {
+      const got = body.data.facets[name] as { value: string; count: number }[];
+      const want = expectedFacet(rows, valuesOf);
+      // Equal counts may come in either order of equal text: compare as sets of pairs, and the order of counts.
+      expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
+      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(new Set(want.map((w) => `${w.value}=${w.count}`)));
+    }
+  });
+
+  test("under filters: the matching listings only, and their total", async () => {
+    const query = "uf=sp,RJ&operationType=SALE&minBedrooms=1&maxPrice=2000000&q=apartamento";
+    const matching = rows.filter(
+      (r) => ["SP", "RJ"].includes(r.uf ?? "") && r.operation_type === "SALE" && r.bedrooms !== null && r.bedrooms >= 1 && price(r) !== null && price(r)! <= 2_000_000 && matchesQ(r, "apartamento"),
+    );
+    expect(matching.length).toBeGreaterThan(5);
+    const { body } = await facets(`facets=neighborhood,bedrooms,amenities&${query}`);
+    expect(body.data.total).toBe(matching.length);
+    for (const name of ["neighborhood", "bedrooms", "amenities"]) {
+      const want = expectedFacet(matching, facetValues[name]!);
+      const got = body.data.facets[name] as { value: string; count: number }[];
+      expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
+      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(new Set(want.map((w) => `${w.value}=${w.count}`)));
+    }
+  });
+
+  test("at most 50 values a facet; bedrooms in 0, 1, 2, 3, 4+", async () => {
+    const { body } = await facets("facets=neighborhood,bedrooms");
+    expect(body.data.facets.neighborhood.length).toBe(Math.min(50, new Set(rows.map((r) => norm(r.neighborhood ?? ""))).size));
+    for (const entry of body.data.facets.bedrooms) expect(["0", "1", "2", "3", "4+"]).toContain(entry.value);
+  });
+
+  test("errors: facets required and known, filters validated alike, in one 400", async () => {
+    const missing = await facets("minPrice=abc&bbox=1");
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe("facets: is required; minPrice: must be a number ≥ 0; bbox: must be south,west,north,east");
+    const unknown = await facets("facets=city,street");
+    expect(unknown.body.error).toBe("facets: must be among: city, neighborhood, uf, propertyType, operationType, bedrooms, amenities");
+  });
+
+  test("scope properties:read; a token is required", async () => {
+    const crmOnly = client("leadsonly", { scopes: ["leads:read"] });
+    const other = createTestApp({ clients: [crmOnly.entry], properties: 50, leads: 10 });
+    try {
+      const token = await other.token(crmOnly);
+      const refused = await read(await other.get("/v1/facets/properties?facets=city", token));
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ error: "Missing scope: properties:read", code: "INSUFFICIENT_SCOPE" });
+      const values = await read(await other.get("/v1/values/properties/city", token));
+      expect(values.status).toBe(403);
+      expect((await other.request("/v1/facets/properties?facets=city")).status).toBe(401);
+    } finally {
+      other.close();
+    }
+  });
+});
+
+describe("/v1/values/properties/{city,neighborhood,uf,amenities}", () => {
+  const portuguese = new Intl.Collator("pt-BR", { sensitivity: "base" });
+  const distinct = (values: string[]) => {
+    const byKey = new Map<string, string>();
+    for (const v of values) if (!byKey.has(norm(v))) byKey.set(norm(v), v);
+    return [...byKey.keys()].sort((a, b) => portuguese.compare(a, b));
+  };
+  const values = async (path: string) => (await read(await t.get(`/v1/values/properties/${path}`, tokens.site))).body;
+
+  test("one per spelling folded, in Portuguese alphabetical order ignoring accents and case", async () => {
+    for (const [field, of] of [
+      ["city", (r: Row) => (r.city ? [r.city] : [])],
+      ["uf", (r: Row) => (r.uf ? [r.uf] : [])],
+      ["amenities", amenitiesOf],
+      ["neighborhood", (r: Row) => (r.neighborhood ? [r.neighborhood] : [])],
+    ] as const) {
+      const body = await values(field);
+      expect(body.data.field).toBe(field);
+      expect(body.data.values.map(norm)).toEqual(distinct(rows.flatMap(of)));
+    }
+  });
+
+  test("neighborhood takes city, in any spelling", async () => {
+    const body = await values(`neighborhood?city=${encodeURIComponent("SAO PAULO,curitiba")}`);
+    const want = distinct(rows.filter((r) => ["sao paulo", "curitiba"].includes(norm(r.city ?? ""))).map((r) => r.neighborhood!));
+    expect(body.data.values.map(norm)).toEqual(want);
+    expect(want.length).toBeGreaterThan(5);
+  });
+});
+
 describe("the search tables follow every write (triggers)", () => {
   test("new words, a new place, an unpublished listing", async () => {
     const path = t.runtime.config.databases.get("main")!;
@@ -381,6 +503,9 @@ describe("the search tables follow every write (triggers)", () => {
     expect((await walk("q=xilof")).ids).toEqual([target.id]);
     expect((await walk("city=ilheus")).ids).toEqual([target.id]);
     expect((await walk("near=-14.79,-39.04&radius=10")).ids).toEqual([target.id]);
+    const cities = async () => (await read(await t.get("/v1/facets/properties?facets=city", tokens.site))).body.data;
+    expect((await cities()).facets.city).toContainEqual({ value: "Ilhéus", count: 1 });
+    expect((await cities()).total).toBe(rows.length);
     const db2 = new Database(path);
     try {
       db2.run("UPDATE properties SET is_published = 0 WHERE id = ?", [target.id]);
@@ -389,5 +514,8 @@ describe("the search tables follow every write (triggers)", () => {
     }
     expect((await walk("q=xilofone")).ids).toEqual([]);
     expect((await walk("near=-14.79,-39.04&radius=10")).ids).toEqual([]);
+    expect((await cities()).facets.city.map((c: { value: string }) => c.value)).not.toContain("Ilhéus");
+    expect((await cities()).total).toBe(rows.length - 1);
+    expect((await walk("city=ilheus")).total).toBe(0);
   });
 });
