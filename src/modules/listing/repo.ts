@@ -9,7 +9,7 @@ import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type 
 import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
-import { countedTotal, isNarrow, isSearching, searchConditions } from "../search/filters.ts";
+import { countedTotal, isSearching, searchConditions, setProbes, SMALL_SET } from "../search/filters.ts";
 import { isDateSort, type ListFilters, type ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
@@ -52,7 +52,7 @@ export class ListingRepo {
    * The query's conditions as `view` sees the records, with `extra` date bounds; of the date
    * bounds only the tightest per side (bounds.ts).
    */
-  where(query: ListFilters, view: RecordView, extra: readonly Bound[] = []): { sql: string; params: (string | number)[] } {
+  where(query: ListFilters, view: RecordView, extra: readonly Bound[] = [], walk = false): { sql: string; params: (string | number)[] } {
     const { alias, visible } = this.catalog;
     const parts = [visible];
     const params: (string | number)[] = [];
@@ -65,7 +65,7 @@ export class ListingRepo {
       parts.push(`${column} ${op} ?`);
       params.push(value);
     }
-    const search = searchConditions(query.search, view);
+    const search = searchConditions(query.search, view, walk);
     parts.push(...search.parts);
     params.push(...search.params);
     return { sql: parts.join(" AND "), params };
@@ -95,8 +95,8 @@ export class ListingRepo {
 
   /** The page at `offset` (rows in, of `total`). */
   private pageRows(query: ListQuery, view: RecordView, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
-    // Search filters and orders: the rows before the page are walked (an index serves each order).
-    if (!this.plain(query)) return this.rowsFrom(query, view, [], offset);
+    // Search filters and orders: a few matches are sorted, many are read along the order's index.
+    if (!this.plain(query)) return this.rowsFrom(query, view, [], offset, this.isSmall(query, view) ? "sort" : "walk");
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
     const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
@@ -148,13 +148,13 @@ export class ListingRepo {
    * Rows of the list, skipping `skip` rows from its beginning or from where `bounds` start
    * it: a bound the filters imply (date-order.ts), the day a deep page starts on.
    */
-  private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number): string[] {
+  private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number, plan: "index" | "sort" | "walk" = "index"): string[] {
     const { table, alias } = this.catalog;
-    const where = this.where(query, view, bounds);
+    const where = this.where(query, view, bounds, plan === "walk");
     const names = query.fields.map((f) => f.name).join(",");
     // The SQL is built from catalogue entries only, so the WHERE text itself names the shape.
-    const statement = this.prepare(`page|${view}|${names}|${query.sort}|${where.sql}`, () => {
-      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${this.orderBy(query)} LIMIT ? OFFSET ?`;
+    const statement = this.prepare(`page|${view}|${names}|${query.sort}|${plan}|${where.sql}`, () => {
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${this.orderBy(query.sort, plan === "sort")} LIMIT ? OFFSET ?`;
     });
     return (statement.values(...where.params, query.limit, skip) as [string][]).map((row) => row[0]);
   }
@@ -163,14 +163,21 @@ export class ListingRepo {
    * The ORDER BY of a sort, ties by id. Price and area put listings without the value last
    * either way, in the terms of migration 9's indexes (one read forwards, one backwards).
    */
-  private orderBy({ sort, search }: Pick<ListQuery, "sort" | "search">): string {
+  private orderBy(sort: ListQuery["sort"], sorted: boolean): string {
     const { alias } = this.catalog;
     const direction = sort.startsWith("-") ? "DESC" : "ASC";
-    if (isDateSort(sort)) return `${alias}.${dateColumnOf(sortKindOf({ sort }))} ${direction}, ${alias}.id ${direction}`;
-    // Under a narrow search the few matches are sorted; `+` keeps the planner off the order's
-    // index, which would test rows one by one across the whole list to find them.
-    const column = `${isNarrow(search) ? "+" : ""}${alias}.${sort.endsWith("price") ? "deal_price" : "search_area"}`;
+    // Sorting a few matches, `+` keeps the planner off the order's index, which would test rows
+    // one by one across the whole list to find them.
+    const w = sorted ? "+" : "";
+    if (isDateSort(sort)) return `${w}${alias}.${dateColumnOf(sortKindOf({ sort }))} ${direction}, ${alias}.id ${direction}`;
+    const column = `${w}${alias}.${sort.endsWith("price") ? "deal_price" : "search_area"}`;
     return `${column} IS NULL, ${column} ${direction}, ${alias}.id ${direction}`;
+  }
+
+  /** Whether a search's matches are few enough to sort (search/filters.ts setProbes). */
+  private isSmall(query: ListQuery, view: RecordView): boolean {
+    const sizes = setProbes(query.search, view).map(({ sql, params }) => (this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0]);
+    return sizes.length > 0 && Math.min(...sizes) <= SMALL_SET;
   }
 
   /**

@@ -225,10 +225,12 @@ export function boxAround(near: Near): Box {
  * map filters read the coordinates the view shows (`property_shown_points` and the rounded
  * values for partners, the stored ones with fullAddress).
  */
-export function searchConditions(search: Search, view: RecordView): { parts: string[]; params: (string | number)[] } {
+export function searchConditions(search: Search, view: RecordView, walk = false): { parts: string[]; params: (string | number)[] } {
   const parts: string[] = [];
   const params: (string | number)[] = [];
-  const column = { city: "p.city_key", neighborhood: "p.neighborhood_key", uf: "p.uf_key" } as const;
+  // Walking an order's index, no condition may pick an index of its own: `+` hides the column from the planner.
+  const w = walk ? "+" : "";
+  const column = { city: `${w}p.city_key`, neighborhood: `${w}p.neighborhood_key`, uf: `${w}p.uf_key` } as const;
   for (const param of PLACE_PARAMS) {
     const values = search[param];
     if (values.length === 0) continue;
@@ -238,7 +240,7 @@ export function searchConditions(search: Search, view: RecordView): { parts: str
   for (const { param, column: c, op } of BOUNDS) {
     const value = search[param];
     if (value === null) continue;
-    parts.push(`${c} ${op} ?`);
+    parts.push(`${w}${c} ${op} ?`);
     params.push(value);
   }
   for (const { param, column: c } of FLAGS) {
@@ -248,17 +250,17 @@ export function searchConditions(search: Search, view: RecordView): { parts: str
     params.push(value ? 1 : 0);
   }
   for (const amenity of search.amenities) {
-    parts.push("p.rowid IN (SELECT property FROM property_amenities WHERE key = ?)");
+    parts.push(`${w}p.rowid IN (SELECT property FROM property_amenities WHERE key = ?)`);
     params.push(amenity);
   }
   if (search.words.length > 0) {
-    parts.push("p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)");
+    parts.push(`${w}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`);
     params.push(matchOf(search.words));
   }
   const points = view === "stored" ? "property_points" : "property_shown_points";
   const lat = view === "stored" ? "p.latitude" : shownCoordinate("p.latitude");
   const lng = view === "stored" ? "p.longitude" : shownCoordinate("p.longitude");
-  const candidates = `p.rowid IN (SELECT id FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`;
+  const candidates = `${w}p.rowid IN (SELECT id FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`;
   if (search.bbox !== null) {
     const { south, west, north, east } = search.bbox;
     parts.push(candidates, `${lat} BETWEEN ? AND ?`, `${lng} BETWEEN ? AND ?`);
@@ -309,14 +311,30 @@ export function countedTotal(search: Search): { sql: string; params: (string | n
   return null;
 }
 
+/** At most this many matches are sorted; more, and the page walks the order's index instead. */
+export const SMALL_SET = 20_000;
+
 /**
- * Whether a search narrows the list enough that sorting its matches beats walking a sort
- * index and testing every row: a place, words, amenities or the map.
+ * Counts of the sets a search's matches are drawn from (a place, an amenity, the words, the
+ * map's candidates): the smallest bounds the matches. Each is read from counters or an index
+ * of its own, in a few milliseconds.
  */
-export function isNarrow(search: Search): boolean {
-  return (
-    search.city.length + search.neighborhood.length + search.uf.length + search.amenities.length + search.words.length > 0 ||
-    search.bbox !== null ||
-    search.near !== null
-  );
+export function setProbes(search: Search, view: RecordView): { sql: string; params: (string | number)[] }[] {
+  const probes: { sql: string; params: (string | number)[] }[] = [];
+  const facet = (name: string, keys: readonly string[]) => ({
+    sql: `SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = '${name}' AND key IN (${keys.map(() => "?").join(", ")})`,
+    params: [...keys],
+  });
+  for (const param of PLACE_PARAMS) if (search[param].length > 0) probes.push(facet(param, search[param]));
+  for (const amenity of search.amenities) probes.push(facet("amenities", [amenity]));
+  if (search.words.length > 0) probes.push({ sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?", params: [matchOf(search.words)] });
+  const points = view === "stored" ? "property_points" : "property_shown_points";
+  for (const box of [search.bbox, search.near === null ? null : boxAround(search.near)]) {
+    if (box === null) continue;
+    probes.push({
+      sql: `SELECT count(*) FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?`,
+      params: [box.south, box.north, box.west, box.east],
+    });
+  }
+  return probes;
 }
