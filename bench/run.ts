@@ -181,7 +181,8 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     const found = await discover(product.base, token);
     const list = scenarios(found)
       .filter((s) => wanted(s.id))
-      .map((s) => (compareBinary !== null && s.targets.includes("product") && !s.writes ? { ...s, targets: [...s.targets, "compare" as const] } : s));
+      // Durable lead creation is compared too: the other build writes its own seeded file.
+      .map((s) => (compareBinary !== null && s.targets.includes("product") && (!s.writes || s.id === "post-leads") ? { ...s, targets: [...s.targets, "compare" as const] } : s));
     const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
     log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
 
