@@ -9,7 +9,7 @@ import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type 
 import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
-import { countedTotal, isSearching, searchConditions, setProbes, SMALL_SET } from "../search/filters.ts";
+import { countedTotal, DRIVE_ANY, isOnePlace, isSearching, searchConditions, setProbes, SMALL_SET, type Plan, type SetName } from "../search/filters.ts";
 import { isDateSort, type ListFilters, type ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
@@ -52,12 +52,12 @@ export class ListingRepo {
    * The query's conditions as `view` sees the records, with `extra` date bounds; of the date
    * bounds only the tightest per side (bounds.ts).
    */
-  where(query: ListFilters, view: RecordView, extra: readonly Bound[] = [], walk = false): { sql: string; params: (string | number)[] } {
+  where(query: ListFilters, view: RecordView, extra: readonly Bound[] = [], plan: Plan = DRIVE_ANY): { sql: string; params: (string | number)[] } {
     const { alias, visible } = this.catalog;
     const parts = [visible];
     const params: (string | number)[] = [];
     for (const { spec, value } of query.filters) {
-      parts.push(`${spec.column} = ?`);
+      parts.push(`${plan.walk ? "+" : ""}${spec.column} = ?`);
       params.push(value);
     }
     const dates = query.dates.map(({ spec, value }): Bound => ({ column: `${alias}.${spec.column}`, op: spec.op, value }));
@@ -65,7 +65,7 @@ export class ListingRepo {
       parts.push(`${column} ${op} ?`);
       params.push(value);
     }
-    const search = searchConditions(query.search, view, walk);
+    const search = searchConditions(query.search, view, plan);
     parts.push(...search.parts);
     params.push(...search.params);
     return { sql: parts.join(" AND "), params };
@@ -96,7 +96,10 @@ export class ListingRepo {
   /** The page at `offset` (rows in, of `total`). */
   private pageRows(query: ListQuery, view: RecordView, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
-    if (!this.plain(query)) return this.rowsFrom(query, view, [], offset, this.isSmall(query, view) ? "sort" : "walk");
+    if (!this.plain(query)) {
+      const big = this.bigSets(query, view);
+      return this.rowsFrom(query, view, [], offset, total <= SMALL_SET ? { walk: false, big } : { walk: true, big });
+    }
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
     const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
@@ -148,13 +151,15 @@ export class ListingRepo {
    * Rows of the list, skipping `skip` rows from its beginning or from where `bounds` start
    * it: a bound the filters imply (date-order.ts), the day a deep page starts on.
    */
-  private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number, plan: "index" | "sort" | "walk" = "index"): string[] {
+  private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number, plan: Plan | null = null): string[] {
     const { table, alias } = this.catalog;
-    const where = this.where(query, view, bounds, plan === "walk");
+    const where = this.where(query, view, bounds, plan ?? DRIVE_ANY);
     const names = query.fields.map((f) => f.name).join(",");
     // The SQL is built from catalogue entries only, so the WHERE text itself names the shape.
-    const statement = this.prepare(`page|${view}|${names}|${query.sort}|${plan}|${where.sql}`, () => {
-      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${this.orderBy(query.sort, plan === "sort")} LIMIT ? OFFSET ?`;
+    // A search's few matches are sorted (but one place's index lists them in date order already).
+    const sorted = plan !== null && !plan.walk && !(isDateSort(query.sort) && isOnePlace(query.search));
+    const statement = this.prepare(`page|${view}|${names}|${query.sort}|${sorted}|${where.sql}`, () => {
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${this.orderBy(query.sort, sorted)} LIMIT ? OFFSET ?`;
     });
     return (statement.values(...where.params, query.limit, skip) as [string][]).map((row) => row[0]);
   }
@@ -174,10 +179,13 @@ export class ListingRepo {
     return `${column} IS NULL, ${column} ${direction}, ${alias}.id ${direction}`;
   }
 
-  /** Whether a search's matches are few enough to sort (search/filters.ts setProbes). */
-  private isSmall(query: ListQuery, view: RecordView): boolean {
-    const sizes = setProbes(query.search, view).map(({ sql, params }) => (this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0]);
-    return sizes.length > 0 && Math.min(...sizes) <= SMALL_SET;
+  /** The sets of a search too big to drive a query from (search/filters.ts setProbes). */
+  private bigSets(query: ListFilters, view: RecordView): Set<SetName> {
+    const big = new Set<SetName>();
+    for (const { set, sql, params } of setProbes(query.search, view)) {
+      if ((this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0] > SMALL_SET) big.add(set);
+    }
+    return big;
   }
 
   /**
@@ -208,7 +216,7 @@ export class ListingRepo {
 
   /** The matching rows counted through the indexes. */
   count(query: ListFilters, view: RecordView): number {
-    const where = this.where(query, view);
+    const where = this.where(query, view, [], { walk: false, big: this.bigSets(query, view) });
     const statement = this.prepare(`count|${view}|${where.sql}`, () => {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
     });
@@ -220,7 +228,7 @@ export class ListingRepo {
    * conditions go) under `query`'s conditions: the facets' group counts.
    */
   grouped<Row>(shape: string, query: ListFilters, view: RecordView, sql: (where: string) => string, extra: (string | number)[] = []): Row[] {
-    const where = this.where(query, view);
+    const where = this.where(query, view, [], { walk: false, big: this.bigSets(query, view) });
     const statement = this.prepare(`grouped|${shape}|${view}|${where.sql}`, () => sql(where.sql));
     return statement.all(...where.params, ...extra) as Row[];
   }

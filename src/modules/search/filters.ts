@@ -225,7 +225,20 @@ export function boxAround(near: Near): Box {
  * map filters read the coordinates the view shows (`property_shown_points` and the rounded
  * values for partners, the stored ones with fullAddress).
  */
-export function searchConditions(search: Search, view: RecordView, walk = false): { parts: string[]; params: (string | number)[] } {
+/**
+ * How the conditions are written for the planner. `walk`: the page is read along the order's
+ * index, so no condition may pick an index of its own. `big`: the sets (search/filters.ts
+ * setProbes) too big to drive a query from, tested row by row instead of listed first.
+ */
+export interface Plan {
+  walk: boolean;
+  big: ReadonlySet<SetName>;
+}
+export type SetName = "amenities" | "words" | "map";
+export const DRIVE_ANY: Plan = { walk: false, big: new Set() };
+
+export function searchConditions(search: Search, view: RecordView, plan: Plan = DRIVE_ANY): { parts: string[]; params: (string | number)[] } {
+  const walk = plan.walk;
   const parts: string[] = [];
   const params: (string | number)[] = [];
   // Walking an order's index, no condition may pick an index of its own: `+` hides the column from the planner.
@@ -250,17 +263,22 @@ export function searchConditions(search: Search, view: RecordView, walk = false)
     params.push(value ? 1 : 0);
   }
   for (const amenity of search.amenities) {
-    parts.push(`${w}p.rowid IN (SELECT property FROM property_amenities WHERE key = ?)`);
+    // Each row looked up in the amenity's index: no list of its many listings is built first.
+    parts.push(
+      walk || plan.big.has("amenities")
+        ? "EXISTS (SELECT 1 FROM property_amenities a WHERE a.key = ? AND a.property = p.rowid)"
+        : "p.rowid IN (SELECT property FROM property_amenities WHERE key = ?)",
+    );
     params.push(amenity);
   }
   if (search.words.length > 0) {
-    parts.push(`${w}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`);
+    parts.push(`${walk || plan.big.has("words") ? "+" : ""}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`);
     params.push(matchOf(search.words));
   }
   const points = view === "stored" ? "property_points" : "property_shown_points";
   const lat = view === "stored" ? "p.latitude" : shownCoordinate("p.latitude");
   const lng = view === "stored" ? "p.longitude" : shownCoordinate("p.longitude");
-  const candidates = `${w}p.rowid IN (SELECT id FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`;
+  const candidates = `${walk || plan.big.has("map") ? "+" : ""}p.rowid IN (SELECT id FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`;
   if (search.bbox !== null) {
     const { south, west, north, east } = search.bbox;
     parts.push(candidates, `${lat} BETWEEN ? AND ?`, `${lng} BETWEEN ? AND ?`);
@@ -311,27 +329,33 @@ export function countedTotal(search: Search): { sql: string; params: (string | n
   return null;
 }
 
-/** At most this many matches are sorted; more, and the page walks the order's index instead. */
+/**
+ * Whether the search's only set is one place: its index (key, created_at, id) lists its
+ * matches in the date orders already, so they need no sort.
+ */
+export function isOnePlace(search: Search): boolean {
+  const places = search.city.length + search.neighborhood.length + search.uf.length;
+  return places === 1 && search.amenities.length === 0 && search.words.length === 0 && search.bbox === null && search.near === null;
+}
+
+/** At most this many matches are sorted, and a set this big drives a query; more, and the page walks the order's index, the set is tested row by row. */
 export const SMALL_SET = 20_000;
 
 /**
- * Counts of the sets a search's matches are drawn from (a place, an amenity, the words, the
- * map's candidates): the smallest bounds the matches. Each is read from counters or an index
- * of its own, in a few milliseconds.
+ * The sizes of the sets a search reads through rowid lists (an amenity, the words, the map's
+ * candidates), each from counters or an index of its own in a few milliseconds.
  */
-export function setProbes(search: Search, view: RecordView): { sql: string; params: (string | number)[] }[] {
-  const probes: { sql: string; params: (string | number)[] }[] = [];
-  const facet = (name: string, keys: readonly string[]) => ({
-    sql: `SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = '${name}' AND key IN (${keys.map(() => "?").join(", ")})`,
-    params: [...keys],
-  });
-  for (const param of PLACE_PARAMS) if (search[param].length > 0) probes.push(facet(param, search[param]));
-  for (const amenity of search.amenities) probes.push(facet("amenities", [amenity]));
-  if (search.words.length > 0) probes.push({ sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?", params: [matchOf(search.words)] });
+export function setProbes(search: Search, view: RecordView): { set: SetName; sql: string; params: (string | number)[] }[] {
+  const probes: { set: SetName; sql: string; params: (string | number)[] }[] = [];
+  for (const amenity of search.amenities) {
+    probes.push({ set: "amenities", sql: "SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = 'amenities' AND key = ?", params: [amenity] });
+  }
+  if (search.words.length > 0) probes.push({ set: "words", sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?", params: [matchOf(search.words)] });
   const points = view === "stored" ? "property_points" : "property_shown_points";
   for (const box of [search.bbox, search.near === null ? null : boxAround(search.near)]) {
     if (box === null) continue;
     probes.push({
+      set: "map",
       sql: `SELECT count(*) FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?`,
       params: [box.south, box.north, box.west, box.east],
     });
