@@ -30,6 +30,8 @@ export class ListingRepo {
     private readonly catalog: EntityCatalog,
     /** Tests lower it, to go through the deep-page paths on a small file. */
     private readonly deepOffset = DEEP_OFFSET,
+    /** Tests lower it, to walk the orders' indexes and test every set row by row on a small file. */
+    private readonly smallSet = SMALL_SET,
   ) {
     this.dayCounts = new DayCounts(catalog, (shape, build) => this.prepare(shape, build));
     this.datePairs = new DatePairs(catalog, (shape, build) => this.prepare(shape, build));
@@ -98,7 +100,7 @@ export class ListingRepo {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
     if (!this.plain(query)) {
       const big = this.bigSets(query, view);
-      return this.rowsFrom(query, view, [], offset, total <= SMALL_SET ? { walk: false, big } : { walk: true, big });
+      return this.rowsFrom(query, view, [], offset, total <= this.smallSet ? { walk: false, big } : { walk: true, big });
     }
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
@@ -183,7 +185,7 @@ export class ListingRepo {
   private bigSets(query: ListFilters, view: RecordView): Set<SetName> {
     const big = new Set<SetName>();
     for (const { set, sql, params } of setProbes(query.search, view)) {
-      if ((this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0] > SMALL_SET) big.add(set);
+      if ((this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0] > this.smallSet) big.add(set);
     }
     return big;
   }

@@ -3,6 +3,9 @@
 // sorted in TypeScript, never with the product's own SQL.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
+import { parseListQuery } from "../../../src/modules/listing/params.ts";
+import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/listing/repo.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 const site = client("site"); // a website: the partner's view of addresses
@@ -487,6 +490,36 @@ describe("/v1/values/properties/{city,neighborhood,uf,amenities}", () => {
     const want = distinct(rows.filter((r) => ["sao paulo", "curitiba"].includes(norm(r.city ?? ""))).map((r) => r.neighborhood!));
     expect(body.data.values.map(norm)).toEqual(want);
     expect(want.length).toBeGreaterThan(5);
+  });
+});
+
+describe("the plans a search may take give the same pages", () => {
+  // The product sorts up to 20,000 matches and drives from sets up to that size; past it, it
+  // walks the order's index and tests sets row by row. A repository whose threshold is 0 takes
+  // the second plan on this small file.
+  test("walking the order's index and sorting the matches agree, page by page", () => {
+    const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
+    const walking = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, 0);
+    const sorting = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const queries = [
+      "city=sao%20paulo,rio%20de%20janeiro&minBedrooms=2",
+      "amenities=piscina,academia&sort=price",
+      "q=apartamento&sort=-area&operationType=SALE",
+      "neighborhood=Centro&sort=createdAt",
+      "near=-22.95,-43.2&radius=20000&sort=-price",
+      "bbox=-24,-47,-22,-43&amenities=churrasqueira&status=AVAILABLE",
+      "uf=SP&maxPrice=900000&minArea=50&sort=area",
+    ];
+    for (const q of queries) {
+      for (const view of ["partner", "stored"] as const) {
+        for (let page = 1; page <= 4; page++) {
+          const query = parseListQuery(PROPERTY_CATALOG, new URLSearchParams(`fields=id&limit=15&page=${page}&${q}`));
+          const sorted = sorting.list(query, view);
+          if (page === 1) expect(sorted.total).toBeGreaterThan(0);
+          expect({ q, view, page, ...walking.list(query, view) }).toEqual({ q, view, page, ...sorted });
+        }
+      }
+    }
   });
 });
 
