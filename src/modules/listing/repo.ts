@@ -9,7 +9,7 @@ import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type 
 import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
-import { countedTotal, DRIVE_ANY, isOnePlace, isSearching, searchConditions, setProbes, SMALL_SET, type Plan, type SetName } from "../search/filters.ts";
+import { countedTotal, DRIVE_ANY, hasPlace, isOnePlace, isSearching, searchConditions, setProbes, SMALL_SET, type Plan, type SetName } from "../search/filters.ts";
 import { isDateSort, type ListFilters, type ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
@@ -59,7 +59,7 @@ export class ListingRepo {
     const parts = [visible];
     const params: (string | number)[] = [];
     for (const { spec, value } of query.filters) {
-      parts.push(`${plan.walk ? "+" : ""}${spec.column} = ?`);
+      parts.push(`${plan.walk || plan.placeDrives ? "+" : ""}${spec.column} = ?`);
       params.push(value);
     }
     const dates = query.dates.map(({ spec, value }): Bound => ({ column: `${alias}.${spec.column}`, op: spec.op, value }));
@@ -100,7 +100,7 @@ export class ListingRepo {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
     if (!this.plain(query)) {
       const big = this.bigSets(query, view);
-      return this.rowsFrom(query, view, [], offset, total <= this.smallSet ? { walk: false, big } : { walk: true, big });
+      return this.rowsFrom(query, view, [], offset, total <= this.smallSet ? { walk: false, big, placeDrives: hasPlace(query.search) } : { walk: true, big });
     }
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
@@ -161,7 +161,12 @@ export class ListingRepo {
     // A search's few matches are sorted (but one place's index lists them in date order already).
     const sorted = plan !== null && !plan.walk && !(isDateSort(query.sort) && isOnePlace(query.search));
     const statement = this.prepare(`page|${view}|${names}|${query.sort}|${sorted}|${where.sql}`, () => {
-      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${this.orderBy(query.sort, sorted)} LIMIT ? OFFSET ?`;
+      const order = this.orderBy(query.sort, sorted);
+      if (plan === null) return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+      // A search finds and orders its page by rowid first (from an index alone where one covers
+      // the conditions, as a city's does), then reads only the page's rows.
+      const page = `SELECT ${alias}.rowid FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${page}) ORDER BY ${this.orderBy(query.sort, true)}`;
     });
     return (statement.values(...where.params, query.limit, skip) as [string][]).map((row) => row[0]);
   }
@@ -179,6 +184,11 @@ export class ListingRepo {
     if (isDateSort(sort)) return `${w}${alias}.${dateColumnOf(sortKindOf({ sort }))} ${direction}, ${alias}.id ${direction}`;
     const column = `${w}${alias}.${sort.endsWith("price") ? "deal_price" : "search_area"}`;
     return `${column} IS NULL, ${column} ${direction}, ${alias}.id ${direction}`;
+  }
+
+  /** How a count or a group reads the matches: from the place's index when there is one, or the smallest set. */
+  private driving(query: ListFilters, view: RecordView): Plan {
+    return { walk: false, big: this.bigSets(query, view), placeDrives: hasPlace(query.search) };
   }
 
   /** The sets of a search too big to drive a query from (search/filters.ts setProbes). */
@@ -218,7 +228,7 @@ export class ListingRepo {
 
   /** The matching rows counted through the indexes. */
   count(query: ListFilters, view: RecordView): number {
-    const where = this.where(query, view, [], { walk: false, big: this.bigSets(query, view) });
+    const where = this.where(query, view, [], this.driving(query, view));
     const statement = this.prepare(`count|${view}|${where.sql}`, () => {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
     });
@@ -230,7 +240,7 @@ export class ListingRepo {
    * conditions go) under `query`'s conditions: the facets' group counts.
    */
   grouped<Row>(shape: string, query: ListFilters, view: RecordView, sql: (where: string) => string, extra: (string | number)[] = []): Row[] {
-    const where = this.where(query, view, [], { walk: false, big: this.bigSets(query, view) });
+    const where = this.where(query, view, [], this.driving(query, view));
     const statement = this.prepare(`grouped|${shape}|${view}|${where.sql}`, () => sql(where.sql));
     return statement.all(...where.params, ...extra) as Row[];
   }

@@ -233,17 +233,27 @@ export function boxAround(near: Near): Box {
 export interface Plan {
   walk: boolean;
   big: ReadonlySet<SetName>;
+  /**
+   * A place is given: its index (the city's carries every filtered column) drives, so the
+   * other conditions keep off theirs (the planner cannot tell how few a place leaves).
+   */
+  placeDrives?: boolean;
 }
 export type SetName = "amenities" | "words" | "map";
 export const DRIVE_ANY: Plan = { walk: false, big: new Set() };
+
+/** Whether a search names a place. */
+export const hasPlace = (search: Search): boolean => search.city.length + search.neighborhood.length + search.uf.length > 0;
 
 export function searchConditions(search: Search, view: RecordView, plan: Plan = DRIVE_ANY): { parts: string[]; params: (string | number)[] } {
   const walk = plan.walk;
   const parts: string[] = [];
   const params: (string | number)[] = [];
-  // Walking an order's index, no condition may pick an index of its own: `+` hides the column from the planner.
-  const w = walk ? "+" : "";
-  const column = { city: `${w}p.city_key`, neighborhood: `${w}p.neighborhood_key`, uf: `${w}p.uf_key` } as const;
+  // `+` hides a column from the planner: walking an order's index, no condition may pick an
+  // index of its own; under a place, only the place's may.
+  const p = walk ? "+" : "";
+  const w = walk || plan.placeDrives ? "+" : "";
+  const column = { city: `${p}p.city_key`, neighborhood: `${p}p.neighborhood_key`, uf: `${p}p.uf_key` } as const;
   for (const param of PLACE_PARAMS) {
     const values = search[param];
     if (values.length === 0) continue;
