@@ -28,6 +28,10 @@ CREATE INDEX properties_published_uf ON properties(uf_key, created_at, id) WHERE
 -- forwards gives the ascending order, the second read backwards the descending one.
 CREATE INDEX properties_published_price ON properties(deal_price IS NULL, deal_price, id) WHERE is_published = 1;
 CREATE INDEX properties_published_price_desc ON properties(deal_price IS NULL DESC, deal_price, id) WHERE is_published = 1;
+-- The same price orders within one deal (a website sorts sales or rentals by price, rarely
+-- both): a deep page is found by walking this index alone, never the listings' rows.
+CREATE INDEX properties_published_deal_price ON properties(operation_type, deal_price IS NULL, deal_price, id) WHERE is_published = 1;
+CREATE INDEX properties_published_deal_price_desc ON properties(operation_type, deal_price IS NULL DESC, deal_price, id) WHERE is_published = 1;
 CREATE INDEX properties_published_area ON properties(search_area IS NULL, search_area, id) WHERE is_published = 1;
 CREATE INDEX properties_published_area_desc ON properties(search_area IS NULL DESC, search_area, id) WHERE is_published = 1;
 
