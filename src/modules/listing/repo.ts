@@ -59,7 +59,9 @@ export class ListingRepo {
     const parts = [visible];
     const params: (string | number)[] = [];
     for (const { spec, value } of query.filters) {
-      parts.push(`${plan.walk || plan.placeDrives ? "+" : ""}${spec.column} = ?`);
+      // Their indexes list one value's rows in the date orders, and the deal's in the price orders:
+      // walking, they serve; under a place, the place's index drives.
+      parts.push(`${plan.placeDrives ? "+" : ""}${spec.column} = ?`);
       params.push(value);
     }
     const dates = query.dates.map(({ spec, value }): Bound => ({ column: `${alias}.${spec.column}`, op: spec.op, value }));
