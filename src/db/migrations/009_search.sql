@@ -14,16 +14,19 @@ ALTER TABLE properties ADD COLUMN deal_price NUMERIC GENERATED ALWAYS AS
   (CASE operation_type WHEN 'SALE' THEN sale_price ELSE rental_price END) VIRTUAL;
 ALTER TABLE properties ADD COLUMN search_area NUMERIC GENERATED ALWAYS AS (coalesce(built_area, total_area)) VIRTUAL;
 
--- Place filters. A neighbourhood's and a state's listings come in the default order after
--- the key: one place's newest are read in order.
+-- A neighbourhood's listings in the default order after the key: its newest are read in order.
 -- A city's listings with every column a search filters on: counting a city's matches under
 -- any other filters reads this index alone, never the listings' rows.
 CREATE INDEX properties_published_city ON properties(
   city_key, neighborhood_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
+  is_furnished, accepts_financing, exclusive, property_type, status, highlight, uf_key, created_at, id
+) WHERE is_published = 1;
+-- The same for a state.
+CREATE INDEX properties_published_uf ON properties(
+  uf_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
   is_furnished, accepts_financing, exclusive, property_type, status, highlight, created_at, id
 ) WHERE is_published = 1;
 CREATE INDEX properties_published_neighborhood ON properties(neighborhood_key, created_at, id) WHERE is_published = 1;
-CREATE INDEX properties_published_uf ON properties(uf_key, created_at, id) WHERE is_published = 1;
 -- Price and area orders, listings without the value last either way: the first index read
 -- forwards gives the ascending order, the second read backwards the descending one.
 CREATE INDEX properties_published_price ON properties(deal_price IS NULL, deal_price, id) WHERE is_published = 1;

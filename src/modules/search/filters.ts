@@ -340,12 +340,15 @@ export function countedTotal(search: Search): { sql: string; params: (string | n
 }
 
 /**
- * Whether the search's only set is one place: its index (key, created_at, id) lists its
- * matches in the date orders already, so they need no sort.
+ * Whether the search's only set is one neighbourhood: its index (key, created_at, id) lists
+ * its matches in the date orders already, so they need no sort.
  */
 export function isOnePlace(search: Search): boolean {
   const places = search.city.length + search.neighborhood.length + search.uf.length;
-  return places === 1 && search.amenities.length === 0 && search.words.length === 0 && search.bbox === null && search.near === null;
+  return (
+    places === 1 && search.neighborhood.length === 1 &&
+    search.amenities.length === 0 && search.words.length === 0 && search.bbox === null && search.near === null
+  );
 }
 
 /** At most this many matches are sorted, and a set this big drives a query; more, and the page walks the order's index, the set is tested row by row. */
