@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|search|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads]
 //                    [--compare BINARY]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -28,6 +28,7 @@ import { feedRunOneCoreSection, runFeedRunOneCore, writeFeedRunOneCoreSection } 
 import { ownLeadsSection, runOwnLeadsBench, writeOwnLeadsSection } from "./lib/own-leads.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 import { inboundSection, runInboundBench, writeInboundSection } from "./lib/inbound-bench.ts";
+import { runSearchBench } from "./lib/search-bench.ts";
 
 const COMPARE_START = "<!-- compare:start -->";
 const COMPARE_END = "<!-- compare:end -->";
@@ -232,6 +233,8 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       r.single = await coldAndWarm(product, token, r.scenario.path, settings.coldSamples);
     }
     for (const f of filters) f.single = await coldAndWarm(product, token, f.query.path, settings.coldSamples);
+    // The website's search queries, one request at a time, never from the page cache.
+    const search = wanted("search") ? await runSearchBench(product.base, token, Math.max(9, settings.coldSamples), (line) => log(`[${dataset.label}] ${line}`)) : [];
 
     const reads = results.filter((r) => !r.scenario.writes);
     const writes = results.filter((r) => r.scenario.writes);
@@ -269,7 +272,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     if (filters[0]) note(wrkCommandLine({ url: product.base + filters[0].query.path, script: "bearer.lua", connections: settings.connections, durationS: settings.filterDurationS, core: LOAD_CORE, env: { BENCH_TOKEN: "" } }) + "   # and so on for each filter query");
 
     const productSamples = [...results.flatMap((r) => r.samples.product ?? []), ...filters.flatMap((f) => f.warm)];
-    return { dataset, scenarios: results, filters, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)), ...(seed ? { seed } : {}) };
+    return { dataset, scenarios: results, filters, search, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)), ...(seed ? { seed } : {}) };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
     await redis?.stop();

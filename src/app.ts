@@ -16,6 +16,7 @@ import { WorkerMetrics } from "./metrics/cluster.ts";
 import type { BodyLimits } from "./modules/portal-feed/bodies.ts";
 import { portalFeedModule } from "./modules/portal-feed/index.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
+import { searchModule } from "./modules/search/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
 import { createServerWebhooks, type ServerWebhooks } from "./modules/webhooks/service.ts";
 import { requestContext, serverPeerAddress, type PeerAddress } from "./plugins/context.ts";
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps) {
     .use(authModule(runtime))
     .use(catalogModule(runtime))
     .use(propertiesModule(runtime))
+    .use(searchModule(runtime))
     .use(leadsModule(runtime))
     .use(inboundModule(runtime, { metrics, logger }))
     .use(changesModule(runtime))

@@ -5,6 +5,7 @@ import { type ImportBenchResult, importSection } from "./import-bench.ts";
 import type { Machine } from "./machine.ts";
 import type { DatasetResult, RunSettings, ScenarioResult } from "./results.ts";
 import type { Target } from "./scenarios.ts";
+import { FACETS_GOAL_MS, LIST_GOAL_MS } from "./search-bench.ts";
 import { ratio, spread, type Spread } from "./stats.ts";
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–");
@@ -156,6 +157,23 @@ function singleTable(result: DatasetResult): string {
   return table(["scenario", "cold: first request after a write, ms", "warm: same request again, ms"], rows);
 }
 
+/** The website's search queries: medians of uncached single requests against the plain page-1 list and the goals. */
+function searchTable(result: DatasetResult): string {
+  const plain = result.search.find((s) => s.query.kind === "plain");
+  const rows = result.search.map((s) => {
+    const goal = s.query.kind === "facets" ? FACETS_GOAL_MS : LIST_GOAL_MS;
+    return [
+      s.query.kind,
+      s.query.name,
+      s.total.toLocaleString("en-US"),
+      withRange(s.ms, ms),
+      times(ratio(s.ms.median, plain?.ms.median)),
+      `${s.ms.median <= goal ? "met" : "missed"} (≤ ${goal} ms)`,
+    ];
+  });
+  return table(["kind", "query", "total", "median ms (min–max)", "vs plain page 1", "goal"], rows);
+}
+
 function filterTable(results: DatasetResult[]): string {
   const [small, large] = results;
   if (!small || small.filters.length === 0) return "(not measured in this run)";
@@ -297,6 +315,17 @@ export function renderReport(options: {
       "Single requests (one at a time, timed by the runner): cold = the query computed from the database, right after a lead creation (which empties SQLite's page cache of the read connection) and with an ignored parameter the server has never seen (so no cached page can answer); warm = the same request again, from the page cache.",
       "",
       singleTable(r),
+    );
+  }
+  for (const r of results) {
+    if (r.search.length === 0) continue;
+    parts.push(
+      "",
+      `## Website search: ${r.dataset.label} dataset`,
+      "",
+      "Each query of bench/lib/search-bench.ts (bench/README.md, `search`) as single requests one at a time on the server's core, each with a parameter never sent before so no cached page answers: the median and min–max of the samples, the exact total the answer carried, and the ratio of the median to the plain page-1 list's measured the same way in the same run.",
+      "",
+      searchTable(r),
     );
   }
   if (options.imported) parts.push("", importSection(options.imported));

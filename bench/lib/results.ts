@@ -2,6 +2,7 @@
 import type { SingleTimings, Sample } from "./measure.ts";
 import type { Dataset, SeedMeasurement } from "./product.ts";
 import type { FilterQuery, Scenario, Target } from "./scenarios.ts";
+import type { SearchResult } from "./search-bench.ts";
 
 export interface ScenarioResult {
   scenario: Scenario;
@@ -21,6 +22,8 @@ export interface DatasetResult {
   dataset: Dataset;
   scenarios: ScenarioResult[];
   filters: FilterResult[];
+  /** The website's search queries (search-bench.ts); empty when `--only` leaves out "search". */
+  search: SearchResult[];
   /** Largest VmRSS of the product across every round on this dataset. */
   productRssMaxKb: number;
   /** A fresh seed of this dataset, timed (absent when `--only` leaves out "seed"). */

@@ -28,7 +28,8 @@ function group(description: string, fields: Record<string, GroupMember>): Omit<F
  * coordinates. Clients with `fullAddress` read the stored values.
  */
 const shownFrom = (visibility: string, column: string) => `CASE WHEN p.display_address IN (${visibility}) THEN ${column} END`;
-const coordinate = (column: string) => `CASE p.display_address WHEN 'ALL' THEN ${column} WHEN 'STREET' THEN round(${column}, 3) END`;
+/** A coordinate as partners are shown it (map searches compare this too). */
+export const shownCoordinate = (column: string) => `CASE p.display_address WHEN 'ALL' THEN ${column} WHEN 'STREET' THEN round(${column}, 3) END`;
 
 const PHOTO_FIELDS = {
   id: { description: "Photo identifier", schema: T.String(), sql: "ph.id" },
@@ -89,8 +90,8 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
   {
     name: "coordinates",
     ...group("Geographic position (numbers or null)", {
-      latitude: { description: "Latitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)", schema: NullableNumber, sql: "p.latitude", partnerSql: coordinate("p.latitude") },
-      longitude: { description: "Longitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)", schema: NullableNumber, sql: "p.longitude", partnerSql: coordinate("p.longitude") },
+      latitude: { description: "Latitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)", schema: NullableNumber, sql: "p.latitude", partnerSql: shownCoordinate("p.latitude") },
+      longitude: { description: "Longitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)", schema: NullableNumber, sql: "p.longitude", partnerSql: shownCoordinate("p.longitude") },
     }),
   },
   {
@@ -148,6 +149,7 @@ export const PROPERTY_CATALOG: EntityCatalog = {
   table: "properties",
   alias: "p",
   visible: "p.is_published = 1",
+  searchable: true,
   fields: PROPERTY_FIELDS,
   filters: [
     { param: "status", column: "p.status", description: "Property status", values: PROPERTY_STATUSES, countColumn: "status", dayDimension: "status" },
@@ -161,6 +163,10 @@ export const PROPERTY_CATALOG: EntityCatalog = {
     { field: "operationType", values: OPERATION_TYPES },
     { field: "propertyType", column: "property_type" },
     { field: "highlight", column: "highlight" },
+    { field: "city", search: "city" },
+    { field: "neighborhood", search: "neighborhood" },
+    { field: "uf", search: "uf" },
+    { field: "amenities", search: "amenities" },
   ],
   countsTable: "property_counts",
   daysTable: "property_days",

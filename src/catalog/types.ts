@@ -53,6 +53,8 @@ export interface ValuesSpec {
   /** A fixed enumeration, or the column whose distinct published values are listed. */
   values?: readonly string[];
   column?: string;
+  /** A place or amenity, listed once per folded spelling (modules/search/values.ts). */
+  search?: "city" | "neighborhood" | "uf" | "amenities";
 }
 
 export interface EntityCatalog {
@@ -61,6 +63,8 @@ export interface EntityCatalog {
   alias: string;
   /** Condition every row leaving the server must meet (published properties only). */
   visible: string;
+  /** Whether lists take the search filters and sorts (docs/reference/behaviour-partners.md §20). */
+  searchable?: true;
   fields: readonly FieldSpec[];
   filters: readonly FilterSpec[];
   values: readonly ValuesSpec[];

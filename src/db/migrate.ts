@@ -9,8 +9,17 @@ import listingExtras from "./migrations/005_listing_extras.sql" with { type: "te
 import feedRuns from "./migrations/006_feed_runs.sql" with { type: "text" };
 import deliveryEvent from "./migrations/007_delivery_event.sql" with { type: "text" };
 import leadOwners from "./migrations/008_lead_owners.sql" with { type: "text" };
+import search from "./migrations/009_search.sql" with { type: "text" };
 import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
+import rebuildSearchText from "./migrations/rebuild-search.sql" with { type: "text" };
+import { foldSql } from "./fold.ts";
+
+/** Search SQL with each FOLD(x) written out (src/db/fold.ts). */
+const withFolds = (sql: string) => sql.replace(/FOLD\(([^()]*)\)/g, (_, expression: string) => foldSql(expression));
+
+/** Fills the search tables from the properties (migration 9, and loads that set its triggers aside). */
+export const REBUILD_SEARCH = withFolds(rebuildSearchText);
 
 /** Migrations in order; migration i (0-based) takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
@@ -22,6 +31,7 @@ export const MIGRATIONS: readonly string[] = [
   feedRuns,
   deliveryEvent,
   leadOwners,
+  `${withFolds(search)}\n${REBUILD_SEARCH}`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

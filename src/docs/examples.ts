@@ -30,6 +30,8 @@ export const EXAMPLE_QUERIES = {
   leadPage: "fields=id,name,email,phone,source,status,priority,propertyId,interestedPropertyTitle,createdAt&limit=2",
   lead: `fields=${allFields("leads")}`,
   values: { entity: "properties", field: "propertyType" },
+  /** What a website's search page asks beside its list: counts by neighbourhood and bedrooms of flats for sale. */
+  facets: "facets=neighborhood,bedrooms&city=S%C3%A3o%20Paulo&operationType=SALE&propertyType=Apartamento&maxPrice=1200000",
   changes: "entity=properties&after=0&limit=2",
 } as const;
 
@@ -60,6 +62,7 @@ export interface SandboxExamples {
   leadPage: { data: Json[]; meta: Json };
   lead: { data: Json };
   values: { data: { entity: string; field: string; values: string[] } };
+  facets: { data: { total: number; facets: Record<string, { value: string; count: number }[]> } };
   changes: { data: Json[]; meta: Json };
   token: { data: { token: string; expiresIn: number; tokenType: string } };
   createdLead: { data: Json };

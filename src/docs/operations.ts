@@ -13,10 +13,13 @@ import { toOpenApiSchema } from "./json-schema.ts";
 import { TOKEN_REQUEST_BODY, tokenResponses } from "./oauth.ts";
 import {
   changesParameters,
+  facetsParameter,
   fieldsParameter,
+  filterParameters,
   idempotencyKeyParameter,
   idParameter,
   listParameters,
+  searchParameters,
   type Parameter,
 } from "./parameters.ts";
 import { errorResponses, responseHeaders, type ErrorMessages, type HeaderSet } from "./responses.ts";
@@ -24,6 +27,7 @@ import {
   ChangesSchema,
   CreatedLeadSchema,
   dataOf,
+  FacetsSchema,
   FieldsSchema,
   HealthSchema,
   OpenApiDocumentSchema,
@@ -146,13 +150,34 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       summary: "List published properties",
       description:
         "A page of published properties with only the fields you ask for. Use `updatedAfter` for incremental sync, " +
-        "or the change feed (`GET /v1/changes`) to also learn of properties taken down.",
+        "or the change feed (`GET /v1/changes`) to also learn of properties taken down. The search filters (places, price, " +
+        "rooms, area, amenities, flags, words, a box or a radius on the map) combine with every other filter and apply " +
+        "before paging and to `total`; they see only what you are shown of an address.",
       access: "bearer",
       parameters: listParameters(CATALOGS.properties, EXAMPLE_QUERIES.propertyPage, propertySample),
       responses: protectedResponses(
         { "200": json(pageOf(PropertyRecordSchema), examples.propertyPage, "A page of properties", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "SERVICE_UNAVAILABLE"],
         listMessages("bedrooms"),
+        "properties:read",
+      ),
+    },
+    {
+      method: "get",
+      path: "/v1/facets/properties",
+      operationId: "countPropertyFacets",
+      tag: "Properties",
+      summary: "Count published properties by facet under the list's filters",
+      description:
+        "What a search page shows beside its list: the number of published properties matching every filter given " +
+        "(the filters of `GET /v1/properties`) and, for each facet asked for, how many of them take each value, most " +
+        "frequent first. Places and amenities count once whatever their accents and case.",
+      access: "bearer",
+      parameters: [facetsParameter(), ...filterParameters(CATALOGS.properties, propertySample), ...searchParameters()],
+      responses: protectedResponses(
+        { "200": json(FacetsSchema, examples.facets, "The total and the counts", "rateLimited") },
+        ["VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
+        { VALIDATION_ERROR: "facets: is required; minPrice: must be a number ≥ 0" },
         "properties:read",
       ),
     },

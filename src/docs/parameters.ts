@@ -3,7 +3,9 @@
 import type { EntityCatalog } from "../catalog/index.ts";
 import { ENTITY_NAMES } from "../catalog/index.ts";
 import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from "../modules/changes/service.ts";
-import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SORTS } from "../modules/listing/params.ts";
+import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SEARCH_SORTS, SORTS } from "../modules/listing/params.ts";
+import { DEFAULT_RADIUS_M, MAX_LIST_VALUES, MAX_RADIUS_M } from "../modules/search/filters.ts";
+import { FACETS, MAX_FACET_VALUES } from "../modules/search/service.ts";
 import { EXAMPLE_IDEMPOTENCY_KEY } from "./examples.ts";
 
 type Json = Record<string, unknown>;
@@ -57,6 +59,7 @@ export function fieldsParameter(catalog: EntityCatalog, example: string): Parame
  */
 export function listParameters(catalog: EntityCatalog, query: string, sample: Json): Parameter[] {
   const limit = Number(queryValue(query, "limit") ?? DEFAULT_LIMIT);
+  const sorts = catalog.searchable ? SEARCH_SORTS : SORTS;
   return [
     fieldsParameter(catalog, queryValue(query, "fields")!),
     {
@@ -75,6 +78,30 @@ export function listParameters(catalog: EntityCatalog, query: string, sample: Js
       schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
       example: limit,
     },
+    ...filterParameters(catalog, sample),
+    {
+      name: "sort",
+      in: "query",
+      required: false,
+      description:
+        "Order of the records; `-` means newest first. Ties are broken by id, so pages never overlap or skip. " +
+        "When a date filter is combined with `status` (or, for properties, `operationType`, `propertyType` or `highlight`), " +
+        "sort by the filtered date (`updatedAt` with `updatedAfter`/`updatedBefore`, `createdAt` with the created filters): " +
+        "every page, however deep, then costs the same on a database of any size." +
+        (catalog.searchable
+          ? " `price`/`-price` order by the deal's price (`salePrice` for SALE, `rentalPrice` otherwise) and `area`/`-area` by " +
+            "`builtArea`, else `totalArea`; listings without the value come last either way."
+          : ""),
+      schema: { type: "string", enum: [...sorts], default: "-createdAt" },
+      example: "-createdAt",
+    },
+    ...(catalog.searchable ? searchParameters() : []),
+  ];
+}
+
+/** The equality and date filters of an entity's lists (and of the property facets). */
+export function filterParameters(catalog: EntityCatalog, sample: Json): Parameter[] {
+  return [
     ...catalog.filters.map(
       (f): Parameter => ({
         name: f.param,
@@ -95,19 +122,70 @@ export function listParameters(catalog: EntityCatalog, query: string, sample: Js
         example: DATE_EXAMPLES[d.param],
       }),
     ),
-    {
-      name: "sort",
-      in: "query",
-      required: false,
-      description:
-        "Order of the records; `-` means newest first. Ties are broken by id, so pages never overlap or skip. " +
-        "When a date filter is combined with `status` (or, for properties, `operationType`, `propertyType` or `highlight`), " +
-        "sort by the filtered date (`updatedAt` with `updatedAfter`/`updatedBefore`, `createdAt` with the created filters): " +
-        "every page, however deep, then costs the same on a database of any size.",
-      schema: { type: "string", enum: [...SORTS], default: "-createdAt" },
-      example: "-createdAt",
-    },
   ];
+}
+
+const query = (name: string, description: string, schema: Json, example: unknown): Parameter => ({
+  name, in: "query", required: false, description, schema, example,
+});
+const list = { type: "string", minLength: 1 };
+const placeRule = `comma-separated, at most ${MAX_LIST_VALUES} values; any of them matches; accents and case are ignored, otherwise exact`;
+const money = { type: "number", minimum: 0 };
+const count = { type: "integer", minimum: 0 };
+const flag = { type: "string", enum: ["true", "false"] };
+
+/**
+ * The search filters of the property list and facets, with what a website's search page sends
+ * (docs/partners/search.md). Each is also a filter of GET /v1/facets/properties.
+ */
+export function searchParameters(): Parameter[] {
+  return [
+    query("city", `City, ${placeRule} (\`sao paulo\` finds São Paulo; see /v1/values/properties/city)`, list, "São Paulo"),
+    query("neighborhood", `Neighbourhood (bairro), ${placeRule} (see /v1/values/properties/neighborhood?city=…)`, list, "Pinheiros,Vila Madalena"),
+    query("uf", `State abbreviation, ${placeRule}`, list, "SP"),
+    query("minPrice", "Lowest price in BRL, inclusive, on the deal's own price: `salePrice` for SALE, `rentalPrice` for RENT and SEASONAL; a listing without that price never matches a price bound. A number ≥ 0", money, 300000),
+    query("maxPrice", "Highest price in BRL, inclusive, as `minPrice`; not below `minPrice`", money, 1200000),
+    query("minBedrooms", "Fewest bedrooms, inclusive; an integer ≥ 0", count, 2),
+    query("maxBedrooms", "Most bedrooms, inclusive; an integer ≥ 0, not below `minBedrooms`", count, 3),
+    query("minBathrooms", "Fewest bathrooms, inclusive; an integer ≥ 0", count, 2),
+    query("minSuites", "Fewest suites, inclusive; an integer ≥ 0", count, 1),
+    query("minParkingSpaces", "Fewest parking spaces, inclusive; an integer ≥ 0", count, 1),
+    query("minArea", "Smallest area in m², inclusive, on `builtArea`, or `totalArea` where `builtArea` is null. A number ≥ 0", money, 60),
+    query("maxArea", "Largest area in m², inclusive, as `minArea`; not below `minArea`", money, 120),
+    query("amenities", `Amenities (see /v1/values/properties/amenities), comma-separated, at most ${MAX_LIST_VALUES}: the listing has every one; accents and case are ignored`, list, "Piscina,Academia"),
+    query("isFurnished", "Furnished or not", flag, "true"),
+    query("acceptsFinancing", "Whether the seller accepts bank financing", flag, "true"),
+    query("exclusive", "Whether the agency holds the listing exclusively", flag, "false"),
+    query(
+      "q",
+      "Words, at most 200 characters: each must be found (the last one as a prefix, for search-as-you-type), accents and case ignored, " +
+        "in title, description, propertyType, neighbourhood, city, code or amenities. The street is never searched",
+      { type: "string", minLength: 1, maxLength: 200 },
+      "apartamento varanda gourm",
+    ),
+    query(
+      "bbox",
+      "`south,west,north,east` in decimal degrees (south ≤ north, west ≤ east): listings whose shown coordinates are inside the box. " +
+        "Partners without `fullAddress` are matched on what they are shown: coordinates at 3 decimals for STREET visibility, and never for NEIGHBORHOOD",
+      { type: "string" },
+      "-23.58,-46.71,-23.54,-46.67",
+    ),
+    query("near", "`lat,lng` in decimal degrees: listings whose shown coordinates (as for `bbox`) are within `radius` metres, great-circle", { type: "string" }, "-23.5614,-46.6919"),
+    query("radius", `Metres around \`near\`, 1 to ${MAX_RADIUS_M} (default ${DEFAULT_RADIUS_M}); only with \`near\``, { type: "number", minimum: 1, maximum: MAX_RADIUS_M, default: DEFAULT_RADIUS_M }, 1500),
+  ];
+}
+
+export function facetsParameter(): Parameter {
+  return {
+    ...query(
+    "facets",
+    `Comma-separated facet names among ${FACETS.map((f) => `\`${f}\``).join(", ")}: each gets its values' counts, most frequent first, at most ${MAX_FACET_VALUES}; ` +
+      "`bedrooms` in the buckets `0`, `1`, `2`, `3`, `4+`. Required",
+    { type: "string", minLength: 1 },
+      "neighborhood,bedrooms",
+    ),
+    required: true,
+  };
 }
 
 export function idParameter(entity: string, example: string): Parameter {

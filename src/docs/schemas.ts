@@ -104,6 +104,20 @@ export const FieldsSchema = dataOf(
   ),
 );
 
+export const FacetsSchema = dataOf(
+  T.Object(
+    {
+      total: T.Integer({ minimum: 0, description: "Published properties matching every filter given" }),
+      facets: T.Record(
+        T.String(),
+        T.Array(T.Object({ value: T.String(), count: T.Integer({ minimum: 1 }) }, { additionalProperties: false }), { maxItems: 50 }),
+        { description: "Each facet asked for: its values under the filters, most frequent first" },
+      ),
+    },
+    { title: "Facets", additionalProperties: false },
+  ),
+);
+
 export const ChangesSchema = T.Object(
   {
     data: T.Array(

@@ -38,7 +38,9 @@ export function valuesOperations(examples: SandboxExamples): Operation[] {
       description:
         (entity === "properties"
           ? "Enumerations come back whole, in their documented order, to every client; `propertyType` and `highlight` " +
-            "list the distinct values among your published properties, sorted (scope `properties:read`)."
+            "list the distinct values among your published properties, sorted (scope `properties:read`); `city`, " +
+            "`neighborhood`, `uf` and `amenities` list each value once whatever its accents and case (its most frequent " +
+            "spelling), in Portuguese alphabetical order, and `neighborhood` takes `city` (comma-separated) to narrow it."
           : "Enumerations come back whole, in their documented order, to every client; `createdBy` lists the clients " +
             "whose leads you may read (scope `leads:read:own` or `leads:read`).") +
         " The path's entity is `properties` or `leads` (another answers 400 INVALID_ENTITY); each has its own fields.",
@@ -52,6 +54,18 @@ export function valuesOperations(examples: SandboxExamples): Operation[] {
           schema: { type: "string", enum: fields },
           example: example.data.field,
         },
+        ...(entity === "properties"
+          ? [
+              {
+                name: "city",
+                in: "query" as const,
+                required: false,
+                description: "For `neighborhood` only: comma-separated cities (accents and case ignored) whose neighbourhoods to list",
+                schema: { type: "string" },
+                example: "São Paulo",
+              },
+            ]
+          : []),
       ],
       responses: protectedResponses(
         { "200": json(schema, example, "The values", "rateLimited") },

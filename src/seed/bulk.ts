@@ -22,6 +22,9 @@ const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
   "leads_date_order_insert", "leads_date_order_delete", "leads_date_order_update",
   "properties_date_pairs_insert", "properties_date_pairs_delete", "properties_date_pairs_update",
   "leads_date_pairs_insert", "leads_date_pairs_delete", "leads_date_pairs_update",
+  // Migration 9's search tables: filled in one pass after the load (REBUILD_SEARCH).
+  "properties_search_insert", "properties_search_delete", "properties_search_update",
+  "properties_facets_insert", "properties_facets_delete", "properties_facets_update",
 ]);
 
 export class UnknownTriggerError extends Error {

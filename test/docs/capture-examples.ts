@@ -44,6 +44,7 @@ export async function captureExamples(): Promise<SandboxExamples> {
       lead,
       updatedLead: await updated.json(),
       values: await get(`/v1/values/${EXAMPLE_QUERIES.values.entity}/${EXAMPLE_QUERIES.values.field}`),
+      facets: await get(`/v1/facets/properties?${EXAMPLE_QUERIES.facets}`),
       changes: await get(`/v1/changes?${EXAMPLE_QUERIES.changes}`),
       token: await tokenResponse.json(),
       createdLead: await created.json(),

@@ -8,7 +8,7 @@ import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../src/modules/inbound
 import { toOpenApiSchema } from "../../src/docs/json-schema.ts";
 import { ERRORS, type ErrorCode } from "../../src/errors.ts";
 import { LeadInputSchema } from "../../src/modules/leads/model.ts";
-import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SORTS } from "../../src/modules/listing/params.ts";
+import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_SORTS, SORTS } from "../../src/modules/listing/params.ts";
 import { client, createTestApp } from "../helpers/app.ts";
 import { sandboxApp, type SandboxApp } from "./sandbox.ts";
 import { schemaProblems } from "./validate.ts";
@@ -257,7 +257,7 @@ describe("generated from the sources that validate requests", () => {
       const byName = new Map(params.map((p) => [p.name, p]));
       expect(byName.get("fields")!.required).toBe(true);
       expect(byName.get("limit")!.schema).toMatchObject({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT });
-      expect(byName.get("sort")!.schema.enum).toEqual([...SORTS]);
+      expect(byName.get("sort")!.schema.enum).toEqual([...(entity === "properties" ? SEARCH_SORTS : SORTS)]);
       for (const filter of CATALOGS[entity].filters) {
         expect(byName.get(filter.param)?.schema.enum).toEqual(filter.values ? [...filter.values] : undefined);
       }
@@ -533,6 +533,7 @@ describe("observed responses are as documented", () => {
       ["get", "/v1/properties/{id}", "VALIDATION_ERROR", "/v1/properties/x", { headers: auth }],
       ["get", "/v1/properties/{id}", "INVALID_FIELDS", "/v1/properties/x?fields=bedrooms", { headers: auth }],
       ["get", "/v1/properties/{id}", "NOT_FOUND", "/v1/properties/x?fields=id", { headers: auth }],
+      ["get", "/v1/facets/properties", "VALIDATION_ERROR", "/v1/facets/properties?minPrice=-1", { headers: auth }],
       ["get", "/v1/leads", "VALIDATION_ERROR", "/v1/leads?fields=id&limit=0", { headers: auth }],
       ["get", "/v1/leads", "INVALID_FIELDS", "/v1/leads?fields=trafficOrigin", { headers: auth }],
       ["get", "/v1/leads/{id}", "NOT_FOUND", "/v1/leads/x?fields=id", { headers: auth }],

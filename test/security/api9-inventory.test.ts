@@ -40,6 +40,7 @@ const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestIni
   "GET /v1/values/:entity/:field": () => ({ path: "/v1/values/leads/status", status: 200 }),
   "GET /v1/properties": () => ({ path: "/v1/properties?fields=id", status: 200 }),
   "GET /v1/properties/:id": ({ property }) => ({ path: `/v1/properties/${property}?fields=id`, status: 200 }),
+  "GET /v1/facets/properties": () => ({ path: "/v1/facets/properties?facets=city&q=apartamento", status: 200 }),
   "GET /v1/leads": () => ({ path: "/v1/leads?fields=id", status: 200 }),
   "GET /v1/leads/:id": ({ lead }) => ({ path: `/v1/leads/${lead}?fields=id`, status: 200 }),
   "POST /v1/leads": () => ({ path: "/v1/leads", init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(LEAD) }, status: 201 }),

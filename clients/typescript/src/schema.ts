@@ -69,7 +69,7 @@ export type paths = {
         };
         /**
          * List the values a filterable field of properties takes
-         * @description Enumerations come back whole, in their documented order, to every client; `propertyType` and `highlight` list the distinct values among your published properties, sorted (scope `properties:read`). The path's entity is `properties` or `leads` (another answers 400 INVALID_ENTITY); each has its own fields.
+         * @description Enumerations come back whole, in their documented order, to every client; `propertyType` and `highlight` list the distinct values among your published properties, sorted (scope `properties:read`); `city`, `neighborhood`, `uf` and `amenities` list each value once whatever its accents and case (its most frequent spelling), in Portuguese alphabetical order, and `neighborhood` takes `city` (comma-separated) to narrow it. The path's entity is `properties` or `leads` (another answers 400 INVALID_ENTITY); each has its own fields.
          */
         get: operations["listPropertyFieldValues"];
         put?: never;
@@ -109,9 +109,29 @@ export type paths = {
         };
         /**
          * List published properties
-         * @description A page of published properties with only the fields you ask for. Use `updatedAfter` for incremental sync, or the change feed (`GET /v1/changes`) to also learn of properties taken down.
+         * @description A page of published properties with only the fields you ask for. Use `updatedAfter` for incremental sync, or the change feed (`GET /v1/changes`) to also learn of properties taken down. The search filters (places, price, rooms, area, amenities, flags, words, a box or a radius on the map) combine with every other filter and apply before paging and to `total`; they see only what you are shown of an address.
          */
         get: operations["listProperties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/facets/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count published properties by facet under the list's filters
+         * @description What a search page shows beside its list: the number of published properties matching every filter given (the filters of `GET /v1/properties`) and, for each facet asked for, how many of them take each value, most frequent first. Places and amenities count once whatever their accents and case.
+         */
+        get: operations["countPropertyFacets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -770,6 +790,18 @@ export type components = {
              */
             updatedAt: string;
         };
+        /** Facets */
+        Facets: {
+            /** @description Published properties matching every filter given */
+            total: number;
+            /** @description Each facet asked for: its values under the filters, most frequent first */
+            facets: {
+                [key: string]: {
+                    value: string;
+                    count: number;
+                }[];
+            };
+        };
         /** FieldCatalogue */
         FieldCatalogue: {
             /** @description Selectable fields of properties */
@@ -1332,7 +1364,7 @@ export type components = {
             /** @constant */
             entity: "properties";
             /** @enum {string} */
-            field: "status" | "operationType" | "propertyType" | "highlight";
+            field: "status" | "operationType" | "propertyType" | "highlight" | "city" | "neighborhood" | "uf" | "amenities";
             values: string[];
         };
         /**
@@ -1656,6 +1688,7 @@ export type ChangePage = components['schemas']['ChangePage'];
 export type ChavesNaMaoLead = components['schemas']['ChavesNaMaoLead'];
 export type ClientCredentialsGrant = components['schemas']['ClientCredentialsGrant'];
 export type CreatedLead = components['schemas']['CreatedLead'];
+export type Facets = components['schemas']['Facets'];
 export type FieldCatalogue = components['schemas']['FieldCatalogue'];
 export type FieldProblem = components['schemas']['FieldProblem'];
 export type GrupoZapLead = components['schemas']['GrupoZapLead'];
@@ -2337,14 +2370,20 @@ export interface operations {
     };
     listPropertyFieldValues: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description For `neighborhood` only: comma-separated cities (accents and case ignored) whose neighbourhoods to list
+                 * @example São Paulo
+                 */
+                city?: string;
+            };
             header?: never;
             path: {
                 /**
                  * @description A queryable field of properties; any other gives 400 INVALID_FIELD
                  * @example propertyType
                  */
-                field: "status" | "operationType" | "propertyType" | "highlight";
+                field: "status" | "operationType" | "propertyType" | "highlight" | "city" | "neighborhood" | "uf" | "amenities";
             };
             cookie?: never;
         };
@@ -2773,10 +2812,110 @@ export interface operations {
                  */
                 updatedBefore?: string;
                 /**
-                 * @description Order of the records; `-` means newest first. Ties are broken by id, so pages never overlap or skip. When a date filter is combined with `status` (or, for properties, `operationType`, `propertyType` or `highlight`), sort by the filtered date (`updatedAt` with `updatedAfter`/`updatedBefore`, `createdAt` with the created filters): every page, however deep, then costs the same on a database of any size.
+                 * @description Order of the records; `-` means newest first. Ties are broken by id, so pages never overlap or skip. When a date filter is combined with `status` (or, for properties, `operationType`, `propertyType` or `highlight`), sort by the filtered date (`updatedAt` with `updatedAfter`/`updatedBefore`, `createdAt` with the created filters): every page, however deep, then costs the same on a database of any size. `price`/`-price` order by the deal's price (`salePrice` for SALE, `rentalPrice` otherwise) and `area`/`-area` by `builtArea`, else `totalArea`; listings without the value come last either way.
                  * @example -createdAt
                  */
-                sort?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt";
+                sort?: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "price" | "-price" | "area" | "-area";
+                /**
+                 * @description City, comma-separated, at most 50 values; any of them matches; accents and case are ignored, otherwise exact (`sao paulo` finds São Paulo; see /v1/values/properties/city)
+                 * @example São Paulo
+                 */
+                city?: string;
+                /**
+                 * @description Neighbourhood (bairro), comma-separated, at most 50 values; any of them matches; accents and case are ignored, otherwise exact (see /v1/values/properties/neighborhood?city=…)
+                 * @example Pinheiros,Vila Madalena
+                 */
+                neighborhood?: string;
+                /**
+                 * @description State abbreviation, comma-separated, at most 50 values; any of them matches; accents and case are ignored, otherwise exact
+                 * @example SP
+                 */
+                uf?: string;
+                /**
+                 * @description Lowest price in BRL, inclusive, on the deal's own price: `salePrice` for SALE, `rentalPrice` for RENT and SEASONAL; a listing without that price never matches a price bound. A number ≥ 0
+                 * @example 300000
+                 */
+                minPrice?: number;
+                /**
+                 * @description Highest price in BRL, inclusive, as `minPrice`; not below `minPrice`
+                 * @example 1200000
+                 */
+                maxPrice?: number;
+                /**
+                 * @description Fewest bedrooms, inclusive; an integer ≥ 0
+                 * @example 2
+                 */
+                minBedrooms?: number;
+                /**
+                 * @description Most bedrooms, inclusive; an integer ≥ 0, not below `minBedrooms`
+                 * @example 3
+                 */
+                maxBedrooms?: number;
+                /**
+                 * @description Fewest bathrooms, inclusive; an integer ≥ 0
+                 * @example 2
+                 */
+                minBathrooms?: number;
+                /**
+                 * @description Fewest suites, inclusive; an integer ≥ 0
+                 * @example 1
+                 */
+                minSuites?: number;
+                /**
+                 * @description Fewest parking spaces, inclusive; an integer ≥ 0
+                 * @example 1
+                 */
+                minParkingSpaces?: number;
+                /**
+                 * @description Smallest area in m², inclusive, on `builtArea`, or `totalArea` where `builtArea` is null. A number ≥ 0
+                 * @example 60
+                 */
+                minArea?: number;
+                /**
+                 * @description Largest area in m², inclusive, as `minArea`; not below `minArea`
+                 * @example 120
+                 */
+                maxArea?: number;
+                /**
+                 * @description Amenities (see /v1/values/properties/amenities), comma-separated, at most 50: the listing has every one; accents and case are ignored
+                 * @example Piscina,Academia
+                 */
+                amenities?: string;
+                /**
+                 * @description Furnished or not
+                 * @example true
+                 */
+                isFurnished?: "true" | "false";
+                /**
+                 * @description Whether the seller accepts bank financing
+                 * @example true
+                 */
+                acceptsFinancing?: "true" | "false";
+                /**
+                 * @description Whether the agency holds the listing exclusively
+                 * @example false
+                 */
+                exclusive?: "true" | "false";
+                /**
+                 * @description Words, at most 200 characters: each must be found (the last one as a prefix, for search-as-you-type), accents and case ignored, in title, description, propertyType, neighbourhood, city, code or amenities. The street is never searched
+                 * @example apartamento varanda gourm
+                 */
+                q?: string;
+                /**
+                 * @description `south,west,north,east` in decimal degrees (south ≤ north, west ≤ east): listings whose shown coordinates are inside the box. Partners without `fullAddress` are matched on what they are shown: coordinates at 3 decimals for STREET visibility, and never for NEIGHBORHOOD
+                 * @example -23.58,-46.71,-23.54,-46.67
+                 */
+                bbox?: string;
+                /**
+                 * @description `lat,lng` in decimal degrees: listings whose shown coordinates (as for `bbox`) are within `radius` metres, great-circle
+                 * @example -23.5614,-46.6919
+                 */
+                near?: string;
+                /**
+                 * @description Metres around `near`, 1 to 50000 (default 1000); only with `near`
+                 * @example 1500
+                 */
+                radius?: number;
             };
             header?: never;
             path?: never;
@@ -2866,6 +3005,389 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "VALIDATION_ERROR" | "INVALID_FIELDS";
+                        /** @description One entry per failed input (VALIDATION_ERROR) */
+                        details?: components["schemas"]["FieldProblem"][];
+                    };
+                };
+            };
+            /** @description Not authenticated: INVALID_TOKEN */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INVALID_TOKEN";
+                    };
+                };
+            };
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    countPropertyFacets: {
+        parameters: {
+            query: {
+                /**
+                 * @description Comma-separated facet names among `city`, `neighborhood`, `uf`, `propertyType`, `operationType`, `bedrooms`, `amenities`: each gets its values' counts, most frequent first, at most 50; `bedrooms` in the buckets `0`, `1`, `2`, `3`, `4+`. Required
+                 * @example neighborhood,bedrooms
+                 */
+                facets: string;
+                /**
+                 * @description Property status: only records with exactly this value
+                 * @example RENTED
+                 */
+                status?: "AVAILABLE" | "RENTED" | "RESERVED" | "SOLD" | "UNAVAILABLE";
+                /**
+                 * @description Kind of deal: only records with exactly this value
+                 * @example RENT
+                 */
+                operationType?: "SALE" | "RENT" | "SEASONAL";
+                /**
+                 * @description Kind of property, exact text (see /v1/values/properties/propertyType): only records with exactly this value
+                 * @example Casa
+                 */
+                propertyType?: string;
+                /**
+                 * @description Highlight level, exact text (see /v1/values/properties/highlight): only records with exactly this value
+                 * @example STANDARD
+                 */
+                highlight?: string;
+                /**
+                 * @description The agency's code of the listing, exact: only records with exactly this value
+                 * @example CA-001000
+                 */
+                code?: string;
+                /**
+                 * @description Only records created strictly after this instant (ISO 8601 with `Z` or an offset; the bound is exclusive)
+                 * @example 2024-01-01T00:00:00Z
+                 */
+                createdAfter?: string;
+                /**
+                 * @description Only records created strictly before this instant (ISO 8601 with `Z` or an offset; the bound is exclusive)
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                createdBefore?: string;
+                /**
+                 * @description Only records updated strictly after this instant (incremental sync) (ISO 8601 with `Z` or an offset; the bound is exclusive)
+                 * @example 2025-06-01T00:00:00-03:00
+                 */
+                updatedAfter?: string;
+                /**
+                 * @description Only records updated strictly before this instant (ISO 8601 with `Z` or an offset; the bound is exclusive)
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updatedBefore?: string;
+                /**
+                 * @description City, comma-separated, at most 50 values; any of them matches; accents and case are ignored, otherwise exact (`sao paulo` finds São Paulo; see /v1/values/properties/city)
+                 * @example São Paulo
+                 */
+                city?: string;
+                /**
+                 * @description Neighbourhood (bairro), comma-separated, at most 50 values; any of them matches; accents and case are ignored, otherwise exact (see /v1/values/properties/neighborhood?city=…)
+                 * @example Pinheiros,Vila Madalena
+                 */
+                neighborhood?: string;
+                /**
+                 * @description State abbreviation, comma-separated, at most 50 values; any of them matches; accents and case are ignored, otherwise exact
+                 * @example SP
+                 */
+                uf?: string;
+                /**
+                 * @description Lowest price in BRL, inclusive, on the deal's own price: `salePrice` for SALE, `rentalPrice` for RENT and SEASONAL; a listing without that price never matches a price bound. A number ≥ 0
+                 * @example 300000
+                 */
+                minPrice?: number;
+                /**
+                 * @description Highest price in BRL, inclusive, as `minPrice`; not below `minPrice`
+                 * @example 1200000
+                 */
+                maxPrice?: number;
+                /**
+                 * @description Fewest bedrooms, inclusive; an integer ≥ 0
+                 * @example 2
+                 */
+                minBedrooms?: number;
+                /**
+                 * @description Most bedrooms, inclusive; an integer ≥ 0, not below `minBedrooms`
+                 * @example 3
+                 */
+                maxBedrooms?: number;
+                /**
+                 * @description Fewest bathrooms, inclusive; an integer ≥ 0
+                 * @example 2
+                 */
+                minBathrooms?: number;
+                /**
+                 * @description Fewest suites, inclusive; an integer ≥ 0
+                 * @example 1
+                 */
+                minSuites?: number;
+                /**
+                 * @description Fewest parking spaces, inclusive; an integer ≥ 0
+                 * @example 1
+                 */
+                minParkingSpaces?: number;
+                /**
+                 * @description Smallest area in m², inclusive, on `builtArea`, or `totalArea` where `builtArea` is null. A number ≥ 0
+                 * @example 60
+                 */
+                minArea?: number;
+                /**
+                 * @description Largest area in m², inclusive, as `minArea`; not below `minArea`
+                 * @example 120
+                 */
+                maxArea?: number;
+                /**
+                 * @description Amenities (see /v1/values/properties/amenities), comma-separated, at most 50: the listing has every one; accents and case are ignored
+                 * @example Piscina,Academia
+                 */
+                amenities?: string;
+                /**
+                 * @description Furnished or not
+                 * @example true
+                 */
+                isFurnished?: "true" | "false";
+                /**
+                 * @description Whether the seller accepts bank financing
+                 * @example true
+                 */
+                acceptsFinancing?: "true" | "false";
+                /**
+                 * @description Whether the agency holds the listing exclusively
+                 * @example false
+                 */
+                exclusive?: "true" | "false";
+                /**
+                 * @description Words, at most 200 characters: each must be found (the last one as a prefix, for search-as-you-type), accents and case ignored, in title, description, propertyType, neighbourhood, city, code or amenities. The street is never searched
+                 * @example apartamento varanda gourm
+                 */
+                q?: string;
+                /**
+                 * @description `south,west,north,east` in decimal degrees (south ≤ north, west ≤ east): listings whose shown coordinates are inside the box. Partners without `fullAddress` are matched on what they are shown: coordinates at 3 decimals for STREET visibility, and never for NEIGHBORHOOD
+                 * @example -23.58,-46.71,-23.54,-46.67
+                 */
+                bbox?: string;
+                /**
+                 * @description `lat,lng` in decimal degrees: listings whose shown coordinates (as for `bbox`) are within `radius` metres, great-circle
+                 * @example -23.5614,-46.6919
+                 */
+                near?: string;
+                /**
+                 * @description Metres around `near`, 1 to 50000 (default 1000); only with `near`
+                 * @example 1500
+                 */
+                radius?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The total and the counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "total": 16,
+                     *         "facets": {
+                     *           "neighborhood": [
+                     *             {
+                     *               "value": "Butantã",
+                     *               "count": 2
+                     *             },
+                     *             {
+                     *               "value": "Campo Belo",
+                     *               "count": 2
+                     *             },
+                     *             {
+                     *               "value": "Higienópolis",
+                     *               "count": 2
+                     *             },
+                     *             {
+                     *               "value": "Lapa",
+                     *               "count": 2
+                     *             },
+                     *             {
+                     *               "value": "Vila Madalena",
+                     *               "count": 2
+                     *             },
+                     *             {
+                     *               "value": "Brooklin",
+                     *               "count": 1
+                     *             },
+                     *             {
+                     *               "value": "Jabaquara",
+                     *               "count": 1
+                     *             },
+                     *             {
+                     *               "value": "Jardim Paulista",
+                     *               "count": 1
+                     *             },
+                     *             {
+                     *               "value": "Moema",
+                     *               "count": 1
+                     *             },
+                     *             {
+                     *               "value": "Perdizes",
+                     *               "count": 1
+                     *             },
+                     *             {
+                     *               "value": "Pinheiros",
+                     *               "count": 1
+                     *             }
+                     *           ],
+                     *           "bedrooms": [
+                     *             {
+                     *               "value": "2",
+                     *               "count": 8
+                     *             },
+                     *             {
+                     *               "value": "1",
+                     *               "count": 5
+                     *             },
+                     *             {
+                     *               "value": "3",
+                     *               "count": 3
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Facets"];
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "VALIDATION_ERROR";
                         /** @description One entry per failed input (VALIDATION_ERROR) */
                         details?: components["schemas"]["FieldProblem"][];
                     };
@@ -3644,7 +4166,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "01a21895-37b7-7651-8bc9-05fc9a8752a9",
+                     *         "id": "01a218b6-f7fb-7470-9368-04d1d8021110",
                      *         "name": "Maria Oliveira",
                      *         "email": "maria.oliveira@example.com",
                      *         "phone": "+55 11 98765-4321",
@@ -3654,8 +4176,8 @@ export interface operations {
                      *         "priority": "MEDIUM",
                      *         "propertyId": "fff62a9d-299a-4900-9f7f-29902387de42",
                      *         "interestedPropertyTitle": "Floresta: casa ampla com 5 quartos e 3 suítes para alugar",
-                     *         "createdAt": "2026-11-26T15:59:22.039Z",
-                     *         "updatedAt": "2026-11-26T15:59:22.039Z"
+                     *         "createdAt": "2026-11-26T16:36:13.947Z",
+                     *         "updatedAt": "2026-11-26T16:36:13.947Z"
                      *       }
                      *     }
                      */
@@ -4143,7 +4665,7 @@ export interface operations {
                      *         "interestedPropertyTitle": null,
                      *         "createdBy": null,
                      *         "createdAt": "2025-12-31T21:04:19.688Z",
-                     *         "updatedAt": "2026-11-26T15:59:22.051Z"
+                     *         "updatedAt": "2026-11-26T16:36:14.023Z"
                      *       }
                      *     }
                      */

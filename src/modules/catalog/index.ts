@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
+import { rawQueryOf } from "../listing/service.ts";
 import { FIELDS_BODY, valuesOf } from "./service.ts";
 
 export function catalogModule(runtime: Runtime) {
@@ -14,7 +15,8 @@ export function catalogModule(runtime: Runtime) {
     })
     .get(
       "/v1/values/:entity/:field",
-      ({ params, tenant, client, set }) => sendJson(set, JSON.stringify({ data: valuesOf(tenant, client, params.entity, params.field) })),
+      ({ request, params, tenant, client, set }) =>
+        sendJson(set, JSON.stringify({ data: valuesOf(tenant, client, params.entity, params.field, new URLSearchParams(rawQueryOf(request.url))) })),
       {
         protected: true,
         detail: { summary: "List the values a filterable field takes", tags: ["Catalogue"] },

@@ -5,6 +5,7 @@ import { ApiError } from "../../errors.ts";
 import type { Client } from "../../config/model.ts";
 import { leadAccessOf, requireScope } from "../../security/scopes.ts";
 import { listingFor } from "../listing/service.ts";
+import { searchValuesOf } from "../search/service.ts";
 
 function describe(catalog: EntityCatalog) {
   return Object.fromEntries(
@@ -30,7 +31,7 @@ export const FIELDS_BODY = JSON.stringify({
  * record and answer every client; values read from the records need the scope that reads
  * them, and `createdBy` lists only owners of leads the client may read.
  */
-export function valuesOf(tenant: Tenant, client: Client, entity: string, field: string) {
+export function valuesOf(tenant: Tenant, client: Client, entity: string, field: string, params: URLSearchParams = new URLSearchParams()) {
   if (!isEntityName(entity)) {
     throw new ApiError("INVALID_ENTITY", `Invalid entity: ${entity}. Use one of: ${ENTITY_NAMES.join(", ")}`);
   }
@@ -44,6 +45,7 @@ export function valuesOf(tenant: Tenant, client: Client, entity: string, field: 
   }
   if (spec.values) return { entity, field, values: [...spec.values] };
   requireScope(client, entity === "leads" ? "leads:read:own" : "properties:read");
+  if (spec.search) return { entity, field, values: searchValuesOf(tenant, spec.search, params) };
   const access = leadAccessOf(client);
   const stored = listingFor(tenant, catalog).repo.distinctValues(spec.column!);
   const values = entity === "leads" && access.kind === "own" ? stored.filter((v) => v === access.clientId) : stored;

@@ -18,7 +18,7 @@ import type { Bound } from "./bounds.ts";
 import { dayPlanFor, type DateKind, type DayPlan } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";
 
-export function sortKindOf(query: ListQuery): DateKind {
+export function sortKindOf(query: Pick<ListQuery, "sort">): DateKind {
   return query.sort.endsWith("updatedAt") ? "updated" : "created";
 }
 

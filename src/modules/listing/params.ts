@@ -3,6 +3,7 @@
 import type { EntityCatalog, FieldSpec, FilterSpec } from "../../catalog/index.ts";
 import { fieldByName } from "../../catalog/index.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
+import { emptySearch, parseSearch, type Search } from "../search/filters.ts";
 
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
@@ -10,7 +11,12 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_PAGE = 1_000_000_000;
 
 export const SORTS = ["createdAt", "-createdAt", "updatedAt", "-updatedAt"] as const;
-export type Sort = (typeof SORTS)[number];
+/** The orders of a searchable entity's list: the dates', then the deal's price and the area. */
+export const SEARCH_SORTS = [...SORTS, "price", "-price", "area", "-area"] as const;
+export type Sort = (typeof SEARCH_SORTS)[number];
+
+/** Whether a sort is by a date (the counters and date-order paths know only those). */
+export const isDateSort = (sort: Sort): boolean => (SORTS as readonly string[]).includes(sort);
 
 export const DATE_FILTERS = [
   { param: "createdAfter", column: "created_at", op: ">" },
@@ -26,8 +32,13 @@ export interface ListQuery {
   limit: number;
   filters: { spec: FilterSpec; value: string }[];
   dates: { spec: DateFilter; value: string }[];
+  /** The search filters (empty for an entity that has none). */
+  search: Search;
   sort: Sort;
 }
+
+/** What restricts a list: every filter of ListQuery (the facets take them too). */
+export type ListFilters = Pick<ListQuery, "filters" | "dates" | "search">;
 
 const MESSAGES = {
   required: "is required",
@@ -36,7 +47,6 @@ const MESSAGES = {
   limit: `must be an integer between 1 and ${MAX_LIMIT}`,
   date: "must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z",
   text: "must be between 1 and 200 characters",
-  sort: `must be one of: ${SORTS.join(", ")}`,
 };
 
 const ISO_DATE_TIME =
@@ -133,6 +143,19 @@ export function parseListQuery(catalog: EntityCatalog, params: URLSearchParams):
   const limit = rawLimit === null ? DEFAULT_LIMIT : integerIn(rawLimit, 1, MAX_LIMIT);
   if (limit === null) problems.push({ field: "limit", message: MESSAGES.limit });
 
+  const { filters, dates, search } = parseFilters(catalog, params, problems);
+
+  const rawSort = single(params, "sort", problems);
+  const sort = (rawSort ?? "-createdAt") as Sort;
+  const sorts: readonly string[] = catalog.searchable ? SEARCH_SORTS : SORTS;
+  if (!sorts.includes(sort)) problems.push({ field: "sort", message: `must be one of: ${sorts.join(", ")}` });
+
+  if (problems.length > 0) throw ApiError.validation(problems);
+  return { fields: parseFields(catalog, fields)!, page: page!, limit: limit!, filters, dates, search, sort };
+}
+
+/** The filters of a list or facets request, each problem added to `problems`. */
+export function parseFilters(catalog: EntityCatalog, params: URLSearchParams, problems: FieldProblem[]): ListFilters {
   const filters: ListQuery["filters"] = [];
   for (const spec of catalog.filters) {
     const value = single(params, spec.param, problems);
@@ -154,10 +177,6 @@ export function parseListQuery(catalog: EntityCatalog, params: URLSearchParams):
     else dates.push({ spec, value });
   }
 
-  const rawSort = single(params, "sort", problems);
-  const sort = (rawSort ?? "-createdAt") as Sort;
-  if (!SORTS.includes(sort)) problems.push({ field: "sort", message: MESSAGES.sort });
-
-  if (problems.length > 0) throw ApiError.validation(problems);
-  return { fields: parseFields(catalog, fields)!, page: page!, limit: limit!, filters, dates, sort };
+  const search = catalog.searchable ? parseSearch(params, problems, (name) => single(params, name, problems)) : emptySearch();
+  return { filters, dates, search };
 }

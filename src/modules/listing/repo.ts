@@ -9,7 +9,8 @@ import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type 
 import { tightestBounds, type Bound } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
-import type { ListQuery } from "./params.ts";
+import { countedTotal, DRIVE_ANY, hasPlace, isOnePlace, isSearching, searchConditions, setProbes, SMALL_SET, type Plan, type SetName } from "../search/filters.ts";
+import { isDateSort, type ListFilters, type ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
 /**
@@ -29,6 +30,8 @@ export class ListingRepo {
     private readonly catalog: EntityCatalog,
     /** Tests lower it, to go through the deep-page paths on a small file. */
     private readonly deepOffset = DEEP_OFFSET,
+    /** Tests lower it, to walk the orders' indexes and test every set row by row on a small file. */
+    private readonly smallSet = SMALL_SET,
   ) {
     this.dayCounts = new DayCounts(catalog, (shape, build) => this.prepare(shape, build));
     this.datePairs = new DatePairs(catalog, (shape, build) => this.prepare(shape, build));
@@ -47,13 +50,18 @@ export class ListingRepo {
     return statement;
   }
 
-  /** The query's conditions, with `extra` date bounds; of the date bounds only the tightest per side (bounds.ts). */
-  private where(query: ListQuery, extra: readonly Bound[] = []): { sql: string; params: string[] } {
+  /**
+   * The query's conditions as `view` sees the records, with `extra` date bounds; of the date
+   * bounds only the tightest per side (bounds.ts).
+   */
+  where(query: ListFilters, view: RecordView, extra: readonly Bound[] = [], plan: Plan = DRIVE_ANY): { sql: string; params: (string | number)[] } {
     const { alias, visible } = this.catalog;
     const parts = [visible];
-    const params: string[] = [];
+    const params: (string | number)[] = [];
     for (const { spec, value } of query.filters) {
-      parts.push(`${spec.column} = ?`);
+      // Their indexes list one value's rows in the date orders, and the deal's in the price orders:
+      // walking, they serve; under a place, the place's index drives.
+      parts.push(`${plan.placeDrives ? "+" : ""}${spec.column} = ?`);
       params.push(value);
     }
     const dates = query.dates.map(({ spec, value }): Bound => ({ column: `${alias}.${spec.column}`, op: spec.op, value }));
@@ -61,15 +69,15 @@ export class ListingRepo {
       parts.push(`${column} ${op} ?`);
       params.push(value);
     }
+    const search = searchConditions(query.search, view, plan);
+    parts.push(...search.parts);
+    params.push(...search.params);
     return { sql: parts.join(" AND "), params };
   }
 
-  private shapeOf(query: ListQuery): string {
-    return [
-      query.filters.map((f) => f.spec.param).join(","),
-      query.dates.map((d) => d.spec.param).join(","),
-      query.sort,
-    ].join("|");
+  /** Whether the counters, day counts and date orders can answer: not under search filters or sorts. */
+  private plain(query: ListQuery): boolean {
+    return isDateSort(query.sort) && !isSearching(query.search);
   }
 
   /**
@@ -80,7 +88,7 @@ export class ListingRepo {
     return this.tenant.read
       .transaction(() => {
         const days = dayReader(this.dayCounts);
-        const total = this.total(query, days);
+        const total = this.total(query, view, days);
         const offset = (query.page - 1) * query.limit;
         // Past the end, nothing to read: an OFFSET would walk every matching row to find that out.
         const rows = offset >= total ? [] : this.pageRows(query, view, offset, total, days);
@@ -91,6 +99,11 @@ export class ListingRepo {
 
   /** The page at `offset` (rows in, of `total`). */
   private pageRows(query: ListQuery, view: RecordView, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
+    // Search filters and orders: a few matches are sorted, many are read along the order's index.
+    if (!this.plain(query)) {
+      const big = this.bigSets(query, view);
+      return this.rowsFrom(query, view, [], offset, total <= this.smallSet ? { walk: false, big, placeDrives: hasPlace(query.search) } : { walk: true, big });
+    }
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
     const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
@@ -142,20 +155,51 @@ export class ListingRepo {
    * Rows of the list, skipping `skip` rows from its beginning or from where `bounds` start
    * it: a bound the filters imply (date-order.ts), the day a deep page starts on.
    */
-  private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number): string[] {
+  private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number, plan: Plan | null = null): string[] {
     const { table, alias } = this.catalog;
-    const where = this.where(query, bounds);
+    const where = this.where(query, view, bounds, plan ?? DRIVE_ANY);
     const names = query.fields.map((f) => f.name).join(",");
     // The SQL is built from catalogue entries only, so the WHERE text itself names the shape.
-    const statement = this.prepare(`page|${view}|${names}|${query.sort}|${where.sql}`, () => {
-      const column = dateColumnOf(sortKindOf(query));
-      const direction = query.sort.startsWith("-") ? "DESC" : "ASC";
-      return (
-        `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ` +
-        `ORDER BY ${alias}.${column} ${direction}, ${alias}.id ${direction} LIMIT ? OFFSET ?`
-      );
+    // A search's few matches are sorted (but one place's index lists them in date order already).
+    const sorted = plan !== null && !plan.walk && !(isDateSort(query.sort) && isOnePlace(query.search));
+    const statement = this.prepare(`page|${view}|${names}|${query.sort}|${sorted}|${where.sql}`, () => {
+      const order = this.orderBy(query.sort, sorted);
+      if (plan === null) return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+      // A search finds and orders its page by rowid first (from an index alone where one covers
+      // the conditions, as a city's does), then reads only the page's rows.
+      const page = `SELECT ${alias}.rowid FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${page}) ORDER BY ${this.orderBy(query.sort, true)}`;
     });
     return (statement.values(...where.params, query.limit, skip) as [string][]).map((row) => row[0]);
+  }
+
+  /**
+   * The ORDER BY of a sort, ties by id. Price and area put listings without the value last
+   * either way, in the terms of migration 9's indexes (one read forwards, one backwards).
+   */
+  private orderBy(sort: ListQuery["sort"], sorted: boolean): string {
+    const { alias } = this.catalog;
+    const direction = sort.startsWith("-") ? "DESC" : "ASC";
+    // Sorting a few matches, `+` keeps the planner off the order's index, which would test rows
+    // one by one across the whole list to find them.
+    const w = sorted ? "+" : "";
+    if (isDateSort(sort)) return `${w}${alias}.${dateColumnOf(sortKindOf({ sort }))} ${direction}, ${alias}.id ${direction}`;
+    const column = `${w}${alias}.${sort.endsWith("price") ? "deal_price" : "search_area"}`;
+    return `${column} IS NULL, ${column} ${direction}, ${alias}.id ${direction}`;
+  }
+
+  /** How a count or a group reads the matches: from the place's index when there is one, or the smallest set. */
+  private driving(query: ListFilters, view: RecordView): Plan {
+    return { walk: false, big: this.bigSets(query, view), placeDrives: hasPlace(query.search) };
+  }
+
+  /** The sets of a search too big to drive a query from (search/filters.ts setProbes). */
+  private bigSets(query: ListFilters, view: RecordView): Set<SetName> {
+    const big = new Set<SetName>();
+    for (const { set, sql, params } of setProbes(query.search, view)) {
+      if ((this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0] > this.smallSet) big.add(set);
+    }
+    return big;
   }
 
   /**
@@ -163,7 +207,13 @@ export class ListingRepo {
    * triggers keep (a few rows whatever the table size), dates on one column with at most one
    * counted filter from the per-day counters; anything else counts the index range.
    */
-  private total(query: ListQuery, days: (plan: DayPlan) => DayCount[]): number {
+  private total(query: ListQuery, view: RecordView, days: (plan: DayPlan) => DayCount[]): number {
+    if (isSearching(query.search)) {
+      const counted = query.filters.length === 0 && query.dates.length === 0 ? countedTotal(query.search) : null;
+      if (counted === null) return this.count(query, view);
+      const statement = this.prepare(`counted|${counted.sql}`, () => counted.sql);
+      return (statement.values(...counted.params) as [number][])[0]![0];
+    }
     const fromCounters = query.dates.length === 0 && query.filters.every((f) => f.spec.countColumn !== undefined);
     if (fromCounters) {
       const columns = query.filters.map((f) => f.spec.countColumn!);
@@ -175,11 +225,31 @@ export class ListingRepo {
     }
     const plan = dayPlanFor(this.catalog, query);
     if (plan !== null) return totalOf(days(plan));
-    const where = this.where(query);
-    const statement = this.prepare(`count|${this.shapeOf(query)}`, () => {
+    return this.count(query, view);
+  }
+
+  /** The matching rows counted through the indexes. */
+  count(query: ListFilters, view: RecordView): number {
+    const where = this.where(query, view, [], this.driving(query, view));
+    const statement = this.prepare(`count|${view}|${where.sql}`, () => {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
     });
     return (statement.values(...where.params) as [number][])[0]![0];
+  }
+
+  /**
+   * Rows of `sql` (selecting from the entity's table under its alias, with `{where}` where the
+   * conditions go) under `query`'s conditions: the facets' group counts.
+   */
+  grouped<Row>(shape: string, query: ListFilters, view: RecordView, sql: (where: string) => string, extra: (string | number)[] = []): Row[] {
+    const where = this.where(query, view, [], this.driving(query, view));
+    const statement = this.prepare(`grouped|${shape}|${view}|${where.sql}`, () => sql(where.sql));
+    return statement.all(...where.params, ...extra) as Row[];
+  }
+
+  /** Runs `read` in one snapshot of the database. */
+  snapshot<T>(read: () => T): T {
+    return this.tenant.read.transaction(read).deferred();
   }
 
   /** One visible record as JSON text, or null; with `owner`, only a lead that client created. */

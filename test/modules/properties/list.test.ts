@@ -165,7 +165,7 @@ describe("filters and sorts", () => {
   });
 
   test("bad filter values are VALIDATION_ERRORs naming each parameter", async () => {
-    const { status, body } = await list("fields=id&status=OPEN&createdAfter=yesterday&sort=price&operationType=sale");
+    const { status, body } = await list("fields=id&status=OPEN&createdAfter=yesterday&sort=cheapest&operationType=sale");
     expect(status).toBe(400);
     expect(body.details.map((d: { field: string }) => d.field)).toEqual(["status", "operationType", "createdAfter", "sort"]);
     expect(body.error).toContain(`status: must be one of: ${PROPERTY_STATUSES.join(", ")}`);

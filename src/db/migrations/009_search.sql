@@ -1,0 +1,202 @@
+-- Schema 9: what listing search needs (docs/reference/behaviour-partners.md §20). FOLD(x) is
+-- written out by migrate.ts from src/db/fold.ts (accents off, ASCII lower case).
+--
+-- Everything here is kept by the database itself (generated columns, triggers), so the server,
+-- imports, feed runs and any other writer keep it right; the seed, which sets triggers aside,
+-- fills the tables in one pass after its load (src/seed/bulk.ts). The side tables hold only
+-- published listings, keyed by the listing's rowid.
+
+-- Place keys, the deal's own price and the area a search compares, as the filters read them.
+ALTER TABLE properties ADD COLUMN city_key TEXT GENERATED ALWAYS AS (FOLD(city)) VIRTUAL;
+ALTER TABLE properties ADD COLUMN neighborhood_key TEXT GENERATED ALWAYS AS (FOLD(neighborhood)) VIRTUAL;
+ALTER TABLE properties ADD COLUMN uf_key TEXT GENERATED ALWAYS AS (FOLD(uf)) VIRTUAL;
+ALTER TABLE properties ADD COLUMN deal_price NUMERIC GENERATED ALWAYS AS
+  (CASE operation_type WHEN 'SALE' THEN sale_price ELSE rental_price END) VIRTUAL;
+ALTER TABLE properties ADD COLUMN search_area NUMERIC GENERATED ALWAYS AS (coalesce(built_area, total_area)) VIRTUAL;
+
+-- A neighbourhood's listings in the default order after the key: its newest are read in order.
+-- A city's listings with every column a search filters on: counting a city's matches under
+-- any other filters reads this index alone, never the listings' rows.
+CREATE INDEX properties_published_city ON properties(
+  city_key, neighborhood_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
+  is_furnished, accepts_financing, exclusive, property_type, status, highlight, uf_key, created_at, id
+) WHERE is_published = 1;
+-- The same for a state.
+CREATE INDEX properties_published_uf ON properties(
+  uf_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
+  is_furnished, accepts_financing, exclusive, property_type, status, highlight, created_at, id
+) WHERE is_published = 1;
+CREATE INDEX properties_published_neighborhood ON properties(neighborhood_key, created_at, id) WHERE is_published = 1;
+-- Price and area orders, listings without the value last either way: the first index read
+-- forwards gives the ascending order, the second read backwards the descending one.
+CREATE INDEX properties_published_price ON properties(deal_price IS NULL, deal_price, id) WHERE is_published = 1;
+CREATE INDEX properties_published_price_desc ON properties(deal_price IS NULL DESC, deal_price, id) WHERE is_published = 1;
+-- The same price orders within one deal (a website sorts sales or rentals by price, rarely
+-- both): a deep page is found by walking this index alone, never the listings' rows.
+CREATE INDEX properties_published_deal_price ON properties(operation_type, deal_price IS NULL, deal_price, id) WHERE is_published = 1;
+CREATE INDEX properties_published_deal_price_desc ON properties(operation_type, deal_price IS NULL DESC, deal_price, id) WHERE is_published = 1;
+CREATE INDEX properties_published_area ON properties(search_area IS NULL, search_area, id) WHERE is_published = 1;
+CREATE INDEX properties_published_area_desc ON properties(search_area IS NULL DESC, search_area, id) WHERE is_published = 1;
+
+-- The words of `q`: accent-folding tokens of the searchable text. The street, number and
+-- complement are not in it, so a hidden street can never be matched.
+CREATE VIRTUAL TABLE property_words USING fts5(
+  title, description, property_type, neighborhood, city, code, amenities,
+  content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+
+-- Map positions: the stored coordinates (clients with fullAddress) and the ones partners are
+-- shown (3 decimals for STREET, none for NEIGHBORHOOD). An R*Tree keeps 32-bit floats rounded
+-- outwards, so a search reads it for candidates and compares the exact values after.
+CREATE VIRTUAL TABLE property_points USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+CREATE VIRTUAL TABLE property_shown_points USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+
+-- Amenities one row each, folded (`key`) and as written (`value`; of two spellings of one
+-- amenity in a listing, the first in code-point order).
+CREATE TABLE property_amenities (
+  key      TEXT    NOT NULL,
+  property INTEGER NOT NULL,
+  value    TEXT    NOT NULL,
+  PRIMARY KEY (key, property)
+) WITHOUT ROWID;
+CREATE INDEX property_amenities_property ON property_amenities(property);
+
+-- Published listings by the value of each facet (docs/reference/behaviour-partners.md §20):
+-- places and amenities by folded key and spelling, the rest by value ('' for NULL is never
+-- written: a listing without the value is in no row of that facet). The facets of an
+-- unfiltered search, the place values, and the exact total of one such filter alone are
+-- read from here (a few hundred rows) instead of counting a million.
+CREATE TABLE property_facet_counts (
+  facet TEXT    NOT NULL,
+  key   TEXT    NOT NULL,
+  value TEXT    NOT NULL,
+  n     INTEGER NOT NULL,
+  PRIMARY KEY (facet, key, value)
+) WITHOUT ROWID;
+
+CREATE TRIGGER properties_search_insert AFTER INSERT ON properties WHEN new.is_published = 1
+BEGIN
+  INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
+    VALUES (new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities);
+  INSERT INTO property_points SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude
+    WHERE new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
+  INSERT INTO property_shown_points
+    SELECT new.rowid, lat, lat, lng, lng FROM (
+      SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
+             CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
+    WHERE lat IS NOT NULL AND lng IS NOT NULL;
+  INSERT INTO property_amenities (key, property, value)
+    SELECT FOLD(value), new.rowid, min(value) FROM json_each(new.amenities)
+     WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value);
+END;
+
+CREATE TRIGGER properties_search_delete AFTER DELETE ON properties WHEN old.is_published = 1
+BEGIN
+  DELETE FROM property_words WHERE rowid = old.rowid;
+  DELETE FROM property_points WHERE id = old.rowid;
+  DELETE FROM property_shown_points WHERE id = old.rowid;
+  DELETE FROM property_amenities WHERE property = old.rowid;
+END;
+
+-- Written again whole whenever something it holds changes: rare (an import of new content).
+CREATE TRIGGER properties_search_update AFTER UPDATE OF
+  is_published, title, description, property_type, neighborhood, city, code, amenities, latitude, longitude, display_address
+  ON properties
+  WHEN old.is_published = 1 OR new.is_published = 1
+BEGIN
+  DELETE FROM property_words WHERE rowid = old.rowid AND old.is_published = 1;
+  DELETE FROM property_points WHERE id = old.rowid AND old.is_published = 1;
+  DELETE FROM property_shown_points WHERE id = old.rowid AND old.is_published = 1;
+  DELETE FROM property_amenities WHERE property = old.rowid AND old.is_published = 1;
+  INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
+    SELECT new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities
+    WHERE new.is_published = 1;
+  INSERT INTO property_points SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude
+    WHERE new.is_published = 1 AND new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
+  INSERT INTO property_shown_points
+    SELECT new.rowid, lat, lat, lng, lng FROM (
+      SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
+             CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
+    WHERE new.is_published = 1 AND lat IS NOT NULL AND lng IS NOT NULL;
+  INSERT INTO property_amenities (key, property, value)
+    SELECT FOLD(value), new.rowid, min(value) FROM json_each(new.amenities)
+     WHERE new.is_published = 1 AND type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value);
+END;
+
+-- The facet counters: one row less for what a listing was, one more for what it is.
+CREATE TRIGGER properties_facets_insert AFTER INSERT ON properties WHEN new.is_published = 1
+BEGIN
+  INSERT INTO property_facet_counts (facet, key, value, n)
+    SELECT facet, key, value, 1 FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
+    UNION ALL SELECT 'neighborhood', FOLD(new.neighborhood), new.neighborhood WHERE FOLD(new.neighborhood) <> ''
+    UNION ALL SELECT 'uf', FOLD(new.uf), new.uf WHERE FOLD(new.uf) <> ''
+    UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL
+    UNION ALL SELECT 'operationType', new.operation_type, new.operation_type
+    UNION ALL SELECT 'bedrooms', CAST(new.bedrooms AS TEXT), '' WHERE new.bedrooms IS NOT NULL
+    UNION ALL SELECT 'bathrooms', CAST(new.bathrooms AS TEXT), '' WHERE new.bathrooms IS NOT NULL
+    UNION ALL SELECT 'suites', CAST(new.suites AS TEXT), '' WHERE new.suites IS NOT NULL
+    UNION ALL SELECT 'parkingSpaces', CAST(new.parking_spaces AS TEXT), '' WHERE new.parking_spaces IS NOT NULL
+    UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
+    UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
+    UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
+    UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(new.amenities)
+      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)) WHERE true
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER properties_facets_delete AFTER DELETE ON properties WHEN old.is_published = 1
+BEGIN
+  UPDATE property_facet_counts SET n = n - 1 WHERE (facet, key, value) IN (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
+    UNION ALL SELECT 'neighborhood', FOLD(old.neighborhood), old.neighborhood WHERE FOLD(old.neighborhood) <> ''
+    UNION ALL SELECT 'uf', FOLD(old.uf), old.uf WHERE FOLD(old.uf) <> ''
+    UNION ALL SELECT 'propertyType', old.property_type, old.property_type WHERE old.property_type IS NOT NULL
+    UNION ALL SELECT 'operationType', old.operation_type, old.operation_type
+    UNION ALL SELECT 'bedrooms', CAST(old.bedrooms AS TEXT), '' WHERE old.bedrooms IS NOT NULL
+    UNION ALL SELECT 'bathrooms', CAST(old.bathrooms AS TEXT), '' WHERE old.bathrooms IS NOT NULL
+    UNION ALL SELECT 'suites', CAST(old.suites AS TEXT), '' WHERE old.suites IS NOT NULL
+    UNION ALL SELECT 'parkingSpaces', CAST(old.parking_spaces AS TEXT), '' WHERE old.parking_spaces IS NOT NULL
+    UNION ALL SELECT 'isFurnished', CAST(old.is_furnished AS TEXT), ''
+    UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
+    UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
+    UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
+      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value));
+END;
+
+CREATE TRIGGER properties_facets_update AFTER UPDATE OF
+  is_published, city, neighborhood, uf, property_type, operation_type, bedrooms, bathrooms, suites, parking_spaces,
+  is_furnished, accepts_financing, exclusive, amenities
+  ON properties
+  WHEN old.is_published = 1 OR new.is_published = 1
+BEGIN
+  UPDATE property_facet_counts SET n = n - 1
+   WHERE old.is_published = 1 AND (facet, key, value) IN (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
+    UNION ALL SELECT 'neighborhood', FOLD(old.neighborhood), old.neighborhood WHERE FOLD(old.neighborhood) <> ''
+    UNION ALL SELECT 'uf', FOLD(old.uf), old.uf WHERE FOLD(old.uf) <> ''
+    UNION ALL SELECT 'propertyType', old.property_type, old.property_type WHERE old.property_type IS NOT NULL
+    UNION ALL SELECT 'operationType', old.operation_type, old.operation_type
+    UNION ALL SELECT 'bedrooms', CAST(old.bedrooms AS TEXT), '' WHERE old.bedrooms IS NOT NULL
+    UNION ALL SELECT 'bathrooms', CAST(old.bathrooms AS TEXT), '' WHERE old.bathrooms IS NOT NULL
+    UNION ALL SELECT 'suites', CAST(old.suites AS TEXT), '' WHERE old.suites IS NOT NULL
+    UNION ALL SELECT 'parkingSpaces', CAST(old.parking_spaces AS TEXT), '' WHERE old.parking_spaces IS NOT NULL
+    UNION ALL SELECT 'isFurnished', CAST(old.is_furnished AS TEXT), ''
+    UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
+    UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
+    UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
+      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value));
+  INSERT INTO property_facet_counts (facet, key, value, n)
+    SELECT facet, key, value, 1 FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
+    UNION ALL SELECT 'neighborhood', FOLD(new.neighborhood), new.neighborhood WHERE FOLD(new.neighborhood) <> ''
+    UNION ALL SELECT 'uf', FOLD(new.uf), new.uf WHERE FOLD(new.uf) <> ''
+    UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL
+    UNION ALL SELECT 'operationType', new.operation_type, new.operation_type
+    UNION ALL SELECT 'bedrooms', CAST(new.bedrooms AS TEXT), '' WHERE new.bedrooms IS NOT NULL
+    UNION ALL SELECT 'bathrooms', CAST(new.bathrooms AS TEXT), '' WHERE new.bathrooms IS NOT NULL
+    UNION ALL SELECT 'suites', CAST(new.suites AS TEXT), '' WHERE new.suites IS NOT NULL
+    UNION ALL SELECT 'parkingSpaces', CAST(new.parking_spaces AS TEXT), '' WHERE new.parking_spaces IS NOT NULL
+    UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
+    UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
+    UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
+    UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(new.amenities)
+      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)) WHERE new.is_published = 1
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;

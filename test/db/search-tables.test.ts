@@ -1,0 +1,85 @@
+// Schema 9's search tables: what the triggers keep equals what the one-pass rebuild (used by the
+// seed, which sets triggers aside, and by the migration) writes.
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REBUILD_SEARCH } from "../../src/db/migrate.ts";
+import { seededDatabase } from "../helpers/app.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "pa-search-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Everything the search tables hold, in a comparable form. */
+function contents(db: Database) {
+  const words = ["apartamento", "piscina", "sao", "paulo", "cobertura", "mobiliado", "churrasqueira", "centro"];
+  return {
+    facets: db.query("SELECT facet, key, value, n FROM property_facet_counts WHERE n > 0 ORDER BY 1, 2, 3").all(),
+    amenities: db.query("SELECT key, property, value FROM property_amenities ORDER BY 1, 2").all(),
+    points: db.query("SELECT id, min_lat, max_lat, min_lng, max_lng FROM property_points ORDER BY id").all(),
+    shown: db.query("SELECT id, min_lat, max_lat, min_lng, max_lng FROM property_shown_points ORDER BY id").all(),
+    words: words.map((w) => db.query("SELECT group_concat(rowid) AS ids FROM (SELECT rowid FROM property_words WHERE property_words MATCH ? ORDER BY rowid)").get(w)),
+  };
+}
+
+describe("triggers and the rebuild agree", () => {
+  test("unpublishing and republishing every listing through the triggers gives the seed's tables back", () => {
+    const db = new Database(seededDatabase(dir, 400, 10));
+    try {
+      const seeded = contents(db);
+      expect(seeded.facets.length).toBeGreaterThan(50);
+      expect(seeded.shown.length).toBeLessThan(seeded.points.length); // NEIGHBORHOOD listings are not on the partners' map
+      db.run("CREATE TEMP TABLE was_published AS SELECT rowid AS id FROM properties WHERE is_published = 1");
+      db.run("UPDATE properties SET is_published = 0");
+      const empty = contents(db);
+      expect(empty.facets).toEqual([]);
+      expect(empty.amenities).toEqual([]);
+      expect(empty.points).toEqual([]);
+      db.run("UPDATE properties SET is_published = 1 WHERE rowid IN (SELECT id FROM was_published)");
+      expect(contents(db)).toEqual(seeded);
+      db.run(REBUILD_SEARCH);
+      expect(contents(db)).toEqual(seeded);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("an edit moves a listing between counters and indexes; a delete takes it out", () => {
+    const db = new Database(seededDatabase(dir, 200, 10));
+    try {
+      const id = (db.query("SELECT rowid AS id FROM properties WHERE is_published = 1 AND display_address = 'ALL' LIMIT 1").get() as { id: number }).id;
+      db.run(`UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9 WHERE rowid = ${id}`);
+      db.run(`DELETE FROM properties WHERE rowid = (SELECT max(rowid) FROM properties WHERE is_published = 1)`);
+      const triggered = contents(db);
+      db.run(REBUILD_SEARCH);
+      expect(contents(db)).toEqual(triggered);
+      expect(triggered.facets).toContainEqual({ facet: "amenities", key: "heliponto", value: "Heliponto", n: 1 });
+      expect(triggered.facets).toContainEqual({ facet: "bedrooms", key: "9", value: "", n: 1 });
+    } finally {
+      db.close();
+    }
+  });
+
+  test("a backup (VACUUM INTO) keeps the rowids the search tables point at", () => {
+    const source = new Database(seededDatabase(dir, 300, 10));
+    const copyPath = join(dir, "backup.sqlite");
+    try {
+      source.run("DELETE FROM properties WHERE rowid % 7 = 0"); // gaps, which a renumbering would close
+      source.run("VACUUM INTO ?", [copyPath]);
+      const copy = new Database(copyPath, { readonly: true });
+      try {
+        const ids = (db: Database) => ({
+          words: db.query("SELECT id FROM properties WHERE rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH 'piscina') ORDER BY id").all(),
+          points: db.query("SELECT id FROM properties WHERE rowid IN (SELECT id FROM property_shown_points) ORDER BY id").all(),
+          amenities: db.query("SELECT p.id, a.key FROM property_amenities a JOIN properties p ON p.rowid = a.property ORDER BY 1, 2").all(),
+        });
+        expect(ids(copy)).toEqual(ids(source));
+      } finally {
+        copy.close();
+      }
+    } finally {
+      source.close();
+    }
+  });
+});

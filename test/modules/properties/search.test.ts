@@ -1,0 +1,554 @@
+// GET /v1/properties with the search filters and sorts (docs/reference/behaviour-partners.md §20),
+// each answer checked against the stored rows read here with bun:sqlite and filtered and
+// sorted in TypeScript, never with the product's own SQL.
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
+import { parseListQuery } from "../../../src/modules/listing/params.ts";
+import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/listing/repo.ts";
+import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
+
+const site = client("site"); // a website: the partner's view of addresses
+const crm = client("crm", { fullAddress: true }); // the agency's own CRM: stored addresses
+let t: TestApp;
+let tokens: { site: string; crm: string };
+let rows: Row[];
+
+interface Row {
+  id: string;
+  rowid: number;
+  code: string | null;
+  title: string;
+  description: string;
+  property_type: string | null;
+  operation_type: string;
+  status: string;
+  created_at: string;
+  street: string | null;
+  neighborhood: string | null;
+  city: string | null;
+  uf: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  display_address: "ALL" | "STREET" | "NEIGHBORHOOD";
+  sale_price: number | null;
+  rental_price: number | null;
+  built_area: number | null;
+  total_area: number | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  suites: number | null;
+  parking_spaces: number | null;
+  is_furnished: number;
+  accepts_financing: number;
+  exclusive: number;
+  amenities: string;
+}
+
+function readPublished(path: string): Row[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db
+      .query(
+        "SELECT rowid, id, code, title, description, property_type, operation_type, status, created_at, street, neighborhood, city, uf, " +
+          "latitude, longitude, display_address, sale_price, rental_price, built_area, total_area, bedrooms, bathrooms, suites, " +
+          "parking_spaces, is_furnished, accepts_financing, exclusive, amenities FROM properties WHERE is_published = 1",
+      )
+      .all() as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(async () => {
+  t = createTestApp({ clients: [site.entry, crm.entry], properties: 700, leads: 50 });
+  tokens = { site: await t.token(site), crm: await t.token(crm) };
+  rows = readPublished(t.runtime.config.databases.get("main")!);
+});
+afterAll(() => t.close());
+
+// ---- the independent reading ----
+
+/** Accents off and lower case, the way Unicode decomposes letters (not the product's table). */
+const norm = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().trim();
+const price = (r: Row) => (r.operation_type === "SALE" ? r.sale_price : r.rental_price);
+const area = (r: Row) => r.built_area ?? r.total_area;
+const amenitiesOf = (r: Row) => JSON.parse(r.amenities) as string[];
+const wordsIn = (s: string | null) => (s === null ? [] : norm(s).split(/[^\p{L}\p{N}]+/u).filter((w) => w !== ""));
+const searchable = (r: Row) =>
+  [r.title, r.description, r.property_type, r.neighborhood, r.city, r.code, ...amenitiesOf(r)].flatMap(wordsIn);
+/** Every word a token of the listing's searchable text, the last one a prefix of one. */
+function matchesQ(r: Row, q: string): boolean {
+  const words = wordsIn(q);
+  const tokens = new Set(searchable(r));
+  return words.every((w, i) => (i === words.length - 1 ? [...tokens].some((tk) => tk.startsWith(w)) : tokens.has(w)));
+}
+/** The coordinates a reader is shown: stored with fullAddress, else rounded (STREET) or none (NEIGHBORHOOD). */
+function shown(r: Row, full: boolean): [number, number] | null {
+  if (r.latitude === null || r.longitude === null) return null;
+  if (full || r.display_address === "ALL") return [r.latitude, r.longitude];
+  if (r.display_address === "STREET") return [Math.round(r.latitude * 1000) / 1000, Math.round(r.longitude * 1000) / 1000];
+  return null;
+}
+const rad = (d: number) => (d * Math.PI) / 180;
+function metresBetween(a: [number, number], b: [number, number]): number {
+  const h = Math.sin(rad(b[0] - a[0]) / 2) ** 2 + Math.cos(rad(a[0])) * Math.cos(rad(b[0])) * Math.sin(rad(b[1] - a[1]) / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+/** The default order: newest first, ties by id. */
+const byCreatedDesc = (a: Row, b: Row) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
+/** By a value, listings without it last either way, ties by id in the same direction. */
+function byValue(value: (r: Row) => number | null, descending: boolean) {
+  return (a: Row, b: Row) => {
+    const x = value(a);
+    const y = value(b);
+    if (x === null || y === null) return x === y ? (a.id < b.id ? -1 : 1) * (descending ? -1 : 1) : x === null ? 1 : -1;
+    if (x !== y) return (x - y) * (descending ? -1 : 1);
+    return (a.id < b.id ? -1 : 1) * (descending ? -1 : 1);
+  };
+}
+const ids = (list: Row[]) => list.map((r) => r.id);
+
+/** Every page of a query, walked: the ids in order, and the total each page claimed. */
+async function walk(query: string, who: keyof typeof tokens = "site", limit = 100): Promise<{ ids: string[]; total: number }> {
+  const seen: string[] = [];
+  let total = -1;
+  for (let page = 1; ; page++) {
+    const { status, body } = await read(await t.get(`/v1/properties?fields=id&limit=${limit}&page=${page}&${query}`, tokens[who]));
+    expect(status).toBe(200);
+    if (total === -1) total = body.meta.total;
+    expect(body.meta.total).toBe(total);
+    if (body.data.length === 0) break;
+    seen.push(...body.data.map((r: { id: string }) => r.id));
+  }
+  expect(new Set(seen).size).toBe(seen.length); // no page overlapped another
+  return { ids: seen, total };
+}
+
+async function expectList(query: string, expected: Row[], who: keyof typeof tokens = "site"): Promise<void> {
+  const { ids: got, total } = await walk(query, who);
+  expect(total).toBe(expected.length);
+  expect(got).toEqual(ids([...expected].sort(byCreatedDesc)));
+}
+
+// ---- the filters ----
+
+describe("place filters: comma-separated, any of them, accents and case ignored", () => {
+  test("city in any spelling", async () => {
+    const expected = rows.filter((r) => r.city !== null && ["sao paulo", "rio de janeiro"].includes(norm(r.city)));
+    expect(expected.length).toBeGreaterThan(50);
+    await expectList(`city=${encodeURIComponent("sao paulo, RIO DE JANEIRO")}`, expected);
+    await expectList(`city=${encodeURIComponent("São Paulo,Rio de Janeiro")}`, expected);
+  });
+
+  test("neighborhood and uf", async () => {
+    const sp = rows.filter((r) => r.city === "São Paulo").map((r) => r.neighborhood!);
+    const two = [...new Set(sp)].slice(0, 2);
+    const wanted = two.map(norm);
+    await expectList(`neighborhood=${encodeURIComponent(two.map((n) => n.toUpperCase()).join(","))}`, rows.filter((r) => wanted.includes(norm(r.neighborhood ?? ""))));
+    await expectList("uf=rj,sp", rows.filter((r) => ["RJ", "SP"].includes(r.uf ?? "")));
+  });
+
+  test("a value that matches nothing is an empty list, not an error", async () => {
+    await expectList("city=Atlantida", []);
+  });
+});
+
+describe("numeric bounds, inclusive", () => {
+  test("minPrice and maxPrice on the deal's own price; a listing without it never matches", async () => {
+    const prices = rows.map(price).filter((p): p is number => p !== null).sort((a, b) => a - b);
+    const low = prices[Math.floor(prices.length * 0.3)]!;
+    const high = prices[Math.floor(prices.length * 0.8)]!;
+    await expectList(`minPrice=${low}&maxPrice=${high}`, rows.filter((r) => price(r) !== null && price(r)! >= low && price(r)! <= high));
+    await expectList(`maxPrice=${low}`, rows.filter((r) => price(r) !== null && price(r)! <= low));
+  });
+
+  test("rooms", async () => {
+    await expectList("minBedrooms=2&maxBedrooms=3", rows.filter((r) => r.bedrooms !== null && r.bedrooms >= 2 && r.bedrooms <= 3));
+    await expectList("minBathrooms=3", rows.filter((r) => r.bathrooms !== null && r.bathrooms >= 3));
+    await expectList("minSuites=2", rows.filter((r) => r.suites !== null && r.suites >= 2));
+    await expectList("minParkingSpaces=3", rows.filter((r) => r.parking_spaces !== null && r.parking_spaces >= 3));
+    await expectList("minBedrooms=0", rows.filter((r) => r.bedrooms !== null));
+  });
+
+  test("area on builtArea, else totalArea", async () => {
+    await expectList("minArea=80&maxArea=150.5", rows.filter((r) => area(r) !== null && area(r)! >= 80 && area(r)! <= 150.5));
+    // Land has only a total area: it is found by it.
+    const land = rows.filter((r) => r.built_area === null && r.total_area !== null);
+    expect(land.length).toBeGreaterThan(0);
+    await expectList("minArea=5000", rows.filter((r) => area(r) !== null && area(r)! >= 5000));
+  });
+});
+
+describe("amenities and flags", () => {
+  test("every amenity named, in any spelling", async () => {
+    const has = (r: Row, a: string) => amenitiesOf(r).some((x) => norm(x) === a);
+    const expected = rows.filter((r) => has(r, "piscina") && has(r, "espaco gourmet"));
+    expect(expected.length).toBeGreaterThan(0);
+    await expectList(`amenities=${encodeURIComponent("PISCINA,espaco Gourmet")}`, expected);
+  });
+
+  test("isFurnished, acceptsFinancing, exclusive", async () => {
+    await expectList("isFurnished=true", rows.filter((r) => r.is_furnished === 1));
+    await expectList("acceptsFinancing=false&exclusive=true", rows.filter((r) => r.accepts_financing === 0 && r.exclusive === 1));
+  });
+});
+
+describe("q: every word, the last as a prefix, accents and case ignored", () => {
+  test("words over title, description, type, places, code and amenities", async () => {
+    for (const q of ["apartamento piscina", "CHURRASQ", "Cobertura vista", "sao paulo acad", "Mobiliad"]) {
+      const expected = rows.filter((r) => matchesQ(r, q));
+      expect(expected.length).toBeGreaterThan(0);
+      await expectList(`q=${encodeURIComponent(q)}`, expected);
+    }
+  });
+
+  test("a code, as the agency writes it", async () => {
+    const withCode = rows.find((r) => r.code !== null)!;
+    await expectList(`q=${encodeURIComponent(withCode.code!)}`, rows.filter((r) => matchesQ(r, withCode.code!)));
+    expect((await walk(`q=${encodeURIComponent(withCode.code!)}`)).ids).toContain(withCode.id);
+  });
+
+  test("a street is never matched, hidden or not: only the listed fields are searched", async () => {
+    // A street word found in no searchable text of any listing.
+    const everywhere = new Set(rows.flatMap(searchable));
+    const word = rows.flatMap((r) => wordsIn(r.street)).find((w) => w.length > 4 && !everywhere.has(w));
+    expect(word).toBeDefined();
+    expect(rows.some((r) => r.display_address !== "ALL" && wordsIn(r.street).includes(word!))).toBe(true);
+    await expectList(`q=${word}`, []);
+    await expectList(`q=${word}`, [], "crm");
+  });
+});
+
+describe("map filters use the coordinates the caller is shown", () => {
+  const located = () => rows.filter((r) => r.latitude !== null);
+
+  test("bbox: shown coordinates inside the box", async () => {
+    const sp = located().filter((r) => r.city === "São Paulo");
+    const lats = sp.map((r) => r.latitude!).sort((a, b) => a - b);
+    const lngs = sp.map((r) => r.longitude!).sort((a, b) => a - b);
+    const box = [lats[Math.floor(lats.length / 4)]!, lngs[Math.floor(lngs.length / 4)]!, lats[Math.floor((lats.length * 3) / 4)]!, lngs[Math.floor((lngs.length * 3) / 4)]!];
+    const inside = (full: boolean) => (r: Row) => {
+      const c = shown(r, full);
+      return c !== null && c[0] >= box[0]! && c[0] <= box[2]! && c[1] >= box[1]! && c[1] <= box[3]!;
+    };
+    const partner = rows.filter(inside(false));
+    const full = rows.filter(inside(true));
+    expect(partner.length).toBeGreaterThan(5);
+    expect(full.length).toBeGreaterThan(partner.length); // NEIGHBORHOOD listings count for the CRM only
+    await expectList(`bbox=${box.join(",")}`, partner);
+    await expectList(`bbox=${box.join(",")}`, full, "crm");
+  });
+
+  test("near and radius: great-circle distance to the shown coordinates", async () => {
+    const centre = located().find((r) => r.city === "Rio de Janeiro")!;
+    const at: [number, number] = [centre.latitude!, centre.longitude!];
+    for (const radius of [3000, 12000]) {
+      const within = (full: boolean) => rows.filter((r) => shown(r, full) !== null && metresBetween(at, shown(r, full)!) <= radius);
+      expect(within(false).length).toBeGreaterThan(radius > 5000 ? 10 : 0);
+      await expectList(`near=${at.join(",")}&radius=${radius}`, within(false));
+      await expectList(`near=${at.join(",")}&radius=${radius}`, within(true), "crm");
+    }
+    // Default radius: 1,000 m.
+    await expectList(`near=${at.join(",")}`, rows.filter((r) => shown(r, false) !== null && metresBetween(at, shown(r, false)!) <= 1000));
+  });
+
+  test("a NEIGHBORHOOD listing is never located by narrowing a radius or a box", async () => {
+    const hidden = located().filter((r) => r.display_address === "NEIGHBORHOOD").slice(0, 5);
+    expect(hidden.length).toBe(5);
+    for (const r of hidden) {
+      const near = `near=${r.latitude},${r.longitude}&radius=1`;
+      const box = `bbox=${r.latitude! - 0.0001},${r.longitude! - 0.0001},${r.latitude! + 0.0001},${r.longitude! + 0.0001}`;
+      for (const query of [near, box, "bbox=-90,-180,90,180", "near=-23.55,-46.63&radius=50000"]) {
+        expect((await walk(query)).ids).not.toContain(r.id);
+      }
+      expect((await walk(near, "crm")).ids).toContain(r.id);
+      expect((await walk(box, "crm")).ids).toContain(r.id);
+    }
+  });
+
+  test("a STREET listing is found by its rounded coordinates only", async () => {
+    const street = located().filter((r) => r.display_address === "STREET");
+    for (const r of street.slice(0, 5)) {
+      const rounded = shown(r, false)!;
+      const offset = metresBetween([r.latitude!, r.longitude!], rounded);
+      if (offset < 5) continue; // the stored point is its own rounding: nothing to tell apart
+      expect((await walk(`near=${r.latitude},${r.longitude}&radius=1`)).ids).not.toContain(r.id);
+      expect((await walk(`near=${rounded.join(",")}&radius=1`)).ids).toContain(r.id);
+      expect((await walk(`near=${r.latitude},${r.longitude}&radius=1`, "crm")).ids).toContain(r.id);
+    }
+  });
+
+  test("facets and totals see only the shown coordinates too", async () => {
+    const r = located().find((x) => x.display_address === "NEIGHBORHOOD")!;
+    const query = `near=${r.latitude},${r.longitude}&radius=1`;
+    const partner = await read(await t.get(`/v1/facets/properties?facets=city&${query}`, tokens.site));
+    const full = await read(await t.get(`/v1/facets/properties?facets=city&${query}`, tokens.crm));
+    const expected = (all: boolean) => rows.filter((x) => shown(x, all) !== null && metresBetween([r.latitude!, r.longitude!], shown(x, all)!) <= 1).length;
+    expect(partner.body.data.total).toBe(expected(false));
+    expect(full.body.data.total).toBe(expected(true));
+    expect(full.body.data.total).toBeGreaterThan(partner.body.data.total);
+  });
+});
+
+describe("sorts by price and area: missing values last, pages never overlap or skip", () => {
+  for (const [sort, value] of [["price", price], ["area", area]] as const) {
+    for (const descending of [false, true]) {
+      test(`${descending ? "-" : ""}${sort}, walked 37 rows a page`, async () => {
+        const expected = [...rows].sort(byValue(value, descending));
+        const { ids: got, total } = await walk(`sort=${descending ? "-" : ""}${sort}`, "site", 37);
+        expect(total).toBe(rows.length);
+        expect(got).toEqual(ids(expected));
+      });
+    }
+  }
+
+  test("under filters, as a website's search sends them", async () => {
+    const sp = rows.filter((r) => r.city === "São Paulo");
+    const neighborhoods = [...new Set(sp.map((r) => r.neighborhood!))].slice(0, 4);
+    const has = (r: Row, a: string) => amenitiesOf(r).some((x) => norm(x) === a);
+    const expected = rows
+      .filter((r) => neighborhoods.includes(r.neighborhood!) && r.city === "São Paulo")
+      .filter((r) => r.bedrooms !== null && r.bedrooms >= 2 && price(r) !== null && price(r)! <= 3_000_000 && r.operation_type === "SALE")
+      .sort(byValue(price, false));
+    const query = `city=Sao%20Paulo&neighborhood=${encodeURIComponent(neighborhoods.join(","))}&minBedrooms=2&maxPrice=3000000&operationType=SALE&sort=price`;
+    const { ids: got, total } = await walk(query, "site", 7);
+    expect(total).toBe(expected.length);
+    expect(got).toEqual(ids(expected));
+  });
+});
+
+describe("combinations: every filter must hold", () => {
+  test("place, rooms, price, amenity, text and status together", async () => {
+    const has = (r: Row, a: string) => amenitiesOf(r).some((x) => norm(x) === a);
+    const expected = rows.filter(
+      (r) =>
+        ["sp", "rj", "mg"].includes(norm(r.uf ?? "")) &&
+        r.bedrooms !== null && r.bedrooms >= 2 &&
+        r.operation_type === "RENT" &&
+        price(r) !== null && price(r)! <= 15000 &&
+        has(r, "academia") &&
+        matchesQ(r, "apartamento"),
+    );
+    expect(expected.length).toBeGreaterThan(0);
+    await expectList("uf=SP,rj,Mg&minBedrooms=2&operationType=RENT&maxPrice=15000&amenities=academia&q=apartamento", expected);
+  });
+});
+
+describe("validation: every problem named in one 400", () => {
+  test("bad numbers, a bad box, min above max, radius without near", async () => {
+    const { status, body } = await read(
+      await t.get("/v1/properties?fields=id&minPrice=-1&maxBedrooms=2.5&bbox=1,2,3&minArea=90&maxArea=80&radius=500&isFurnished=yes&sort=cheapest", tokens.site),
+    );
+    expect(status).toBe(400);
+    expect(body.code).toBe("VALIDATION_ERROR");
+    for (const part of [
+      "minPrice: must be a number ≥ 0",
+      "maxBedrooms: must be an integer ≥ 0",
+      "bbox: must be south,west,north,east",
+      "minArea: must not be above maxArea",
+      "radius: needs near",
+      "isFurnished: must be true or false",
+      "sort: must be one of: createdAt, -createdAt, updatedAt, -updatedAt, price, -price, area, -area",
+    ]) {
+      expect(body.error).toContain(part);
+    }
+  });
+
+  test("a box upside down, a radius out of range, a q without words, an over-long list", async () => {
+    const many = Array.from({ length: 51 }, (_, i) => `c${i}`).join(",");
+    const { status, body } = await read(
+      await t.get(`/v1/properties?fields=id&bbox=-20,-40,-30,-39&near=-23.5,-46.6&radius=50001&q=${encodeURIComponent("!!")}&city=${many}`, tokens.site),
+    );
+    expect(status).toBe(400);
+    for (const field of ["bbox:", "radius:", "q:", "city:"]) expect(body.error).toContain(field);
+  });
+
+  test("leads take none of them: their sorts stay the dates'", async () => {
+    const { status, body } = await read(await t.get("/v1/leads?fields=id&sort=price", tokens.site));
+    expect(status).toBe(400);
+    expect(body.error).toContain("sort: must be one of: createdAt, -createdAt, updatedAt, -updatedAt");
+  });
+});
+
+describe("GET /v1/facets/properties: counts under every filter", () => {
+  const portuguese = new Intl.Collator("pt-BR", { sensitivity: "base" });
+  /** Expected facet entries: counts by folded value (shown in the most frequent spelling), most frequent first. */
+  function expectedFacet(list: Row[], valuesOf: (r: Row) => string[]): { value: string; count: number }[] {
+    const byKey = new Map<string, { spellings: Map<string, number>; count: number }>();
+    for (const r of list) {
+      for (const value of new Set(valuesOf(r))) {
+        const entry = byKey.get(norm(value)) ?? { spellings: new Map(), count: 0 };
+        entry.count++;
+        byKey.set(norm(value), entry);
+      }
+    }
+    // Spellings as the whole published set has them.
+    for (const r of rows) for (const value of valuesOf(r)) byKey.get(norm(value))?.spellings.set(value, (byKey.get(norm(value))!.spellings.get(value) ?? 0) + 1);
+    return [...byKey.values()]
+      .map(({ spellings, count }) => ({ value: [...spellings].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0], count }))
+      .sort((a, b) => b.count - a.count || portuguese.compare(a.value, b.value))
+      .slice(0, 50);
+  }
+  const bucket = (r: Row) => (r.bedrooms === null ? [] : [r.bedrooms >= 4 ? "4+" : String(r.bedrooms)]);
+  const facetValues: Record<string, (r: Row) => string[]> = {
+    city: (r) => (r.city ? [r.city] : []),
+    neighborhood: (r) => (r.neighborhood ? [r.neighborhood] : []),
+    uf: (r) => (r.uf ? [r.uf] : []),
+    propertyType: (r) => (r.property_type ? [r.property_type] : []),
+    operationType: (r) => [r.operation_type],
+    bedrooms: bucket,
+    amenities: amenitiesOf,
+  };
+  const facets = async (query: string, who: keyof typeof tokens = "site") => read(await t.get(`/v1/facets/properties?${query}`, tokens[who]));
+
+  test("no filter: every facet, from the counters, as the rows have it", async () => {
+    const { status, body } = await facets(`facets=${Object.keys(facetValues).join(",")}`);
+    expect(status).toBe(200);
+    expect(body.data.total).toBe(rows.length);
+    expect(Object.keys(body.data.facets)).toEqual(Object.keys(facetValues));
+    for (const [name, valuesOf] of Object.entries(facetValues)) {
+      const got = body.data.facets[name] as { value: string; count: number }[];
+      const want = expectedFacet(rows, valuesOf);
+      // Equal counts may come in either order of equal text: compare as sets of pairs, and the order of counts.
+      expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
+      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(new Set(want.map((w) => `${w.value}=${w.count}`)));
+    }
+  });
+
+  test("under filters: the matching listings only, and their total", async () => {
+    const query = "uf=sp,RJ&operationType=SALE&minBedrooms=1&maxPrice=2000000&q=apartamento";
+    const matching = rows.filter(
+      (r) => ["SP", "RJ"].includes(r.uf ?? "") && r.operation_type === "SALE" && r.bedrooms !== null && r.bedrooms >= 1 && price(r) !== null && price(r)! <= 2_000_000 && matchesQ(r, "apartamento"),
+    );
+    expect(matching.length).toBeGreaterThan(5);
+    const { body } = await facets(`facets=neighborhood,bedrooms,amenities&${query}`);
+    expect(body.data.total).toBe(matching.length);
+    for (const name of ["neighborhood", "bedrooms", "amenities"]) {
+      const want = expectedFacet(matching, facetValues[name]!);
+      const got = body.data.facets[name] as { value: string; count: number }[];
+      expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
+      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(new Set(want.map((w) => `${w.value}=${w.count}`)));
+    }
+  });
+
+  test("at most 50 values a facet; bedrooms in 0, 1, 2, 3, 4+", async () => {
+    const { body } = await facets("facets=neighborhood,bedrooms");
+    expect(body.data.facets.neighborhood.length).toBe(Math.min(50, new Set(rows.map((r) => norm(r.neighborhood ?? ""))).size));
+    for (const entry of body.data.facets.bedrooms) expect(["0", "1", "2", "3", "4+"]).toContain(entry.value);
+  });
+
+  test("errors: facets required and known, filters validated alike, in one 400", async () => {
+    const missing = await facets("minPrice=abc&bbox=1");
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe("facets: is required; minPrice: must be a number ≥ 0; bbox: must be south,west,north,east");
+    const unknown = await facets("facets=city,street");
+    expect(unknown.body.error).toBe("facets: must be among: city, neighborhood, uf, propertyType, operationType, bedrooms, amenities");
+  });
+
+  test("scope properties:read; a token is required", async () => {
+    const crmOnly = client("leadsonly", { scopes: ["leads:read"] });
+    const other = createTestApp({ clients: [crmOnly.entry], properties: 50, leads: 10 });
+    try {
+      const token = await other.token(crmOnly);
+      const refused = await read(await other.get("/v1/facets/properties?facets=city", token));
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ error: "Missing scope: properties:read", code: "INSUFFICIENT_SCOPE" });
+      const values = await read(await other.get("/v1/values/properties/city", token));
+      expect(values.status).toBe(403);
+      expect((await other.request("/v1/facets/properties?facets=city")).status).toBe(401);
+    } finally {
+      other.close();
+    }
+  });
+});
+
+describe("/v1/values/properties/{city,neighborhood,uf,amenities}", () => {
+  const portuguese = new Intl.Collator("pt-BR", { sensitivity: "base" });
+  const distinct = (values: string[]) => {
+    const byKey = new Map<string, string>();
+    for (const v of values) if (!byKey.has(norm(v))) byKey.set(norm(v), v);
+    return [...byKey.keys()].sort((a, b) => portuguese.compare(a, b));
+  };
+  const values = async (path: string) => (await read(await t.get(`/v1/values/properties/${path}`, tokens.site))).body;
+
+  test("one per spelling folded, in Portuguese alphabetical order ignoring accents and case", async () => {
+    for (const [field, of] of [
+      ["city", (r: Row) => (r.city ? [r.city] : [])],
+      ["uf", (r: Row) => (r.uf ? [r.uf] : [])],
+      ["amenities", amenitiesOf],
+      ["neighborhood", (r: Row) => (r.neighborhood ? [r.neighborhood] : [])],
+    ] as const) {
+      const body = await values(field);
+      expect(body.data.field).toBe(field);
+      expect(body.data.values.map(norm)).toEqual(distinct(rows.flatMap(of)));
+    }
+  });
+
+  test("neighborhood takes city, in any spelling", async () => {
+    const body = await values(`neighborhood?city=${encodeURIComponent("SAO PAULO,curitiba")}`);
+    const want = distinct(rows.filter((r) => ["sao paulo", "curitiba"].includes(norm(r.city ?? ""))).map((r) => r.neighborhood!));
+    expect(body.data.values.map(norm)).toEqual(want);
+    expect(want.length).toBeGreaterThan(5);
+  });
+});
+
+describe("the plans a search may take give the same pages", () => {
+  // The product sorts up to 20,000 matches and drives from sets up to that size; past it, it
+  // walks the order's index and tests sets row by row. A repository whose threshold is 0 takes
+  // the second plan on this small file.
+  test("walking the order's index and sorting the matches agree, page by page", () => {
+    const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
+    const walking = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, 0);
+    const sorting = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const queries = [
+      "city=sao%20paulo,rio%20de%20janeiro&minBedrooms=2",
+      "amenities=piscina,academia&sort=price",
+      "q=apartamento&sort=-area&operationType=SALE",
+      "neighborhood=Centro&sort=createdAt",
+      "near=-22.95,-43.2&radius=20000&sort=-price",
+      "bbox=-24,-47,-22,-43&amenities=churrasqueira&status=AVAILABLE",
+      "uf=SP&maxPrice=900000&minArea=50&sort=area",
+    ];
+    for (const q of queries) {
+      for (const view of ["partner", "stored"] as const) {
+        for (let page = 1; page <= 4; page++) {
+          const query = parseListQuery(PROPERTY_CATALOG, new URLSearchParams(`fields=id&limit=15&page=${page}&${q}`));
+          const sorted = sorting.list(query, view);
+          if (page === 1) expect(sorted.total).toBeGreaterThan(0);
+          expect({ q, view, page, ...walking.list(query, view) }).toEqual({ q, view, page, ...sorted });
+        }
+      }
+    }
+  });
+});
+
+describe("the search tables follow every write (triggers)", () => {
+  test("new words, a new place, an unpublished listing", async () => {
+    const path = t.runtime.config.databases.get("main")!;
+    const target = rows.find((r) => r.display_address === "ALL" && r.latitude !== null)!;
+    const db = new Database(path);
+    try {
+      db.run("UPDATE properties SET title = 'Casa Xilofone', city = 'Ilhéus', latitude = -14.79, longitude = -39.04 WHERE id = ?", [target.id]);
+    } finally {
+      db.close();
+    }
+    expect((await walk("q=xilof")).ids).toEqual([target.id]);
+    expect((await walk("city=ilheus")).ids).toEqual([target.id]);
+    expect((await walk("near=-14.79,-39.04&radius=10")).ids).toEqual([target.id]);
+    const cities = async () => (await read(await t.get("/v1/facets/properties?facets=city", tokens.site))).body.data;
+    expect((await cities()).facets.city).toContainEqual({ value: "Ilhéus", count: 1 });
+    expect((await cities()).total).toBe(rows.length);
+    const db2 = new Database(path);
+    try {
+      db2.run("UPDATE properties SET is_published = 0 WHERE id = ?", [target.id]);
+    } finally {
+      db2.close();
+    }
+    expect((await walk("q=xilofone")).ids).toEqual([]);
+    expect((await walk("near=-14.79,-39.04&radius=10")).ids).toEqual([]);
+    expect((await cities()).facets.city.map((c: { value: string }) => c.value)).not.toContain("Ilhéus");
+    expect((await cities()).total).toBe(rows.length - 1);
+    expect((await walk("city=ilheus")).total).toBe(0);
+  });
+});
