@@ -22,10 +22,16 @@ interface Answer {
 
 const answers = new Map<string, Answer>();
 for (const route of JSON.parse(readFileSync(values.routes, "utf8")) as Captured[]) {
-  answers.set(`${route.method} ${route.path}`, { body: route.body, init: { status: route.status, headers: route.headers } });
+  answers.set(`${route.method} ${route.path}`, {
+    body: route.body,
+    init: { status: route.status, headers: route.headers },
+  });
 }
 const health: Answer = { body: '{"status":"ok"}', init: { headers: { "Content-Type": "application/json" } } };
-const notFound: Answer = { body: '{"error":"Not found","code":"NOT_FOUND"}', init: { status: 404, headers: { "Content-Type": "application/json" } } };
+const notFound: Answer = {
+  body: '{"error":"Not found","code":"NOT_FOUND"}',
+  init: { status: 404, headers: { "Content-Type": "application/json" } },
+};
 
 function answerFor(request: Request): Answer {
   const url = request.url;

@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { importSection, runImportBench } from "./lib/import-bench.ts";
 
-const { values } = parseArgs({ options: { listings: { type: "string" }, bin: { type: "string" }, core: { type: "string" } } });
+const { values } = parseArgs({
+  options: { listings: { type: "string" }, bin: { type: "string" }, core: { type: "string" } },
+});
 const result = await runImportBench({
   command: values.bin === undefined ? [process.execPath, "src/main.ts"] : [values.bin],
   datasets: join(import.meta.dir, "datasets"),

@@ -9,7 +9,9 @@
 import { parseArgs } from "node:util";
 import { postLead } from "./lib/api.ts";
 
-const { values } = parseArgs({ options: { base: { type: "string" }, token: { type: "string" }, "per-second": { type: "string" } } });
+const { values } = parseArgs({
+  options: { base: { type: "string" }, token: { type: "string" }, "per-second": { type: "string" } },
+});
 const base = values.base!;
 const token = values.token!;
 const perSecond = Number(values["per-second"]);

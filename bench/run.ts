@@ -8,27 +8,48 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { API_KEY, API_SECRET, capture, issueToken, timeGet, type Captured } from "./lib/api.ts";
 import { hashSecret } from "../src/security/secrets.ts";
+import { API_KEY, API_SECRET, type Captured, capture, issueToken, timeGet } from "./lib/api.ts";
+import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
+import { feedRunOneCoreSection, runFeedRunOneCore, writeFeedRunOneCoreSection } from "./lib/feed-run-one-core.ts";
+import { type ImportBenchResult, importSection, runImportBench } from "./lib/import-bench.ts";
+import { inboundSection, runInboundBench, writeInboundSection } from "./lib/inbound-bench.ts";
 import { describeMachine, loadAverage } from "./lib/machine.ts";
-import { coldAndWarm, commandFor, measure, measureQuietly, type LoadSettings, type Sample } from "./lib/measure.ts";
-import { freePort, killAll, startRedisServer, startServer, type Server } from "./lib/proc.ts";
-import { importSection, runImportBench, type ImportBenchResult } from "./lib/import-bench.ts";
-import { BINARY, DATASET_1K, DATASET_1M, DATASETS, OUT, ROOT, ensureBinary, ensureDataset, measureSeed, removeDatabase, seededBy, sandboxArgv, seedCommand, workingCopy, type Dataset } from "./lib/product.ts";
+import { coldAndWarm, commandFor, type LoadSettings, measure, measureQuietly, type Sample } from "./lib/measure.ts";
+import { ownLeadsSection, runOwnLeadsBench, writeOwnLeadsSection } from "./lib/own-leads.ts";
+import {
+  DEFAULT_PORTAL_FEED_PACE,
+  portalFeedSection,
+  runPortalFeedBench,
+  writePortalFeedSection,
+} from "./lib/portal-feed-bench.ts";
+import { portalFeedBurstSection, runPortalFeedBurst, writePortalFeedBurstSection } from "./lib/portal-feed-burst.ts";
+import { freePort, killAll, type Server, startRedisServer, startServer } from "./lib/proc.ts";
+import {
+  BINARY,
+  DATASET_1K,
+  DATASET_1M,
+  DATASETS,
+  type Dataset,
+  ensureBinary,
+  ensureDataset,
+  measureSeed,
+  OUT,
+  ROOT,
+  removeDatabase,
+  sandboxArgv,
+  seedCommand,
+  seededBy,
+  workingCopy,
+} from "./lib/product.ts";
 import { compareSection, renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
-import { writeMarkedSection } from "./lib/sections.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
-import { discover, filterQueries, scenarios, type Scenario, type Target } from "./lib/scenarios.ts";
+import { discover, filterQueries, type Scenario, scenarios, type Target } from "./lib/scenarios.ts";
+import { runSearchBench } from "./lib/search-bench.ts";
+import { writeMarkedSection } from "./lib/sections.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
 import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
-import { DEFAULT_FEED_RUN_PACE, runFeedRunBench, writeFeedRunSection } from "./lib/feed-run-bench.ts";
-import { DEFAULT_PORTAL_FEED_PACE, portalFeedSection, runPortalFeedBench, writePortalFeedSection } from "./lib/portal-feed-bench.ts";
-import { portalFeedBurstSection, runPortalFeedBurst, writePortalFeedBurstSection } from "./lib/portal-feed-burst.ts";
-import { feedRunOneCoreSection, runFeedRunOneCore, writeFeedRunOneCoreSection } from "./lib/feed-run-one-core.ts";
-import { ownLeadsSection, runOwnLeadsBench, writeOwnLeadsSection } from "./lib/own-leads.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
-import { inboundSection, runInboundBench, writeInboundSection } from "./lib/inbound-bench.ts";
-import { runSearchBench } from "./lib/search-bench.ts";
 
 const COMPARE_START = "<!-- compare:start -->";
 const COMPARE_END = "<!-- compare:end -->";
@@ -76,7 +97,17 @@ const compareBinary = flags.compare ?? null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
-const STANDALONE = ["import", "webhooks", "feed-run", "feed-run-control", "feed-run-one-core", "portal-feed", "portal-feed-burst", "inbound", "own-leads"];
+const STANDALONE = [
+  "import",
+  "webhooks",
+  "feed-run",
+  "feed-run-control",
+  "feed-run-one-core",
+  "portal-feed",
+  "portal-feed-burst",
+  "inbound",
+  "own-leads",
+];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
 const runId = Date.now().toString(36);
@@ -96,7 +127,8 @@ function orderFor(targets: Target[], round: number): Target[] {
 
 function describe(sample: Sample): string {
   const probe = sample.probe ? `  probe p99 ${sample.probe.p99Ms.toFixed(2)} ms` : "";
-  const errors = sample.non2xx + sample.socketErrors > 0 ? `  non-2xx ${sample.non2xx} socket ${sample.socketErrors}` : "";
+  const errors =
+    sample.non2xx + sample.socketErrors > 0 ? `  non-2xx ${sample.non2xx} socket ${sample.socketErrors}` : "";
   const tries = sample.attempts > 1 ? `  (${sample.attempts} attempts)` : "";
   return `${Math.round(sample.rps).toLocaleString("en-US").padStart(8)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms  rss ${(sample.rssKb / 1024).toFixed(0)} MB  others ${(sample.foreign * 100).toFixed(0)}/${(sample.foreignLoad * 100).toFixed(0)} %${probe}${errors}${tries}`;
 }
@@ -105,16 +137,44 @@ async function startCeiling(dataset: Dataset, routes: Captured[]): Promise<Serve
   const file = join(OUT, `ceiling-${dataset.label}.json`);
   writeFileSync(file, JSON.stringify(routes));
   const port = freePort();
-  const server = await startServer({ name: "ceiling", argv: [process.execPath, join(ROOT, "bench/ceiling.ts"), "--port", String(port), "--routes", file], core: SERVER_CORE, port, logFile: join(OUT, "ceiling.log") });
+  const server = await startServer({
+    name: "ceiling",
+    argv: [process.execPath, join(ROOT, "bench/ceiling.ts"), "--port", String(port), "--routes", file],
+    core: SERVER_CORE,
+    port,
+    logFile: join(OUT, "ceiling.log"),
+  });
   note(server.command);
   return server;
 }
 
 /** The product from source with its rate-limit step on, off, or in Redis (bench/baselines/limiter-switch.ts). */
-async function startLimiterSwitch(dataset: Dataset, db: string, limiter: "on" | "off" | "redis", redisUrl?: string): Promise<Server> {
+async function startLimiterSwitch(
+  dataset: Dataset,
+  db: string,
+  limiter: "on" | "off" | "redis",
+  redisUrl?: string,
+): Promise<Server> {
   const port = freePort();
-  const argv = [process.execPath, join(ROOT, "bench/baselines/limiter-switch.ts"), "--port", String(port), "--db", db, "--limiter", limiter, ...(redisUrl ? ["--redis", redisUrl] : [])];
-  const server = await startServer({ name: `limiter-${limiter}`, argv, core: SERVER_CORE, port, logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  const argv = [
+    process.execPath,
+    join(ROOT, "bench/baselines/limiter-switch.ts"),
+    "--port",
+    String(port),
+    "--db",
+    db,
+    "--limiter",
+    limiter,
+    ...(redisUrl ? ["--redis", redisUrl] : []),
+  ];
+  const server = await startServer({
+    name: `limiter-${limiter}`,
+    argv,
+    core: SERVER_CORE,
+    port,
+    logFile: join(OUT, `limiter-${limiter}-${dataset.label}.log`),
+    readyTimeoutMs: 300_000,
+  });
   note(server.command);
   return server;
 }
@@ -132,13 +192,38 @@ async function startWorkers(dataset: Dataset, db: string, count: 1 | 2, redisUrl
       environment: "sandbox",
       jwtSecret: "bench-secret-long-enough-for-the-workers-scenario",
       databases: { bench: db },
-      clients: [{ id: "sandbox", apiKey: API_KEY, secretHash: hashSecret(API_SECRET), database: "bench", rateLimitPerMinute: 1_000_000_000 }],
+      clients: [
+        {
+          id: "sandbox",
+          apiKey: API_KEY,
+          secretHash: hashSecret(API_SECRET),
+          database: "bench",
+          rateLimitPerMinute: 1_000_000_000,
+        },
+      ],
       redis: { url: redisUrl, keyPrefix: `bench-workers-${count}:` },
     }),
   );
   const port = freePort();
-  const argv = [BINARY, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1", ...(count === 2 ? ["--workers", "2"] : [])];
-  const server = await startServer({ name: `workers-${count}`, argv, core: count === 2 ? `${SERVER_CORE},${LOAD_CORE}` : SERVER_CORE, port, logFile: join(OUT, `workers-${count}-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+  const argv = [
+    BINARY,
+    "serve",
+    "--config",
+    config,
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    ...(count === 2 ? ["--workers", "2"] : []),
+  ];
+  const server = await startServer({
+    name: `workers-${count}`,
+    argv,
+    core: count === 2 ? `${SERVER_CORE},${LOAD_CORE}` : SERVER_CORE,
+    port,
+    logFile: join(OUT, `workers-${count}-${dataset.label}.log`),
+    readyTimeoutMs: 300_000,
+  });
   note(server.command);
   return server;
 }
@@ -147,7 +232,13 @@ async function startBaseline(dataset: Dataset): Promise<Server> {
   const db = join(OUT, `baseline-${dataset.label}.sqlite`);
   removeDatabase(db);
   const port = freePort();
-  const server = await startServer({ name: "baseline", argv: [process.execPath, join(ROOT, "bench/baselines/commit-per-request.ts"), "--port", String(port), "--db", db], core: SERVER_CORE, port, logFile: join(OUT, "baseline.log") });
+  const server = await startServer({
+    name: "baseline",
+    argv: [process.execPath, join(ROOT, "bench/baselines/commit-per-request.ts"), "--port", String(port), "--db", db],
+    core: SERVER_CORE,
+    port,
+    logFile: join(OUT, "baseline.log"),
+  });
   note(server.command);
   return server;
 }
@@ -181,7 +272,14 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
   let compareDb: string | null = null;
   try {
     const port = freePort();
-    const product = await startServer({ name: "product", argv: sandboxArgv(db, port), core: SERVER_CORE, port, logFile: join(OUT, `product-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+    const product = await startServer({
+      name: "product",
+      argv: sandboxArgv(db, port),
+      core: SERVER_CORE,
+      port,
+      logFile: join(OUT, `product-${dataset.label}.log`),
+      readyTimeoutMs: 300_000,
+    });
     servers.product = product;
     note(product.command);
     let token = await issueToken(product.base);
@@ -190,9 +288,18 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       .filter((s) => wanted(s.id))
       // The compared build serves its own file, so write scenarios compare too (each grows its own).
       // Measured right after the product (right before it in the reversed rounds): the pair's ratio is taken per round.
-      .map((s) => (compareBinary !== null && s.targets.includes("product") ? { ...s, targets: s.targets.flatMap((t) => (t === "product" ? ["product" as const, "compare" as const] : [t])) } : s));
+      .map((s) =>
+        compareBinary !== null && s.targets.includes("product")
+          ? {
+              ...s,
+              targets: s.targets.flatMap((t) => (t === "product" ? ["product" as const, "compare" as const] : [t])),
+            }
+          : s,
+      );
     const filters: FilterResult[] = wanted("filters") ? filterQueries(found).map((query) => ({ query, warm: [] })) : [];
-    log(`[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`);
+    log(
+      `[${dataset.label}] ${version}: ${list.map((s) => s.id).join(", ")}${filters.length ? `, ${filters.length} filter queries` : ""}`,
+    );
 
     servers.ceiling = await startCeiling(dataset, await captureRoutes(product, token, list));
     if (list.some((s) => s.targets.includes("baseline"))) servers.baseline = await startBaseline(dataset);
@@ -217,13 +324,24 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       log(`[${dataset.label}] seeding the dataset with the --compare build …`);
       compareDb = seededBy(compareBinary, dataset);
       const comparePort = freePort();
-      servers.compare = await startServer({ name: "compare", argv: sandboxArgv(compareDb, comparePort, compareBinary), core: SERVER_CORE, port: comparePort, logFile: join(OUT, `compare-${dataset.label}.log`), readyTimeoutMs: 300_000 });
+      servers.compare = await startServer({
+        name: "compare",
+        argv: sandboxArgv(compareDb, comparePort, compareBinary),
+        core: SERVER_CORE,
+        port: comparePort,
+        logFile: join(OUT, `compare-${dataset.label}.log`),
+        readyTimeoutMs: 300_000,
+      });
       note(servers.compare.command);
       tokens.compare = await issueToken(servers.compare.base);
     }
     const tokenFor = (target: Target) => tokens[target] ?? token;
 
-    const results: ScenarioResult[] = list.map((scenario) => ({ scenario, samples: {}, command: commandFor(product, scenario, token, loadSettings(settings.durationS)) }));
+    const results: ScenarioResult[] = list.map((scenario) => ({
+      scenario,
+      samples: {},
+      command: commandFor(product, scenario, token, loadSettings(settings.durationS)),
+    }));
     for (const r of results) note(r.command);
 
     // Cold and warm single requests first, while the database is as seeded.
@@ -234,13 +352,18 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     }
     for (const f of filters) f.single = await coldAndWarm(product, token, f.query.path, settings.coldSamples);
     // The website's search queries, one request at a time, never from the page cache.
-    const search = wanted("search") ? await runSearchBench(product.base, token, Math.max(9, settings.coldSamples), (line) => log(`[${dataset.label}] ${line}`)) : [];
+    const search = wanted("search")
+      ? await runSearchBench(product.base, token, Math.max(9, settings.coldSamples), (line) =>
+          log(`[${dataset.label}] ${line}`),
+        )
+      : [];
 
     const reads = results.filter((r) => !r.scenario.writes);
     const writes = results.filter((r) => r.scenario.writes);
     log(`[${dataset.label}] warm-up …`);
     for (const r of reads) {
-      for (const target of r.scenario.targets) await measure(servers[target]!, r.scenario, tokenFor(target), loadSettings(WARMUP_S), false);
+      for (const target of r.scenario.targets)
+        await measure(servers[target]!, r.scenario, tokenFor(target), loadSettings(WARMUP_S), false);
     }
 
     // Reads before writes: the write scenarios grow the database, which would drift the reads.
@@ -251,9 +374,17 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
         for (const target of Object.keys(tokens) as Target[]) tokens[target] = await issueToken(servers[target]!.base);
         for (const r of group) {
           for (const target of orderFor(r.scenario.targets, round)) {
-            const sample = await measureQuietly(servers[target]!, r.scenario, tokenFor(target), loadSettings(settings.durationS), target === "product" || target === "compare");
+            const sample = await measureQuietly(
+              servers[target]!,
+              r.scenario,
+              tokenFor(target),
+              loadSettings(settings.durationS),
+              target === "product" || target === "compare",
+            );
             (r.samples[target] ??= []).push(sample);
-            log(`[${dataset.label} r${round + 1}/${settings.rounds}] ${r.scenario.id.padEnd(13)} ${target.padEnd(8)} ${describe(sample)}`);
+            log(
+              `[${dataset.label} r${round + 1}/${settings.rounds}] ${r.scenario.id.padEnd(13)} ${target.padEnd(8)} ${describe(sample)}`,
+            );
           }
         }
         if (group === reads) {
@@ -262,17 +393,49 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
             // would all compute the same cold page at once (the product does not coalesce them).
             await timeGet(product.base, token, f.query.path);
             // No retries here: 28 queries per round, and their warm figures are the page cache's.
-            const sample = await measureQuietly(product, { id: "filter", title: f.query.filter, script: "bearer.lua", path: f.query.path, captures: [], targets: ["product"], writes: false }, token, { ...loadSettings(settings.filterDurationS), retries: 0 }, false);
+            const sample = await measureQuietly(
+              product,
+              {
+                id: "filter",
+                title: f.query.filter,
+                script: "bearer.lua",
+                path: f.query.path,
+                captures: [],
+                targets: ["product"],
+                writes: false,
+              },
+              token,
+              { ...loadSettings(settings.filterDurationS), retries: 0 },
+              false,
+            );
             f.warm.push(sample);
           }
-          if (filters.length) log(`[${dataset.label} r${round + 1}/${settings.rounds}] ${filters.length} filter queries done`);
+          if (filters.length)
+            log(`[${dataset.label} r${round + 1}/${settings.rounds}] ${filters.length} filter queries done`);
         }
       }
     }
-    if (filters[0]) note(wrkCommandLine({ url: product.base + filters[0].query.path, script: "bearer.lua", connections: settings.connections, durationS: settings.filterDurationS, core: LOAD_CORE, env: { BENCH_TOKEN: "" } }) + "   # and so on for each filter query");
+    if (filters[0])
+      note(
+        wrkCommandLine({
+          url: product.base + filters[0].query.path,
+          script: "bearer.lua",
+          connections: settings.connections,
+          durationS: settings.filterDurationS,
+          core: LOAD_CORE,
+          env: { BENCH_TOKEN: "" },
+        }) + "   # and so on for each filter query",
+      );
 
     const productSamples = [...results.flatMap((r) => r.samples.product ?? []), ...filters.flatMap((f) => f.warm)];
-    return { dataset, scenarios: results, filters, search, productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)), ...(seed ? { seed } : {}) };
+    return {
+      dataset,
+      scenarios: results,
+      filters,
+      search,
+      productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)),
+      ...(seed ? { seed } : {}),
+    };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
     await redis?.stop();
@@ -283,7 +446,14 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
 }
 
 function loadSettings(durationS: number): LoadSettings {
-  return { connections: settings.connections, durationS, serverCore: SERVER_CORE, loadCore: LOAD_CORE, runId, retries: settings.retries };
+  return {
+    connections: settings.connections,
+    durationS,
+    serverCore: SERVER_CORE,
+    loadCore: LOAD_CORE,
+    runId,
+    retries: settings.retries,
+  };
 }
 
 async function main(): Promise<void> {
@@ -323,15 +493,40 @@ async function main(): Promise<void> {
   }
   if (wanted("webhooks")) {
     const source = ensureDataset(DATASET_1K, log);
-    const result = await runWebhookScenario({ source, settings: loadSettings(settings.durationS), rounds: settings.rounds, serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
-    const context = { date, machine: `${machine.nproc} cores, ${machine.cpu}`, version, rounds: settings.rounds, durationS: settings.durationS, connections: settings.connections, load: loadAverage() };
+    const result = await runWebhookScenario({
+      source,
+      settings: loadSettings(settings.durationS),
+      rounds: settings.rounds,
+      serverCore: SERVER_CORE,
+      loadCore: LOAD_CORE,
+      log,
+    });
+    const context = {
+      date,
+      machine: `${machine.nproc} cores, ${machine.cpu}`,
+      version,
+      rounds: settings.rounds,
+      durationS: settings.durationS,
+      connections: settings.connections,
+      load: loadAverage(),
+    };
     writeWebhookSection(webhookSection(result, context));
     log("wrote the webhooks section of bench/RESULTS.md");
   }
   // 30 s of quiet on each side: the reference of the goal's ratio; a 10 s p99 of this load moved 2x between the two sides of one run.
   const feedRun = async (controlWindows?: number) => {
-    const result = await runFeedRunBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_FEED_RUN_PACE, quietS: 30, windowS: 10, controlWindows, log });
-    log(`wrote the ${writeFeedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` })} section of bench/RESULTS.md`);
+    const result = await runFeedRunBench({
+      serverCore: SERVER_CORE,
+      loadCore: LOAD_CORE,
+      ...DEFAULT_FEED_RUN_PACE,
+      quietS: 30,
+      windowS: 10,
+      controlWindows,
+      log,
+    });
+    log(
+      `wrote the ${writeFeedRunSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` })} section of bench/RESULTS.md`,
+    );
   };
   // Needs the 1M dataset: part of a full run with --1m, or asked for by name.
   if (only?.has("feed-run") || (only === null && flags["1m"])) await feedRun();
@@ -339,37 +534,69 @@ async function main(): Promise<void> {
   if (only?.has("feed-run-control")) await feedRun(15);
   if (wanted("inbound")) {
     const source = ensureDataset(DATASET_1K, log);
-    const result = await runInboundBench({ source, settings: loadSettings(settings.durationS), rounds: settings.rounds, log });
-    writeInboundSection(inboundSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}`, load: loadAverage() }));
+    const result = await runInboundBench({
+      source,
+      settings: loadSettings(settings.durationS),
+      rounds: settings.rounds,
+      log,
+    });
+    writeInboundSection(
+      inboundSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}`, load: loadAverage() }),
+    );
     log("wrote the inbound section of bench/RESULTS.md");
   }
   // Asked for by name only: two runs of a 20k-listing feed, one of them on a saturated core.
   if (only?.has("feed-run-one-core")) {
     const result = await runFeedRunOneCore({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
-    writeFeedRunOneCoreSection(feedRunOneCoreSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    writeFeedRunOneCoreSection(
+      feedRunOneCoreSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }),
+    );
     log("wrote the feed-run-one-core section of bench/RESULTS.md");
   }
   if (wanted("portal-feed")) {
-    const result = await runPortalFeedBench({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, ...DEFAULT_PORTAL_FEED_PACE, quietS: 10, windowS: 5, log });
-    writePortalFeedSection(portalFeedSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    const result = await runPortalFeedBench({
+      serverCore: SERVER_CORE,
+      loadCore: LOAD_CORE,
+      ...DEFAULT_PORTAL_FEED_PACE,
+      quietS: 10,
+      windowS: 5,
+      log,
+    });
+    writePortalFeedSection(
+      portalFeedSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }),
+    );
     log("wrote the portal-feed section of bench/RESULTS.md");
   }
   // Asked for by name only: a minute of 100 downloads and the settling after them.
   if (only?.has("portal-feed-burst")) {
     const result = await runPortalFeedBurst({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
-    writePortalFeedBurstSection(portalFeedBurstSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
+    writePortalFeedBurstSection(
+      portalFeedBurstSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }),
+    );
     log("wrote the portal-feed-burst section of bench/RESULTS.md");
   }
   // Needs the 1M dataset, like the feed-run: part of a full run with --1m, or asked for by name.
   if (only?.has("own-leads") || (only === null && flags["1m"])) {
-    const result = await runOwnLeadsBench({ settings: loadSettings(settings.durationS), rounds: settings.rounds, coldSamples: settings.coldSamples, serverCore: SERVER_CORE, warmupS: WARMUP_S, log });
+    const result = await runOwnLeadsBench({
+      settings: loadSettings(settings.durationS),
+      rounds: settings.rounds,
+      coldSamples: settings.coldSamples,
+      serverCore: SERVER_CORE,
+      warmupS: WARMUP_S,
+      log,
+    });
     writeOwnLeadsSection(ownLeadsSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
     log("wrote the own-leads section of bench/RESULTS.md");
   }
 }
 
 function writeReport(
-  results: DatasetResult[], imported: ImportBenchResult | null, machine: ReturnType<typeof describeMachine>, version: string, date: Date, started: number,
+  results: DatasetResult[],
+  imported: ImportBenchResult | null,
+  machine: ReturnType<typeof describeMachine>,
+  version: string,
+  date: Date,
+  started: number,
 ): void {
   const report = renderReport({
     date,
@@ -384,25 +611,35 @@ function writeReport(
     durationS: (performance.now() - started) / 1000,
   });
   // A partial run (--only, --compare) must not replace the full run's RESULTS.md.
-  const reportPath = only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
+  const reportPath =
+    only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
   writeFileSync(reportPath, report);
   if (compareBinary !== null) {
     // The ratios of the last --compare run keep a section of RESULTS.md; the rest of the file stays as the last full run wrote it.
-    const compareCommit = Bun.spawnSync(["git", "-C", dirname(compareBinary), "rev-parse", "--short", "HEAD"], { stdout: "pipe", stderr: "ignore" });
-    const section = compareSection(results, {
-      date,
-      version,
-      commit: machine.commit,
-      compareBinary,
-      compareCommit: compareCommit.exitCode === 0 ? compareCommit.stdout.toString().trim() : null,
-      settings,
-      argv: process.argv.slice(2),
-    }, { start: COMPARE_START, end: COMPARE_END });
+    const compareCommit = Bun.spawnSync(["git", "-C", dirname(compareBinary), "rev-parse", "--short", "HEAD"], {
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    const section = compareSection(
+      results,
+      {
+        date,
+        version,
+        commit: machine.commit,
+        compareBinary,
+        compareCommit: compareCommit.exitCode === 0 ? compareCommit.stdout.toString().trim() : null,
+        settings,
+        argv: process.argv.slice(2),
+      },
+      { start: COMPARE_START, end: COMPARE_END },
+    );
     writeMarkedSection(COMPARE_START, COMPARE_END, section);
     log("wrote the before/after (--compare) section of bench/RESULTS.md");
   }
   writeFileSync(join(OUT, `results-${runId}.json`), JSON.stringify(results, null, 1));
-  log(`${verdictTable(results)}\n\nwrote ${reportPath.replace(ROOT + "/", "")} (and raw figures in bench/out/results-${runId}.json)`);
+  log(
+    `${verdictTable(results)}\n\nwrote ${reportPath.replace(ROOT + "/", "")} (and raw figures in bench/out/results-${runId}.json)`,
+  );
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

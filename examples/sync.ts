@@ -38,7 +38,11 @@ export async function fullRead(base: string, token: string, copy: Map<string, un
   // Note the feed's head first: everything after it is caught up by following the feed.
   const head = (await get<Changes>(base, token, "/v1/changes?entity=properties&limit=1")).body.meta.head;
   for (let page = 1; ; page++) {
-    const { body } = await get<Page>(base, token, `/v1/properties?fields=${FIELDS}&sort=createdAt&limit=100&page=${page}`);
+    const { body } = await get<Page>(
+      base,
+      token,
+      `/v1/properties?fields=${FIELDS}&sort=createdAt&limit=100&page=${page}`,
+    );
     for (const listing of body.data) copy.set(listing.id, listing);
     if (page >= body.meta.totalPages) return head;
   }

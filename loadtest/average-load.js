@@ -1,8 +1,8 @@
 // Average load: the traffic an agency's server sees on a normal busy day, held long enough to
 // trust the percentiles. The baseline every other scenario is compared against.
 import { envDuration, envNumber } from "./lib/config.js";
-import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 import { NORMAL_BUDGET, SUMMARY_TREND_STATS, thresholds } from "./lib/thresholds.js";
+import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 
 const VUS = envNumber("VUS", 20);
 const RAMP_DURATION = envDuration("RAMP_DURATION", "2m");

@@ -3,8 +3,8 @@
 // latency cross the line, and the rate reached at that moment is the capacity.
 // Never point it at a server others depend on.
 import { envDuration, envNumber } from "./lib/config.js";
-import { partnerIteration, prepareRun } from "./lib/traffic.js";
 import { DEGRADED_BUDGET, SUMMARY_TREND_STATS, thresholds } from "./lib/thresholds.js";
+import { partnerIteration, prepareRun } from "./lib/traffic.js";
 
 const MAX_RATE = envNumber("MAX_RATE", 2000); // iterations (= requests) per second at the end
 const RAMP_DURATION = envDuration("RAMP_DURATION", "30m");

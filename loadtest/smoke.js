@@ -1,8 +1,8 @@
 // Smoke: one VU calls every endpoint a few times. Run it first, and after every deploy: if this
 // fails, the larger scenarios would only measure errors.
 import { sleep } from "k6";
-import { everyCallOnce, prepareRun } from "./lib/traffic.js";
 import { NORMAL_BUDGET, SUMMARY_TREND_STATS, thresholds } from "./lib/thresholds.js";
+import { everyCallOnce, prepareRun } from "./lib/traffic.js";
 
 /** @type {import("k6/options").Options} */
 export const options = {

@@ -2,8 +2,8 @@
 // runs cannot: memory growth, database files and WAL growing, latency drifting, and token
 // renewal (tokens live one hour, so every VU renews several times).
 import { envDuration, envNumber } from "./lib/config.js";
-import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 import { NORMAL_BUDGET, SUMMARY_TREND_STATS, thresholds } from "./lib/thresholds.js";
+import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 
 const VUS = envNumber("VUS", 20);
 const SOAK_DURATION = envDuration("SOAK_DURATION", "4h");

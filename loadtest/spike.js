@@ -1,8 +1,8 @@
 // Spike: a sudden burst (a portal re-syncing everything, a campaign going live) on top of a
 // small baseline, then a recovery period that shows whether the server comes back by itself.
 import { envNumber } from "./lib/config.js";
-import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 import { DEGRADED_BUDGET, SUMMARY_TREND_STATS, thresholds } from "./lib/thresholds.js";
+import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 
 const BASELINE_VUS = envNumber("BASELINE_VUS", 5);
 const SPIKE_VUS = envNumber("SPIKE_VUS", 200);

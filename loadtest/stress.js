@@ -1,8 +1,8 @@
 // Stress: well above the average load (3x by default) for a sustained period, to see how
 // latency and errors degrade when many partners sync at once.
 import { envNumber } from "./lib/config.js";
-import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 import { DEGRADED_BUDGET, SUMMARY_TREND_STATS, thresholds } from "./lib/thresholds.js";
+import { partnerIteration, prepareRun, thinkTime } from "./lib/traffic.js";
 
 const VUS = envNumber("VUS", 60);
 

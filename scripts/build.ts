@@ -16,14 +16,17 @@ function fail(message: string): never {
 
 let baseline = false;
 try {
-  baseline = parseArgs({ args: Bun.argv.slice(2), options: { baseline: { type: "boolean" } }, strict: true }).values.baseline === true;
+  baseline =
+    parseArgs({ args: Bun.argv.slice(2), options: { baseline: { type: "boolean" } }, strict: true }).values.baseline ===
+    true;
 } catch (error) {
   fail(`${(error as Error).message} (usage: bun run build [--baseline])`);
 }
 
 const os = process.platform;
 const arch = process.arch;
-if (os !== "linux" && os !== "darwin") fail(`no build for ${os}: partner-api runs on Linux (and macOS for development)`);
+if (os !== "linux" && os !== "darwin")
+  fail(`no build for ${os}: partner-api runs on Linux (and macOS for development)`);
 if (arch !== "x64" && arch !== "arm64") fail(`no build for the ${arch} CPU: Bun compiles for x64 and arm64`);
 if (baseline && arch !== "x64") fail("--baseline is for x64 CPUs without AVX2; arm64 has a single build");
 // The host's own target, so the smoke test below can run what was built.
@@ -32,7 +35,10 @@ const target = `bun-${os}-${arch}${baseline ? "-baseline" : ""}`;
 const build = Bun.spawnSync(
   [
     // The checkpointer's thread is a second entry point: Bun bundles a worker only when told.
-    process.execPath, "build", "src/main.ts", "src/db/checkpoint-worker.ts",
+    process.execPath,
+    "build",
+    "src/main.ts",
+    "src/db/checkpoint-worker.ts",
     "--compile",
     "--minify",
     "--sourcemap",

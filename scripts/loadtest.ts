@@ -4,14 +4,22 @@
 // /metrics at the end). Without --target it starts the compiled binary as a sandbox on a copy
 // of the data and stops it afterwards. Exits with k6's code (99: a threshold failed), or 2 when
 // the command itself cannot run, saying why.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { findTool } from "../test/helpers/tools.ts";
-import { k6Candidates, REPORTS_DIR, reportEnv, ROOT, scenarioNames, scenarioPath, type ReportPaths } from "./loadtest/k6.ts";
-import { describeLoad, watchMachine, type MachineLoad } from "./loadtest/machine.ts";
-import { startSandbox, type Sandbox } from "./loadtest/sandbox.ts";
+import {
+  k6Candidates,
+  REPORTS_DIR,
+  type ReportPaths,
+  ROOT,
+  reportEnv,
+  scenarioNames,
+  scenarioPath,
+} from "./loadtest/k6.ts";
+import { describeLoad, type MachineLoad, watchMachine } from "./loadtest/machine.ts";
+import { type Sandbox, startSandbox } from "./loadtest/sandbox.ts";
 
 const USAGE = `usage: bun run loadtest SCENARIO [--target URL] [--db FILE] [--pin] [--reports DIR] [-e NAME=VALUE]...
 
@@ -76,16 +84,29 @@ function parse(argv: string[]): Invocation {
     console.log(USAGE);
     process.exit(0);
   }
-  if (positionals.length !== 1) throw usageError(positionals.length === 0 ? "which scenario?" : `one scenario at a time, got ${positionals.join(" ")}`);
+  if (positionals.length !== 1)
+    throw usageError(
+      positionals.length === 0 ? "which scenario?" : `one scenario at a time, got ${positionals.join(" ")}`,
+    );
   const scenario = positionals[0]!.replace(/\.js$/, "");
   const script = scenarioPath(scenario);
-  if (script === null) throw usageError(`unknown scenario "${scenario}"; the scenarios are ${scenarioNames().join(", ")}`);
+  if (script === null)
+    throw usageError(`unknown scenario "${scenario}"; the scenarios are ${scenarioNames().join(", ")}`);
   for (const setting of values.e) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(setting)) throw usageError(`-e takes NAME=VALUE, got "${setting}"`);
   }
-  if (values.target !== undefined && values.db !== undefined) throw usageError("--db picks the sandbox's data; with --target there is no sandbox");
+  if (values.target !== undefined && values.db !== undefined)
+    throw usageError("--db picks the sandbox's data; with --target there is no sandbox");
   if (values.db !== undefined && !existsSync(values.db)) throw usageError(`--db ${values.db}: no such file`);
-  return { scenario, script, target: values.target ?? null, db: values.db ?? null, pin: values.pin, reports: resolve(values.reports), env: values.e };
+  return {
+    scenario,
+    script,
+    target: values.target ?? null,
+    db: values.db ?? null,
+    pin: values.pin,
+    reports: resolve(values.reports),
+    env: values.e,
+  };
 }
 
 /** k6 from the K6 variable (which must then exist), beside the repository, or on PATH. */
@@ -106,7 +127,8 @@ async function reachableTarget(target: string): Promise<string> {
   } catch {
     throw new CommandError(`--target ${target}: not a URL (expected something like http://127.0.0.1:8080)`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new CommandError(`--target ${target}: not an http(s) URL`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new CommandError(`--target ${target}: not an http(s) URL`);
   const base = url.href.replace(/\/+$/, "");
   try {
     const health = await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) });
@@ -137,9 +159,24 @@ function stripSetupData(summaryPath: string): void {
 }
 
 /** k6's exit code and the CPU seconds it used. */
-async function runK6(k6: string, run: Invocation, baseUrl: string, paths: ReportPaths): Promise<{ exitCode: number; cpuSeconds: number }> {
+async function runK6(
+  k6: string,
+  run: Invocation,
+  baseUrl: string,
+  paths: ReportPaths,
+): Promise<{ exitCode: number; cpuSeconds: number }> {
   const pin = run.pin ? ["taskset", "-c", String(K6_CORE)] : [];
-  const argv = [...pin, k6, "run", "-e", `BASE_URL=${baseUrl}`, ...run.env.flatMap((setting) => ["-e", setting]), "--summary-export", paths.json, run.script];
+  const argv = [
+    ...pin,
+    k6,
+    "run",
+    "-e",
+    `BASE_URL=${baseUrl}`,
+    ...run.env.flatMap((setting) => ["-e", setting]),
+    "--summary-export",
+    paths.json,
+    run.script,
+  ];
   console.error(`loadtest: ${argv.map((a) => (a.includes(" ") ? JSON.stringify(a) : a)).join(" ")}`);
   const proc = Bun.spawn(argv, {
     cwd: ROOT,
@@ -171,7 +208,8 @@ async function main(): Promise<number> {
   let cpuShares: { seconds: number; k6: number; server: number | null };
   try {
     if (workDir !== null) {
-      const source = run.db ?? (existsSync(join(ROOT, "data/sandbox.sqlite")) ? join(ROOT, "data/sandbox.sqlite") : null);
+      const source =
+        run.db ?? (existsSync(join(ROOT, "data/sandbox.sqlite")) ? join(ROOT, "data/sandbox.sqlite") : null);
       console.error(
         `loadtest: starting dist/partner-api (built ${statSync(BINARY).mtime.toISOString()}) as a sandbox on ` +
           (source === null ? "a freshly seeded dataset" : `a copy of ${relative(ROOT, source) || source}`),
@@ -196,12 +234,19 @@ async function main(): Promise<number> {
   }
 
   console.error("");
-  for (const [what, path] of [["HTML report", paths.html], ["JSON summary", paths.json], ["server /metrics", paths.metrics]] as const) {
+  for (const [what, path] of [
+    ["HTML report", paths.html],
+    ["JSON summary", paths.json],
+    ["server /metrics", paths.metrics],
+  ] as const) {
     if (existsSync(path)) console.error(`loadtest: ${what}: ${relative(process.cwd(), path)}`);
-    else if (what === "HTML report") console.error("loadtest: no HTML report (k6 writes none for a run shorter than a few seconds)");
+    else if (what === "HTML report")
+      console.error("loadtest: no HTML report (k6 writes none for a run shorter than a few seconds)");
   }
   const share = (cpu: number) => `${((cpu / cpuShares.seconds) * 100).toFixed(0)} % of a core`;
-  console.error(`loadtest: k6 used ${share(cpuShares.k6)}${cpuShares.server === null ? "" : `, the sandbox ${share(cpuShares.server)}`}`);
+  console.error(
+    `loadtest: k6 used ${share(cpuShares.k6)}${cpuShares.server === null ? "" : `, the sandbox ${share(cpuShares.server)}`}`,
+  );
   console.error(`loadtest: ${describeLoad(machineLoad)}`);
   console.error(`loadtest: k6 exited ${exitCode}${exitCode === 99 ? " (a threshold failed)" : ""}`);
   return exitCode;
@@ -210,7 +255,8 @@ async function main(): Promise<number> {
 try {
   process.exit(await main());
 } catch (error) {
-  const message = error instanceof CommandError && error.showUsage ? `${error.message}\n\n${USAGE}` : (error as Error).message;
+  const message =
+    error instanceof CommandError && error.showUsage ? `${error.message}\n\n${USAGE}` : (error as Error).message;
   console.error(`loadtest: ${message}`);
   process.exit(2);
 }

@@ -70,7 +70,10 @@ function commandName(usage: string): string {
 
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, each space a hyphen. */
 export function githubAnchor(heading: string): string {
-  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, "").replace(/ /g, "-");
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, "")
+    .replace(/ /g, "-");
 }
 
 /** The first sentence of a description, for the table of commands. */
@@ -99,7 +102,9 @@ export function renderCliPage(help: string = HELP): string {
   ];
   for (const command of commands) {
     const name = commandName(command.usage);
-    out.push(`| [\`${name.replace(/\|/g, "\\|")}\`](#${githubAnchor(name)}) | ${cell(firstSentence(command.description))} |`);
+    out.push(
+      `| [\`${name.replace(/\|/g, "\\|")}\`](#${githubAnchor(name)}) | ${cell(firstSentence(command.description))} |`,
+    );
   }
   for (const command of commands) {
     out.push("", `## \`${commandName(command.usage)}\``, "", "```", command.usage, "```");
@@ -143,7 +148,8 @@ function typeOf(schema: Schema): string {
   switch (schema.type) {
     case "string":
       parts.push("string");
-      if (schema.minLength !== undefined && schema.maxLength !== undefined) parts.push(`${schema.minLength}..${schema.maxLength} characters`);
+      if (schema.minLength !== undefined && schema.maxLength !== undefined)
+        parts.push(`${schema.minLength}..${schema.maxLength} characters`);
       else if (schema.minLength !== undefined) parts.push(`at least ${schema.minLength} characters`);
       else if (schema.maxLength !== undefined) parts.push(`at most ${schema.maxLength} characters`);
       if (schema.pattern !== undefined) parts.push(`matching ${code(schema.pattern)}`);
@@ -151,7 +157,8 @@ function typeOf(schema: Schema): string {
     case "integer":
     case "number":
       parts.push(String(schema.type));
-      if (schema.minimum !== undefined && schema.maximum !== undefined) parts.push(`${schema.minimum}..${schema.maximum}`);
+      if (schema.minimum !== undefined && schema.maximum !== undefined)
+        parts.push(`${schema.minimum}..${schema.maximum}`);
       else if (schema.minimum !== undefined) parts.push(`≥ ${schema.minimum}`);
       break;
     case "boolean":
@@ -159,7 +166,11 @@ function typeOf(schema: Schema): string {
       break;
     case "array": {
       const items = schema.items as Schema;
-      parts.push(items.type === "object" && items.patternProperties === undefined ? "array of objects (below)" : `array of ${typeOf(items)}`);
+      parts.push(
+        items.type === "object" && items.patternProperties === undefined
+          ? "array of objects (below)"
+          : `array of ${typeOf(items)}`,
+      );
       if (schema.minItems !== undefined) parts.push(`at least ${schema.minItems}`);
       if (schema.uniqueItems === true) parts.push("no repeats");
       break;
@@ -192,7 +203,8 @@ function rowsOf(schema: Schema, prefix: string): { rows: Row[]; nested: { path: 
     });
     if (value.type === "object" && value.properties !== undefined) nested.push({ path: key, schema: value });
     const items = value.items as Schema | undefined;
-    if (value.type === "array" && items?.type === "object" && items.properties !== undefined) nested.push({ path: `${key}[]`, schema: items });
+    if (value.type === "array" && items?.type === "object" && items.properties !== undefined)
+      nested.push({ path: `${key}[]`, schema: items });
   }
   return { rows, nested };
 }
@@ -201,7 +213,10 @@ function table(rows: Row[]): string[] {
   return [
     "| key | type | required | default | meaning |",
     "|---|---|---|---|---|",
-    ...rows.map((r) => `| \`${r.key}\` | ${cell(r.type)} | ${r.required ? "yes" : "no"} | ${cell(r.fallback)} | ${cell(r.description)} |`),
+    ...rows.map(
+      (r) =>
+        `| \`${r.key}\` | ${cell(r.type)} | ${r.required ? "yes" : "no"} | ${cell(r.fallback)} | ${cell(r.description)} |`,
+    ),
   ];
 }
 
@@ -228,7 +243,8 @@ export function renderConfigPage(schema: Schema = ConfigSchema as Schema): strin
     const { rows, nested } = rowsOf(section.schema, section.path === "" ? "" : `${section.path}.`);
     const heading = section.path === "" ? "Top-level keys" : `\`${section.path}\``;
     out.push("", `## ${heading}`, "");
-    if (section.schema.description !== undefined && section.path !== "") out.push(section.schema.description as string, "");
+    if (section.schema.description !== undefined && section.path !== "")
+      out.push(section.schema.description as string, "");
     out.push(...table(rows));
     sections.unshift(...nested);
   }

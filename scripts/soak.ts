@@ -11,8 +11,8 @@ import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { MixedLoad } from "./faults/lib/load.ts";
 import { finish, log } from "./faults/lib/report.ts";
-import { Server, type ProcStats } from "./faults/lib/server.ts";
-import { verified, verifyLeads, leadFigures } from "./faults/lib/verify.ts";
+import { type ProcStats, Server } from "./faults/lib/server.ts";
+import { leadFigures, verified, verifyLeads } from "./faults/lib/verify.ts";
 import { makeWorkspace } from "./faults/lib/workspace.ts";
 
 const { values } = parseArgs({
@@ -53,7 +53,9 @@ const sample = () => {
   return stats;
 };
 
-log(`soak: ${minutes} min on ${server.url}, ${values.clients} clients, ${values.sources} source addresses`, { ...sample()! });
+log(`soak: ${minutes} min on ${server.url}, ${values.clients} clients, ${values.sources} source addresses`, {
+  ...sample()!,
+});
 load.start();
 const endAt = started + minutes * 60_000;
 while (performance.now() < endAt && server.alive) {
@@ -69,7 +71,8 @@ const check = verifyLeads(workspace.dbPath, runId, load.acknowledged, load.uncer
 
 // Flat: the last fifth of the run against the second fifth (the first is warm-up: caches fill).
 // Medians, because a single RSS sample swings by tens of MiB with the garbage collector's timing.
-const window = (from: number, to: number) => samples.filter((s) => s.atSeconds >= from * minutes * 60 && s.atSeconds <= to * minutes * 60);
+const window = (from: number, to: number) =>
+  samples.filter((s) => s.atSeconds >= from * minutes * 60 && s.atSeconds <= to * minutes * 60);
 const median = (list: Sample[], key: "rssMiB" | "fds") => {
   const sorted = list.map((s) => s[key]).sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)]!;
@@ -82,25 +85,38 @@ const flat = rssGrowth < Math.max(25, median(early, "rssMiB") * 0.15) && fdGrowt
 const clean = load.problems.length === 0 && load.networkErrors === 0 && load.unexpected.size === 0;
 const first = samples[0]!;
 const lastSample = samples.at(-1)!;
-finish("soak", flat && clean && verified(check) && exit === 0, {
-  minutes,
-  requestsSent: load.sent,
-  requestsPerSecond: Math.round(load.sent / (minutes * 60)),
-  distinctSourceAddresses: Number(values.sources),
-  clients: Number(values.clients),
-  load: load.summary(),
-  rssMiB: {
-    start: first.rssMiB,
-    medianAfterWarmUp: median(early, "rssMiB"),
-    medianLastFifth: median(late, "rssMiB"),
-    end: lastSample.rssMiB,
-    max: Math.max(...samples.map((s) => s.rssMiB)),
-    lateMinusEarly: Math.round(rssGrowth * 10) / 10,
+finish(
+  "soak",
+  flat && clean && verified(check) && exit === 0,
+  {
+    minutes,
+    requestsSent: load.sent,
+    requestsPerSecond: Math.round(load.sent / (minutes * 60)),
+    distinctSourceAddresses: Number(values.sources),
+    clients: Number(values.clients),
+    load: load.summary(),
+    rssMiB: {
+      start: first.rssMiB,
+      medianAfterWarmUp: median(early, "rssMiB"),
+      medianLastFifth: median(late, "rssMiB"),
+      end: lastSample.rssMiB,
+      max: Math.max(...samples.map((s) => s.rssMiB)),
+      lateMinusEarly: Math.round(rssGrowth * 10) / 10,
+    },
+    databaseMB: {
+      start: Math.round(dbBytesAtStart / 1e5) / 10,
+      end: Math.round(statSync(workspace.dbPath).size / 1e5) / 10,
+    },
+    fds: {
+      start: first.fds,
+      afterWarmUp: Math.max(...early.map((s) => s.fds)),
+      end: lastSample.fds,
+      max: Math.max(...samples.map((s) => s.fds)),
+    },
+    ...leadFigures(check),
+    sigtermExit: exit,
+    problems: load.problems.slice(0, 20),
+    samples: samples.map((s) => [s.atSeconds, s.rssMiB, s.fds]),
   },
-  databaseMB: { start: Math.round(dbBytesAtStart / 1e5) / 10, end: Math.round(statSync(workspace.dbPath).size / 1e5) / 10 },
-  fds: { start: first.fds, afterWarmUp: Math.max(...early.map((s) => s.fds)), end: lastSample.fds, max: Math.max(...samples.map((s) => s.fds)) },
-  ...leadFigures(check),
-  sigtermExit: exit,
-  problems: load.problems.slice(0, 20),
-  samples: samples.map((s) => [s.atSeconds, s.rssMiB, s.fds]),
-}, workspace.dir);
+  workspace.dir,
+);

@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { feedMetricsRegistry } from "./agency/feed-runs/metrics.ts";
 import type { Logger } from "./logging.ts";
+import { WorkerMetrics } from "./metrics/cluster.ts";
 import { MetricsRegistry } from "./metrics/registry.ts";
 import { authModule } from "./modules/auth/index.ts";
 import { catalogModule } from "./modules/catalog/index.ts";
@@ -12,14 +13,13 @@ import { inboundModule } from "./modules/inbound/index.ts";
 import { leadsModule } from "./modules/leads/index.ts";
 import { metricsModule } from "./modules/metrics/index.ts";
 import { mayScrape, scrapeFacts } from "./modules/metrics/service.ts";
-import { WorkerMetrics } from "./metrics/cluster.ts";
 import type { BodyLimits } from "./modules/portal-feed/bodies.ts";
 import { portalFeedModule } from "./modules/portal-feed/index.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { searchModule } from "./modules/search/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
 import { createServerWebhooks, type ServerWebhooks } from "./modules/webhooks/service.ts";
-import { requestContext, serverPeerAddress, type PeerAddress } from "./plugins/context.ts";
+import { type PeerAddress, requestContext, serverPeerAddress } from "./plugins/context.ts";
 import { errorHandler } from "./plugins/errors.ts";
 import type { Runtime } from "./runtime.ts";
 
@@ -83,7 +83,14 @@ export function createApp(deps: AppDeps) {
   // "http://"; this server speaks plain HTTP, TLS ends at the proxy) gives every host the same
   // route; a trailing slash is the same route as without it, as the method table says too.
   const app = new Elysia({ name: "partner-api", handler: { standardHostname: false } })
-    .use(requestContext({ runtime, logger, peerAddress: deps.peerAddress ?? serverPeerAddress, requests: metrics.requests }))
+    .use(
+      requestContext({
+        runtime,
+        logger,
+        peerAddress: deps.peerAddress ?? serverPeerAddress,
+        requests: metrics.requests,
+      }),
+    )
     .use(
       errorHandler({
         logger,
@@ -104,7 +111,14 @@ export function createApp(deps: AppDeps) {
     .use(leadsModule(runtime))
     .use(inboundModule(runtime, { metrics, logger }))
     .use(changesModule(runtime))
-    .use(portalFeedModule(runtime, { metrics, logger, timeLimitMs: deps.portalFeedTimeLimitMs, bodyLimits: deps.portalFeedBodies }))
+    .use(
+      portalFeedModule(runtime, {
+        metrics,
+        logger,
+        timeLimitMs: deps.portalFeedTimeLimitMs,
+        bodyLimits: deps.portalFeedBodies,
+      }),
+    )
     .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime))
     .use(metricsModule(runtime, metrics, cluster));

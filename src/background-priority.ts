@@ -23,7 +23,11 @@
  */
 export async function lowerToBackground(pid: number, chrt: string | null = Bun.which("chrt")): Promise<string[]> {
   if (chrt === null) return ["chrt not found, so no SCHED_BATCH"];
-  const proc = Bun.spawn([chrt, "--all-tasks", "--batch", "--pid", "0", String(pid)], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const proc = Bun.spawn([chrt, "--all-tasks", "--batch", "--pid", "0", String(pid)], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
   return code === 0 ? [] : [`chrt: ${err.trim() || `exit code ${code}`}`];
 }

@@ -50,11 +50,7 @@ export class ApiError extends Error {
   }
 
   static validation(problems: FieldProblem[]): ApiError {
-    return new ApiError(
-      "VALIDATION_ERROR",
-      problems.map((p) => `${p.field}: ${p.message}`).join("; "),
-      problems,
-    );
+    return new ApiError("VALIDATION_ERROR", problems.map((p) => `${p.field}: ${p.message}`).join("; "), problems);
   }
 }
 

@@ -7,5 +7,7 @@ export const runsCompiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWi
 
 /** The command that runs this program again with `args`: the executable itself, or Bun on src/main.ts. */
 export function selfCommand(args: string[]): string[] {
-  return runsCompiled ? [process.execPath, ...args] : [process.execPath, fileURLToPath(new URL("./main.ts", import.meta.url)), ...args];
+  return runsCompiled
+    ? [process.execPath, ...args]
+    : [process.execPath, fileURLToPath(new URL("./main.ts", import.meta.url)), ...args];
 }

@@ -2,19 +2,20 @@
 // service for it, the open databases and the limiter state (which survives reloads). With
 // `redis` in the config the limits live in Redis, shared by every process (docs/reference/behaviour-extensions.md §15); while
 // Redis cannot answer, each process uses its own in-memory limiters.
+
+import { type Clock, wallClock } from "./clock.ts";
 import type { Client, RedisSettings, RuntimeConfig } from "./config/model.ts";
 import { Checkpointer } from "./db/checkpointer.ts";
 import { TenantRegistry } from "./db/tenants.ts";
 import { ApiError } from "./errors.ts";
 import type { LimitDecision } from "./limits/decision.ts";
-import { writeClientRateLimitHeaders, type HeaderRecord } from "./limits/headers.ts";
-import { wallClock, type Clock } from "./clock.ts";
+import { type HeaderRecord, writeClientRateLimitHeaders } from "./limits/headers.ts";
 import { SlidingWindowLimiter } from "./limits/sliding-window.ts";
-import { TokenBucketLimiter, type BucketShape } from "./limits/token-bucket.ts";
-import { silentLogger, type Logger } from "./logging.ts";
-import { settle, type Maybe } from "./maybe.ts";
+import { type BucketShape, TokenBucketLimiter } from "./limits/token-bucket.ts";
+import { type Logger, silentLogger } from "./logging.ts";
+import { type Maybe, settle } from "./maybe.ts";
 import { RedisConnection } from "./redis/connection.ts";
-import { SharedLimits, type Admission } from "./redis/limits.ts";
+import { type Admission, SharedLimits } from "./redis/limits.ts";
 import { InFlightLocks } from "./redis/locks.ts";
 import { RedisMetrics } from "./redis/metrics.ts";
 import { TokenService } from "./security/tokens.ts";
@@ -74,7 +75,8 @@ export class Runtime {
       this.tokens = new TokenService(config.jwtSecret, config.environment, this.clock);
     }
     const before = this.config.redis;
-    if (before?.url !== config.redis?.url || before?.keyPrefix !== config.redis?.keyPrefix) this.connectShared(config.redis);
+    if (before?.url !== config.redis?.url || before?.keyPrefix !== config.redis?.keyPrefix)
+      this.connectShared(config.redis);
     this.config = config;
   }
 
@@ -164,7 +166,8 @@ export class Runtime {
 
   private admitLocally(client: Client): Admission {
     const burst = this.burstFor(client)?.take(client.id) ?? null;
-    if (burst !== null && !burst.allowed) return { burst, window: this.windows.peek(client.id, client.rateLimitPerMinute) };
+    if (burst !== null && !burst.allowed)
+      return { burst, window: this.windows.peek(client.id, client.rateLimitPerMinute) };
     return { burst, window: this.windows.hit(client.id, client.rateLimitPerMinute) };
   }
 

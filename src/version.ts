@@ -4,5 +4,4 @@ import pkg from "../package.json" with { type: "json" };
 
 declare const PARTNER_API_VERSION: string | undefined;
 
-export const VERSION: string =
-  typeof PARTNER_API_VERSION === "string" ? PARTNER_API_VERSION : `${pkg.version}-dev`;
+export const VERSION: string = typeof PARTNER_API_VERSION === "string" ? PARTNER_API_VERSION : `${pkg.version}-dev`;

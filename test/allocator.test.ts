@@ -13,7 +13,11 @@ afterEach(() => {
 /** Records each execve asked for instead of making it. */
 function recorder() {
   const calls: { file: string; args: string[]; env: Record<string, string | undefined> }[] = [];
-  return { calls, execve: (file: string, args: string[], env: Record<string, string | undefined>) => void calls.push({ file, args, env }) };
+  return {
+    calls,
+    execve: (file: string, args: string[], env: Record<string, string | undefined>) =>
+      void calls.push({ file, args, env }),
+  };
 }
 
 describe("reexecForServer", () => {
@@ -35,7 +39,18 @@ describe("reexecForServer", () => {
   test("one-shot commands, no command and an unknown one are left alone", () => {
     delete process.env[PURGE_DELAY_VARIABLE];
     const { calls, execve } = recorder();
-    for (const command of ["import", "export", "backup", "feeds", "seed", "healthcheck", "--version", "servers", undefined]) reexecForServer(command, execve);
+    for (const command of [
+      "import",
+      "export",
+      "backup",
+      "feeds",
+      "seed",
+      "healthcheck",
+      "--version",
+      "servers",
+      undefined,
+    ])
+      reexecForServer(command, execve);
     expect(calls).toEqual([]);
   });
 

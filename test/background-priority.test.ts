@@ -3,8 +3,8 @@
 // process, on one core that a normal process keeps busy, still gets through its work.
 import { afterEach, describe, expect, test } from "bun:test";
 import { lowerToBackground } from "../src/background-priority.ts";
-import { toolForTests } from "./helpers/tools.ts";
 import { SCHED_BATCH, scheduling, threadPolicies } from "./helpers/sched.ts";
+import { toolForTests } from "./helpers/tools.ts";
 
 const TASKSET = toolForTests("taskset", ["taskset"], "it comes with util-linux");
 
@@ -15,7 +15,11 @@ afterEach(() => {
 
 /** A Bun process that idles: several threads, like a feed run's. */
 async function idler(): Promise<number> {
-  const proc = Bun.spawn([process.execPath, "-e", "setInterval(() => {}, 1000)"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([process.execPath, "-e", "setInterval(() => {}, 1000)"], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   spawned.push(proc);
   // Bun starts its threads as it boots: wait until there are several, as a running process has.
   for (let tries = 0; threadPolicies(proc.pid).length < 2 && tries < 100; tries++) await Bun.sleep(20);
@@ -47,12 +51,20 @@ describe("lowerToBackground", () => {
       const core = String(navigator.hardwareConcurrency - 1);
       // A third of a second of CPU, started once it has been lowered. Under SCHED_IDLE it got
       // about 0.3 % of the core and did not finish before the test's timeout.
-      const work = "for await (const _ of console) break; const end = process.cpuUsage().user + 300_000; while (process.cpuUsage().user < end) {} console.log('done');";
-      const worker = Bun.spawn([TASKSET!, "-c", core, process.execPath, "-e", work], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+      const work =
+        "for await (const _ of console) break; const end = process.cpuUsage().user + 300_000; while (process.cpuUsage().user < end) {} console.log('done');";
+      const worker = Bun.spawn([TASKSET!, "-c", core, process.execPath, "-e", work], {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "ignore",
+      });
       spawned.push(worker);
       for (let tries = 0; threadPolicies(worker.pid).length < 2 && tries < 100; tries++) await Bun.sleep(20);
       await lowerToBackground(worker.pid);
-      const busy = Bun.spawn([TASKSET!, "-c", core, process.execPath, "-e", "console.log('spinning'); for (;;) {}"], { stdout: "pipe", stderr: "ignore" });
+      const busy = Bun.spawn([TASKSET!, "-c", core, process.execPath, "-e", "console.log('spinning'); for (;;) {}"], {
+        stdout: "pipe",
+        stderr: "ignore",
+      });
       spawned.push(busy);
       const reader = busy.stdout.getReader();
       await reader.read(); // the busy process is spinning

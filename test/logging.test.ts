@@ -2,16 +2,26 @@
 // pipelines see one format whichever path wrote a line.
 import { describe, expect, test } from "bun:test";
 import pino from "pino";
-import { accessLine, accessLogger, type AccessEntry } from "../src/logging.ts";
+import { type AccessEntry, accessLine, accessLogger } from "../src/logging.ts";
 
 function pinoLine(entry: AccessEntry, time: number): string {
   const lines: string[] = [];
-  const logger = pino({ base: undefined, timestamp: () => `,"time":${time}` }, { write: (line: string) => void lines.push(line) });
+  const logger = pino(
+    { base: undefined, timestamp: () => `,"time":${time}` },
+    { write: (line: string) => void lines.push(line) },
+  );
   logger.info(entry);
   return lines.join("");
 }
 
-const entry: AccessEntry = { reqId: "5b1f0c3e-8f1e-4c5a-9d7b-0e2a4c6f8a10", clientId: "portal", method: "GET", route: "/v1/properties", status: 200, ms: 0.42 };
+const entry: AccessEntry = {
+  reqId: "5b1f0c3e-8f1e-4c5a-9d7b-0e2a4c6f8a10",
+  clientId: "portal",
+  method: "GET",
+  route: "/v1/properties",
+  status: 200,
+  ms: 0.42,
+};
 
 describe("access line", () => {
   test("is byte for byte pino's line for the same fields", () => {
@@ -21,7 +31,15 @@ describe("access line", () => {
   test("leaves out an unknown client and writes an unmatched route as null, as pino does", () => {
     const anonymous: AccessEntry = { ...entry, clientId: undefined, route: null, status: 404 };
     expect(accessLine(anonymous, 5)).toBe(pinoLine(anonymous, 5));
-    expect(JSON.parse(accessLine(anonymous, 5))).toEqual({ level: 30, time: 5, reqId: entry.reqId, method: "GET", route: null, status: 404, ms: 0.42 });
+    expect(JSON.parse(accessLine(anonymous, 5))).toEqual({
+      level: 30,
+      time: 5,
+      reqId: entry.reqId,
+      method: "GET",
+      route: null,
+      status: 404,
+      ms: 0.42,
+    });
   });
 
   test("escapes whatever a config or a caller put in the strings", () => {

@@ -36,17 +36,36 @@ async function createLead(request: Request): Promise<Response> {
   try {
     body = (await request.json()) as Record<string, unknown>;
   } catch {
-    return new Response('{"error":"body: must be valid JSON","code":"VALIDATION_ERROR"}', { status: 400, headers: json });
+    return new Response('{"error":"body: must be valid JSON","code":"VALIDATION_ERROR"}', {
+      status: 400,
+      headers: json,
+    });
   }
   const { name, email, phone, message } = body;
   if (!isText(name) || !isText(email) || !isText(phone) || !isText(message)) {
-    return new Response('{"error":"name, email, phone, message are required","code":"VALIDATION_ERROR"}', { status: 400, headers: json });
+    return new Response('{"error":"name, email, phone, message are required","code":"VALIDATION_ERROR"}', {
+      status: 400,
+      headers: json,
+    });
   }
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
   // Autocommit: this statement is its own transaction, durable before run() returns.
   insert.run(id, name, email, phone, message, now, now);
-  const lead = { id, name, email, phone, message, source: "API", status: "NEW_LEAD", priority: "MEDIUM", propertyId: null, interestedPropertyTitle: null, createdAt: now, updatedAt: now };
+  const lead = {
+    id,
+    name,
+    email,
+    phone,
+    message,
+    source: "API",
+    status: "NEW_LEAD",
+    priority: "MEDIUM",
+    propertyId: null,
+    interestedPropertyTitle: null,
+    createdAt: now,
+    updatedAt: now,
+  };
   return new Response(JSON.stringify({ data: lead }), { status: 201, headers: json });
 }
 

@@ -7,16 +7,23 @@
 //
 //   bun bench/baselines/limiter-switch.ts --port P --db FILE --limiter on|off|redis [--redis URL]
 import { parseArgs } from "node:util";
-import type { Client } from "../../src/config/model.ts";
 import { sandboxConfig } from "../../src/cli/sandbox.ts";
 import { startServer } from "../../src/cli/server.ts";
+import { wallClock } from "../../src/clock.ts";
+import type { Client } from "../../src/config/model.ts";
 import type { HeaderRecord } from "../../src/limits/headers.ts";
 import { createLogger } from "../../src/logging.ts";
 import { Runtime } from "../../src/runtime.ts";
-import { wallClock } from "../../src/clock.ts";
 
-const { values } = parseArgs({ options: { port: { type: "string" }, db: { type: "string" }, limiter: { type: "string" }, redis: { type: "string" } } });
-if (!values.port || !values.db || !["on", "off", "redis"].includes(values.limiter ?? "") || (values.limiter === "redis") !== (values.redis !== undefined)) {
+const { values } = parseArgs({
+  options: { port: { type: "string" }, db: { type: "string" }, limiter: { type: "string" }, redis: { type: "string" } },
+});
+if (
+  !values.port ||
+  !values.db ||
+  !["on", "off", "redis"].includes(values.limiter ?? "") ||
+  (values.limiter === "redis") !== (values.redis !== undefined)
+) {
   console.error("usage: bun bench/baselines/limiter-switch.ts --port P --db FILE --limiter on|off|redis [--redis URL]");
   process.exit(2);
 }
@@ -30,5 +37,6 @@ class RuntimeWithoutLimiter extends Runtime {
 const sandbox = sandboxConfig(values.db, 1_000_000_000);
 const config = values.redis === undefined ? sandbox : { ...sandbox, redis: { url: values.redis, keyPrefix: "bench:" } };
 const logger = createLogger({ pretty: false });
-const runtime = values.limiter === "off" ? new RuntimeWithoutLimiter(config) : new Runtime(config, wallClock, { logger });
+const runtime =
+  values.limiter === "off" ? new RuntimeWithoutLimiter(config) : new Runtime(config, wallClock, { logger });
 startServer({ runtime, logger, port: Number(values.port), host: "0.0.0.0", metrics: true });

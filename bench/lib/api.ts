@@ -14,9 +14,13 @@ export interface Captured {
 }
 
 export async function issueToken(base: string, key = API_KEY, secret = API_SECRET): Promise<string> {
-  const response = await fetch(`${base}/v1/auth/token`, { method: "POST", headers: { "X-API-Key": key, "X-API-Secret": secret } });
+  const response = await fetch(`${base}/v1/auth/token`, {
+    method: "POST",
+    headers: { "X-API-Key": key, "X-API-Secret": secret },
+  });
   const json = (await response.json()) as { data?: { token?: string } };
-  if (response.status !== 200 || typeof json.data?.token !== "string") throw new Error(`token request answered ${response.status}`);
+  if (response.status !== 200 || typeof json.data?.token !== "string")
+    throw new Error(`token request answered ${response.status}`);
   return json.data.token;
 }
 
@@ -33,7 +37,12 @@ let leadCounter = 0;
 export function leadBody(): string {
   leadCounter++;
   const id = `runner-${process.pid}-${leadCounter}`;
-  return JSON.stringify({ name: `Bench Lead ${id}`, email: `bench.${id}@example.com`, phone: "+55 11 91234-5678", message: `Tenho interesse no imovel. Ref ${id}` });
+  return JSON.stringify({
+    name: `Bench Lead ${id}`,
+    email: `bench.${id}@example.com`,
+    phone: "+55 11 91234-5678",
+    message: `Tenho interesse no imovel. Ref ${id}`,
+  });
 }
 
 export async function postLead(base: string, token: string): Promise<Response> {
@@ -56,7 +65,11 @@ export async function capture(base: string, token: string, method: "GET" | "POST
     method === "POST" && path === "/v1/auth/token"
       ? { method, headers: { "X-API-Key": API_KEY, "X-API-Secret": API_SECRET } }
       : method === "POST"
-        ? { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: leadBody() }
+        ? {
+            method,
+            headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+            body: leadBody(),
+          }
         : { method, headers: { Authorization: `Bearer ${token}` } };
   const response = await fetch(base + path, init);
   const body = await response.text();

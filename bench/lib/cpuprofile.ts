@@ -29,7 +29,8 @@ export function summarise(profile: Profile, top: number): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
-  const frame = (n: ProfileNode) => `${n.callFrame.functionName || "(anonymous)"}${n.callFrame.url ? `  ${n.callFrame.url.replace(/^.*\/(src|node_modules)\//, "$1/")}:${n.callFrame.lineNumber + 1}` : ""}`;
+  const frame = (n: ProfileNode) =>
+    `${n.callFrame.functionName || "(anonymous)"}${n.callFrame.url ? `  ${n.callFrame.url.replace(/^.*\/(src|node_modules)\//, "$1/")}:${n.callFrame.lineNumber + 1}` : ""}`;
   // A native function ("get", "Response") says little alone: name the JavaScript that called it.
   const caller = (n: ProfileNode): string => {
     for (let up = parent.get(n.id); up !== undefined; up = parent.get(up)) {
@@ -56,8 +57,19 @@ export function summarise(profile: Profile, top: number): string {
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([key, us]) => `${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`);
-  return [`total sampled: ${(total / 1000).toFixed(0)} ms`, "", "self time by function:", ...lines(self, top), "", "self time by place:", ...lines(folders, 15)].join("\n");
+      .map(
+        ([key, us]) =>
+          `${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`,
+      );
+  return [
+    `total sampled: ${(total / 1000).toFixed(0)} ms`,
+    "",
+    "self time by function:",
+    ...lines(self, top),
+    "",
+    "self time by place:",
+    ...lines(folders, 15),
+  ].join("\n");
 }
 
 if (import.meta.main) {

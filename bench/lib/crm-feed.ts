@@ -13,25 +13,61 @@ const TIMELINE = { startMs: END_MS - 2 * 365 * 86_400_000, endMs: END_MS };
 
 /** The Portuguese type name → VRSync usage and bare type, as CRMs split them. */
 const TYPES: Readonly<Record<string, [usage: string, type: string]>> = {
-  Apartamento: ["Residential", "Apartment"], Casa: ["Residential", "Home"], "Casa de Condomínio": ["Residential", "Condo"],
-  Cobertura: ["Residential", "Penthouse"], Kitnet: ["Residential", "Kitnet"], Studio: ["Residential", "Studio"],
-  Flat: ["Residential", "Flat"], Loft: ["Residential", "Loft"], Sobrado: ["Residential", "Sobrado"],
-  Terreno: ["Residential", "Land Lot"], Chácara: ["Residential", "Farm Ranch"], Sítio: ["Residential", "Agricultural"],
-  "Sala Comercial": ["Commercial", "Office"], Loja: ["Commercial", "Loja"], Galpão: ["Commercial", "Industrial"],
+  Apartamento: ["Residential", "Apartment"],
+  Casa: ["Residential", "Home"],
+  "Casa de Condomínio": ["Residential", "Condo"],
+  Cobertura: ["Residential", "Penthouse"],
+  Kitnet: ["Residential", "Kitnet"],
+  Studio: ["Residential", "Studio"],
+  Flat: ["Residential", "Flat"],
+  Loft: ["Residential", "Loft"],
+  Sobrado: ["Residential", "Sobrado"],
+  Terreno: ["Residential", "Land Lot"],
+  Chácara: ["Residential", "Farm Ranch"],
+  Sítio: ["Residential", "Agricultural"],
+  "Sala Comercial": ["Commercial", "Office"],
+  Loja: ["Commercial", "Loja"],
+  Galpão: ["Commercial", "Industrial"],
 };
-const FEATURES = ["Pool", "Gym", "Barbecue Grill", "Playground", "Party Room", "Elevator", "Sauna", "Gourmet Area", "Concierge", "Garden"];
-const ROOMS = ["Fachada", "Sala de estar", "Sala de jantar", "Cozinha", "Quarto", "Suíte", "Banheiro", "Varanda", "Área de serviço", "Vista"];
+const FEATURES = [
+  "Pool",
+  "Gym",
+  "Barbecue Grill",
+  "Playground",
+  "Party Room",
+  "Elevator",
+  "Sauna",
+  "Gourmet Area",
+  "Concierge",
+  "Garden",
+];
+const ROOMS = [
+  "Fachada",
+  "Sala de estar",
+  "Sala de jantar",
+  "Cozinha",
+  "Quarto",
+  "Suíte",
+  "Banheiro",
+  "Varanda",
+  "Área de serviço",
+  "Vista",
+];
 const DISPLAY = ["All", "All", "All", "All", "All", "All", "All", "Street", "Street", "Neighborhood"];
 
-const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-const tag = (name: string, value: string | number | null, attrs = "") => (value === null ? "" : `<${name}${attrs}>${typeof value === "number" ? value : escape(value)}</${name}>`);
+const escape = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const tag = (name: string, value: string | number | null, attrs = "") =>
+  value === null ? "" : `<${name}${attrs}>${typeof value === "number" ? value : escape(value)}</${name}>`;
 
 function listingXml(p: PropertyRecord, index: number, codePrefix: string): string {
   const code = codePrefix + (p.code ?? `IM-${String(index + 1).padStart(6, "0")}`);
   const [usage, type] = TYPES[p.propertyType] ?? ["Residential", "Apartment"];
   const transaction = p.operationType === "SALE" ? (p.rentalPrice !== null ? "Sale/Rent" : "For Sale") : "For Rent";
-  const photos = Array.from({ length: PHOTOS_PER_LISTING }, (_, i) =>
-    `        <Item medium="image" caption="${ROOMS[i % ROOMS.length]} ${Math.floor(i / ROOMS.length) + 1}"${i === 0 ? ' primary="true"' : ""}>` +
+  const photos = Array.from(
+    { length: PHOTOS_PER_LISTING },
+    (_, i) =>
+      `        <Item medium="image" caption="${ROOMS[i % ROOMS.length]} ${Math.floor(i / ROOMS.length) + 1}"${i === 0 ? ' primary="true"' : ""}>` +
       `https://cdn.crm-exemplo.com.br/imoveis/${code}/fotos/${String(i + 1).padStart(4, "0")}-${p.id.slice(0, 8)}.jpg</Item>\n`,
   ).join("");
   const features = FEATURES.filter((_, i) => (index + i) % 3 === 0);

@@ -10,15 +10,26 @@
 import { Database } from "bun:sqlite";
 import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET, issueToken } from "./api.ts";
 import { ensureCrmFeed } from "./import-bench.ts";
+import {
+  DEFAULT_PACE,
+  describeLoad,
+  LOAD_TABLE_HEAD,
+  type Load,
+  loadAverage,
+  loadRow,
+  type PacedScenarioSettings,
+  pacedPartners,
+  READ_PATH,
+  STALLS_NOTE,
+} from "./paced.ts";
 import { freePort, rssKb, startServer } from "./proc.ts";
-import { BINARY, DATASET_1M, ensureDataset, OUT, removeDatabase, ROOT } from "./product.ts";
-import { DEFAULT_PACE, describeLoad, type Load, LOAD_TABLE_HEAD, loadAverage, loadRow, pacedPartners, type PacedScenarioSettings, READ_PATH, STALLS_NOTE } from "./paced.ts";
+import { BINARY, DATASET_1M, ensureDataset, OUT, ROOT, removeDatabase } from "./product.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
 import { lowerMedian as median, pooledPercentile } from "./stats.ts";
-import { wrkCommandLine, type WrkResult } from "./wrk.ts";
-import { hashSecret } from "../../src/security/secrets.ts";
+import { type WrkResult, wrkCommandLine } from "./wrk.ts";
 
 export const FEED_RUN_LISTINGS = 100_000;
 /** The issue's goals: lead p99 ≤ 100 ms during the run, read p99 ≤ 2× quiet, no 503. */
@@ -95,9 +106,30 @@ function writeConfig(path: string, db: string, feedUrl: string | null): void {
       environment: "sandbox",
       jwtSecret: "bench-secret-long-enough-for-the-feed-run-scenario",
       databases: { bench: db },
-      clients: [{ id: "sandbox", apiKey: API_KEY, secretHash: hashSecret(API_SECRET), database: "bench", rateLimitPerMinute: 1_000_000_000 }],
+      clients: [
+        {
+          id: "sandbox",
+          apiKey: API_KEY,
+          secretHash: hashSecret(API_SECRET),
+          database: "bench",
+          rateLimitPerMinute: 1_000_000_000,
+        },
+      ],
       // Partial: the feed's listings are new (their own codes); the 1M seeded ones stay as they are.
-      feeds: feedUrl === null ? [] : [{ id: "crm", database: "bench", url: feedUrl, every: "1h", mode: "partial", timeout: "30m", maxBytes: 4 * 1024 ** 3 }],
+      feeds:
+        feedUrl === null
+          ? []
+          : [
+              {
+                id: "crm",
+                database: "bench",
+                url: feedUrl,
+                every: "1h",
+                mode: "partial",
+                timeout: "30m",
+                maxBytes: 4 * 1024 ** 3,
+              },
+            ],
     }),
   );
 }
@@ -116,15 +148,32 @@ export async function runFeedRunBench(settings: FeedRunSettings): Promise<FeedRu
     port: 0,
     hostname: "127.0.0.1",
     idleTimeout: 0,
-    fetch: () => new Response(Bun.file(feed), { headers: { "content-type": "application/xml", etag: `"${statSync(feed).mtimeMs}"` } }),
+    fetch: () =>
+      new Response(Bun.file(feed), {
+        headers: { "content-type": "application/xml", etag: `"${statSync(feed).mtimeMs}"` },
+      }),
   });
   const config = join(OUT, "feed-run.json");
   writeConfig(config, db, null);
   const port = freePort();
   const argv = [BINARY, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"];
-  const server = await startServer({ name: "feed-run", argv, core: settings.serverCore, port, logFile: join(OUT, "feed-run.log"), readyTimeoutMs: 300_000 });
+  const server = await startServer({
+    name: "feed-run",
+    argv,
+    core: settings.serverCore,
+    port,
+    logFile: join(OUT, "feed-run.log"),
+    readyTimeoutMs: 300_000,
+  });
   const token = await issueToken(server.base);
-  const partners = pacedPartners({ base: server.base, token, core: settings.loadCore, label: "feed-run", leads: settings.leads, reads: settings.reads });
+  const partners = pacedPartners({
+    base: server.base,
+    token,
+    core: settings.loadCore,
+    label: "feed-run",
+    leads: settings.leads,
+    reads: settings.reads,
+  });
   const load = partners.load;
   const describe = describeLoad;
   const before = loadAverage();
@@ -135,9 +184,11 @@ export async function runFeedRunBench(settings: FeedRunSettings): Promise<FeedRu
     const state = new Database(db, { readonly: true });
     const triggered = Date.now();
     const finished = () =>
-      state.query<{ outcome: string; started: number; finished: number; summary: string | null }, [number]>(
-        "SELECT last_outcome AS outcome, last_started_at AS started, last_finished_at AS finished, last_summary AS summary FROM feed_runs WHERE feed_id = 'crm' AND last_finished_at > ?",
-      ).get(triggered);
+      state
+        .query<{ outcome: string; started: number; finished: number; summary: string | null }, [number]>(
+          "SELECT last_outcome AS outcome, last_started_at AS started, last_finished_at AS finished, last_summary AS summary FROM feed_runs WHERE feed_id = 'crm' AND last_finished_at > ?",
+        )
+        .get(triggered);
     const control = settings.controlWindows;
     const sampler = sampleTree(server.pid);
     if (control === undefined) {
@@ -158,9 +209,19 @@ export async function runFeedRunBench(settings: FeedRunSettings): Promise<FeedRu
     log(`feed-run quiet after: ${describe(quietAfter)}`);
     const runSeconds = ran === null ? 0 : (ran.finished - ran.started) / 1000;
     const outcome = ran === null ? "no run (control)" : ran.outcome;
-    log(`feed-run: ${outcome} in ${runSeconds.toFixed(1)} s; server peak RSS ${rss.server.toFixed(0)} MiB, run's process ${rss.child.toFixed(0)} MiB`);
+    log(
+      `feed-run: ${outcome} in ${runSeconds.toFixed(1)} s; server peak RSS ${rss.server.toFixed(0)} MiB, run's process ${rss.child.toFixed(0)} MiB`,
+    );
     return {
-      settings: { serverCore: settings.serverCore, loadCore: settings.loadCore, leads: settings.leads, reads: settings.reads, quietS: settings.quietS, windowS: settings.windowS, controlWindows: control },
+      settings: {
+        serverCore: settings.serverCore,
+        loadCore: settings.loadCore,
+        leads: settings.leads,
+        reads: settings.reads,
+        quietS: settings.quietS,
+        windowS: settings.windowS,
+        controlWindows: control,
+      },
       feedMiB: statSync(feed).size / 1_048_576,
       quiet,
       quietAfter,
@@ -170,9 +231,11 @@ export async function runFeedRunBench(settings: FeedRunSettings): Promise<FeedRu
       summary: ran?.summary ? JSON.parse(ran.summary) : null,
       serverPeakRssMiB: rss.server,
       childPeakRssMiB: rss.child,
-      commands: [server.command, wrkCommandLine(partners.run("leads", settings.windowS)), wrkCommandLine(partners.run("reads", settings.windowS))].map((c) =>
-        c.replaceAll(ROOT + "/", ""),
-      ),
+      commands: [
+        server.command,
+        wrkCommandLine(partners.run("leads", settings.windowS)),
+        wrkCommandLine(partners.run("reads", settings.windowS)),
+      ].map((c) => c.replaceAll(ROOT + "/", "")),
       loadAverage: { before, after: loadAverage() },
     };
   } finally {
@@ -195,7 +258,8 @@ function marks(id: string): [string, string] {
 /** The scenario's section of RESULTS.md, with the goals' verdicts (the control's: its figures only). */
 function feedRunSection(result: FeedRunResult, context: { date: Date; version: string; machine: string }): string {
   const control = result.settings.controlWindows !== undefined;
-  const verdict = (ok: boolean, where = "") => (control ? "no verdict, no run" : `${ok ? "**met**" : "**missed**"}${where}`);
+  const verdict = (ok: boolean, where = "") =>
+    control ? "no verdict, no run" : `${ok ? "**met**" : "**missed**"}${where}`;
   const scope = control ? "over all the windows" : "over the whole run";
   const leadP99s = result.windows.map((w) => w.leads.p99Ms);
   const readP99s = result.windows.map((w) => w.reads.p99Ms);
@@ -204,7 +268,10 @@ function feedRunSection(result: FeedRunResult, context: { date: Date; version: s
   // The p99 of every request of the run, its windows pooled, against the same of both quiet
   // measurements pooled: what the issue asks, "read p99 during the run" over "the same with no run".
   const pooledP99 = (loads: Load[], pick: (l: Load) => WrkResult) =>
-    pooledPercentile(loads.map((l) => ({ requests: pick(l).requests, quantiles: pick(l).quantilesUs ?? [] })), 99) / 1000;
+    pooledPercentile(
+      loads.map((l) => ({ requests: pick(l).requests, quantiles: pick(l).quantilesUs ?? [] })),
+      99,
+    ) / 1000;
   const quietLoads = [result.quiet, result.quietAfter];
   const runRead = pooledP99(result.windows, (l) => l.reads);
   const noRunRead = pooledP99(quietLoads, (l) => l.reads);
@@ -212,41 +279,49 @@ function feedRunSection(result: FeedRunResult, context: { date: Date; version: s
   const noRunLead = pooledP99(quietLoads, (l) => l.leads);
   // Window by window, against the quieter of the two quiet measurements (the strictest view).
   const quietRead = Math.min(result.quiet.reads.p99Ms, result.quietAfter.reads.p99Ms);
-  const errors = (pick: (l: Load) => WrkResult) => result.windows.reduce((sum, w) => sum + pick(w).non2xx + pick(w).socketErrors, 0);
+  const errors = (pick: (l: Load) => WrkResult) =>
+    result.windows.reduce((sum, w) => sum + pick(w).non2xx + pick(w).socketErrors, 0);
   const row = loadRow;
   const { leads, reads } = result.settings;
   const id = sectionId(result);
-  return markedSection(...marks(id), [
-    control
-      ? "## Feed run, the control: the same measurement with no run"
-      : `## Feed run: ${FEED_RUN_LISTINGS.toLocaleString("en-US")} listings pulled into a served 1M database`,
-    "",
-    `\`bun run bench --only ${id}\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
-    `\`serve\` on core ${result.settings.serverCore} (its feed run in a child process on the same core, under SCHED_BATCH since issue 42; SCHED_IDLE at nice 10 before); wrk, the feed server and the runner on core ${result.settings.loadCore}.`,
-    control
-      ? `No feed is configured: ${result.windows.length} windows of the partners' load between the two quiet measurements, as a run would have them, to show how far the figures below move with nothing running.`
-      : `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, started by SIGHUP after the quiet measurement.`,
-    `Partners at a steady pace: lead creations from ${leads.connections} connections pausing ${leads.pauseMs} ms after each answer, reads of \`${READ_PATH}\` from ${reads.connections} pausing ${reads.pauseMs} ms.`,
-    "",
-    ...LOAD_TABLE_HEAD,
-    row(`quiet before (${result.settings.quietS} s)`, result.quiet),
-    ...result.windows.map((w, i) => row(`${control ? "window" : "run"} ${i + 1} (${result.settings.windowS} s)`, w)),
-    row(`quiet after (${result.settings.quietS} s)`, result.quietAfter),
-    "",
-    STALLS_NOTE,
-    "",
-    control
-      ? "- No run: these are the figures the scenario above would report if its run cost nothing."
-      : `- The run: **${result.outcome}** in **${result.runSeconds.toFixed(1)} s** (\`${JSON.stringify(result.summary)}\`); peak RSS of the run's process ${result.childPeakRssMiB.toFixed(0)} MiB, of the server ${result.serverPeakRssMiB.toFixed(0)} MiB.`,
-    `- Lead p99 ${scope} (its windows pooled): ${runLead.toFixed(1)} ms, ${noRunLead.toFixed(1)} ms in the quiet measurements (pooled): ${(runLead / noRunLead).toFixed(2)}×. Worst window ${worstLead.toFixed(1)} ms, median window ${median(leadP99s).toFixed(1)} ms. Goal ≤ ${FEED_RUN_TARGETS.leadP99Ms} ms: ${verdict(worstLead <= FEED_RUN_TARGETS.leadP99Ms, " (in the worst window)")}.`,
-    `- Read p99 ${scope} (its windows pooled): ${runRead.toFixed(1)} ms, ${noRunRead.toFixed(1)} ms in the quiet measurements (pooled): **${(runRead / noRunRead).toFixed(2)}×**; goal ≤ ${FEED_RUN_TARGETS.readP99Ratio}×: ${verdict(runRead / noRunRead <= FEED_RUN_TARGETS.readP99Ratio)}.`,
-    `- Read p99 window by window, against the quieter quiet measurement (${quietRead.toFixed(1)} ms): median window ${median(readP99s).toFixed(1)} ms (${(median(readP99s) / quietRead).toFixed(2)}×), worst window ${worstRead.toFixed(1)} ms (${(worstRead / quietRead).toFixed(2)}×). The worst of ${result.windows.length} windows over the better of two quiet ones is the noisiest view: see the scenario's note in bench/README.md.`,
-    `- Errors ${control ? "in the windows" : "during the run"} (non-2xx and socket errors): leads ${errors((l) => l.leads)}, reads ${errors((l) => l.reads)}; goal 0 503s: ${verdict(errors((l) => l.leads) === 0)}.`,
-  ], result.commands);
+  return markedSection(
+    ...marks(id),
+    [
+      control
+        ? "## Feed run, the control: the same measurement with no run"
+        : `## Feed run: ${FEED_RUN_LISTINGS.toLocaleString("en-US")} listings pulled into a served 1M database`,
+      "",
+      `\`bun run bench --only ${id}\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
+      `\`serve\` on core ${result.settings.serverCore} (its feed run in a child process on the same core, under SCHED_BATCH since issue 42; SCHED_IDLE at nice 10 before); wrk, the feed server and the runner on core ${result.settings.loadCore}.`,
+      control
+        ? `No feed is configured: ${result.windows.length} windows of the partners' load between the two quiet measurements, as a run would have them, to show how far the figures below move with nothing running.`
+        : `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, started by SIGHUP after the quiet measurement.`,
+      `Partners at a steady pace: lead creations from ${leads.connections} connections pausing ${leads.pauseMs} ms after each answer, reads of \`${READ_PATH}\` from ${reads.connections} pausing ${reads.pauseMs} ms.`,
+      "",
+      ...LOAD_TABLE_HEAD,
+      row(`quiet before (${result.settings.quietS} s)`, result.quiet),
+      ...result.windows.map((w, i) => row(`${control ? "window" : "run"} ${i + 1} (${result.settings.windowS} s)`, w)),
+      row(`quiet after (${result.settings.quietS} s)`, result.quietAfter),
+      "",
+      STALLS_NOTE,
+      "",
+      control
+        ? "- No run: these are the figures the scenario above would report if its run cost nothing."
+        : `- The run: **${result.outcome}** in **${result.runSeconds.toFixed(1)} s** (\`${JSON.stringify(result.summary)}\`); peak RSS of the run's process ${result.childPeakRssMiB.toFixed(0)} MiB, of the server ${result.serverPeakRssMiB.toFixed(0)} MiB.`,
+      `- Lead p99 ${scope} (its windows pooled): ${runLead.toFixed(1)} ms, ${noRunLead.toFixed(1)} ms in the quiet measurements (pooled): ${(runLead / noRunLead).toFixed(2)}×. Worst window ${worstLead.toFixed(1)} ms, median window ${median(leadP99s).toFixed(1)} ms. Goal ≤ ${FEED_RUN_TARGETS.leadP99Ms} ms: ${verdict(worstLead <= FEED_RUN_TARGETS.leadP99Ms, " (in the worst window)")}.`,
+      `- Read p99 ${scope} (its windows pooled): ${runRead.toFixed(1)} ms, ${noRunRead.toFixed(1)} ms in the quiet measurements (pooled): **${(runRead / noRunRead).toFixed(2)}×**; goal ≤ ${FEED_RUN_TARGETS.readP99Ratio}×: ${verdict(runRead / noRunRead <= FEED_RUN_TARGETS.readP99Ratio)}.`,
+      `- Read p99 window by window, against the quieter quiet measurement (${quietRead.toFixed(1)} ms): median window ${median(readP99s).toFixed(1)} ms (${(median(readP99s) / quietRead).toFixed(2)}×), worst window ${worstRead.toFixed(1)} ms (${(worstRead / quietRead).toFixed(2)}×). The worst of ${result.windows.length} windows over the better of two quiet ones is the noisiest view: see the scenario's note in bench/README.md.`,
+      `- Errors ${control ? "in the windows" : "during the run"} (non-2xx and socket errors): leads ${errors((l) => l.leads)}, reads ${errors((l) => l.reads)}; goal 0 503s: ${verdict(errors((l) => l.leads) === 0)}.`,
+    ],
+    result.commands,
+  );
 }
 
 /** Writes the result's section of RESULTS.md; returns which section it was. */
-export function writeFeedRunSection(result: FeedRunResult, context: { date: Date; version: string; machine: string }): string {
+export function writeFeedRunSection(
+  result: FeedRunResult,
+  context: { date: Date; version: string; machine: string },
+): string {
   const id = sectionId(result);
   writeMarkedSection(...marks(id), feedRunSection(result, context));
   return id;

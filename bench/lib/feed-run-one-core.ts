@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET, issueToken } from "./api.ts";
 import { ensureCrmFeed } from "./import-bench.ts";
-import { freePort, startServer } from "./proc.ts";
-import { DATASET_1K, ensureDataset, OUT, removeDatabase, ROOT } from "./product.ts";
 import { loadAverage, READ_PATH } from "./paced.ts";
+import { freePort, startServer } from "./proc.ts";
+import { DATASET_1K, ensureDataset, OUT, ROOT, removeDatabase } from "./product.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
 import { pooledPercentile } from "./stats.ts";
-import { runWrk, wrkCommandLine, type WrkResult, type WrkRun } from "./wrk.ts";
+import { runWrk, type WrkResult, type WrkRun, wrkCommandLine } from "./wrk.ts";
 
 export const ONE_CORE_LISTINGS = 20_000;
 /** The issue's goals: the run within 3× its unloaded time; lead p99 ≤ 100 ms, max < 1 s. */
@@ -54,8 +54,19 @@ function writeConfig(path: string, db: string, feedUrl: string | null): void {
       environment: "sandbox",
       jwtSecret: "bench-secret-long-enough-for-the-one-core-feed-run",
       databases: { bench: db },
-      clients: [{ id: "sandbox", apiKey: API_KEY, secretHash: hashSecret(API_SECRET), database: "bench", rateLimitPerMinute: 1_000_000_000 }],
-      feeds: feedUrl === null ? [] : [{ id: "crm", database: "bench", url: feedUrl, every: "1h", mode: "partial", timeout: "30m" }],
+      clients: [
+        {
+          id: "sandbox",
+          apiKey: API_KEY,
+          secretHash: hashSecret(API_SECRET),
+          database: "bench",
+          rateLimitPerMinute: 1_000_000_000,
+        },
+      ],
+      feeds:
+        feedUrl === null
+          ? []
+          : [{ id: "crm", database: "bench", url: feedUrl, every: "1h", mode: "partial", timeout: "30m" }],
     }),
     { mode: 0o600 },
   );
@@ -74,7 +85,12 @@ function wrkRun(base: string, token: string, core: number, mode: "leads" | "read
   };
 }
 
-async function phase(loaded: boolean, feedUrl: string, settings: { serverCore: number; loadCore: number; log: (line: string) => void }, commands: string[]): Promise<OneCorePhase> {
+async function phase(
+  loaded: boolean,
+  feedUrl: string,
+  settings: { serverCore: number; loadCore: number; log: (line: string) => void },
+  commands: string[],
+): Promise<OneCorePhase> {
   const { log } = settings;
   const db = join(OUT, "feed-run-one-core.sqlite");
   removeDatabase(db);
@@ -82,13 +98,36 @@ async function phase(loaded: boolean, feedUrl: string, settings: { serverCore: n
   const config = join(OUT, "feed-run-one-core.json");
   writeConfig(config, db, null);
   const port = freePort();
-  const argv = [join(ROOT, "dist/partner-api"), "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"];
-  const server = await startServer({ name: "feed-run-one-core", argv, core: settings.serverCore, port, logFile: join(OUT, "feed-run-one-core.log") });
+  const argv = [
+    join(ROOT, "dist/partner-api"),
+    "serve",
+    "--config",
+    config,
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+  ];
+  const server = await startServer({
+    name: "feed-run-one-core",
+    argv,
+    core: settings.serverCore,
+    port,
+    logFile: join(OUT, "feed-run-one-core.log"),
+  });
   try {
     const token = await issueToken(server.base);
-    if (commands.length === 0) commands.push(server.command, wrkCommandLine(wrkRun(server.base, token, settings.loadCore, "leads", WINDOW_S)), wrkCommandLine(wrkRun(server.base, token, settings.loadCore, "reads", WINDOW_S)));
+    if (commands.length === 0)
+      commands.push(
+        server.command,
+        wrkCommandLine(wrkRun(server.base, token, settings.loadCore, "leads", WINDOW_S)),
+        wrkCommandLine(wrkRun(server.base, token, settings.loadCore, "reads", WINDOW_S)),
+      );
     // Warm-up, unmeasured: the server's caches and JIT, the load at its pace.
-    await Promise.all([runWrk(wrkRun(server.base, token, settings.loadCore, "leads", 2)), ...(loaded ? [runWrk(wrkRun(server.base, token, settings.loadCore, "reads", 2))] : [])]);
+    await Promise.all([
+      runWrk(wrkRun(server.base, token, settings.loadCore, "leads", 2)),
+      ...(loaded ? [runWrk(wrkRun(server.base, token, settings.loadCore, "reads", 2))] : []),
+    ]);
     const control: OneCorePhase["control"] = { leads: [], reads: [] };
     for (let i = 0; i < CONTROL_WINDOWS; i++) {
       const [l, r] = await Promise.all([
@@ -97,7 +136,9 @@ async function phase(loaded: boolean, feedUrl: string, settings: { serverCore: n
       ]);
       control.leads.push(l);
       if (r !== null) control.reads.push(r);
-      log(`feed-run-one-core ${loaded ? "loaded" : "unloaded"} control window ${i + 1} (no run): leads p99 ${l.p99Ms.toFixed(1)} ms max ${((l.quantilesUs?.at(-1) ?? 0) / 1000).toFixed(0)} ms${r ? `, reads ${r.rps.toFixed(0)}/s` : ""}`);
+      log(
+        `feed-run-one-core ${loaded ? "loaded" : "unloaded"} control window ${i + 1} (no run): leads p99 ${l.p99Ms.toFixed(1)} ms max ${((l.quantilesUs?.at(-1) ?? 0) / 1000).toFixed(0)} ms${r ? `, reads ${r.rps.toFixed(0)}/s` : ""}`,
+      );
     }
     const state = new Database(db, { readonly: true });
     const triggered = Date.now();
@@ -120,20 +161,34 @@ async function phase(loaded: boolean, feedUrl: string, settings: { serverCore: n
       leads.push(l);
       if (r !== null) reads.push(r);
       const maxMs = (l.quantilesUs?.at(-1) ?? 0) / 1000;
-      log(`feed-run-one-core ${loaded ? "loaded" : "unloaded"} window ${leads.length}: leads ${l.rps.toFixed(0)}/s p99 ${l.p99Ms.toFixed(1)} ms max ${maxMs.toFixed(0)} ms${r ? `, reads ${r.rps.toFixed(0)}/s p99 ${r.p99Ms.toFixed(1)} ms` : ""}`);
+      log(
+        `feed-run-one-core ${loaded ? "loaded" : "unloaded"} window ${leads.length}: leads ${l.rps.toFixed(0)}/s p99 ${l.p99Ms.toFixed(1)} ms max ${maxMs.toFixed(0)} ms${r ? `, reads ${r.rps.toFixed(0)}/s p99 ${r.p99Ms.toFixed(1)} ms` : ""}`,
+      );
       ran = finished();
     }
     state.close();
     const runSeconds = (ran.finished - ran.started) / 1000;
     log(`feed-run-one-core ${loaded ? "loaded" : "unloaded"}: ${ran.outcome} in ${runSeconds.toFixed(1)} s`);
-    return { loaded, control, runSeconds, outcome: ran.outcome, summary: ran.summary ? JSON.parse(ran.summary) : null, leads, reads };
+    return {
+      loaded,
+      control,
+      runSeconds,
+      outcome: ran.outcome,
+      summary: ran.summary ? JSON.parse(ran.summary) : null,
+      leads,
+      reads,
+    };
   } finally {
     await server.stop();
     removeDatabase(db);
   }
 }
 
-export async function runFeedRunOneCore(settings: { serverCore: number; loadCore: number; log: (line: string) => void }): Promise<OneCoreResult> {
+export async function runFeedRunOneCore(settings: {
+  serverCore: number;
+  loadCore: number;
+  log: (line: string) => void;
+}): Promise<OneCoreResult> {
   const feed = await ensureCrmFeed(join(ROOT, "bench/datasets"), ONE_CORE_LISTINGS, settings.log, "ONECORE-");
   const crm = Bun.serve({
     port: 0,
@@ -174,9 +229,15 @@ function leadFigures(leads: WrkResult[]): { p99: number; max: number; requests: 
   };
 }
 
-const readRate = (reads: WrkResult[]) => (reads.length === 0 ? "none" : `${(reads.reduce((n, r) => n + r.requests, 0) / (reads.length * WINDOW_S)).toFixed(0)}/s`);
+const readRate = (reads: WrkResult[]) =>
+  reads.length === 0
+    ? "none"
+    : `${(reads.reduce((n, r) => n + r.requests, 0) / (reads.length * WINDOW_S)).toFixed(0)}/s`;
 
-export function feedRunOneCoreSection(result: OneCoreResult, context: { date: Date; version: string; machine: string }): string {
+export function feedRunOneCoreSection(
+  result: OneCoreResult,
+  context: { date: Date; version: string; machine: string },
+): string {
   const ratio = result.loaded.runSeconds / result.unloaded.runSeconds;
   const busy = leadFigures(result.loaded.leads);
   const busyControl = leadFigures(result.loaded.control.leads);
@@ -186,26 +247,35 @@ export function feedRunOneCoreSection(result: OneCoreResult, context: { date: Da
     return `| ${label} | ${run} | ${f.requests} | ${f.p99.toFixed(1)} | ${f.max.toFixed(0)} | ${f.errors} | ${readRate(reads)} |`;
   };
   const runOf = (p: OneCorePhase) => `${p.outcome} in ${p.runSeconds.toFixed(1)} s`;
-  return markedSection(...MARKS, [
-    `## Feed run on one busy core: ${ONE_CORE_LISTINGS.toLocaleString("en-US")} listings while reads saturate the server's core`,
-    "",
-    `\`bun run bench --only feed-run-one-core\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
-    `\`serve\` pinned to core ${result.serverCore} (its feed run in a child process on that core, under SCHED_BATCH at the server's nice value); wrk and the feed server on core ${result.loadCore}.`,
-    `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, into a fresh copy of the 1k dataset, started by SIGHUP. Both runs are from this one run of the runner.`,
-    `Lead creations from ${LEADS.connections} connections pausing ${LEADS.pauseMs} ms after each answer, in both runs; in the loaded run, list reads (\`${READ_PATH}\`) from ${READS.connections} connections with no pause, saturating the core.`,
-    "",
-    "| measurement | feed run | leads created | lead p99 ms | lead max ms | lead errors | reads |",
-    "|---|---|---|---|---|---|---|",
-    row(`unloaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", result.unloaded.control.leads, []),
-    row("unloaded, the run", runOf(result.unloaded), result.unloaded.leads, []),
-    row(`loaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", result.loaded.control.leads, result.loaded.control.reads),
-    row("loaded, the run", runOf(result.loaded), result.loaded.leads, result.loaded.reads),
-    "",
-    `- The run loaded over unloaded: **${ratio.toFixed(2)}×**; goal ≤ ${ONE_CORE_TARGETS.runRatio}×: ${verdict(ratio <= ONE_CORE_TARGETS.runRatio)}.`,
-    `- Lead creation during the loaded run (its windows pooled): p99 **${busy.p99.toFixed(1)} ms**, goal ≤ ${ONE_CORE_TARGETS.leadP99Ms} ms: ${verdict(busy.p99 <= ONE_CORE_TARGETS.leadP99Ms)}; max **${busy.max.toFixed(0)} ms**, goal < ${ONE_CORE_TARGETS.leadMaxMs} ms: ${verdict(busy.max < ONE_CORE_TARGETS.leadMaxMs)}. The same load with no run just before: p99 ${busyControl.p99.toFixed(1)} ms, max ${busyControl.max.toFixed(0)} ms (the run's cost: ${(busy.p99 / busyControl.p99).toFixed(2)}× on p99).`,
-    "- The machine is shared with other engineers' work: the load averages above, and the reads a second with no run, say how much of core 0 this run had.",
-    "- Before (SCHED_IDLE, the probe of issue 42 on this machine): the run made no progress while the reads lasted (a minute) and one lead creation took 5,003.72 ms.",
-  ], result.commands);
+  return markedSection(
+    ...MARKS,
+    [
+      `## Feed run on one busy core: ${ONE_CORE_LISTINGS.toLocaleString("en-US")} listings while reads saturate the server's core`,
+      "",
+      `\`bun run bench --only feed-run-one-core\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
+      `\`serve\` pinned to core ${result.serverCore} (its feed run in a child process on that core, under SCHED_BATCH at the server's nice value); wrk and the feed server on core ${result.loadCore}.`,
+      `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, into a fresh copy of the 1k dataset, started by SIGHUP. Both runs are from this one run of the runner.`,
+      `Lead creations from ${LEADS.connections} connections pausing ${LEADS.pauseMs} ms after each answer, in both runs; in the loaded run, list reads (\`${READ_PATH}\`) from ${READS.connections} connections with no pause, saturating the core.`,
+      "",
+      "| measurement | feed run | leads created | lead p99 ms | lead max ms | lead errors | reads |",
+      "|---|---|---|---|---|---|---|",
+      row(`unloaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", result.unloaded.control.leads, []),
+      row("unloaded, the run", runOf(result.unloaded), result.unloaded.leads, []),
+      row(
+        `loaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`,
+        "none",
+        result.loaded.control.leads,
+        result.loaded.control.reads,
+      ),
+      row("loaded, the run", runOf(result.loaded), result.loaded.leads, result.loaded.reads),
+      "",
+      `- The run loaded over unloaded: **${ratio.toFixed(2)}×**; goal ≤ ${ONE_CORE_TARGETS.runRatio}×: ${verdict(ratio <= ONE_CORE_TARGETS.runRatio)}.`,
+      `- Lead creation during the loaded run (its windows pooled): p99 **${busy.p99.toFixed(1)} ms**, goal ≤ ${ONE_CORE_TARGETS.leadP99Ms} ms: ${verdict(busy.p99 <= ONE_CORE_TARGETS.leadP99Ms)}; max **${busy.max.toFixed(0)} ms**, goal < ${ONE_CORE_TARGETS.leadMaxMs} ms: ${verdict(busy.max < ONE_CORE_TARGETS.leadMaxMs)}. The same load with no run just before: p99 ${busyControl.p99.toFixed(1)} ms, max ${busyControl.max.toFixed(0)} ms (the run's cost: ${(busy.p99 / busyControl.p99).toFixed(2)}× on p99).`,
+      "- The machine is shared with other engineers' work: the load averages above, and the reads a second with no run, say how much of core 0 this run had.",
+      "- Before (SCHED_IDLE, the probe of issue 42 on this machine): the run made no progress while the reads lasted (a minute) and one lead creation took 5,003.72 ms.",
+    ],
+    result.commands,
+  );
 }
 
 export function writeFeedRunOneCoreSection(section: string): void {

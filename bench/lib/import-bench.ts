@@ -27,14 +27,21 @@ export interface ImportBenchResult {
 export const IMPORT_TARGETS = { firstSeconds: 40, firstRssMiB: 512, againSeconds: 25 } as const;
 
 /** The feed file for `listings` listings (codes after `codePrefix`), generated once into `datasets`. */
-export async function ensureCrmFeed(datasets: string, listings: number, log: (line: string) => void, codePrefix = ""): Promise<string> {
+export async function ensureCrmFeed(
+  datasets: string,
+  listings: number,
+  log: (line: string) => void,
+  codePrefix = "",
+): Promise<string> {
   mkdirSync(datasets, { recursive: true });
   const feed = join(datasets, `crm-feed-${codePrefix}${listings}x${PHOTOS_PER_LISTING}.xml`);
   if (!existsSync(feed)) {
     const started = performance.now();
     await writeCrmFeed(`${feed}.tmp`, listings, codePrefix);
     Bun.spawnSync(["mv", `${feed}.tmp`, feed]);
-    log(`generated ${feed}: ${listings.toLocaleString("en-US")} listings, ${(statSync(feed).size / 1_048_576).toFixed(0)} MiB in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    log(
+      `generated ${feed}: ${listings.toLocaleString("en-US")} listings, ${(statSync(feed).size / 1_048_576).toFixed(0)} MiB in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
   }
   return feed;
 }
@@ -49,18 +56,46 @@ function peakRssMiB(report: string): number {
   return Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)?.[1] ?? NaN) / 1024;
 }
 
-async function timedImport(command: string[], db: string, feed: string, core: number, label: string): Promise<ImportRun> {
+async function timedImport(
+  command: string[],
+  db: string,
+  feed: string,
+  core: number,
+  label: string,
+): Promise<ImportRun> {
   // The report goes to a file: read through a pipe, it was sometimes cut short.
   const report = `${db}.time.txt`;
-  const child = Bun.spawn(["/usr/bin/time", "-v", "-o", report, "taskset", "-c", String(core), ...command, "import", "--db", db, feed, "--json"], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = Bun.spawn(
+    [
+      "/usr/bin/time",
+      "-v",
+      "-o",
+      report,
+      "taskset",
+      "-c",
+      String(core),
+      ...command,
+      "import",
+      "--db",
+      db,
+      feed,
+      "--json",
+    ],
+    {
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
   const exitCode = await child.exited;
   const timing = await Bun.file(report).text();
-  if (exitCode !== 0) throw new Error(`import ${label} failed (exit ${exitCode}):\n${stderr}\n${timing}\n${stdout.slice(0, 2000)}`);
-  const { rejections: _r, warningList: _w, ...summary } = JSON.parse(stdout.trim().split("\n").pop() || "{}") as Record<string, unknown>;
+  if (exitCode !== 0)
+    throw new Error(`import ${label} failed (exit ${exitCode}):\n${stderr}\n${timing}\n${stdout.slice(0, 2000)}`);
+  const {
+    rejections: _r,
+    warningList: _w,
+    ...summary
+  } = JSON.parse(stdout.trim().split("\n").pop() || "{}") as Record<string, unknown>;
   return { label, seconds: wallSeconds(timing), peakRssMiB: peakRssMiB(timing), exitCode, summary };
 }
 
@@ -85,10 +120,19 @@ export async function runImportBench(options: {
     const runs: ImportRun[] = [];
     for (const label of ["into a new database", "again, unchanged"]) {
       const run = await timedImport(options.command, db, feed, options.core, label);
-      options.log(`import ${label}: ${run.seconds.toFixed(1)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB, exit ${run.exitCode}, ${JSON.stringify(run.summary)}`);
+      options.log(
+        `import ${label}: ${run.seconds.toFixed(1)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB, exit ${run.exitCode}, ${JSON.stringify(run.summary)}`,
+      );
       runs.push(run);
     }
-    return { command, listings, photos: listings * PHOTOS_PER_LISTING, feedMiB: statSync(feed).size / 1_048_576, runs, databaseMiB: statSync(db).size / 1_048_576 };
+    return {
+      command,
+      listings,
+      photos: listings * PHOTOS_PER_LISTING,
+      feedMiB: statSync(feed).size / 1_048_576,
+      runs,
+      databaseMiB: statSync(db).size / 1_048_576,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

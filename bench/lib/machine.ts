@@ -19,7 +19,9 @@ function sh(argv: string[], cwd?: string): string {
 }
 
 export function loadAverage(): string {
-  return loadavg().map((l) => l.toFixed(2)).join(" ");
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 }
 
 export function describeMachine(root: string): Machine {

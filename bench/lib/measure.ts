@@ -1,10 +1,10 @@
 // One measurement: wrk against one server for one scenario, while the server's resident
 // memory and the foreign load on its core are sampled. Also the cold/warm single requests.
 import { postLead, timeGet } from "./api.ts";
-import { coreMeter, processCpuS, sampleRss, waitForQuiet, type Server } from "./proc.ts";
+import { coreMeter, processCpuS, type Server, sampleRss, waitForQuiet } from "./proc.ts";
 import type { Scenario } from "./scenarios.ts";
-import { spread, type Spread } from "./stats.ts";
-import { runWrk, wrkCommandLine, type WrkResult, type WrkRun } from "./wrk.ts";
+import { type Spread, spread } from "./stats.ts";
+import { runWrk, type WrkResult, type WrkRun, wrkCommandLine } from "./wrk.ts";
 
 export interface LoadSettings {
   connections: number;
@@ -28,7 +28,13 @@ const contention = (s: Sample) => Math.max(s.foreign, s.foreignLoad);
  * Measures after waiting for a quiet machine, and measures again (up to `retries` times)
  * when others still took a large share of a core; keeps the least disturbed measurement.
  */
-export async function measureQuietly(server: Server, scenario: Scenario, token: string, settings: LoadSettings, withProbe: boolean): Promise<Sample> {
+export async function measureQuietly(
+  server: Server,
+  scenario: Scenario,
+  token: string,
+  settings: LoadSettings,
+  withProbe: boolean,
+): Promise<Sample> {
   let best: Sample | undefined;
   let attempt = 0;
   while (attempt <= settings.retries) {
@@ -62,7 +68,13 @@ export interface Sample extends WrkResult {
 /** Connections of the read probe beside a write load: a CRM polling, not a second load. */
 const PROBE_CONNECTIONS = 2;
 
-export function wrkRunFor(server: Server, scenario: Pick<Scenario, "script" | "path" | "args" | "env">, token: string, settings: LoadSettings, connections = settings.connections): WrkRun {
+export function wrkRunFor(
+  server: Server,
+  scenario: Pick<Scenario, "script" | "path" | "args" | "env">,
+  token: string,
+  settings: LoadSettings,
+  connections = settings.connections,
+): WrkRun {
   const run: WrkRun = {
     url: server.base + scenario.path,
     script: scenario.script,
@@ -75,7 +87,13 @@ export function wrkRunFor(server: Server, scenario: Pick<Scenario, "script" | "p
   return run;
 }
 
-export async function measure(server: Server, scenario: Scenario, token: string, settings: LoadSettings, withProbe: boolean): Promise<Sample> {
+export async function measure(
+  server: Server,
+  scenario: Scenario,
+  token: string,
+  settings: LoadSettings,
+  withProbe: boolean,
+): Promise<Sample> {
   const rss = sampleRss(server.pid);
   const serverCore = coreMeter(settings.serverCore);
   const serverCpu = processCpuS(server.pid);
@@ -92,7 +110,16 @@ export async function measure(server: Server, scenario: Scenario, token: string,
   const foreign = serverCore.stop(serverCpuS);
   const runner = process.cpuUsage(runnerCpu);
   const foreignLoad = loadCore.stop(main.cpuS + (probed?.cpuS ?? 0) + (runner.user + runner.system) / 1e6);
-  const sample: Sample = { ...main, rssKb: memory.rss, rssAnonKb: memory.anon, foreign, foreignLoad, attempts: 1, waitedS: 0, serverCpuS };
+  const sample: Sample = {
+    ...main,
+    rssKb: memory.rss,
+    rssAnonKb: memory.anon,
+    foreign,
+    foreignLoad,
+    attempts: 1,
+    waitedS: 0,
+    serverCpuS,
+  };
   if (probed) sample.probe = probed;
   return sample;
 }
@@ -114,7 +141,12 @@ export interface SingleTimings {
  * page can answer, property pages included (a lead creation leaves those valid). Timed from
  * the runner, one request at a time.
  */
-export async function coldAndWarm(server: Server, token: string, path: string, samples: number): Promise<SingleTimings> {
+export async function coldAndWarm(
+  server: Server,
+  token: string,
+  path: string,
+  samples: number,
+): Promise<SingleTimings> {
   const cold: number[] = [];
   const warm: number[] = [];
   for (let i = 0; i < samples; i++) {

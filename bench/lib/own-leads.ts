@@ -12,16 +12,16 @@
 import { Database } from "bun:sqlite";
 import { copyFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hashSecret } from "../../src/security/secrets.ts";
 import { getJson, issueToken, postLead, timeGet } from "./api.ts";
-import { measure, measureQuietly, type LoadSettings, type SingleTimings, type Sample } from "./measure.ts";
+import { type LoadSettings, measure, measureQuietly, type Sample, type SingleTimings } from "./measure.ts";
 import { assignOwners, type OwnerAssignment } from "./owners.ts";
-import { freePort, processCpuS, startServer, type Server } from "./proc.ts";
-import { BINARY, DATASET_1M, ensureDataset, OUT, removeDatabase, ROOT } from "./product.ts";
+import { freePort, processCpuS, type Server, startServer } from "./proc.ts";
+import { BINARY, DATASET_1M, ensureDataset, OUT, ROOT, removeDatabase } from "./product.ts";
 import type { Scenario } from "./scenarios.ts";
 import { writeMarkedSection } from "./sections.ts";
-import { ratio, spread, type Spread } from "./stats.ts";
+import { ratio, type Spread, spread } from "./stats.ts";
 import { wrkCommandLine } from "./wrk.ts";
-import { hashSecret } from "../../src/security/secrets.ts";
 
 export const OWNERS = Array.from({ length: 20 }, (_, i) => `portal-${String(i + 1).padStart(2, "0")}`);
 const PORTAL = "portal-07";
@@ -105,30 +105,53 @@ type Page = { data: { id: string }[]; meta: { total: number } };
  * The queries with their totals and pages, each checked against the file: meta.total equals a
  * count of the reader's leads, and the page's ids are those of the same page read with OFFSET.
  */
-async function planQueries(base: string, tokens: Record<Reader, string>, file: string, exactness: string[]): Promise<OwnQuery[]> {
+async function planQueries(
+  base: string,
+  tokens: Record<Reader, string>,
+  file: string,
+  exactness: string[],
+): Promise<OwnQuery[]> {
   const db = new Database(file, { readonly: true });
   try {
     const queries: OwnQuery[] = [];
     for (const list of LISTS) {
       for (const reader of READERS) {
-        const conditions = [...(reader === PORTAL ? [`created_by = '${PORTAL}'`] : []), ...(list.status ? ["status = 'NEW_LEAD'"] : [])];
+        const conditions = [
+          ...(reader === PORTAL ? [`created_by = '${PORTAL}'`] : []),
+          ...(list.status ? ["status = 'NEW_LEAD'"] : []),
+        ];
         const where = conditions.length > 0 ? conditions.join(" AND ") : "1 = 1";
         const counted = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM leads WHERE ${where}`).get()!.n;
         const first = await getJson<Page>(base, tokens[reader], listPath(reader, list.status, 1, 20));
-        if (first.meta.total !== counted) throw new Error(`${reader} ${list.id}: meta.total ${first.meta.total}, the file counts ${counted}`);
+        if (first.meta.total !== counted)
+          throw new Error(`${reader} ${list.id}: meta.total ${first.meta.total}, the file counts ${counted}`);
         const limit = list.deep ? DEEP_LIMIT : 20;
         const page = list.deep ? Math.max(1, Math.round((counted * DEEP_SHARE) / limit)) : 1;
         const path = listPath(reader, list.status, page, limit);
         const got = await getJson<Page>(base, tokens[reader], path);
         const ids = db
-          .query<{ id: string }, [number, number]>(`SELECT id FROM leads WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+          .query<{ id: string }, [number, number]>(
+            `SELECT id FROM leads WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+          )
           .all(limit, (page - 1) * limit)
           .map((r) => r.id);
         if (got.meta.total !== counted || got.data.map((r) => r.id).join() !== ids.join() || ids.length === 0) {
-          throw new Error(`${reader} ${path}: the page differs from the file's (${got.data.length} rows, total ${got.meta.total}; file ${ids.length} rows, ${counted})`);
+          throw new Error(
+            `${reader} ${path}: the page differs from the file's (${got.data.length} rows, total ${got.meta.total}; file ${ids.length} rows, ${counted})`,
+          );
         }
-        exactness.push(`${reader}, \`${path}\`: meta.total ${counted.toLocaleString("en-US")} = \`SELECT count(*) FROM leads${conditions.length > 0 ? ` WHERE ${where}` : ""}\`; its ${ids.length} ids = the file's page (ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})`);
-        queries.push({ list: list.id, reader, path, page, limit, total: counted, samples: { cached: [], computed: [] } });
+        exactness.push(
+          `${reader}, \`${path}\`: meta.total ${counted.toLocaleString("en-US")} = \`SELECT count(*) FROM leads${conditions.length > 0 ? ` WHERE ${where}` : ""}\`; its ${ids.length} ids = the file's page (ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})`,
+        );
+        queries.push({
+          list: list.id,
+          reader,
+          path,
+          page,
+          limit,
+          total: counted,
+          samples: { cached: [], computed: [] },
+        });
       }
     }
     return queries;
@@ -142,7 +165,13 @@ async function planQueries(base: string, tokens: Record<Reader, string>, file: s
  * website, so neither list changes; a commit empties the read connection's page cache) and
  * with a never-seen ignored parameter; then the same request again (the page cache's answer).
  */
-async function coldAndWarm(base: string, reader: string, poster: string, path: string, samples: number): Promise<SingleTimings> {
+async function coldAndWarm(
+  base: string,
+  reader: string,
+  poster: string,
+  path: string,
+  samples: number,
+): Promise<SingleTimings> {
   const cold: number[] = [];
   const warm: number[] = [];
   for (let i = 0; i < samples; i++) {
@@ -202,15 +231,26 @@ export async function runOwnLeadsBench(options: {
   let server: Server | null = null;
   try {
     const assignment = assignOwners(db, OWNERS);
-    log(`own-leads: ${assignment.leads} leads, ${assignment.owners} owners (${assignment.perOwner.min}–${assignment.perOwner.max} each) in ${assignment.seconds.toFixed(1)} s; verified: ${assignment.checks.join("; ")}`);
+    log(
+      `own-leads: ${assignment.leads} leads, ${assignment.owners} owners (${assignment.perOwner.min}–${assignment.perOwner.max} each) in ${assignment.seconds.toFixed(1)} s; verified: ${assignment.checks.join("; ")}`,
+    );
     // The copy's gigabytes would otherwise still be written back during the measurements.
     Bun.spawnSync(["sync"]);
     const config = join(OUT, "own-leads.json");
     writeConfig(config, db);
     const port = freePort();
     const argv = [BINARY, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"];
-    server = await startServer({ name: "own-leads", argv, core: options.serverCore, port, logFile: join(OUT, "own-leads.log"), readyTimeoutMs: 300_000 });
-    const commands = [`${argv.join(" ").replaceAll(ROOT + "/", "")}   # clients crm ("scopes": ["leads:read"]), ${PORTAL} and ${WEBSITE} (default scopes)`];
+    server = await startServer({
+      name: "own-leads",
+      argv,
+      core: options.serverCore,
+      port,
+      logFile: join(OUT, "own-leads.log"),
+      readyTimeoutMs: 300_000,
+    });
+    const commands = [
+      `${argv.join(" ").replaceAll(ROOT + "/", "")}   # clients crm ("scopes": ["leads:read"]), ${PORTAL} and ${WEBSITE} (default scopes)`,
+    ];
     const tokenOf = (id: string) => issueToken(server!.base, credentials(id).key, credentials(id).secret);
     const tokens = { [CRM]: await tokenOf(CRM), [PORTAL]: await tokenOf(PORTAL) } as Record<Reader, string>;
     const poster = await tokenOf(WEBSITE);
@@ -220,7 +260,14 @@ export async function runOwnLeadsBench(options: {
     for (const line of exactness) log(`own-leads exact: ${line}`);
     for (const q of queries) {
       for (const mode of MODES) {
-        const line = wrkCommandLine({ url: server.base + q.path, script: scenarioOf(q, mode).script, connections: settings.connections, durationS: settings.durationS, core: settings.loadCore, env: { BENCH_TOKEN: "" } });
+        const line = wrkCommandLine({
+          url: server.base + q.path,
+          script: scenarioOf(q, mode).script,
+          connections: settings.connections,
+          durationS: settings.durationS,
+          core: settings.loadCore,
+          env: { BENCH_TOKEN: "" },
+        });
         commands.push(`${line}   # TOKEN: ${q.reader}'s`);
       }
     }
@@ -228,13 +275,21 @@ export async function runOwnLeadsBench(options: {
     log("own-leads: single requests, cold and warm …");
     for (const q of queries) {
       q.single = await coldAndWarm(server.base, tokens[q.reader], poster, q.path, options.coldSamples);
-      log(`own-leads single ${q.reader.padEnd(9)} ${q.list.padEnd(11)} cold ${q.single.cold.median.toFixed(1)} ms (${q.single.cold.min.toFixed(1)}–${q.single.cold.max.toFixed(1)})  warm ${q.single.warm.median.toFixed(2)} ms`);
+      log(
+        `own-leads single ${q.reader.padEnd(9)} ${q.list.padEnd(11)} cold ${q.single.cold.median.toFixed(1)} ms (${q.single.cold.min.toFixed(1)}–${q.single.cold.max.toFixed(1)})  warm ${q.single.warm.median.toFixed(2)} ms`,
+      );
     }
 
     log("own-leads: warm-up …");
     for (const q of queries) {
       for (const mode of MODES) {
-        await measure(server, scenarioOf(q, mode), tokens[q.reader], { ...settings, durationS: options.warmupS }, false);
+        await measure(
+          server,
+          scenarioOf(q, mode),
+          tokens[q.reader],
+          { ...settings, durationS: options.warmupS },
+          false,
+        );
         await drain(server);
       }
     }
@@ -251,7 +306,9 @@ export async function runOwnLeadsBench(options: {
             const sample = await measureQuietly(server, scenarioOf(q, mode), tokens[q.reader], settings, false);
             q.samples[mode].push(sample);
             await drain(server);
-            log(`[own-leads r${round + 1}/${options.rounds}] ${mode.padEnd(8)} ${q.list.padEnd(11)} ${q.reader.padEnd(9)} ${Math.round(sample.rps).toString().padStart(7)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms  others ${(sample.foreign * 100).toFixed(0)}/${(sample.foreignLoad * 100).toFixed(0)} %${sample.non2xx + sample.socketErrors > 0 ? `  non-2xx ${sample.non2xx} socket ${sample.socketErrors}` : ""}`);
+            log(
+              `[own-leads r${round + 1}/${options.rounds}] ${mode.padEnd(8)} ${q.list.padEnd(11)} ${q.reader.padEnd(9)} ${Math.round(sample.rps).toString().padStart(7)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms  others ${(sample.foreign * 100).toFixed(0)}/${(sample.foreignLoad * 100).toFixed(0)} %${sample.non2xx + sample.socketErrors > 0 ? `  non-2xx ${sample.non2xx} socket ${sample.socketErrors}` : ""}`,
+            );
           }
         }
       }
@@ -277,7 +334,8 @@ export async function runOwnLeadsBench(options: {
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "–");
 const ms = (n: number) => (!Number.isFinite(n) ? "–" : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
 const x = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : "–");
-const range = (s: Spread, f: (n: number) => string) => (Number.isFinite(s.median) ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : "–");
+const range = (s: Spread, f: (n: number) => string) =>
+  Number.isFinite(s.median) ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : "–";
 const pick = (samples: Sample[], f: (s: Sample) => number) => spread(samples.map(f));
 
 const LIST_TITLE: Record<ListId, string> = {
@@ -287,7 +345,10 @@ const LIST_TITLE: Record<ListId, string> = {
   "status-deep": "status=NEW_LEAD, deep page (90 % in)",
 };
 
-export function ownLeadsSection(result: OwnLeadsResult, context: { date: Date; machine: string; version: string }): string {
+export function ownLeadsSection(
+  result: OwnLeadsResult,
+  context: { date: Date; machine: string; version: string },
+): string {
   const { assignment: a } = result;
   const crmOf = (list: ListId) => result.queries.find((q) => q.list === list && q.reader === CRM)!;
   const portalOf = (list: ListId) => result.queries.find((q) => q.list === list && q.reader === PORTAL)!;
@@ -296,7 +357,20 @@ export function ownLeadsSection(result: OwnLeadsResult, context: { date: Date; m
     q.reader === CRM ? "crm (`leads:read`)" : "portal-07 (own leads)",
     int(q.total),
     int(q.page),
-    ...MODES.flatMap((mode) => [range(pick(q.samples[mode], (s) => s.rps), int), range(pick(q.samples[mode], (s) => s.p50Ms), ms), range(pick(q.samples[mode], (s) => s.p99Ms), ms)]),
+    ...MODES.flatMap((mode) => [
+      range(
+        pick(q.samples[mode], (s) => s.rps),
+        int,
+      ),
+      range(
+        pick(q.samples[mode], (s) => s.p50Ms),
+        ms,
+      ),
+      range(
+        pick(q.samples[mode], (s) => s.p99Ms),
+        ms,
+      ),
+    ]),
     q.single ? range(q.single.cold, ms) : "–",
     int(MODES.reduce((sum, mode) => sum + q.samples[mode].reduce((t, s) => t + s.non2xx + s.socketErrors, 0), 0)),
   ]);
@@ -310,9 +384,18 @@ export function ownLeadsSection(result: OwnLeadsResult, context: { date: Date; m
     MODES.map((mode) => [
       LIST_TITLE[list.id],
       mode,
-      range(perRound(list.id, mode, (s) => s.rps), x),
-      range(perRound(list.id, mode, (s) => s.p50Ms), x),
-      range(perRound(list.id, mode, (s) => s.p99Ms), x),
+      range(
+        perRound(list.id, mode, (s) => s.rps),
+        x,
+      ),
+      range(
+        perRound(list.id, mode, (s) => s.p50Ms),
+        x,
+      ),
+      range(
+        perRound(list.id, mode, (s) => s.p99Ms),
+        x,
+      ),
     ]),
   );
   ratioRows.forEach((row, i) => {
@@ -324,7 +407,11 @@ export function ownLeadsSection(result: OwnLeadsResult, context: { date: Date; m
   const all = result.queries.flatMap((q) => [...q.samples.cached, ...q.samples.computed]);
   const disturbed = all.filter((s) => Math.max(s.foreign, s.foreignLoad) > 0.25).length;
   const retried = all.filter((s) => s.attempts > 1).length;
-  const table = (header: string[], body: string[][]) => [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...body.map((r) => `| ${r.join(" | ")} |`)];
+  const table = (header: string[], body: string[][]) => [
+    `| ${header.join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...body.map((r) => `| ${r.join(" | ")} |`),
+  ];
   return [
     MARK_START,
     "## Own leads (issue #37)",
@@ -337,9 +424,10 @@ export function ownLeadsSection(result: OwnLeadsResult, context: { date: Date; m
       `${a.seconds.toFixed(0)} s (bench/lib/owners.ts): the three triggers an owner update fires were set aside and what they keep for the owner ` +
       "rebuilt in the same transaction (lead_counts by status, source, priority and owner; lead_days of dim created_by; the owner of each lead's change rows), " +
       "so the file is as if those clients had created the leads, with no change row per update. Checked on the file: " +
-      a.checks.join("; ") + ". (On the 1k dataset the same rebuild gives lead_counts and lead_days identical to what the triggers write.)",
+      a.checks.join("; ") +
+      ". (On the 1k dataset the same rebuild gives lead_counts and lead_days identical to what the triggers write.)",
     "",
-    "Clients: `crm` with `\"scopes\": [\"leads:read\"]` (every lead) and `portal-07` with the default scopes (its own leads), rate limit 10⁹/min. " +
+    'Clients: `crm` with `"scopes": ["leads:read"]` (every lead) and `portal-07` with the default scopes (its own leads), rate limit 10⁹/min. ' +
       `Every query: \`/v1/leads?fields=${FIELDS}…\`, sorted by the default \`-createdAt\`.`,
     "",
     "**Exact.** Before measuring, each list's `meta.total` and page rows were compared with the file:",
@@ -352,7 +440,20 @@ export function ownLeadsSection(result: OwnLeadsResult, context: { date: Date; m
       "*cold*: single requests right after a lead creation (by a third client, so neither list changes), which also empties the read connection's page cache.",
     "",
     ...table(
-      ["list", "reader", "total", "page", "cached req/s", "cached p50 ms", "cached p99 ms", "computed req/s", "computed p50 ms", "computed p99 ms", "cold ms", "errors"],
+      [
+        "list",
+        "reader",
+        "total",
+        "page",
+        "cached req/s",
+        "cached p50 ms",
+        "cached p99 ms",
+        "computed req/s",
+        "computed p50 ms",
+        "computed p99 ms",
+        "cold ms",
+        "errors",
+      ],
       rows,
     ),
     "",

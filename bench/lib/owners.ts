@@ -37,10 +37,19 @@ export function assignOwners(file: string, owners: readonly string[]): OwnerAssi
   const db = new Database(file);
   try {
     db.run("PRAGMA cache_size = -1000000"); // 1 GB for this connection: the UPDATE touches every leads page
-    const triggers = db.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'leads' ORDER BY name").all();
-    const firing = triggers.filter((t) => firesOnOwnerUpdate(t.sql)).map((t) => t.name).sort();
+    const triggers = db
+      .query<{ name: string; sql: string }, []>(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'leads' ORDER BY name",
+      )
+      .all();
+    const firing = triggers
+      .filter((t) => firesOnOwnerUpdate(t.sql))
+      .map((t) => t.name)
+      .sort();
     if (firing.join(",") !== [...REBUILT].sort().join(",")) {
-      throw new Error(`triggers firing on an owner update are ${firing.join(", ")}; this bench rebuilds only ${REBUILT.join(", ")}`);
+      throw new Error(
+        `triggers firing on an owner update are ${firing.join(", ")}; this bench rebuilds only ${REBUILT.join(", ")}`,
+      );
     }
     const owned = db.query<{ n: number }, []>("SELECT count(*) AS n FROM leads WHERE created_by IS NOT NULL").get()!.n;
     if (owned !== 0) throw new Error(`the dataset already has ${owned} leads with an owner`);
@@ -52,10 +61,14 @@ export function assignOwners(file: string, owners: readonly string[]): OwnerAssi
       const insert = db.prepare("INSERT INTO owner_names (i, id) VALUES (?, ?)");
       owners.forEach((id, i) => insert.run(i, id));
       insert.finalize();
-      db.run(`UPDATE leads SET created_by = (SELECT id FROM owner_names WHERE i = (leads.rowid - 1) % ${owners.length})`);
+      db.run(
+        `UPDATE leads SET created_by = (SELECT id FROM owner_names WHERE i = (leads.rowid - 1) % ${owners.length})`,
+      );
 
       // lead_counts, as leads_count_update leaves it: -1 on the owner-less row, +1 on the owner's.
-      db.run("CREATE TEMP TABLE moved_counts AS SELECT status, source, priority, created_by, count(*) AS n FROM leads GROUP BY 1, 2, 3, 4");
+      db.run(
+        "CREATE TEMP TABLE moved_counts AS SELECT status, source, priority, created_by, count(*) AS n FROM leads GROUP BY 1, 2, 3, 4",
+      );
       db.run(`UPDATE lead_counts SET n = n - (SELECT sum(m.n) FROM moved_counts m
                 WHERE m.status = lead_counts.status AND m.source = lead_counts.source AND m.priority = lead_counts.priority)
               WHERE created_by = '' AND EXISTS (SELECT 1 FROM moved_counts m
@@ -77,7 +90,9 @@ export function assignOwners(file: string, owners: readonly string[]): OwnerAssi
               ON CONFLICT DO UPDATE SET n = n + excluded.n`);
 
       // The change feed: each lead row carries its lead's owner, as leads_feed_insert writes it.
-      db.run("UPDATE changes SET owner = (SELECT l.created_by FROM leads l WHERE l.id = changes.record_id) WHERE entity = 'leads'");
+      db.run(
+        "UPDATE changes SET owner = (SELECT l.created_by FROM leads l WHERE l.id = changes.record_id) WHERE entity = 'leads'",
+      );
 
       for (const t of triggers) if ((REBUILT as readonly string[]).includes(t.name)) db.run(t.sql);
       db.run("DROP TABLE owner_names");
@@ -87,7 +102,10 @@ export function assignOwners(file: string, owners: readonly string[]): OwnerAssi
     db.run("PRAGMA wal_checkpoint(TRUNCATE)");
 
     const checks = verifyOwners(db, triggers, lastChange);
-    const counts = db.query<{ n: number }, []>("SELECT count(*) AS n FROM leads GROUP BY created_by").all().map((r) => r.n);
+    const counts = db
+      .query<{ n: number }, []>("SELECT count(*) AS n FROM leads GROUP BY created_by")
+      .all()
+      .map((r) => r.n);
     return {
       leads: counts.reduce((a, b) => a + b, 0),
       owners: counts.length,
@@ -102,7 +120,11 @@ export function assignOwners(file: string, owners: readonly string[]): OwnerAssi
 
 /** Rows of `a` not in `b` and of `b` not in `a`: 0 when the two queries give the same rows. */
 function difference(db: Database, a: string, b: string): number {
-  return db.query<{ n: number }, []>(`SELECT (SELECT count(*) FROM (${a} EXCEPT ${b})) + (SELECT count(*) FROM (${b} EXCEPT ${a})) AS n`).get()!.n;
+  return db
+    .query<{ n: number }, []>(
+      `SELECT (SELECT count(*) FROM (${a} EXCEPT ${b})) + (SELECT count(*) FROM (${b} EXCEPT ${a})) AS n`,
+    )
+    .get()!.n;
 }
 
 /** Checks the counters, day counters, change feed and triggers against the leads; throws on any mismatch. */
@@ -112,33 +134,74 @@ function verifyOwners(db: Database, triggers: { name: string; sql: string }[], l
     if (found !== wanted) throw new Error(`owner assignment: ${what}: ${found}, expected ${wanted}`);
     checks.push(`${what}: ${found.toLocaleString("en-US")}`);
   };
-  expect("leads without an owner", db.query<{ n: number }, []>("SELECT count(*) AS n FROM leads WHERE created_by IS NULL").get()!.n, 0);
   expect(
-    "owners whose lead count differs from their lead_counts sum",
-    difference(db, "SELECT created_by, count(*) FROM leads GROUP BY 1", "SELECT created_by, sum(n) FROM lead_counts WHERE created_by <> '' GROUP BY 1"),
+    "leads without an owner",
+    db.query<{ n: number }, []>("SELECT count(*) AS n FROM leads WHERE created_by IS NULL").get()!.n,
     0,
   );
-  expect("lead_counts rows (status, source, priority, owner) differing from a GROUP BY of leads", difference(
-    db,
-    "SELECT status, source, priority, created_by, count(*) FROM leads GROUP BY 1, 2, 3, 4",
-    "SELECT status, source, priority, created_by, n FROM lead_counts WHERE n <> 0",
-  ), 0);
-  for (const [kind, column] of [["created", "created_at"], ["updated", "updated_at"]] as const) {
-    expect(`lead_days rows (${kind}, owner, day) differing from a GROUP BY of leads`, difference(
+  expect(
+    "owners whose lead count differs from their lead_counts sum",
+    difference(
       db,
-      `SELECT created_by, substr(${column}, 1, 10), count(*) FROM leads GROUP BY 1, 2`,
-      `SELECT value, day, n FROM lead_days WHERE kind = '${kind}' AND dim = 'created_by' AND n <> 0`,
-    ), 0);
-    expect(`lead_days (${kind}) total of every owner`, db.query<{ n: number }, []>(`SELECT sum(n) AS n FROM lead_days WHERE kind = '${kind}' AND dim = 'created_by'`).get()!.n,
-      db.query<{ n: number }, []>("SELECT count(*) AS n FROM leads").get()!.n);
+      "SELECT created_by, count(*) FROM leads GROUP BY 1",
+      "SELECT created_by, sum(n) FROM lead_counts WHERE created_by <> '' GROUP BY 1",
+    ),
+    0,
+  );
+  expect(
+    "lead_counts rows (status, source, priority, owner) differing from a GROUP BY of leads",
+    difference(
+      db,
+      "SELECT status, source, priority, created_by, count(*) FROM leads GROUP BY 1, 2, 3, 4",
+      "SELECT status, source, priority, created_by, n FROM lead_counts WHERE n <> 0",
+    ),
+    0,
+  );
+  for (const [kind, column] of [
+    ["created", "created_at"],
+    ["updated", "updated_at"],
+  ] as const) {
+    expect(
+      `lead_days rows (${kind}, owner, day) differing from a GROUP BY of leads`,
+      difference(
+        db,
+        `SELECT created_by, substr(${column}, 1, 10), count(*) FROM leads GROUP BY 1, 2`,
+        `SELECT value, day, n FROM lead_days WHERE kind = '${kind}' AND dim = 'created_by' AND n <> 0`,
+      ),
+      0,
+    );
+    expect(
+      `lead_days (${kind}) total of every owner`,
+      db
+        .query<{ n: number }, []>(`SELECT sum(n) AS n FROM lead_days WHERE kind = '${kind}' AND dim = 'created_by'`)
+        .get()!.n,
+      db.query<{ n: number }, []>("SELECT count(*) AS n FROM leads").get()!.n,
+    );
   }
   expect(
     "lead change rows whose owner is not their lead's",
-    db.query<{ n: number }, []>("SELECT count(*) AS n FROM changes c JOIN leads l ON l.id = c.record_id WHERE c.entity = 'leads' AND c.owner IS NOT l.created_by").get()!.n,
+    db
+      .query<{ n: number }, []>(
+        "SELECT count(*) AS n FROM changes c JOIN leads l ON l.id = c.record_id WHERE c.entity = 'leads' AND c.owner IS NOT l.created_by",
+      )
+      .get()!.n,
     0,
   );
-  expect("change rows added", db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM changes WHERE sequence > ?").get(lastChange)!.n, 0);
-  const after = db.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'leads' ORDER BY name").all();
-  expect("triggers on leads not as before", triggers.filter((t, i) => after[i]?.name !== t.name || after[i]?.sql !== t.sql).length + Math.abs(after.length - triggers.length), 0);
+  expect(
+    "change rows added",
+    db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM changes WHERE sequence > ?").get(lastChange)!.n,
+    0,
+  );
+  const after = db
+    .query<{ name: string; sql: string }, []>(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'leads' ORDER BY name",
+    )
+    .all();
+  expect(
+    "triggers on leads not as before",
+    triggers.filter((t, i) => after[i]?.name !== t.name || after[i]?.sql !== t.sql).length +
+      Math.abs(after.length - triggers.length),
+    0,
+  );
   return checks;
 }

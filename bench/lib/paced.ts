@@ -48,7 +48,14 @@ export function loadAverage(): string {
 }
 
 /** wrk runs of the paced partners against one server, wrk on `core`. */
-export function pacedPartners(options: { base: string; token: string; core: number; label: string; leads: Pace; reads: Pace }) {
+export function pacedPartners(options: {
+  base: string;
+  token: string;
+  core: number;
+  label: string;
+  leads: Pace;
+  reads: Pace;
+}) {
   const run = (mode: "leads" | "reads", durationS: number): WrkRun => {
     const pace = mode === "leads" ? options.leads : options.reads;
     return {
@@ -68,7 +75,12 @@ export function pacedPartners(options: { base: string; token: string; core: numb
       const [io, cpu, started] = [stalled("io"), stalled("cpu"), performance.now()];
       const [leads, reads] = await Promise.all([runWrk(run("leads", durationS)), runWrk(run("reads", durationS))]);
       const elapsedUs = (performance.now() - started) * 1000;
-      return { leads, reads, ioPressure: (stalled("io") - io) / elapsedUs, cpuPressure: (stalled("cpu") - cpu) / elapsedUs };
+      return {
+        leads,
+        reads,
+        ioPressure: (stalled("io") - io) / elapsedUs,
+        cpuPressure: (stalled("cpu") - cpu) / elapsedUs,
+      };
     },
   };
 }

@@ -11,9 +11,9 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET } from "./api.ts";
-import { freePort, rssKb, sampleRss, startServer, track } from "./proc.ts";
-import { ensureDataset, OUT, removeDatabase, ROOT, type Dataset } from "./product.ts";
 import { loadAverage } from "./paced.ts";
+import { freePort, rssKb, sampleRss, startServer, track } from "./proc.ts";
+import { type Dataset, ensureDataset, OUT, ROOT, removeDatabase } from "./product.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
 
 export const BURST_DATASET: Dataset = { label: "50k", properties: 50_000, leads: 1_000, seed: 42 };
@@ -58,13 +58,30 @@ export interface BurstResult {
 }
 
 function curlArgv(url: string, core: number): string[] {
-  return ["taskset", "-c", String(core), "curl", "-sS", "-o", "/dev/null", "-u", `${PORTAL_KEY}:${PORTAL_SECRET}`, "-w", "%{http_code} %{time_total} %{size_download}", url];
+  return [
+    "taskset",
+    "-c",
+    String(core),
+    "curl",
+    "-sS",
+    "-o",
+    "/dev/null",
+    "-u",
+    `${PORTAL_KEY}:${PORTAL_SECRET}`,
+    "-w",
+    "%{http_code} %{time_total} %{size_download}",
+    url,
+  ];
 }
 
 async function download(url: string, core: number): Promise<Download> {
   const proc = Bun.spawn(curlArgv(url, core), { stdout: "pipe", stderr: "pipe" });
   track(proc);
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`curl exited ${code}: ${err.trim()}`);
   const [status, last, bytes] = out.trim().split(" ").map(Number);
   return { status: status!, lastByteS: last!, bytes: bytes! };
@@ -83,31 +100,55 @@ async function burstOn(url: string, pid: number, core: number): Promise<Burst> {
   return { downloads, wallS, rssMiB: { before, peak, settled: rssMiB(pid) } };
 }
 
-async function serverRuns(purgeDelay: string | null, db: string, config: string, settings: { serverCore: number; loadCore: number; log: (line: string) => void }, commands: string[]): Promise<BurstServer> {
+async function serverRuns(
+  purgeDelay: string | null,
+  db: string,
+  config: string,
+  settings: { serverCore: number; loadCore: number; log: (line: string) => void },
+  commands: string[],
+): Promise<BurstServer> {
   const { log } = settings;
   const port = freePort();
-  const argv = [join(ROOT, "dist/partner-api"), "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"];
+  const argv = [
+    join(ROOT, "dist/partner-api"),
+    "serve",
+    "--config",
+    config,
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+  ];
   // The server inherits the runner's environment: an operator's purge delay is set there for it alone.
   const inherited = process.env.MIMALLOC_PURGE_DELAY;
   if (purgeDelay === null) delete process.env.MIMALLOC_PURGE_DELAY;
   else process.env.MIMALLOC_PURGE_DELAY = purgeDelay;
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer({ name: "portal-feed-burst", argv, core: settings.serverCore, port, logFile: join(OUT, "portal-feed-burst.log") });
+    server = await startServer({
+      name: "portal-feed-burst",
+      argv,
+      core: settings.serverCore,
+      port,
+      logFile: join(OUT, "portal-feed-burst.log"),
+    });
   } finally {
     if (inherited === undefined) delete process.env.MIMALLOC_PURGE_DELAY;
     else process.env.MIMALLOC_PURGE_DELAY = inherited;
   }
   const url = `${server.base}/v1/feeds/vrsync.xml`;
   const label = purgeDelay === null ? "default" : `MIMALLOC_PURGE_DELAY=${purgeDelay}`;
-  if (commands.length === 0) commands.push(server.command, `${BURST_DOWNLOADS} at once: ${curlArgv(url, settings.loadCore).join(" ")}`);
+  if (commands.length === 0)
+    commands.push(server.command, `${BURST_DOWNLOADS} at once: ${curlArgv(url, settings.loadCore).join(" ")}`);
   else commands.push(`MIMALLOC_PURGE_DELAY=${purgeDelay} ${server.command}`);
   try {
     const startedRssMiB = rssMiB(server.pid);
     const alone = await download(url, settings.loadCore);
     await Bun.sleep(SETTLE_S * 1000);
     const aloneRssMiB = rssMiB(server.pid);
-    log(`portal-feed-burst (${label}): one download alone: ${alone.status}, ${(alone.bytes / 1_048_576).toFixed(1)} MiB in ${alone.lastByteS.toFixed(2)} s; RSS ${startedRssMiB.toFixed(0)} MiB at start, ${aloneRssMiB.toFixed(0)} after`);
+    log(
+      `portal-feed-burst (${label}): one download alone: ${alone.status}, ${(alone.bytes / 1_048_576).toFixed(1)} MiB in ${alone.lastByteS.toFixed(2)} s; RSS ${startedRssMiB.toFixed(0)} MiB at start, ${aloneRssMiB.toFixed(0)} after`,
+    );
     const bursts: Burst[] = [];
     for (let i = 0; i < 2; i++) {
       const burst = await burstOn(url, server.pid, settings.loadCore);
@@ -124,7 +165,11 @@ async function serverRuns(purgeDelay: string | null, db: string, config: string,
   }
 }
 
-export async function runPortalFeedBurst(settings: { serverCore: number; loadCore: number; log: (line: string) => void }): Promise<BurstResult> {
+export async function runPortalFeedBurst(settings: {
+  serverCore: number;
+  loadCore: number;
+  log: (line: string) => void;
+}): Promise<BurstResult> {
   const { log } = settings;
   const source = ensureDataset(BURST_DATASET, log);
   const db = join(OUT, "portal-feed-burst.sqlite");
@@ -140,7 +185,13 @@ export async function runPortalFeedBurst(settings: { serverCore: number; loadCor
       databases: { bench: db },
       clients: [
         { id: "sandbox", apiKey: API_KEY, secretHash: hashSecret(API_SECRET), database: "bench" },
-        { id: "portal", apiKey: PORTAL_KEY, secretHash: hashSecret(PORTAL_SECRET), database: "bench", rateLimitPerMinute: 1_000_000 },
+        {
+          id: "portal",
+          apiKey: PORTAL_KEY,
+          secretHash: hashSecret(PORTAL_SECRET),
+          database: "bench",
+          rateLimitPerMinute: 1_000_000,
+        },
       ],
     }),
     { mode: 0o600 },
@@ -148,7 +199,10 @@ export async function runPortalFeedBurst(settings: { serverCore: number; loadCor
   const before = loadAverage();
   const commands: string[] = [];
   try {
-    const servers = [await serverRuns(null, db, config, settings, commands), await serverRuns(OPERATOR_PURGE_DELAY, db, config, settings, commands)];
+    const servers = [
+      await serverRuns(null, db, config, settings, commands),
+      await serverRuns(OPERATOR_PURGE_DELAY, db, config, settings, commands),
+    ];
     return {
       servers,
       serverCore: settings.serverCore,
@@ -163,7 +217,10 @@ export async function runPortalFeedBurst(settings: { serverCore: number; loadCor
 
 const MARKS = ["<!-- portal-feed-burst:start -->", "<!-- portal-feed-burst:end -->"] as const;
 
-export function portalFeedBurstSection(result: BurstResult, context: { date: Date; version: string; machine: string }): string {
+export function portalFeedBurstSection(
+  result: BurstResult,
+  context: { date: Date; version: string; machine: string },
+): string {
   const s = (n: number) => `${n.toFixed(1)} s`;
   const m = (n: number) => `${n.toFixed(0)} MiB`;
   const rows = result.servers.flatMap((server) => {
@@ -177,20 +234,24 @@ export function portalFeedBurstSection(result: BurstResult, context: { date: Dat
       }),
     ];
   });
-  return markedSection(...MARKS, [
-    `## Portal feed burst: ${BURST_DOWNLOADS} downloads at once of a ${BURST_DATASET.properties.toLocaleString("en-US")}-listing feed`,
-    "",
-    `\`bun run bench --only portal-feed-burst\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
-    `\`serve\` on core ${result.serverCore}; ${BURST_DOWNLOADS} curls (Basic auth, no gzip, the body to /dev/null) started at once on core ${result.loadCore}, twice, ${SETTLE_S} s apart. At most 4 bodies stream at once per process; the others wait their turn (up to 64 waiting, 20 s each), past that they are answered 503 with Retry-After: 60 (src/modules/portal-feed/bodies.ts).`,
-    `Two servers one after the other: with the servers' default allocator setting (freed memory kept for reuse, src/allocator.ts), and with the purge delay an operator may set (MIMALLOC_PURGE_DELAY=${OPERATOR_PURGE_DELAY}).`,
-    "",
-    `| allocator | what | served (200) | asked to come back (503) | RSS before | RSS peak | RSS ${SETTLE_S} s after (settled) |`,
-    "|---|---|---|---|---|---|---|",
-    ...rows,
-    "",
-    "Before the bound (the probe of issue 42, a 54 MB feed, same machine): 10, 40 and 100 downloads at once took RSS from 147 MB to 227, 369 and 605 MB, and it stayed there.",
-    "Read it so: what a burst adds over one download alone is the bound's (4 bodies at once, not 100), and a second burst reuses it rather than adding as much again. What stays after the first download is the same with the purge delay set, so it is memory the process keeps in use (its JavaScript heap's capacity, its read connections' page caches), not freed memory the allocator holds for reuse.",
-  ], result.commands);
+  return markedSection(
+    ...MARKS,
+    [
+      `## Portal feed burst: ${BURST_DOWNLOADS} downloads at once of a ${BURST_DATASET.properties.toLocaleString("en-US")}-listing feed`,
+      "",
+      `\`bun run bench --only portal-feed-burst\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
+      `\`serve\` on core ${result.serverCore}; ${BURST_DOWNLOADS} curls (Basic auth, no gzip, the body to /dev/null) started at once on core ${result.loadCore}, twice, ${SETTLE_S} s apart. At most 4 bodies stream at once per process; the others wait their turn (up to 64 waiting, 20 s each), past that they are answered 503 with Retry-After: 60 (src/modules/portal-feed/bodies.ts).`,
+      `Two servers one after the other: with the servers' default allocator setting (freed memory kept for reuse, src/allocator.ts), and with the purge delay an operator may set (MIMALLOC_PURGE_DELAY=${OPERATOR_PURGE_DELAY}).`,
+      "",
+      `| allocator | what | served (200) | asked to come back (503) | RSS before | RSS peak | RSS ${SETTLE_S} s after (settled) |`,
+      "|---|---|---|---|---|---|---|",
+      ...rows,
+      "",
+      "Before the bound (the probe of issue 42, a 54 MB feed, same machine): 10, 40 and 100 downloads at once took RSS from 147 MB to 227, 369 and 605 MB, and it stayed there.",
+      "Read it so: what a burst adds over one download alone is the bound's (4 bodies at once, not 100), and a second burst reuses it rather than adding as much again. What stays after the first download is the same with the purge delay set, so it is memory the process keeps in use (its JavaScript heap's capacity, its read connections' page caches), not freed memory the allocator holds for reuse.",
+    ],
+    result.commands,
+  );
 }
 
 export function writePortalFeedBurstSection(section: string): void {

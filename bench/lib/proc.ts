@@ -1,7 +1,8 @@
 // The servers under test: started pinned to one core, ready when /health answers, watched
 // through /proc (resident memory, CPU time) and stopped with SIGTERM.
-import type { Subprocess } from "bun";
+
 import { readFileSync } from "node:fs";
+import type { Subprocess } from "bun";
 
 export interface Server {
   name: string;
@@ -38,7 +39,8 @@ export async function startServer(options: {
   const base = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`${options.name} exited with ${proc.exitCode} before it was ready; see ${options.logFile}`);
+    if (proc.exitCode !== null)
+      throw new Error(`${options.name} exited with ${proc.exitCode} before it was ready; see ${options.logFile}`);
     try {
       const health = await fetch(`${base}/health`);
       await health.arrayBuffer();
@@ -125,9 +127,15 @@ export function processCpuS(pid: number): number {
 
 /** Busy and total seconds of one core since boot. */
 function coreSeconds(core: number): { busy: number; total: number } {
-  const line = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith(`cpu${core} `));
+  const line = readFileSync("/proc/stat", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith(`cpu${core} `));
   if (!line) return { busy: 0, total: 0 };
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const total = user + nice + system + idle + iowait + irq + softirq + steal;
   return { busy: (total - idle - iowait) / USER_HZ, total: total / USER_HZ };
 }
@@ -167,14 +175,33 @@ export async function waitForQuiet(cores: number[], threshold: number, maxWaitS:
 }
 
 /** A redis-server for the shared-limit scenarios: no persistence, pinned like the servers. */
-export async function startRedisServer(core: number, logFile: string): Promise<{ url: string; command: string; stop(): Promise<void> }> {
+export async function startRedisServer(
+  core: number,
+  logFile: string,
+): Promise<{ url: string; command: string; stop(): Promise<void> }> {
   const port = freePort();
-  const argv = ["taskset", "-c", String(core), "redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  const argv = [
+    "taskset",
+    "-c",
+    String(core),
+    "redis-server",
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+  ];
   const proc = Bun.spawn(argv, { stdout: Bun.file(logFile), stderr: "inherit", stdin: "ignore" });
   running.add(proc);
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const open = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then((socket) => (socket.end(), true), () => false);
+    const open = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then(
+      (socket) => (socket.end(), true),
+      () => false,
+    );
     if (open) break;
     if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start; see ${logFile}`);
     await Bun.sleep(20);

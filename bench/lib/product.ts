@@ -1,10 +1,11 @@
 // The product as the bench sees it: the compiled binary (rebuilt when src/ is newer), its
 // seeded datasets (cached under bench/datasets/), and a working copy per run, since the
 // write scenarios add leads and the cached dataset must stay as seeded.
+
+import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Database } from "bun:sqlite";
-import { schemaVersion, SCHEMA_VERSION } from "../../src/db/migrate.ts";
+import { SCHEMA_VERSION, schemaVersion } from "../../src/db/migrate.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
@@ -22,7 +23,8 @@ function newestMtime(path: string): number {
 
 function run(argv: string[], what: string): string {
   const proc = Bun.spawnSync(argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  if (proc.exitCode !== 0) throw new Error(`${what} failed (exit ${proc.exitCode}):\n${proc.stderr.toString()}${proc.stdout.toString()}`);
+  if (proc.exitCode !== 0)
+    throw new Error(`${what} failed (exit ${proc.exitCode}):\n${proc.stderr.toString()}${proc.stdout.toString()}`);
   return proc.stdout.toString().trim();
 }
 
@@ -47,7 +49,18 @@ export const DATASET_1K: Dataset = { label: "1k", properties: 1_000, leads: 1_00
 export const DATASET_1M: Dataset = { label: "1M", properties: 1_000_000, leads: 1_000_000, seed: 42 };
 
 export function seedCommand(dataset: Dataset, out: string, binary = BINARY): string[] {
-  return [binary, "seed", "--out", out, "--properties", String(dataset.properties), "--leads", String(dataset.leads), "--seed", String(dataset.seed)];
+  return [
+    binary,
+    "seed",
+    "--out",
+    out,
+    "--properties",
+    String(dataset.properties),
+    "--leads",
+    String(dataset.leads),
+    "--seed",
+    String(dataset.seed),
+  ];
 }
 
 /** The cached dataset file, seeded first when missing (1M takes several minutes). */

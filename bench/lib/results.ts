@@ -1,5 +1,5 @@
 // The shapes of a run's results, shared by the runner and the report.
-import type { SingleTimings, Sample } from "./measure.ts";
+import type { Sample, SingleTimings } from "./measure.ts";
 import type { Dataset, SeedMeasurement } from "./product.ts";
 import type { FilterQuery, Scenario, Target } from "./scenarios.ts";
 import type { SearchResult } from "./search-bench.ts";

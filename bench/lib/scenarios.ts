@@ -9,7 +9,16 @@ import { getJson } from "./api.ts";
  * product given with --compare (e.g. the one before a change); "workers-1"/"workers-2" are
  * `serve` with one process and with `--workers 2` sharing Redis.
  */
-export type Target = "product" | "ceiling" | "baseline" | "limiter-on" | "limiter-off" | "limiter-redis" | "compare" | "workers-1" | "workers-2";
+export type Target =
+  | "product"
+  | "ceiling"
+  | "baseline"
+  | "limiter-on"
+  | "limiter-off"
+  | "limiter-redis"
+  | "compare"
+  | "workers-1"
+  | "workers-2";
 
 export interface Scenario {
   id: string;
@@ -67,22 +76,34 @@ async function midDate(base: string, token: string, entity: string, field: "crea
  * The date of the row `share` of the way through the list in ascending order of `field`: so
  * that a filter keeps the same share of rows at any dataset size, and page 5000 exists at 1M.
  */
-async function dateAtShare(base: string, token: string, entity: string, field: "createdAt" | "updatedAt", share: number): Promise<string> {
+async function dateAtShare(
+  base: string,
+  token: string,
+  entity: string,
+  field: "createdAt" | "updatedAt",
+  share: number,
+): Promise<string> {
   const path = `/v1/${entity}?fields=${field}&limit=1&sort=${field}`;
   const total = (await getJson<Page<unknown>>(base, token, path)).meta.total ?? 0;
-  const [row] = (await getJson<Page<Record<string, string>>>(base, token, `${path}&page=${Math.floor(total * share) + 1}`)).data;
+  const [row] = (
+    await getJson<Page<Record<string, string>>>(base, token, `${path}&page=${Math.floor(total * share) + 1}`)
+  ).data;
   if (!row) throw new Error(`no ${entity} to take dates from`);
   return row[field]!;
 }
 
 export async function discover(base: string, token: string): Promise<Discovered> {
   const fields = (await getJson<{ data: { properties: object; leads: object } }>(base, token, "/v1/fields")).data;
-  const values = async (field: string) => (await getJson<{ data: { values: string[] } }>(base, token, `/v1/values/properties/${field}`)).data.values;
-  const withCode = (await getJson<Page<{ code: string | null }>>(base, token, "/v1/properties?fields=code&limit=100")).data.find((p) => p.code);
+  const values = async (field: string) =>
+    (await getJson<{ data: { values: string[] } }>(base, token, `/v1/values/properties/${field}`)).data.values;
+  const withCode = (
+    await getJson<Page<{ code: string | null }>>(base, token, "/v1/properties?fields=code&limit=100")
+  ).data.find((p) => p.code);
   const feed = await getJson<Page<unknown>>(base, token, "/v1/changes?entity=properties&after=0&limit=1");
   const [propertyType] = await values("propertyType");
   const highlights = await values("highlight");
-  if (!propertyType || highlights.length === 0 || !withCode?.code || feed.meta.head === undefined) throw new Error("the dataset lacks the values the scenarios need");
+  if (!propertyType || highlights.length === 0 || !withCode?.code || feed.meta.head === undefined)
+    throw new Error("the dataset lacks the values the scenarios need");
   return {
     propertyFields: Object.keys(fields.properties),
     leadFields: Object.keys(fields.leads),
@@ -113,11 +134,29 @@ export function scenarios(d: Discovered): Scenario[] {
   const deepPage = "/v1/properties?fields=id,title,pricing&page=5000&limit=100";
   const changesHead = `/v1/changes?entity=properties&after=${d.head}&limit=100`;
   const get = (path: string) => [{ method: "GET" as const, path }];
-  const read = (id: string, title: string, path: string): Scenario => ({ id, title, script: "bearer.lua", path, captures: get(path), targets: ["product", "ceiling"], writes: false });
+  const read = (id: string, title: string, path: string): Scenario => ({
+    id,
+    title,
+    script: "bearer.lua",
+    path,
+    captures: get(path),
+    targets: ["product", "ceiling"],
+    writes: false,
+  });
   // Reads of the mixed scenario: the first pages a portal walks, plus the CRM's lead lists.
-  const mixedReads = [1, 2, 3, 4, 5].map((page) => `${PROPS_FEW}&page=${page}`).concat([propsAll, leadsStatus, leadsDate, changesHead]);
+  const mixedReads = [1, 2, 3, 4, 5]
+    .map((page) => `${PROPS_FEW}&page=${page}`)
+    .concat([propsAll, leadsStatus, leadsDate, changesHead]);
   return [
-    { id: "token", title: "POST /v1/auth/token (token issue)", script: "token-refresh.lua", path: "/v1/auth/token", captures: [{ method: "POST", path: "/v1/auth/token" }], targets: ["product", "ceiling"], writes: false },
+    {
+      id: "token",
+      title: "POST /v1/auth/token (token issue)",
+      script: "token-refresh.lua",
+      path: "/v1/auth/token",
+      captures: [{ method: "POST", path: "/v1/auth/token" }],
+      targets: ["product", "ceiling"],
+      writes: false,
+    },
     read("props-few", "GET properties, fields=id,title,pricing, limit=20", PROPS_FEW),
     read("props-all", "GET properties, all fields (photos included), limit=20", propsAll),
     read("leads-status", "GET leads, all fields, status=NEW_LEAD", leadsStatus),
@@ -125,9 +164,25 @@ export function scenarios(d: Discovered): Scenario[] {
     read("deep-page", "GET properties, page=5000&limit=100", deepPage),
     read("changes-head", "GET changes, after=<head>", changesHead),
     // The props-few route served from source with the rate-limit step on and off (same run).
-    { id: "limiter", title: "GET properties (props-few) with the limiter on vs off, and in Redis", script: "bearer.lua", path: PROPS_FEW, captures: [], targets: ["limiter-on", "limiter-off", "limiter-redis"], writes: false },
+    {
+      id: "limiter",
+      title: "GET properties (props-few) with the limiter on vs off, and in Redis",
+      script: "bearer.lua",
+      path: PROPS_FEW,
+      captures: [],
+      targets: ["limiter-on", "limiter-off", "limiter-redis"],
+      writes: false,
+    },
     // serve with one process vs two sharing the port and Redis; the second may use both cores, wrk's included.
-    { id: "workers", title: "GET properties (props-few): serve vs serve --workers 2", script: "bearer.lua", path: PROPS_FEW, captures: [], targets: ["workers-1", "workers-2"], writes: false },
+    {
+      id: "workers",
+      title: "GET properties (props-few): serve vs serve --workers 2",
+      script: "bearer.lua",
+      path: PROPS_FEW,
+      captures: [],
+      targets: ["workers-1", "workers-2"],
+      writes: false,
+    },
     {
       id: "post-leads",
       title: "POST /v1/leads (durable), nothing else running",

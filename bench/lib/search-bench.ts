@@ -3,7 +3,7 @@
 // product's core: its median, its exact total, and its ratio to the plain page-1 list timed
 // the same way in the same run.
 import { getJson, timeGet } from "./api.ts";
-import { spread, type Spread } from "./stats.ts";
+import { type Spread, spread } from "./stats.ts";
 
 export interface SearchQuery {
   /** What it stands for, as the report shows it. */
@@ -60,17 +60,33 @@ export function searchQueries(): SearchQuery[] {
       "Pinheiros or Vila Madalena, 2+ bedrooms, up to R$ 1.2M, pool, cheapest first",
       `city=${e("São Paulo")}&neighborhood=${e("Pinheiros,Vila Madalena")}&operationType=SALE&minBedrooms=2&maxPrice=1200000&amenities=Piscina&sort=price`,
     ],
-    ["Rio, furnished rent, 2+ bedrooms, up to R$ 5,000, newest first", `city=${e("Rio de Janeiro")}&operationType=RENT&isFurnished=true&minBedrooms=2&maxPrice=5000`],
-    ["apartments for sale within 2 km, 60+ m², dearest first", `near=${PINHEIROS}&radius=2000&operationType=SALE&propertyType=Apartamento&minArea=60&sort=-price`],
-    ["\"cobertura\" in SP or Rio, 2+ suites, largest first", `q=cobertura&city=${e("São Paulo,Rio de Janeiro")}&minSuites=2&sort=-area`],
-    ["SP state, financing, R$ 300–600k, a parking space, cheapest first", "uf=SP&operationType=SALE&acceptsFinancing=true&minPrice=300000&maxPrice=600000&minParkingSpaces=1&sort=price"],
+    [
+      "Rio, furnished rent, 2+ bedrooms, up to R$ 5,000, newest first",
+      `city=${e("Rio de Janeiro")}&operationType=RENT&isFurnished=true&minBedrooms=2&maxPrice=5000`,
+    ],
+    [
+      "apartments for sale within 2 km, 60+ m², dearest first",
+      `near=${PINHEIROS}&radius=2000&operationType=SALE&propertyType=Apartamento&minArea=60&sort=-price`,
+    ],
+    [
+      '"cobertura" in SP or Rio, 2+ suites, largest first',
+      `q=cobertura&city=${e("São Paulo,Rio de Janeiro")}&minSuites=2&sort=-area`,
+    ],
+    [
+      "SP state, financing, R$ 300–600k, a parking space, cheapest first",
+      "uf=SP&operationType=SALE&acceptsFinancing=true&minPrice=300000&maxPrice=600000&minParkingSpaces=1&sort=price",
+    ],
   ];
   return [
     { name: "no filter (the plain page-1 list)", kind: "plain", path: LIST },
     ...alone.map(([name, q]): SearchQuery => ({ name, kind: "filter", path: `${LIST}&${q}` })),
     ...combinations.map(([name, q]): SearchQuery => ({ name, kind: "combination", path: `${LIST}&${q}` })),
     { name: "sales, cheapest first, page 500", kind: "deep", path: `${LIST}&operationType=SALE&sort=price&page=500` },
-    { name: "São Paulo, dearest first, page 200", kind: "deep", path: `${LIST}&city=${e("São Paulo")}&sort=-price&page=200` },
+    {
+      name: "São Paulo, dearest first, page 200",
+      kind: "deep",
+      path: `${LIST}&city=${e("São Paulo")}&sort=-price&page=200`,
+    },
     { name: "combination 1, page 3", kind: "deep", path: `${LIST}&${combinations[0]![1]}&page=3` },
     { name: "facets, no filter", kind: "facets", path: FACETS },
     { name: "facets, São Paulo sales", kind: "facets", path: `${FACETS}&city=${e("São Paulo")}&operationType=SALE` },
@@ -79,13 +95,23 @@ export function searchQueries(): SearchQuery[] {
 }
 
 /** Each query `samples` times, never from the page cache (a parameter the server ignores makes each request new). */
-export async function runSearchBench(base: string, token: string, samples: number, log: (line: string) => void): Promise<SearchResult[]> {
+export async function runSearchBench(
+  base: string,
+  token: string,
+  samples: number,
+  log: (line: string) => void,
+): Promise<SearchResult[]> {
   const results: SearchResult[] = [];
   let n = 0;
   for (const query of searchQueries()) {
     const times: number[] = [];
-    const first = await getJson<{ meta?: { total: number }; data: { total?: number } }>(base, token, `${query.path}&uncached=${Date.now().toString(36)}${n++}`);
-    for (let i = 0; i < samples; i++) times.push(await timeGet(base, token, `${query.path}&uncached=${Date.now().toString(36)}${n++}`));
+    const first = await getJson<{ meta?: { total: number }; data: { total?: number } }>(
+      base,
+      token,
+      `${query.path}&uncached=${Date.now().toString(36)}${n++}`,
+    );
+    for (let i = 0; i < samples; i++)
+      times.push(await timeGet(base, token, `${query.path}&uncached=${Date.now().toString(36)}${n++}`));
     const total = first.meta?.total ?? first.data.total ?? -1;
     const result = { query, ms: spread(times), total };
     results.push(result);

@@ -10,11 +10,19 @@ export function writeMarkedSection(start: string, end: string, section: string):
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
   const from = text.indexOf(start);
   const to = text.indexOf(end);
-  const next = from !== -1 && to > from ? text.slice(0, from) + section + text.slice(to + end.length) : `${text.trimEnd()}\n\n${section}\n`;
+  const next =
+    from !== -1 && to > from
+      ? text.slice(0, from) + section + text.slice(to + end.length)
+      : `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(file, next);
 }
 
 /** A section between its markers: its lines, then the commands that produced it, indented as code. */
-export function markedSection(start: string, end: string, lines: readonly string[], commands: readonly string[]): string {
+export function markedSection(
+  start: string,
+  end: string,
+  lines: readonly string[],
+  commands: readonly string[],
+): string {
   return [start, ...lines, "", "Commands:", "", ...commands.map((c) => `    ${c}`), end].join("\n");
 }

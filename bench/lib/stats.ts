@@ -42,7 +42,9 @@ export interface DistributionPart {
  */
 export function pooledPercentile(parts: readonly DistributionPart[], p: number): number {
   if (parts.length === 0 || parts.some((part) => part.quantiles.length === 0)) return Number.NaN;
-  const points = parts.flatMap((part) => part.quantiles.map((value) => ({ value, weight: part.requests / part.quantiles.length })));
+  const points = parts.flatMap((part) =>
+    part.quantiles.map((value) => ({ value, weight: part.requests / part.quantiles.length })),
+  );
   points.sort((a, b) => a.value - b.value);
   const target = (points.reduce((sum, point) => sum + point.weight, 0) * p) / 100;
   let ranked = 0;

@@ -19,7 +19,9 @@ export function requireTools(): void {
 export function requireCores(serverCore: number, loadCore: number): void {
   const available = navigator.hardwareConcurrency;
   if (Math.max(serverCore, loadCore) >= available || serverCore === loadCore) {
-    console.error(`The benchmark pins the server to core ${serverCore} and wrk to core ${loadCore}; this machine has ${available} core(s).`);
+    console.error(
+      `The benchmark pins the server to core ${serverCore} and wrk to core ${loadCore}; this machine has ${available} core(s).`,
+    );
     process.exit(2);
   }
 }

@@ -6,12 +6,12 @@ import { Database } from "bun:sqlite";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { issueToken } from "./api.ts";
-import { measureQuietly, type LoadSettings, type Sample } from "./measure.ts";
-import { freePort, startServer, type Server } from "./proc.ts";
+import { type LoadSettings, measureQuietly, type Sample } from "./measure.ts";
+import { freePort, type Server, startServer } from "./proc.ts";
 import { BINARY, OUT, ROOT, removeDatabase, sandboxArgv } from "./product.ts";
 import type { Scenario } from "./scenarios.ts";
 import { writeMarkedSection } from "./sections.ts";
-import { spread, type Spread } from "./stats.ts";
+import { type Spread, spread } from "./stats.ts";
 
 export const SUBSCRIPTIONS = 4;
 /** Events per throughput round: the dataset's leads updated this many times over, in one outside commit. */
@@ -51,7 +51,8 @@ interface Stats {
   last: number;
 }
 
-const stats = async (receiver: Server): Promise<Stats> => (await fetch(`${receiver.base}/stats`)).json() as Promise<Stats>;
+const stats = async (receiver: Server): Promise<Stats> =>
+  (await fetch(`${receiver.base}/stats`)).json() as Promise<Stats>;
 const reset = async (receiver: Server) => void (await fetch(`${receiver.base}/reset`, { method: "POST" }));
 
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
@@ -68,7 +69,10 @@ async function call(base: string, token: string, method: string, path: string, b
 async function subscribeAll(product: Server, token: string, receiver: Server): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < SUBSCRIPTIONS; i++) {
-    const created = await call(product.base, token, "POST", "/v1/webhooks", { url: `${receiver.base}/s${i}`, events: ["lead.created", "lead.updated"] });
+    const created = await call(product.base, token, "POST", "/v1/webhooks", {
+      url: `${receiver.base}/s${i}`,
+      events: ["lead.created", "lead.updated"],
+    });
     ids.push(created.data.id);
   }
   return ids;
@@ -83,7 +87,8 @@ async function waitFor(receiver: Server, count: number, timeoutMs: number): Prom
   for (;;) {
     const now = await stats(receiver);
     if (now.count >= count) return now;
-    if (Date.now() > deadline) throw new Error(`the receiver got ${now.count} of ${count} deliveries in ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`the receiver got ${now.count} of ${count} deliveries in ${timeoutMs / 1000} s`);
     await Bun.sleep(20);
   }
 }
@@ -93,9 +98,29 @@ async function waitFor(receiver: Server, count: number, timeoutMs: number): Prom
  * deliveries come from, the same on both sides of the comparison. Its own process on the load
  * core, ahead of wrk (nice -10), so wrk cannot starve it.
  */
-function leadFeeder(base: string, token: string, perSecond: number, core: number): { stop(): Promise<{ created: number; seconds: number }> } {
+function leadFeeder(
+  base: string,
+  token: string,
+  perSecond: number,
+  core: number,
+): { stop(): Promise<{ created: number; seconds: number }> } {
   const proc = Bun.spawn(
-    ["taskset", "-c", String(core), "nice", "-n", "-10", process.execPath, join(ROOT, "bench/lead-feeder.ts"), "--base", base, "--token", token, "--per-second", String(perSecond)],
+    [
+      "taskset",
+      "-c",
+      String(core),
+      "nice",
+      "-n",
+      "-10",
+      process.execPath,
+      join(ROOT, "bench/lead-feeder.ts"),
+      "--base",
+      base,
+      "--token",
+      token,
+      "--per-second",
+      String(perSecond),
+    ],
     { stdout: "pipe", stderr: "inherit" },
   );
   return {
@@ -123,7 +148,13 @@ export async function runWebhookScenario(options: {
   const servers: Server[] = [];
   try {
     const port = freePort();
-    const product = await startServer({ name: "product", argv: sandboxArgv(db, port), core: options.serverCore, port, logFile: join(OUT, "product-webhooks.log") });
+    const product = await startServer({
+      name: "product",
+      argv: sandboxArgv(db, port),
+      core: options.serverCore,
+      port,
+      logFile: join(OUT, "product-webhooks.log"),
+    });
     servers.push(product);
     const receiverPort = freePort();
     const receiver = await startServer({
@@ -135,7 +166,9 @@ export async function runWebhookScenario(options: {
     });
     servers.push(receiver);
     // As a reader would type them from the project's root.
-    const commands = [product.command, receiver.command].map((c) => c.replaceAll(process.execPath, "bun").replaceAll(ROOT + "/", ""));
+    const commands = [product.command, receiver.command].map((c) =>
+      c.replaceAll(process.execPath, "bun").replaceAll(ROOT + "/", ""),
+    );
     let token = await issueToken(product.base);
     const leads = (await call(product.base, token, "GET", "/v1/leads?fields=id&limit=1")).meta.total as number;
 
@@ -158,7 +191,9 @@ export async function runWebhookScenario(options: {
       const seconds = (done.last - started) / 1000;
       deliveriesPerS.push((events * SUBSCRIPTIONS) / seconds);
       eventsPerS.push(events / seconds);
-      log(`[webhooks r${round + 1}/${options.rounds}] ${events} events × ${SUBSCRIPTIONS} subscriptions delivered in ${seconds.toFixed(2)} s: ${Math.round(events / seconds)} events/s, ${Math.round((events * SUBSCRIPTIONS) / seconds)} deliveries/s`);
+      log(
+        `[webhooks r${round + 1}/${options.rounds}] ${events} events × ${SUBSCRIPTIONS} subscriptions delivered in ${seconds.toFixed(2)} s: ${Math.round(events / seconds)} events/s, ${Math.round((events * SUBSCRIPTIONS) / seconds)} deliveries/s`,
+      );
     }
     outside.close();
 
@@ -175,7 +210,8 @@ export async function runWebhookScenario(options: {
           await unsubscribeAll(product, token, subscriptions);
           subscriptions = [];
         }
-        if (phase === "with" && subscriptions.length === 0) subscriptions = await subscribeAll(product, token, receiver);
+        if (phase === "with" && subscriptions.length === 0)
+          subscriptions = await subscribeAll(product, token, receiver);
         await reset(receiver);
         const feeder = leadFeeder(product.base, token, FEED_LEADS_PER_S, options.loadCore);
         const sample = await measureQuietly(product, PROPS_FEW, token, settings, false);
@@ -188,7 +224,9 @@ export async function runWebhookScenario(options: {
         } else {
           without.push(sample);
         }
-        log(`[webhooks r${round + 1}/${options.rounds}] props-few ${phase.padEnd(7)} subscriptions: ${Math.round(sample.rps)} req/s  p99 ${sample.p99Ms.toFixed(2)} ms  (${created} leads created, ${received} deliveries received)`);
+        log(
+          `[webhooks r${round + 1}/${options.rounds}] props-few ${phase.padEnd(7)} subscriptions: ${Math.round(sample.rps)} req/s  p99 ${sample.p99Ms.toFixed(2)} ms  (${created} leads created, ${received} deliveries received)`,
+        );
       }
     }
     const ratios = withSubs.map((s, i) => s.rps / without[i]!.rps);
@@ -210,11 +248,20 @@ export async function runWebhookScenario(options: {
   }
 }
 
-const fmt = (s: Spread, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
+const fmt = (s: Spread, digits = 0) =>
+  `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
 
 export function webhookSection(
   result: WebhookResult,
-  context: { date: Date; machine: string; version: string; rounds: number; durationS: number; connections: number; load: string },
+  context: {
+    date: Date;
+    machine: string;
+    version: string;
+    rounds: number;
+    durationS: number;
+    connections: number;
+    load: string;
+  },
 ): string {
   const rps = (samples: Sample[]) => spread(samples.map((s) => s.rps));
   const p99 = (samples: Sample[]) => spread(samples.map((s) => s.p99Ms));

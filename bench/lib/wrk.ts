@@ -40,7 +40,18 @@ export interface WrkResult {
 const TIMEOUT_S = 10;
 
 export function wrkArgv(run: WrkRun): string[] {
-  const argv = ["taskset", "-c", String(run.core), "wrk", "-t1", `-c${run.connections}`, `-d${run.durationS}s`, "--latency", `--timeout`, `${TIMEOUT_S}s`];
+  const argv = [
+    "taskset",
+    "-c",
+    String(run.core),
+    "wrk",
+    "-t1",
+    `-c${run.connections}`,
+    `-d${run.durationS}s`,
+    "--latency",
+    `--timeout`,
+    `${TIMEOUT_S}s`,
+  ];
   if (run.script) argv.push("-s", resolve(WRK_DIR, run.script));
   argv.push(run.url);
   if (run.args && run.args.length > 0) argv.push("--", ...run.args);
@@ -50,7 +61,11 @@ export function wrkArgv(run: WrkRun): string[] {
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
   const proc = Bun.spawn(wrkArgv(run), { env: { ...process.env, ...run.env }, stdout: "pipe", stderr: "pipe" });
   track(proc);
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`wrk exited ${code}: ${err.trim() || out.trim()}`);
   const cpu = proc.resourceUsage()?.cpuTime.total;
   return { ...parseWrk(out), cpuS: cpu === undefined ? 0 : Number(cpu) / 1e6 };

@@ -1,10 +1,11 @@
 // One helper per partner call: sends it tagged by endpoint (for per-endpoint thresholds),
 // retries 429s, and checks status and body shape. Each returns the parsed body (null if not JSON).
-import http from "k6/http";
+
 import { check } from "k6";
+import http from "k6/http";
+import { hasOnlyFields, hasOnlyStatus, isChangePage, isCreatedLead, jsonBody } from "./checks.js";
 import { config } from "./config.js";
 import { withRateLimitRetry } from "./retry.js";
-import { hasOnlyFields, hasOnlyStatus, isChangePage, isCreatedLead, jsonBody } from "./checks.js";
 
 /**
  * A query string from the defined values. k6 has no URLSearchParams, hence by hand.
@@ -59,9 +60,15 @@ export function listLeads(token, q) {
  * @returns {any}
  */
 function listPage(token, resource, endpoint, q) {
-  const url = `${config.baseUrl}/v1/${resource}` + query({
-    fields: q.fields.join(","), page: q.page, limit: q.limit, status: q.status, updatedAfter: q.updatedAfter,
-  });
+  const url =
+    `${config.baseUrl}/v1/${resource}` +
+    query({
+      fields: q.fields.join(","),
+      page: q.page,
+      limit: q.limit,
+      status: q.status,
+      updatedAfter: q.updatedAfter,
+    });
   const res = withRateLimitRetry(
     () => http.get(url, params(token, endpoint, `GET /v1/${resource}`, q.variant)),
     endpoint,
@@ -92,17 +99,26 @@ function listPage(token, resource, endpoint, q) {
  */
 export function createLead(token, lead, idempotencyKey) {
   const res = withRateLimitRetry(
-    () => http.post(`${config.baseUrl}/v1/leads`, JSON.stringify(lead), params(
-      token, "leads_create", "POST /v1/leads", lead.propertyCode ? "linked" : "unlinked",
-      { "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
-    )),
+    () =>
+      http.post(
+        `${config.baseUrl}/v1/leads`,
+        JSON.stringify(lead),
+        params(token, "leads_create", "POST /v1/leads", lead.propertyCode ? "linked" : "unlinked", {
+          "Content-Type": "application/json",
+          "Idempotency-Key": idempotencyKey,
+        }),
+      ),
     "leads_create",
   );
   const body = jsonBody(res);
-  check(res, {
-    "leads_create: status 201": (r) => r.status === 201,
-    "leads_create: created lead with id": () => isCreatedLead(body),
-  }, { endpoint: "leads_create" });
+  check(
+    res,
+    {
+      "leads_create: status 201": (r) => r.status === 201,
+      "leads_create: created lead with id": () => isCreatedLead(body),
+    },
+    { endpoint: "leads_create" },
+  );
   return body;
 }
 
@@ -118,9 +134,13 @@ export function listChanges(token, q) {
     "changes_list",
   );
   const body = jsonBody(res);
-  check(res, {
-    "changes_list: status 200": (r) => r.status === 200,
-    "changes_list: change page with cursor": () => isChangePage(body),
-  }, { endpoint: "changes_list" });
+  check(
+    res,
+    {
+      "changes_list: status 200": (r) => r.status === 200,
+      "changes_list: change page with cursor": () => isChangePage(body),
+    },
+    { endpoint: "changes_list" },
+  );
   return body;
 }

@@ -1,7 +1,8 @@
 // Bearer tokens: one obtained in setup(), then each VU keeps its own and renews it before expiry,
 // as a real partner integration must (SPEC: no renewal endpoint, ask again before the hour ends).
-import http from "k6/http";
+
 import { check, fail } from "k6";
+import http from "k6/http";
 import { config } from "./config.js";
 import { withRateLimitRetry } from "./retry.js";
 
@@ -30,7 +31,8 @@ export function obtainToken() {
     "auth_token: status 200": (r) => r.status === 200,
     "auth_token: Bearer token with expiresIn": () => body !== null,
   });
-  if (!ok || body === null) fail(`could not obtain a token from ${config.baseUrl}: HTTP ${res.status} ${res.error || res.body}`);
+  if (!ok || body === null)
+    fail(`could not obtain a token from ${config.baseUrl}: HTTP ${res.status} ${res.error || res.body}`);
   return { token: body.token, expiresAt: Date.now() + body.expiresIn * 1000 };
 }
 

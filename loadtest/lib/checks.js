@@ -29,9 +29,12 @@ export function isPage(body) {
  * @param {any} body @param {string[]} fields
  */
 export function hasOnlyFields(body, fields) {
-  return isPage(body) && body.data.every(
-    /** @param {unknown} item */
-    (item) => isObject(item) && sameKeys(Object.keys(/** @type {object} */ (item)), fields),
+  return (
+    isPage(body) &&
+    body.data.every(
+      /** @param {unknown} item */
+      (item) => isObject(item) && sameKeys(Object.keys(/** @type {object} */ (item)), fields),
+    )
   );
 }
 
@@ -53,9 +56,14 @@ function sameKeys(keys, wanted) {
  * @param {any} body
  */
 export function isChangePage(body) {
-  return isObject(body) && Array.isArray(body.data) && isObject(body.meta) &&
-    Number.isInteger(body.meta.after) && Number.isInteger(body.meta.nextAfter) &&
-    typeof body.meta.hasMore === "boolean";
+  return (
+    isObject(body) &&
+    Array.isArray(body.data) &&
+    isObject(body.meta) &&
+    Number.isInteger(body.meta.after) &&
+    Number.isInteger(body.meta.nextAfter) &&
+    typeof body.meta.hasMore === "boolean"
+  );
 }
 
 /**
@@ -63,6 +71,11 @@ export function isChangePage(body) {
  * @param {any} body
  */
 export function isCreatedLead(body) {
-  return isObject(body) && isObject(body.data) && typeof body.data.id === "string" &&
-    body.data.id.length > 0 && body.data.status === "NEW_LEAD";
+  return (
+    isObject(body) &&
+    isObject(body.data) &&
+    typeof body.data.id === "string" &&
+    body.data.id.length > 0 &&
+    body.data.status === "NEW_LEAD"
+  );
 }

@@ -3,10 +3,16 @@
 // cards far more than full records), CRMs read leads by status, forms post a few leads, and
 // syncing partners poll the change feed.
 import { sleep } from "k6";
-import { currentToken, obtainToken } from "./auth.js";
 import { createLead, listChanges, listLeads, listProperties } from "./api.js";
+import { currentToken, obtainToken } from "./auth.js";
 import {
-  LEAD_ALL, LEAD_FEW, LEAD_SOURCES, LEAD_STATUSES, PROPERTY_ALL, PROPERTY_FEW, PROPERTY_STATUSES,
+  LEAD_ALL,
+  LEAD_FEW,
+  LEAD_SOURCES,
+  LEAD_STATUSES,
+  PROPERTY_ALL,
+  PROPERTY_FEW,
+  PROPERTY_STATUSES,
 } from "./fields.js";
 
 /**
@@ -63,7 +69,12 @@ let crawlPage = 1;
 
 /** @param {string} token */
 function crawlListings(token) {
-  const body = listProperties(token, { fields: ["id", "code", "updatedAt"], page: crawlPage, limit: 100, variant: "paging" });
+  const body = listProperties(token, {
+    fields: ["id", "code", "updatedAt"],
+    page: crawlPage,
+    limit: 100,
+    variant: "paging",
+  });
   const totalPages = body !== null && body.meta ? body.meta.totalPages : 0;
   crawlPage = crawlPage >= totalPages ? 1 : crawlPage + 1;
 }

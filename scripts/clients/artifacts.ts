@@ -27,7 +27,8 @@ export const POSTMAN_ENVIRONMENT = {
   _postman_variable_scope: "environment",
 };
 
-const kv = (entries: Record<string, string>) => Object.entries(entries).map(([key, value]) => ({ key, value, type: "string" }));
+const kv = (entries: Record<string, string>) =>
+  Object.entries(entries).map(([key, value]) => ({ key, value, type: "string" }));
 
 /** Every request that takes a token gets one by client credentials, fetched and renewed by Postman. */
 const COLLECTION_AUTH = {
@@ -49,7 +50,12 @@ function convert(document: Json): Promise<Json> {
   return new Promise((resolve, reject) => {
     Converter.convert(
       { type: "json", data: document },
-      { folderStrategy: "Tags", requestNameSource: "Fallback", alwaysInheritAuthentication: true, enableOptionalParameters: false },
+      {
+        folderStrategy: "Tags",
+        requestNameSource: "Fallback",
+        alwaysInheritAuthentication: true,
+        enableOptionalParameters: false,
+      },
       (error: unknown, result?: Json) => {
         if (error) return reject(error);
         if (!result?.result) return reject(new Error(`openapi-to-postmanv2: ${result?.reason}`));
@@ -63,7 +69,11 @@ function convert(document: Json): Promise<Json> {
 function withoutIds(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutIds);
   if (typeof node !== "object" || node === null) return node;
-  return Object.fromEntries(Object.entries(node).filter(([key]) => key !== "id" && key !== "_postman_id").map(([key, value]) => [key, withoutIds(value)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key]) => key !== "id" && key !== "_postman_id")
+      .map(([key, value]) => [key, withoutIds(value)]),
+  );
 }
 
 /** The operation of the document a converted request was made from. */
@@ -91,11 +101,14 @@ function fillExamples(request: Json, operation: Json): void {
   const form = request.body?.urlencoded as Json[] | undefined;
   if (form !== undefined) {
     // The grant with the client authenticated by Basic: only grant_type in the form.
-    request.body.urlencoded = form.filter((field) => field.key === "grant_type").map((field) => ({ ...field, value: "client_credentials" }));
+    request.body.urlencoded = form
+      .filter((field) => field.key === "grant_type")
+      .map((field) => ({ ...field, value: "client_credentials" }));
   }
   const raw = operation.requestBody?.content?.["application/json"];
   const bodyExample = raw?.example ?? (Object.values(raw?.examples ?? {})[0] as Json | undefined)?.value;
-  if (request.body?.mode === "raw" && bodyExample !== undefined) request.body.raw = JSON.stringify(bodyExample, null, 2);
+  if (request.body?.mode === "raw" && bodyExample !== undefined)
+    request.body.raw = JSON.stringify(bodyExample, null, 2);
 }
 
 function authFor(operation: Json): Json | undefined {
@@ -114,7 +127,8 @@ function visit(items: Json[], document: Json): void {
     const operation = operationOf(document, item.request);
     if (operation === undefined) continue;
     fillExamples(item.request, operation);
-    for (const response of item.response ?? []) if (response.originalRequest) fillExamples(response.originalRequest, operation);
+    for (const response of item.response ?? [])
+      if (response.originalRequest) fillExamples(response.originalRequest, operation);
     const auth = authFor(operation);
     if (auth !== undefined) item.request.auth = auth;
   }

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { MixedLoad } from "./lib/load.ts";
 import { finish, log } from "./lib/report.ts";
 import { Server } from "./lib/server.ts";
-import { verified, verifyLeads, leadFigures } from "./lib/verify.ts";
+import { leadFigures, verified, verifyLeads } from "./lib/verify.ts";
 import { makeWorkspace } from "./lib/workspace.ts";
 
 const { values } = parseArgs({
@@ -43,14 +43,26 @@ function fillDisk(): number {
 
 const tally = (load: MixedLoad) => ({ ...Object.fromEntries(load.byStatus), sent: load.sent });
 const delta = (before: Record<string, number>, after: Record<string, number>) =>
-  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v !== 0));
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)])
+      .filter(([, v]) => v !== 0),
+  );
 
 let server: Server | null = null;
 try {
   const workspace = makeWorkspace("diskfull", { properties: 200, leads: 200, clients: 3, dbDir: mountPoint });
   server = await Server.start(workspace);
   const runId = crypto.randomUUID().slice(0, 8);
-  const load = new MixedLoad({ target: () => server?.url ?? null, clients: workspace.clients, concurrency: 8, runId, sourceAddresses: 500, createShare: 0.5, allow503: true });
+  const load = new MixedLoad({
+    target: () => server?.url ?? null,
+    clients: workspace.clients,
+    concurrency: 8,
+    runId,
+    sourceAddresses: 500,
+    createShare: 0.5,
+    allow503: true,
+  });
   log(`disk-full: database on a ${values["size-mb"]} MiB tmpfs at ${mountPoint}`);
   load.start();
   await Bun.sleep(2_000);
@@ -71,7 +83,14 @@ try {
       await Bun.sleep(50);
       if (load.acknowledged.size > before) recoveredMs = Math.round(performance.now() - freedAt);
     }
-    cycles.push({ cycle, fillerMiB: Math.round(filled / 2 ** 20), statusesWhileFull: duringFull, healthWhileFull: health, recoveredAfterMs: recoveredMs, alive: server.alive });
+    cycles.push({
+      cycle,
+      fillerMiB: Math.round(filled / 2 ** 20),
+      statusesWhileFull: duringFull,
+      healthWhileFull: health,
+      recoveredAfterMs: recoveredMs,
+      alive: server.alive,
+    });
     log(`cycle ${cycle}: while full`, { statuses: duringFull, health, recoveredMs });
     await Bun.sleep(2_000);
   }
@@ -82,16 +101,21 @@ try {
   const other5xx = [...load.byStatus].filter(([s]) => s >= 500 && s !== 503).reduce((n, [, c]) => n + c, 0);
   const saw503 = cycles.every((c) => ((c.statusesWhileFull as Record<string, number>)["503"] ?? 0) > 0);
   const recovered = cycles.every((c) => c.recoveredAfterMs !== null && c.alive === true);
-  finish("disk-full", verified(check) && other5xx === 0 && saw503 && recovered && exit === 0 && load.problems.length === 0, {
-    method: `tmpfs of ${values["size-mb"]} MiB mounted for the run, filled with a filler file until ENOSPC, then the filler deleted`,
-    faultsInjected: cycles.length,
-    cycles,
-    load: load.summary(),
-    other5xx,
-    ...leadFigures(check),
-    sigtermExit: exit,
-    problems: load.problems.slice(0, 20),
-  }, workspace.dir);
+  finish(
+    "disk-full",
+    verified(check) && other5xx === 0 && saw503 && recovered && exit === 0 && load.problems.length === 0,
+    {
+      method: `tmpfs of ${values["size-mb"]} MiB mounted for the run, filled with a filler file until ENOSPC, then the filler deleted`,
+      faultsInjected: cycles.length,
+      cycles,
+      load: load.summary(),
+      other5xx,
+      ...leadFigures(check),
+      sigtermExit: exit,
+      problems: load.problems.slice(0, 20),
+    },
+    workspace.dir,
+  );
 } finally {
   if (server?.alive) server.signal("SIGKILL");
   await server?.exit();

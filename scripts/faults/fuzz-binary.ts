@@ -3,11 +3,12 @@
 // shape, chunked and oversized), each answer checked against the contract; then the server must
 // still be healthy, its database intact, and its memory and descriptors back near where they began.
 //   bun scripts/faults/fuzz-binary.ts [--runs 3000] [--seed N] [--concurrency 4]
-import fc from "fast-check";
+
 import { parseArgs } from "node:util";
+import fc from "fast-check";
 import { requestArb } from "../../test/fuzz/arbitraries.ts";
 import { echoOf, violations } from "../../test/fuzz/contract.ts";
-import { bodyInit, canHaveBody, describeSpec, type AuthSpec, type RequestSpec } from "../../test/fuzz/spec.ts";
+import { type AuthSpec, bodyInit, canHaveBody, describeSpec, type RequestSpec } from "../../test/fuzz/spec.ts";
 import { rawExchange } from "../../test/security/binary-server.ts";
 import { finish, log } from "./lib/report.ts";
 import { Server } from "./lib/server.ts";
@@ -15,7 +16,11 @@ import { verifyLeads } from "./lib/verify.ts";
 import { makeWorkspace } from "./lib/workspace.ts";
 
 const { values } = parseArgs({
-  options: { runs: { type: "string", default: "3000" }, seed: { type: "string" }, concurrency: { type: "string", default: "4" } },
+  options: {
+    runs: { type: "string", default: "3000" },
+    seed: { type: "string" },
+    concurrency: { type: "string", default: "4" },
+  },
 });
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
 
@@ -23,17 +28,32 @@ const workspace = makeWorkspace("fuzzbin", { properties: 100, leads: 100, client
 const server = await Server.start(workspace);
 const [portal, other] = workspace.clients as [(typeof workspace.clients)[0], (typeof workspace.clients)[0]];
 const tokenOf = async (who: typeof portal) =>
-  ((await (await fetch(`${server.url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": who.apiKey, "x-api-secret": who.secret } })).json()) as {
-    data: { token: string };
-  }).data.token;
+  (
+    (await (
+      await fetch(`${server.url}/v1/auth/token`, {
+        method: "POST",
+        headers: { "x-api-key": who.apiKey, "x-api-secret": who.secret },
+      })
+    ).json()) as {
+      data: { token: string };
+    }
+  ).data.token;
 const tokens = { portal: await tokenOf(portal), other: await tokenOf(other) };
 const firstId = async (path: string) =>
-  ((await (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${tokens.portal}` } })).json()) as { data: { id: string; code?: string }[] }).data[0]!;
+  (
+    (await (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${tokens.portal}` } })).json()) as {
+      data: { id: string; code?: string }[];
+    }
+  ).data[0]!;
 const property = await firstId("/v1/properties?fields=id,code&limit=1");
 const lead = await firstId("/v1/leads?fields=id&limit=1");
 const substitutions: Record<string, string> = {
-  ":ownProperty": property.id, ":ownLead": lead.id, ":otherProperty": crypto.randomUUID(), ":otherLead": crypto.randomUUID(),
-  ":unpublished": crypto.randomUUID(), ":ownCode": property.code ?? "none",
+  ":ownProperty": property.id,
+  ":ownLead": lead.id,
+  ":otherProperty": crypto.randomUUID(),
+  ":otherLead": crypto.randomUUID(),
+  ":unpublished": crypto.randomUUID(),
+  ":ownCode": property.code ?? "none",
 };
 
 function authorization(auth: AuthSpec): string | null {
@@ -71,7 +91,13 @@ async function send(spec: RequestSpec): Promise<void> {
   const body = canHaveBody(spec.method) ? bodyInit(spec.body) : null;
   let response: Response;
   try {
-    response = await fetch(`${server.url}${path}`, { method: spec.method, headers, body, duplex: "half", signal: AbortSignal.timeout(15_000) } as RequestInit);
+    response = await fetch(`${server.url}${path}`, {
+      method: spec.method,
+      headers,
+      body,
+      duplex: "half",
+      signal: AbortSignal.timeout(15_000),
+    } as RequestInit);
   } catch (error) {
     // The client refused to send it (a header fetch will not carry) or the server hung up.
     if (!server.alive) failures.push(`server died on ${describeSpec(spec)}`);
@@ -84,14 +110,18 @@ async function send(spec: RequestSpec): Promise<void> {
     transport.set(response.status, (transport.get(response.status) ?? 0) + 1);
     return;
   }
-  const bodyText = spec.body.kind === "text" ? spec.body.text : spec.body.kind === "chunked" ? spec.body.chunks.join("") : "";
+  const bodyText =
+    spec.body.kind === "text" ? spec.body.text : spec.body.kind === "chunked" ? spec.body.chunks.join("") : "";
   // Bun's fetch drops the body of an answer to TRACE (the server sends it): judge it like HEAD.
   const method = spec.method.toUpperCase() === "TRACE" ? "HEAD" : spec.method.toUpperCase();
   const problems = violations(
     { method, status: response.status, headers: response.headers, body: text },
     { echo: echoOf(`${server.url}${path}`, [...headers], bodyText) },
   );
-  if (problems.length > 0) failures.push(`${problems.join("; ")} ← ${describeSpec(spec).slice(0, 600)} → ${response.status} ${text.slice(0, 200)}`);
+  if (problems.length > 0)
+    failures.push(
+      `${problems.join("; ")} ← ${describeSpec(spec).slice(0, 600)} → ${response.status} ${text.slice(0, 200)}`,
+    );
 }
 
 const start = server.stats()!;
@@ -108,11 +138,16 @@ await Promise.all(
 const validRequest = `POST /v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tokens.portal}\r\nContent-Type: application/json\r\nContent-Length: 62\r\n\r\n{"name":"Raw","email":"raw@example.com","phone":"1","message":"m"}`;
 const rawCases = fc.sample(
   fc.oneof(
-    fc.array(fc.tuple(fc.nat(validRequest.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }).map((edits) => {
-      const bytes = new TextEncoder().encode(validRequest);
-      for (const [at, value] of edits) bytes[at] = value;
-      return bytes;
-    }),
+    fc
+      .array(fc.tuple(fc.nat(validRequest.length - 1), fc.integer({ min: 0, max: 255 })), {
+        minLength: 1,
+        maxLength: 4,
+      })
+      .map((edits) => {
+        const bytes = new TextEncoder().encode(validRequest);
+        for (const [at, value] of edits) bytes[at] = value;
+        return bytes;
+      }),
     fc.uint8Array({ minLength: 1, maxLength: 400 }),
   ),
   { numRuns: Math.ceil(Number(values.runs) / 10), seed },
@@ -124,8 +159,10 @@ for (let i = 0; i < rawCases.length; i += 20) {
     const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? "none";
     rawAnswers.set(status, (rawAnswers.get(status) ?? 0) + 1);
     const bare = /\r\n\r\n$/.test(text) && !/x-request-id/i.test(text);
-    if (status !== "none" && !bare && (!/x-request-id/i.test(text) || status.startsWith("5"))) failures.push(`raw bytes answered ${text.slice(0, 200)}`);
-    if (/bun|elysia|uws|\bat \S+ \(/i.test(text)) failures.push(`raw bytes answer shows internals: ${text.slice(0, 200)}`);
+    if (status !== "none" && !bare && (!/x-request-id/i.test(text) || status.startsWith("5")))
+      failures.push(`raw bytes answered ${text.slice(0, 200)}`);
+    if (/bun|elysia|uws|\bat \S+ \(/i.test(text))
+      failures.push(`raw bytes answer shows internals: ${text.slice(0, 200)}`);
   }
 }
 
@@ -134,19 +171,24 @@ const end = server.stats()!;
 server.signal("SIGTERM");
 const exit = await server.exit();
 const integrity = verifyLeads(workspace.dbPath, "none", new Map()).integrity;
-finish("fuzz-binary", failures.length === 0 && healthy && exit === 0 && integrity === "ok", {
-  requestsSent: specs.length - unsendable,
-  rawByteRequests: rawCases.length,
-  rawAnswers: Object.fromEntries(rawAnswers),
-  unsendableByFetch: unsendable,
-  seed,
-  statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b)),
-  bareTransportAnswers: Object.fromEntries(transport),
-  contractViolations: failures.length,
-  failures: failures.slice(0, 30),
-  healthyAfter: healthy,
-  rssMiB: { start: start.rssMiB, end: end.rssMiB },
-  fds: { start: start.fds, end: end.fds },
-  integrityCheck: integrity,
-  sigtermExit: exit,
-}, workspace.dir);
+finish(
+  "fuzz-binary",
+  failures.length === 0 && healthy && exit === 0 && integrity === "ok",
+  {
+    requestsSent: specs.length - unsendable,
+    rawByteRequests: rawCases.length,
+    rawAnswers: Object.fromEntries(rawAnswers),
+    unsendableByFetch: unsendable,
+    seed,
+    statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b)),
+    bareTransportAnswers: Object.fromEntries(transport),
+    contractViolations: failures.length,
+    failures: failures.slice(0, 30),
+    healthyAfter: healthy,
+    rssMiB: { start: start.rssMiB, end: end.rssMiB },
+    fds: { start: start.fds, end: end.fds },
+    integrityCheck: integrity,
+    sigtermExit: exit,
+  },
+  workspace.dir,
+);

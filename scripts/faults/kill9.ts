@@ -47,7 +47,10 @@ for (let round = 1; round <= rounds; round++) {
   server = await Server.start(workspace, { port });
   restartsMs.push(server.startupMs);
   retried += await load.retryUncertain(server.url);
-  log(`round ${round}: killed (${exit}), restarted in ${server.startupMs} ms`, { acknowledgedSoFar: before, sent: load.sent });
+  log(`round ${round}: killed (${exit}), restarted in ${server.startupMs} ms`, {
+    acknowledgedSoFar: before,
+    sent: load.sent,
+  });
 }
 
 await Bun.sleep(500);
@@ -59,20 +62,25 @@ const finalExit = await server!.exit();
 const check = verifyLeads(workspace.dbPath, runId, load.acknowledged, load.uncertain);
 
 const ok = verified(check) && replay.wrong.length === 0 && load.problems.length === 0 && finalExit === 0;
-finish("kill9", ok, {
-  faultsInjected: rounds,
-  kind: "SIGKILL at a random moment (uniform in [min-ms, max-ms] after the previous restart) under mixed load",
-  load: load.summary(),
-  keyedRetriesOfLostAnswers: retried,
-  idempotentReplaysAfterRestarts: replay.replayed,
-  replayMismatches: replay.wrong.slice(0, 10),
-  restartMs: { min: Math.min(...restartsMs), max: Math.max(...restartsMs) },
-  leadsAcknowledged: check.acknowledged,
-  leadsFound: check.found,
-  missing: check.missing.slice(0, 10),
-  duplicated: check.duplicated.slice(0, 10),
-  lostAnswersThatLanded: `${check.uncertainLanded} of ${check.uncertainTotal} (unkeyed, unretried: at most once each)`,
-  integrityCheck: check.integrity,
-  finalSigtermExit: finalExit,
-  problems: load.problems.slice(0, 20),
-}, workspace.dir);
+finish(
+  "kill9",
+  ok,
+  {
+    faultsInjected: rounds,
+    kind: "SIGKILL at a random moment (uniform in [min-ms, max-ms] after the previous restart) under mixed load",
+    load: load.summary(),
+    keyedRetriesOfLostAnswers: retried,
+    idempotentReplaysAfterRestarts: replay.replayed,
+    replayMismatches: replay.wrong.slice(0, 10),
+    restartMs: { min: Math.min(...restartsMs), max: Math.max(...restartsMs) },
+    leadsAcknowledged: check.acknowledged,
+    leadsFound: check.found,
+    missing: check.missing.slice(0, 10),
+    duplicated: check.duplicated.slice(0, 10),
+    lostAnswersThatLanded: `${check.uncertainLanded} of ${check.uncertainTotal} (unkeyed, unretried: at most once each)`,
+    integrityCheck: check.integrity,
+    finalSigtermExit: finalExit,
+    problems: load.problems.slice(0, 20),
+  },
+  workspace.dir,
+);

@@ -10,11 +10,15 @@ import { parseArgs } from "node:util";
 import { MixedLoad } from "./lib/load.ts";
 import { finish, log } from "./lib/report.ts";
 import { Server } from "./lib/server.ts";
-import { verified, verifyLeads, leadFigures } from "./lib/verify.ts";
+import { leadFigures, verified, verifyLeads } from "./lib/verify.ts";
 import { makeWorkspace } from "./lib/workspace.ts";
 
 const { values } = parseArgs({
-  options: { cycles: { type: "string", default: "2" }, seconds: { type: "string", default: "5" }, strict: { type: "boolean", default: false } },
+  options: {
+    cycles: { type: "string", default: "2" },
+    seconds: { type: "string", default: "5" },
+    strict: { type: "boolean", default: false },
+  },
 });
 
 const workspace = makeWorkspace("readonly", { properties: 200, leads: 200, clients: 3 });
@@ -25,7 +29,11 @@ const chattr = (flag: "+i" | "-i", paths: string[]) => {
 };
 const tally = (load: MixedLoad) => Object.fromEntries(load.byStatus);
 const delta = (before: Record<string, number>, after: Record<string, number>) =>
-  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v !== 0));
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)])
+      .filter(([, v]) => v !== 0),
+  );
 
 /** Milliseconds until the load sees a new 201, or null after `limitMs`. */
 async function recovery(load: MixedLoad, limitMs: number): Promise<number | null> {
@@ -42,7 +50,15 @@ let server: Server | null = null;
 try {
   server = await Server.start(workspace);
   const runId = crypto.randomUUID().slice(0, 8);
-  const load = new MixedLoad({ target: () => server?.url ?? null, clients: workspace.clients, concurrency: 8, runId, sourceAddresses: 500, createShare: 0.4, allow503: true });
+  const load = new MixedLoad({
+    target: () => server?.url ?? null,
+    clients: workspace.clients,
+    concurrency: 8,
+    runId,
+    sourceAddresses: 500,
+    createShare: 0.4,
+    allow503: true,
+  });
   load.start();
   await Bun.sleep(1_500);
 
@@ -80,23 +96,40 @@ try {
   const finalExit = await server.exit();
   const check = verifyLeads(workspace.dbPath, runId, load.acknowledged, load.uncertain);
   const other5xx = [...load.byStatus].filter(([s]) => s >= 500 && s !== 503).reduce((n, [, c]) => n + c, 0);
-  const liveOk = live.every((c) => c.recoveredAfterMs !== null && c.alive && ((c.statusesWhileReadOnly as Record<string, number>)["503"] ?? 0) > 0);
+  const liveOk = live.every(
+    (c) =>
+      c.recoveredAfterMs !== null && c.alive && ((c.statusesWhileReadOnly as Record<string, number>)["503"] ?? 0) > 0,
+  );
   const startOk = (atStart["503"] ?? 0) > 0 && recoveredAfterRestartMs !== null;
   // Known gap (see SECURITY.md and the report): a connection SQLite opened read-only stays so.
   const knownGap = recoveredWithoutRestartMs === null;
-  const ok = verified(check) && other5xx === 0 && liveOk && startOk && [firstExit, secondExit, finalExit].every((e) => e === 0) && load.problems.length === 0;
-  finish("readonly", ok && !(values.strict && knownGap), {
-    method: "chattr +i on the database file and its WAL (live), and on the database file before a start; chattr -i to restore",
-    faultsInjected: live.length + 1,
-    live,
-    startedReadOnly: { statuses: atStart, recoveredWithoutRestartMs, recoveredAfterRestartMs },
-    knownGap: knownGap ? "started on a read-only file, creation stays 503 after the file is writable again, until a restart" : null,
-    load: load.summary(),
-    other5xx,
-    ...leadFigures(check),
-    exits: [firstExit, secondExit, finalExit],
-    problems: load.problems.slice(0, 20),
-  }, workspace.dir);
+  const ok =
+    verified(check) &&
+    other5xx === 0 &&
+    liveOk &&
+    startOk &&
+    [firstExit, secondExit, finalExit].every((e) => e === 0) &&
+    load.problems.length === 0;
+  finish(
+    "readonly",
+    ok && !(values.strict && knownGap),
+    {
+      method:
+        "chattr +i on the database file and its WAL (live), and on the database file before a start; chattr -i to restore",
+      faultsInjected: live.length + 1,
+      live,
+      startedReadOnly: { statuses: atStart, recoveredWithoutRestartMs, recoveredAfterRestartMs },
+      knownGap: knownGap
+        ? "started on a read-only file, creation stays 503 after the file is writable again, until a restart"
+        : null,
+      load: load.summary(),
+      other5xx,
+      ...leadFigures(check),
+      exits: [firstExit, secondExit, finalExit],
+      problems: load.problems.slice(0, 20),
+    },
+    workspace.dir,
+  );
 } finally {
   Bun.spawnSync(["chattr", "-i", ...files]);
   if (server?.alive) server.signal("SIGKILL");

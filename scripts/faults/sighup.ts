@@ -8,31 +8,53 @@ import { hashSecret } from "../../src/security/secrets.ts";
 import { MixedLoad } from "./lib/load.ts";
 import { finish, log } from "./lib/report.ts";
 import { Server } from "./lib/server.ts";
-import { verified, verifyLeads, leadFigures } from "./lib/verify.ts";
+import { leadFigures, verified, verifyLeads } from "./lib/verify.ts";
 import { makeWorkspace } from "./lib/workspace.ts";
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "15" }, "min-ms": { type: "string", default: "5" }, "max-ms": { type: "string", default: "40" } },
+  options: {
+    seconds: { type: "string", default: "15" },
+    "min-ms": { type: "string", default: "5" },
+    "max-ms": { type: "string", default: "40" },
+  },
 });
 
 const workspace = makeWorkspace("sighup", { properties: 200, leads: 200, clients: 4 });
 const extra = { id: "extra", apiKey: "pk_live_extra_client_1", secret: "sk_live_extra_client_secret" };
 const base = workspace.config;
-const withExtra = { ...base, clients: [...(base.clients as object[]), { id: extra.id, apiKey: extra.apiKey, secretHash: hashSecret(extra.secret), database: "agency" }] };
+const withExtra = {
+  ...base,
+  clients: [
+    ...(base.clients as object[]),
+    { id: extra.id, apiKey: extra.apiKey, secretHash: hashSecret(extra.secret), database: "agency" },
+  ],
+};
 const versions: { name: string; write(): void }[] = [
   { name: "base", write: () => workspace.writeConfig(base) },
   { name: "with an extra client", write: () => workspace.writeConfig(withExtra) },
-  { name: "broken JSON", write: () => Bun.write(workspace.configPath, "{ \"clients\": [ broken") },
+  { name: "broken JSON", write: () => Bun.write(workspace.configPath, '{ "clients": [ broken') },
   { name: "refused by the schema", write: () => workspace.writeConfig({ ...base, colour: "red" }) },
   { name: "base, log level changed", write: () => workspace.writeConfig({ ...base, logLevel: "error" }) },
 ];
 
 const extraToken = async (url: string) =>
-  (await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": extra.apiKey, "x-api-secret": extra.secret } })).status;
+  (
+    await fetch(`${url}/v1/auth/token`, {
+      method: "POST",
+      headers: { "x-api-key": extra.apiKey, "x-api-secret": extra.secret },
+    })
+  ).status;
 
 const server = await Server.start(workspace);
 const runId = crypto.randomUUID().slice(0, 8);
-const load = new MixedLoad({ target: () => server.url, clients: workspace.clients, concurrency: 12, runId, sourceAddresses: 1_000, createShare: 0.3 });
+const load = new MixedLoad({
+  target: () => server.url,
+  clients: workspace.clients,
+  concurrency: 12,
+  runId,
+  sourceAddresses: 1_000,
+  createShare: 0.3,
+});
 load.start();
 const startStats = server.stats();
 log(`SIGHUP storm for ${values.seconds} s on ${server.url}`, { ...startStats });
@@ -70,15 +92,24 @@ server.signal("SIGTERM");
 const exit = await server.exit();
 const check = verifyLeads(workspace.dbPath, runId, load.acknowledged, load.uncertain);
 const reloadsApplied = extraWhenAdded === 200 && extraAfterBrokenReload === 200 && extraWhenRemoved === 401;
-finish("sighup", verified(check) && reloadsApplied && load.problems.length === 0 && exit === 0, {
-  faultsInjected: signals,
-  kind: `SIGHUP every ${values["min-ms"]}-${values["max-ms"]} ms for ${values.seconds} s, config rewritten before each`,
-  configVersionsWritten: Object.fromEntries(written),
-  load: load.summary(),
-  lastValidConfigInForce: { extraClientAdded: extraWhenAdded, afterBrokenReload: extraAfterBrokenReload, extraClientRemoved: extraWhenRemoved },
-  rssMiB: { start: startStats?.rssMiB, end: endStats?.rssMiB },
-  fds: { start: startStats?.fds, end: endStats?.fds },
-  ...leadFigures(check),
-  sigtermExit: exit,
-  problems: load.problems.slice(0, 20),
-}, workspace.dir);
+finish(
+  "sighup",
+  verified(check) && reloadsApplied && load.problems.length === 0 && exit === 0,
+  {
+    faultsInjected: signals,
+    kind: `SIGHUP every ${values["min-ms"]}-${values["max-ms"]} ms for ${values.seconds} s, config rewritten before each`,
+    configVersionsWritten: Object.fromEntries(written),
+    load: load.summary(),
+    lastValidConfigInForce: {
+      extraClientAdded: extraWhenAdded,
+      afterBrokenReload: extraAfterBrokenReload,
+      extraClientRemoved: extraWhenRemoved,
+    },
+    rssMiB: { start: startStats?.rssMiB, end: endStats?.rssMiB },
+    fds: { start: startStats?.fds, end: endStats?.fds },
+    ...leadFigures(check),
+    sigtermExit: exit,
+    problems: load.problems.slice(0, 20),
+  },
+  workspace.dir,
+);

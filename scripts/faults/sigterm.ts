@@ -8,25 +8,41 @@ import { MixedLoad } from "./lib/load.ts";
 import { finish, log } from "./lib/report.ts";
 import { Server } from "./lib/server.ts";
 import { verified, verifyLeads } from "./lib/verify.ts";
-import { makeWorkspace, type FaultClient } from "./lib/workspace.ts";
+import { type FaultClient, makeWorkspace } from "./lib/workspace.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "5" }, "in-flight": { type: "string", default: "50" } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "5" }, "in-flight": { type: "string", default: "50" } },
+});
 
 const workspace = makeWorkspace("sigterm", { properties: 200, leads: 200, clients: 4 });
 const runId = crypto.randomUUID().slice(0, 8);
 const acknowledged = new Map<string, string>();
 let server: Server | null = null;
-const load = new MixedLoad({ target: () => server?.url ?? null, clients: workspace.clients, concurrency: 8, runId: `${runId}-load`, sourceAddresses: 500 });
+const load = new MixedLoad({
+  target: () => server?.url ?? null,
+  clients: workspace.clients,
+  concurrency: 8,
+  runId: `${runId}-load`,
+  sourceAddresses: 500,
+});
 
 async function tokenFor(url: string, client: FaultClient): Promise<string> {
-  const response = await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": client.apiKey, "x-api-secret": client.secret } });
+  const response = await fetch(`${url}/v1/auth/token`, {
+    method: "POST",
+    headers: { "x-api-key": client.apiKey, "x-api-secret": client.secret },
+  });
   return ((await response.json()) as { data: { token: string } }).data.token;
 }
 
 /** A lead creation whose body arrives in two halves; `finish()` sends the second. */
 function slowCreation(url: string, token: string, marker: string, keyed: boolean) {
   const encoder = new TextEncoder();
-  const json = JSON.stringify({ name: "Slow Lead", email: "slow@example.com", phone: "1", message: `fault-marker:${marker}` });
+  const json = JSON.stringify({
+    name: "Slow Lead",
+    email: "slow@example.com",
+    phone: "1",
+    message: `fault-marker:${marker}`,
+  });
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
   controller.enqueue(encoder.encode(json.slice(0, 20)));
@@ -62,14 +78,18 @@ for (let round = 1; round <= Number(values.rounds); round++) {
   const signalledAt = performance.now();
   victim.signal("SIGTERM");
   await Bun.sleep(200);
-  const newConnection = await fetch(`${url}/health`).then((r) => `answered ${r.status}`, () => "refused");
+  const newConnection = await fetch(`${url}/health`).then(
+    (r) => `answered ${r.status}`,
+    () => "refused",
+  );
   for (const request of inFlight) request.finish();
   const answers = await Promise.all(inFlight.map((r) => r.answer));
   const exit = await victim.exit();
   const exitMs = Math.round(performance.now() - signalledAt);
   server = null;
   answers.forEach((a, i) => {
-    if (a.status === 201) acknowledged.set(inFlight[i]!.marker, (JSON.parse(a.body) as { data: { id: string } }).data.id);
+    if (a.status === 201)
+      acknowledged.set(inFlight[i]!.marker, (JSON.parse(a.body) as { data: { id: string } }).data.id);
   });
   const statuses = answers.reduce<Record<string, number>>((m, a) => ((m[a.status] = (m[a.status] ?? 0) + 1), m), {});
   const ok = statuses["201"] === inFlight.length && exit === 0 && exitMs < 10_500 && newConnection === "refused";
@@ -81,17 +101,22 @@ await load.stop();
 
 const check = verifyLeads(workspace.dbPath, runId, acknowledged);
 const loadCheck = verifyLeads(workspace.dbPath, `${runId}-load`, load.acknowledged, load.uncertain);
-finish("sigterm", allOk && verified(check) && verified(loadCheck) && load.problems.length === 0, {
-  faultsInjected: rounds.length,
-  kind: "SIGTERM while lead bodies are still arriving, under a mixed load",
-  rounds,
-  inFlightAcknowledged: check.acknowledged,
-  inFlightFound: check.found,
-  load: load.summary(),
-  loadLeadsAcknowledged: loadCheck.acknowledged,
-  loadLeadsFound: loadCheck.found,
-  missing: [...check.missing, ...loadCheck.missing].slice(0, 10),
-  duplicated: [...check.duplicated, ...loadCheck.duplicated].slice(0, 10),
-  integrityCheck: check.integrity,
-  problems: load.problems.slice(0, 20),
-}, workspace.dir);
+finish(
+  "sigterm",
+  allOk && verified(check) && verified(loadCheck) && load.problems.length === 0,
+  {
+    faultsInjected: rounds.length,
+    kind: "SIGTERM while lead bodies are still arriving, under a mixed load",
+    rounds,
+    inFlightAcknowledged: check.acknowledged,
+    inFlightFound: check.found,
+    load: load.summary(),
+    loadLeadsAcknowledged: loadCheck.acknowledged,
+    loadLeadsFound: loadCheck.found,
+    missing: [...check.missing, ...loadCheck.missing].slice(0, 10),
+    duplicated: [...check.duplicated, ...loadCheck.duplicated].slice(0, 10),
+    integrityCheck: check.integrity,
+    problems: load.problems.slice(0, 20),
+  },
+  workspace.dir,
+);

@@ -9,7 +9,11 @@ import { Server } from "./lib/server.ts";
 import { makeWorkspace } from "./lib/workspace.ts";
 
 const { values } = parseArgs({
-  options: { "per-kind": { type: "string", default: "20" }, "max-seconds": { type: "string", default: "75" }, "trickle-seconds": { type: "string", default: "10" } },
+  options: {
+    "per-kind": { type: "string", default: "20" },
+    "max-seconds": { type: "string", default: "75" },
+    "trickle-seconds": { type: "string", default: "10" },
+  },
 });
 const perKind = Number(values["per-kind"]);
 const maxMs = Number(values["max-seconds"]) * 1000;
@@ -18,9 +22,16 @@ const trickleMs = Number(values["trickle-seconds"]) * 1000;
 const workspace = makeWorkspace("slowclients", { properties: 100, leads: 100, clients: 1 });
 const server = await Server.start(workspace);
 const c = workspace.clients[0]!;
-const token = ((await (await fetch(`${server.url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": c.apiKey, "x-api-secret": c.secret } })).json()) as {
-  data: { token: string };
-}).data.token;
+const token = (
+  (await (
+    await fetch(`${server.url}/v1/auth/token`, {
+      method: "POST",
+      headers: { "x-api-key": c.apiKey, "x-api-secret": c.secret },
+    })
+  ).json()) as {
+    data: { token: string };
+  }
+).data.token;
 
 interface Kind {
   name: string;
@@ -31,10 +42,18 @@ interface Kind {
 const KINDS: Kind[] = [
   { name: "silent after connect", opening: "", trickle: null },
   { name: "stalled mid-headers", opening: "GET /health HTTP/1.1\r\nHost: x\r\n", trickle: null },
-  { name: "stalled mid-body", opening: `POST /v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`, trickle: null },
+  {
+    name: "stalled mid-body",
+    opening: `POST /v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+    trickle: null,
+  },
   { name: "idle keep-alive after a request", opening: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n", trickle: null },
   { name: "trickling headers (slowloris)", opening: "GET /health HTTP/1.1\r\nHost: x\r\nX-A: ", trickle: "a" },
-  { name: "trickling body", opening: `POST /v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`, trickle: " " },
+  {
+    name: "trickling body",
+    opening: `POST /v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`,
+    trickle: " ",
+  },
 ];
 
 /** Opens one connection of a kind; resolves with the milliseconds until the server closed it (null: still open at the end). */
@@ -81,7 +100,8 @@ let probing = true;
 const probe = (async () => {
   while (probing) {
     const started = performance.now();
-    const ok = (await fetch(`${server.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).status === 200;
+    const ok =
+      (await fetch(`${server.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).status === 200;
     latencies.push(ok ? performance.now() - started : Infinity);
     await Bun.sleep(1_000);
   }
@@ -105,15 +125,25 @@ const kinds = KINDS.map((kind, i) => {
 });
 const untrickled = kinds.filter((_, i) => KINDS[i]!.trickle === null);
 const idleClosed = untrickled.every((k) => k.closedByServer === `${perKind}/${perKind}`);
-const trickleHeld = kinds.filter((_, i) => KINDS[i]!.trickle !== null && !kinds[i]!.closedByServer.startsWith(`${perKind}/`));
+const trickleHeld = kinds.filter(
+  (_, i) => KINDS[i]!.trickle !== null && !kinds[i]!.closedByServer.startsWith(`${perKind}/`),
+);
 const worst = Math.max(...latencies);
-finish("slow-clients", idleClosed && worst < 1_000 && exit === 0, {
-  faultsInjected: perKind * KINDS.length,
-  kind: `${perKind} connections per kind, held up to ${maxMs / 1000} s; trickling ones send a byte every ${trickleMs / 1000} s`,
-  kinds,
-  othersServed: { probes: latencies.length, worstMs: Math.round(worst) },
-  fds: { baseline: baseline.fds, whileHeld: whileHeld.fds, after: after.fds },
-  rssMiB: { baseline: baseline.rssMiB, after: after.rssMiB },
-  knownGap: trickleHeld.length > 0 ? `connections that send a byte every ${trickleMs / 1000} s stay open: ${trickleHeld.map((k) => k.kind).join(", ")}` : null,
-  sigtermExit: exit,
-}, workspace.dir);
+finish(
+  "slow-clients",
+  idleClosed && worst < 1_000 && exit === 0,
+  {
+    faultsInjected: perKind * KINDS.length,
+    kind: `${perKind} connections per kind, held up to ${maxMs / 1000} s; trickling ones send a byte every ${trickleMs / 1000} s`,
+    kinds,
+    othersServed: { probes: latencies.length, worstMs: Math.round(worst) },
+    fds: { baseline: baseline.fds, whileHeld: whileHeld.fds, after: after.fds },
+    rssMiB: { baseline: baseline.rssMiB, after: after.rssMiB },
+    knownGap:
+      trickleHeld.length > 0
+        ? `connections that send a byte every ${trickleMs / 1000} s stay open: ${trickleHeld.map((k) => k.kind).join(", ")}`
+        : null,
+    sigtermExit: exit,
+  },
+  workspace.dir,
+);

@@ -45,7 +45,11 @@ export interface ReportPaths {
  * aggregation periods, so short scenarios use a 1 s period; k6's default of 10 s keeps the
  * report of an hours-long soak small.
  */
-export function reportEnv(paths: ReportPaths, scenario: string, env: Record<string, string | undefined>): Record<string, string> {
+export function reportEnv(
+  paths: ReportPaths,
+  scenario: string,
+  env: Record<string, string | undefined>,
+): Record<string, string> {
   return {
     K6_WEB_DASHBOARD: "true",
     K6_WEB_DASHBOARD_PORT: "-1",

@@ -7,8 +7,14 @@ import { cpus, loadavg } from "node:os";
 const USER_HZ = 100;
 
 function machineSeconds(): { busy: number; total: number } {
-  const line = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith("cpu "))!;
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+  const line = readFileSync("/proc/stat", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("cpu "))!;
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const total = user + nice + system + idle + iowait + irq + softirq + steal;
   return { busy: (total - idle - iowait) / USER_HZ, total: total / USER_HZ };
 }

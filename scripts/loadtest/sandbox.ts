@@ -22,15 +22,33 @@ export interface Sandbox {
  * by `partner-api backup` (safe while another server uses the file); without, the sandbox
  * builds its seeded dataset there. `cpu` pins the server to one core.
  */
-export async function startSandbox(options: { binary: string; workDir: string; sourceDb: string | null; cpu: number | null }): Promise<Sandbox> {
+export async function startSandbox(options: {
+  binary: string;
+  workDir: string;
+  sourceDb: string | null;
+  cpu: number | null;
+}): Promise<Sandbox> {
   const db = join(options.workDir, "sandbox.sqlite");
   if (options.sourceDb !== null) {
-    const copy = Bun.spawnSync([options.binary, "backup", "--db", options.sourceDb, "--out", db], { stdout: "pipe", stderr: "pipe" });
+    const copy = Bun.spawnSync([options.binary, "backup", "--db", options.sourceDb, "--out", db], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     if (copy.exitCode !== 0) throw new Error(`could not copy ${options.sourceDb}: ${copy.stderr.toString().trim()}`);
   }
   const port = freePort();
   const pin = options.cpu === null ? [] : ["taskset", "-c", String(options.cpu)];
-  const argv = [...pin, options.binary, "sandbox", "--db", db, "--port", String(port), "--rate-limit", String(UNREACHABLE_RATE_LIMIT)];
+  const argv = [
+    ...pin,
+    options.binary,
+    "sandbox",
+    "--db",
+    db,
+    "--port",
+    String(port),
+    "--rate-limit",
+    String(UNREACHABLE_RATE_LIMIT),
+  ];
   // Its access log is part of the cost of a request, keeping it is not (a line per request).
   const proc = Bun.spawn(argv, { cwd: options.workDir, stdout: "ignore", stderr: "pipe" });
   const url = `http://127.0.0.1:${port}`;
@@ -38,7 +56,9 @@ export async function startSandbox(options: { binary: string; workDir: string; s
     await waitHealthy(url, 60_000);
   } catch (error) {
     proc.kill("SIGKILL");
-    throw new Error(`the sandbox did not start (${(error as Error).message}):\n${await new Response(proc.stderr).text()}`);
+    throw new Error(
+      `the sandbox did not start (${(error as Error).message}):\n${await new Response(proc.stderr).text()}`,
+    );
   }
   return {
     url,

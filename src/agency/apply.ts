@@ -61,8 +61,13 @@ export interface ApplyOptions {
 /** Another writer changed properties the import had compared: applying the plan could undo its work. */
 export class ConcurrentChangeError extends Error {
   constructor(codes: readonly string[], written: number) {
-    const before = written === 0 ? "nothing was imported" : `the ${written} listings written before it stay; nothing else was written`;
-    super(`properties changed while the feed was being read (another import?): ${codes.join(", ")}; ${before}, run it again`);
+    const before =
+      written === 0
+        ? "nothing was imported"
+        : `the ${written} listings written before it stay; nothing else was written`;
+    super(
+      `properties changed while the feed was being read (another import?): ${codes.join(", ")}; ${before}, run it again`,
+    );
   }
 }
 
@@ -85,7 +90,9 @@ function guardUnpublishing(db: Database, staging: Staging, maxRatio: number | un
   const listed = Object.values(staging.counts).reduce((a, b) => a + b, 0);
   const missing = count(db, MISSING);
   if (listed === 0 && missing > 0) {
-    throw new UnpublishGuardError(`the feed lists no listings: a full import would unpublish all ${missing} published properties; nothing was changed`);
+    throw new UnpublishGuardError(
+      `the feed lists no listings: a full import would unpublish all ${missing} published properties; nothing was changed`,
+    );
   }
   if (maxRatio === undefined || missing === 0) return;
   const published = count(db, "is_published = 1 AND code IS NOT NULL");
@@ -109,7 +116,12 @@ function pause(heldMs: number): Promise<void> {
 }
 
 export async function applyStaged(db: Database, staging: Staging, options: ApplyOptions): Promise<ApplyCounts> {
-  const counts: ApplyCounts = { created: staging.counts.create, updated: staging.counts.update, unchanged: staging.counts.unchanged, unpublished: 0 };
+  const counts: ApplyCounts = {
+    created: staging.counts.create,
+    updated: staging.counts.update,
+    unchanged: staging.counts.unchanged,
+    unpublished: 0,
+  };
   if (!options.partial) guardUnpublishing(db, staging, options.maxUnpublishRatio);
   if (options.dryRun) {
     if (!options.partial) counts.unpublished = count(db, MISSING);
@@ -142,8 +154,10 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
     if (!chunked) {
       // One transaction: every write, then the unpublishing.
       await chunk(() => {
-        for (let next = writes.next(); !next.done; next = writes.next()) written = write(rows, staging, next.value, options, written);
-        if (!options.partial) counts.unpublished = db.run(`UPDATE properties SET is_published = 0 WHERE ${MISSING}`).changes;
+        for (let next = writes.next(); !next.done; next = writes.next())
+          written = write(rows, staging, next.value, options, written);
+        if (!options.partial)
+          counts.unpublished = db.run(`UPDATE properties SET is_published = 0 WHERE ${MISSING}`).changes;
       });
       return counts;
     }
@@ -158,7 +172,9 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
     }
     // Unpublishing last: an import interrupted before it has taken nothing down.
     if (!options.partial) {
-      const unpublish = db.prepare(`UPDATE properties SET is_published = 0 WHERE rowid IN (SELECT rowid FROM properties WHERE ${MISSING} LIMIT ${UNPUBLISH_CHUNK})`);
+      const unpublish = db.prepare(
+        `UPDATE properties SET is_published = 0 WHERE rowid IN (SELECT rowid FROM properties WHERE ${MISSING} LIMIT ${UNPUBLISH_CHUNK})`,
+      );
       try {
         let changed = UNPUBLISH_CHUNK;
         while (changed === UNPUBLISH_CHUNK) {
@@ -189,12 +205,19 @@ class StaleWrite extends Error {
 }
 
 /** One planned write, checked first against what another writer may have changed since it was planned. */
-function write(rows: PropertyRows, staging: Staging, planned: PlannedWrite, options: ApplyOptions, written: number): number {
+function write(
+  rows: PropertyRows,
+  staging: Staging,
+  planned: PlannedWrite,
+  options: ApplyOptions,
+  written: number,
+): number {
   if (staging.isStale(planned)) throw new StaleWrite(planned.code);
-  if (planned.action === "create") rows.create(options.newId(), planned.listing, planned.digest, planned.photos, options.now);
-  else if (planned.action === "update") rows.replace(planned.storedId, planned.listing, planned.digest, planned.photos, options.now);
+  if (planned.action === "create")
+    rows.create(options.newId(), planned.listing, planned.digest, planned.photos, options.now);
+  else if (planned.action === "update")
+    rows.replace(planned.storedId, planned.listing, planned.digest, planned.photos, options.now);
   else rows.redigest(planned.storedId, planned.digest);
   if (++written % 1000 === 0) options.onWrite?.(written);
   return written;
 }
-

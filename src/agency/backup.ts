@@ -50,7 +50,12 @@ export function backupDatabase(dbPath: string, outPath: string): BackupSummary {
       if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new BackupTargetExistsError(outPath);
       throw error;
     }
-    return { database: dbPath, out: outPath, bytes: statSync(outPath).size, ms: Math.round(performance.now() - started) };
+    return {
+      database: dbPath,
+      out: outPath,
+      bytes: statSync(outPath).size,
+      ms: Math.round(performance.now() - started),
+    };
   } finally {
     removeDatabaseFiles(tmpPath);
   }

@@ -20,7 +20,10 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const aKeys = Object.keys(a);
   const bKeys = Object.keys(b);
   if (aKeys.length !== bKeys.length) return false;
-  return aKeys.every((key) => Object.hasOwn(b, key) && jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  return aKeys.every(
+    (key) =>
+      Object.hasOwn(b, key) && jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
 }
 
 /** Photos are equal as an ordered list; a feed photo without an id matches any stored id. */
@@ -29,8 +32,13 @@ export function photosEqual(stored: readonly ListingPhoto[], incoming: readonly 
     stored.length === incoming.length &&
     incoming.every((photo, i) => {
       const old = stored[i]!;
-      return old.url === photo.url && old.alt === photo.alt && old.order === photo.order &&
-        old.isMain === photo.isMain && (photo.id === null || photo.id === old.id);
+      return (
+        old.url === photo.url &&
+        old.alt === photo.alt &&
+        old.order === photo.order &&
+        old.isMain === photo.isMain &&
+        (photo.id === null || photo.id === old.id)
+      );
     })
   );
 }
@@ -45,7 +53,11 @@ export function contentEqual(stored: Listing, incoming: Listing): boolean {
  * Ids for a replaced gallery: the feed's own when it gives them, else the id a stored photo with
  * the same URL had (partners that cache images by id keep their cache), else a fresh one.
  */
-export function assignPhotoIds(incoming: readonly ListingPhoto[], stored: readonly ListingPhoto[], newId: () => string): StoredPhoto[] {
+export function assignPhotoIds(
+  incoming: readonly ListingPhoto[],
+  stored: readonly ListingPhoto[],
+  newId: () => string,
+): StoredPhoto[] {
   const given = new Set(incoming.flatMap((photo) => (photo.id === null ? [] : [photo.id])));
   const byUrl = new Map<string, string[]>();
   for (const photo of stored) {

@@ -108,20 +108,34 @@ async function eachRow(
   }
 }
 
-export async function exportProperties(db: Database, format: ExportFormat, sink: Sink, options: ExportOptions = {}): Promise<ExportSummary> {
+export async function exportProperties(
+  db: Database,
+  format: ExportFormat,
+  sink: Sink,
+  options: ExportOptions = {},
+): Promise<ExportSummary> {
   const since = options.since ?? null;
   const { sql: where, params } = selectionCondition(options.selection);
   const sinceSql = since === null ? "" : " AND p.updated_at > ?";
   if (since !== null) params.push(since);
-  const order: PropertyOrder = options.selection !== undefined ? "recentlyUpdated" : since !== null ? "updated" : "created";
+  const order: PropertyOrder =
+    options.selection !== undefined ? "recentlyUpdated" : since !== null ? "updated" : "created";
   // A selection's filters would otherwise lead SQLite to their own index and a sort of every
   // selected row (their JSON included) before the first one: the newest-first index streams.
   const index = order === "recentlyUpdated" ? "properties_published_updated" : undefined;
-  const sql = selectSql("properties", "p", projection(PROPERTY_FIELDS, options.view ?? "stored"), where + sinceSql, ORDER_BY[order], index);
+  const sql = selectSql(
+    "properties",
+    "p",
+    projection(PROPERTY_FIELDS, options.view ?? "stored"),
+    where + sinceSql,
+    ORDER_BY[order],
+    index,
+  );
   const countSql = options.onProgress ? `SELECT count(*) AS n FROM properties p WHERE ${where}${sinceSql}` : null;
   const max = options.selection?.maxListings ?? Infinity;
   const summary: ExportSummary = { entity: "properties", format, exported: 0, skipped: 0, idAsListingId: 0 };
-  if (format === "vrsync") await sink.write(vrsyncHeader("partner-api", options.publishDate ?? (options.now?.() ?? new Date()).toISOString()));
+  if (format === "vrsync")
+    await sink.write(vrsyncHeader("partner-api", options.publishDate ?? (options.now?.() ?? new Date()).toISOString()));
   await eachRow(db, sql, countSql, params, async ({ id, json }, total) => {
     if (format === "ndjson") {
       await sink.write(json + "\n");
@@ -148,7 +162,13 @@ export async function exportProperties(db: Database, format: ExportFormat, sink:
 export async function exportLeads(db: Database, sink: Sink, options: ExportOptions = {}): Promise<ExportSummary> {
   const since = options.since ?? null;
   const where = since === null ? "1 = 1" : "l.updated_at > ?";
-  const sql = selectSql("leads", "l", projection(LEAD_FIELDS, "stored"), where, since === null ? "l.created_at, l.id" : "l.updated_at, l.id");
+  const sql = selectSql(
+    "leads",
+    "l",
+    projection(LEAD_FIELDS, "stored"),
+    where,
+    since === null ? "l.created_at, l.id" : "l.updated_at, l.id",
+  );
   const countSql = options.onProgress ? `SELECT count(*) AS n FROM leads l WHERE ${where}` : null;
   const summary: ExportSummary = { entity: "leads", format: "ndjson", exported: 0, skipped: 0, idAsListingId: 0 };
   await eachRow(db, sql, countSql, since === null ? [] : [since], async ({ json }, total) => {

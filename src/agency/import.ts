@@ -7,13 +7,13 @@ import type { Database } from "bun:sqlite";
 import { existsSync, linkSync } from "node:fs";
 import { removeDatabaseFiles } from "../db/files.ts";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../db/open.ts";
-import { type FeedItem, FeedError } from "../feeds/listing.ts";
-import { readNdjson } from "../feeds/ndjson/reader.ts";
 import type { FetchLimits } from "../feeds/fetch.ts";
+import { FeedError, type FeedItem } from "../feeds/listing.ts";
+import { readNdjson } from "../feeds/ndjson/reader.ts";
 import { type FeedProgress, type FeedSource, openFeed } from "../feeds/source.ts";
 import { readVrsync } from "../feeds/vrsync/reader.ts";
 import { countByKind, type FeedWarning, type WarningKind } from "../feeds/warnings.ts";
-import { applyStaged, type ApplyCounts, type ApplyOptions } from "./apply.ts";
+import { type ApplyCounts, type ApplyOptions, applyStaged } from "./apply.ts";
 import { type StagedCopy, Staging } from "./staging.ts";
 
 export interface Rejection {
@@ -65,7 +65,10 @@ function duplicateWarning(code: string, copy: StagedCopy, message: string): Feed
 /** The copy at `copy.line` lost to the one at `winner`: the warning that says so. */
 function supersededWarning(code: string, copy: StagedCopy, winner: number, winnerRefused: string | null): FeedWarning {
   const fate = copy.refusal === null ? "" : ` this copy was refused (${copy.refusal.replace(/^line \d+: /, "")});`;
-  const later = winnerRefused === null ? `the copy at line ${winner} is imported` : `the copy at line ${winner} is refused too and reported`;
+  const later =
+    winnerRefused === null
+      ? `the copy at line ${winner} is imported`
+      : `the copy at line ${winner} is refused too and reported`;
   return duplicateWarning(code, copy, `ListingID ${code} appears again at line ${winner}:${fate} ${later}`);
 }
 
@@ -74,13 +77,20 @@ function supersededWarning(code: string, copy: StagedCopy, winner: number, winne
  * of the code may replace them), except those without a code.
  */
 async function stage(
-  items: AsyncIterable<FeedItem>, staging: Staging, notices: FeedWarning[], strict: boolean, report: (listings: number) => void,
+  items: AsyncIterable<FeedItem>,
+  staging: Staging,
+  notices: FeedWarning[],
+  strict: boolean,
+  report: (listings: number) => void,
   signal: AbortSignal | undefined,
 ): Promise<{ warnings: FeedWarning[]; uncoded: (Rejection & { line: number })[] }> {
   const warnings: FeedWarning[] = [];
   const uncoded: (Rejection & { line: number })[] = [];
   const refuseRepairs = () => {
-    if (strict && notices.length > 0) throw new FeedError(`--strict: ${notices[0]!.message}${notices[0]!.line === null ? "" : ` (line ${notices[0]!.line})`}`);
+    if (strict && notices.length > 0)
+      throw new FeedError(
+        `--strict: ${notices[0]!.message}${notices[0]!.line === null ? "" : ` (line ${notices[0]!.line})`}`,
+      );
   };
   let seen = 0;
   for await (const item of items) {
@@ -106,7 +116,13 @@ async function stage(
       if (outcome.superseded !== null) warnings.push(supersededWarning(code, outcome.superseded, item.line, refusal));
       if (outcome.keptInstead !== null) {
         const current = { line: item.line, refusal };
-        warnings.push(duplicateWarning(code, current, `ListingID ${code} appears again: this copy was refused (${refusal!.replace(/^line \d+: /, "")}); the copy at line ${outcome.keptInstead.line} is imported`));
+        warnings.push(
+          duplicateWarning(
+            code,
+            current,
+            `ListingID ${code} appears again: this copy was refused (${refusal!.replace(/^line \d+: /, "")}); the copy at line ${outcome.keptInstead.line} is imported`,
+          ),
+        );
       }
     }
     if (++seen % 1000 === 0) {
@@ -121,7 +137,11 @@ async function stage(
 
 /** Imports feed items into an open database (the two phases above). */
 export async function importItems(
-  db: Database, items: AsyncIterable<FeedItem>, options: ImportOptions = {}, bytes?: FeedProgress, notices: FeedWarning[] = [],
+  db: Database,
+  items: AsyncIterable<FeedItem>,
+  options: ImportOptions = {},
+  bytes?: FeedProgress,
+  notices: FeedWarning[] = [],
 ): Promise<ImportSummary> {
   // Time-ordered (v7) ids append to the id index rather than scattering over it.
   const newId = options.newId ?? (() => Bun.randomUUIDv7());
@@ -131,11 +151,18 @@ export async function importItems(
   const staging = new Staging(db, newId);
   try {
     const progress = options.onProgress;
-    const staged = await stage(items, staging, notices, options.strict === true, (listings) =>
-      progress?.({ phase: "reading", listings, bytes: bytes ?? { bytesRead: 0, totalBytes: null } }),
+    const staged = await stage(
+      items,
+      staging,
+      notices,
+      options.strict === true,
+      (listings) => progress?.({ phase: "reading", listings, bytes: bytes ?? { bytesRead: 0, totalBytes: null } }),
       options.signal,
     );
-    const rejections = [...staged.uncoded, ...staging.refusals().map(({ code, line, refusal }) => ({ code, line, reason: refusal }))]
+    const rejections = [
+      ...staged.uncoded,
+      ...staging.refusals().map(({ code, line, refusal }) => ({ code, line, reason: refusal })),
+    ]
       .sort((a, b) => a.line - b.line)
       .map(({ code, reason }) => ({ code, reason }));
     const total = staging.counts.create + staging.counts.update;
@@ -159,15 +186,27 @@ export async function importItems(
 }
 
 /** The listings of an opened feed, read by the reader of its format. */
-export function feedItems(feed: FeedSource): { items: AsyncIterable<FeedItem>; progress: FeedProgress; notices: FeedWarning[] } {
-  return { items: feed.format === "vrsync" ? readVrsync(feed.text, feed.notices) : readNdjson(feed.text), progress: feed.progress, notices: feed.notices };
+export function feedItems(feed: FeedSource): {
+  items: AsyncIterable<FeedItem>;
+  progress: FeedProgress;
+  notices: FeedWarning[];
+} {
+  return {
+    items: feed.format === "vrsync" ? readVrsync(feed.text, feed.notices) : readNdjson(feed.text),
+    progress: feed.progress,
+    notices: feed.notices,
+  };
 }
 
 /**
  * Imports FEED (a path or an http(s) URL, VRSync or NDJSON) into the database at dbPath,
  * creating it if missing. Throws FeedError when the feed cannot be read as a whole.
  */
-export async function importFeed(dbPath: string, location: string, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importFeed(
+  dbPath: string,
+  location: string,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
   const read = async () => feedItems(await openFeed(location, { limits: options.limits, signal: options.signal }));
   if (existsSync(dbPath)) {
     const db = openExistingDatabase(dbPath); // refused before any byte of the feed is fetched

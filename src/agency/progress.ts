@@ -5,7 +5,9 @@ const count = (n: number): string => n.toLocaleString("en-US");
 const megabytes = (bytes: number): string => `${(bytes / 1_048_576).toFixed(0)} MB`;
 
 export function readingLine(listings: number, bytes: FeedProgress): string {
-  const share = bytes.totalBytes ? `, ${Math.floor((100 * bytes.bytesRead) / bytes.totalBytes)}% of ${megabytes(bytes.totalBytes)}` : `, ${megabytes(bytes.bytesRead)}`;
+  const share = bytes.totalBytes
+    ? `, ${Math.floor((100 * bytes.bytesRead) / bytes.totalBytes)}% of ${megabytes(bytes.totalBytes)}`
+    : `, ${megabytes(bytes.bytesRead)}`;
   return `reading: ${count(listings)} listings${share}`;
 }
 

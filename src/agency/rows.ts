@@ -6,11 +6,40 @@ import type { Listing } from "../feeds/listing.ts";
 
 /** The readable content columns, in the order of contentValues(). */
 const CONTENT_COLUMNS = [
-  "code", "title", "description", "operation_type", "status", "property_type", "highlight", "exclusive",
-  "street", "number", "complement", "neighborhood", "city", "state", "uf", "cep", "latitude", "longitude",
-  "total_area", "built_area", "bedrooms", "bathrooms", "suites", "parking_spaces", "floor", "total_floors",
-  "is_furnished", "sale_price", "rental_price", "condominium_fee", "iptu", "accepts_financing",
-  "display_address", "amenities",
+  "code",
+  "title",
+  "description",
+  "operation_type",
+  "status",
+  "property_type",
+  "highlight",
+  "exclusive",
+  "street",
+  "number",
+  "complement",
+  "neighborhood",
+  "city",
+  "state",
+  "uf",
+  "cep",
+  "latitude",
+  "longitude",
+  "total_area",
+  "built_area",
+  "bedrooms",
+  "bathrooms",
+  "suites",
+  "parking_spaces",
+  "floor",
+  "total_floors",
+  "is_furnished",
+  "sale_price",
+  "rental_price",
+  "condominium_fee",
+  "iptu",
+  "accepts_financing",
+  "display_address",
+  "amenities",
 ] as const;
 
 type SqlValue = string | number | null;
@@ -18,11 +47,40 @@ type SqlValue = string | number | null;
 function contentValues(l: Listing): SqlValue[] {
   const { address: a, coordinates: c, features: f, pricing: p } = l;
   return [
-    l.code, l.title, l.description, l.operationType, l.status, l.propertyType, l.highlight, l.exclusive ? 1 : 0,
-    a.street, a.number, a.complement, a.neighborhood, a.city, a.state, a.uf, a.cep, c.latitude, c.longitude,
-    f.totalArea, f.builtArea, f.bedrooms, f.bathrooms, f.suites, f.parkingSpaces, f.floor, f.totalFloors,
-    f.isFurnished ? 1 : 0, p.salePrice, p.rentalPrice, p.condominiumFee, p.iptu, l.financing.acceptsFinancing ? 1 : 0,
-    a.visibility, JSON.stringify(l.amenities),
+    l.code,
+    l.title,
+    l.description,
+    l.operationType,
+    l.status,
+    l.propertyType,
+    l.highlight,
+    l.exclusive ? 1 : 0,
+    a.street,
+    a.number,
+    a.complement,
+    a.neighborhood,
+    a.city,
+    a.state,
+    a.uf,
+    a.cep,
+    c.latitude,
+    c.longitude,
+    f.totalArea,
+    f.builtArea,
+    f.bedrooms,
+    f.bathrooms,
+    f.suites,
+    f.parkingSpaces,
+    f.floor,
+    f.totalFloors,
+    f.isFurnished ? 1 : 0,
+    p.salePrice,
+    p.rentalPrice,
+    p.condominiumFee,
+    p.iptu,
+    l.financing.acceptsFinancing ? 1 : 0,
+    a.visibility,
+    JSON.stringify(l.amenities),
   ];
 }
 
@@ -75,10 +133,13 @@ export class PropertyRows {
   private readonly db: Database;
 
   constructor(db: Database) {
-    const ref = "SELECT p.id AS id, p.code AS code, p.is_published AS published, p.updated_at AS updated_at, p.import_hash AS digest FROM properties p";
+    const ref =
+      "SELECT p.id AS id, p.code AS code, p.is_published AS published, p.updated_at AS updated_at, p.import_hash AS digest FROM properties p";
     this.findByCode = db.prepare(`${ref} WHERE p.code = ?`);
     this.findCodelessById = db.prepare(`${ref} WHERE p.id = ? AND p.code IS NULL`);
-    this.content = db.prepare(`SELECT ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.id = ?`);
+    this.content = db.prepare(
+      `SELECT ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.id = ?`,
+    );
     this.insert = db.prepare(
       `INSERT INTO properties (id, created_at, updated_at, is_published, ${CONTENT_COLUMNS.join(", ")}, import_hash) ` +
         `VALUES (?, ?, ?, 0, ${CONTENT_COLUMNS.map(() => "?").join(", ")}, ?)`,
@@ -90,7 +151,16 @@ export class PropertyRows {
     this.republish = db.prepare("UPDATE properties SET is_published = 1 WHERE id = ?");
     this.deletePhotos = db.prepare("DELETE FROM photos WHERE property_id = ?");
     this.db = db;
-    this.all = [this.findByCode, this.findCodelessById, this.content, this.insert, this.update, this.setDigest, this.republish, this.deletePhotos];
+    this.all = [
+      this.findByCode,
+      this.findCodelessById,
+      this.content,
+      this.insert,
+      this.update,
+      this.setDigest,
+      this.republish,
+      this.deletePhotos,
+    ];
   }
 
   /**
@@ -99,7 +169,9 @@ export class PropertyRows {
    */
   byListingId(listingId: string): StoredRef | null {
     const row = this.findByCode.get(listingId) ?? this.findCodelessById.get(listingId);
-    return row === null ? null : { id: row.id, code: row.code, published: row.published === 1, updatedAt: row.updated_at, digest: row.digest };
+    return row === null
+      ? null
+      : { id: row.id, code: row.code, published: row.published === 1, updatedAt: row.updated_at, digest: row.digest };
   }
 
   /** A stored property's content as the API shows it (read only when its digest does not settle a comparison). */
@@ -134,7 +206,9 @@ export class PropertyRows {
   private writePhotos(id: string, photos: readonly StoredPhoto[]): void {
     for (let start = 0; start < photos.length; start += PHOTOS_PER_INSERT) {
       const chunk = photos.slice(start, start + PHOTOS_PER_INSERT);
-      this.photoInsert(chunk.length).run(...chunk.flatMap((photo) => [id, photo.id, photo.url, photo.alt, photo.order, photo.isMain ? 1 : 0]));
+      this.photoInsert(chunk.length).run(
+        ...chunk.flatMap((photo) => [id, photo.id, photo.url, photo.alt, photo.order, photo.isMain ? 1 : 0]),
+      );
     }
   }
 

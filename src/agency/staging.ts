@@ -53,7 +53,15 @@ export interface PlannedAgainst {
  */
 export type PlannedWrite =
   | { action: "create"; code: string; listing: Listing; digest: string; photos: StoredPhoto[] }
-  | { action: "update"; code: string; storedId: string; against: PlannedAgainst; listing: Listing; digest: string; photos: StoredPhoto[] | null }
+  | {
+      action: "update";
+      code: string;
+      storedId: string;
+      against: PlannedAgainst;
+      listing: Listing;
+      digest: string;
+      photos: StoredPhoto[] | null;
+    }
   | { action: "redigest"; code: string; storedId: string; against: PlannedAgainst; digest: string };
 
 export class Staging {
@@ -103,7 +111,9 @@ export class Staging {
     this.rows = new PropertyRows(db);
     // The state each write was planned against, checked again under the write lock.
     this.taken = db.prepare("SELECT 1 AS n FROM properties WHERE code = ?1 OR (id = ?1 AND code IS NULL)");
-    this.unmoved = db.prepare("SELECT 1 AS n FROM properties WHERE id = ? AND code IS ? AND updated_at = ? AND is_published = ?");
+    this.unmoved = db.prepare(
+      "SELECT 1 AS n FROM properties WHERE id = ? AND code IS ? AND updated_at = ? AND is_published = ?",
+    );
   }
 
   /**
@@ -122,7 +132,8 @@ export class Staging {
     if (before !== null) this.counts[before.action]--;
     const stored = feedListing === null ? null : this.rows.byListingId(code);
     // A property without a code, named by its id, stays without one.
-    const listing = feedListing !== null && stored !== null && stored.code === null ? { ...feedListing, code: null } : feedListing;
+    const listing =
+      feedListing !== null && stored !== null && stored.code === null ? { ...feedListing, code: null } : feedListing;
     const json = listing === null ? null : JSON.stringify(listing);
     const digest = json === null ? null : listingDigest(json);
     let action: Action = "rejected";
@@ -143,9 +154,18 @@ export class Staging {
     }
     const write = action === "create" || action === "update";
     this.insert.run(
-      code, line, refusal, action, stored?.id ?? null, stored?.code ?? null, stored?.updatedAt ?? null,
+      code,
+      line,
+      refusal,
+      action,
+      stored?.id ?? null,
+      stored?.code ?? null,
+      stored?.updatedAt ?? null,
       // The gallery to write is the listing's own photos with these ids (not staged twice).
-      stored === null ? null : Number(stored.published), write ? json : null, digest, redigest ? 1 : 0,
+      stored === null ? null : Number(stored.published),
+      write ? json : null,
+      digest,
+      redigest ? 1 : 0,
       photos === null ? null : JSON.stringify(photos.map((photo) => photo.id)),
     );
     this.counts[action]++;
@@ -185,8 +205,16 @@ export class Staging {
    */
   *writes(): Generator<PlannedWrite> {
     type Row = {
-      seq: number; code: string; action: Action; stored_id: string; stored_code: string | null; stored_updated_at: string;
-      stored_published: number; listing: string; digest: string; photo_ids: string | null;
+      seq: number;
+      code: string;
+      action: Action;
+      stored_id: string;
+      stored_code: string | null;
+      stored_updated_at: string;
+      stored_published: number;
+      listing: string;
+      digest: string;
+      photo_ids: string | null;
     };
     const page = this.db.prepare<Row, [number]>(
       "SELECT seq, code, action, stored_id, stored_code, stored_updated_at, stored_published, listing, digest, photo_ids " +
@@ -198,7 +226,11 @@ export class Staging {
       for (let rows = page.all(after); rows.length > 0; rows = page.all(after)) {
         for (const row of rows) {
           this.tidy();
-          const against = { code: row.stored_code, updatedAt: row.stored_updated_at, published: row.stored_published === 1 };
+          const against = {
+            code: row.stored_code,
+            updatedAt: row.stored_updated_at,
+            published: row.stored_published === 1,
+          };
           if (row.action !== "create" && row.action !== "update") {
             yield { action: "redigest", code: row.code, storedId: row.stored_id, against, digest: row.digest };
             continue;
@@ -206,8 +238,18 @@ export class Staging {
           const listing = JSON.parse(row.listing) as Listing;
           const ids = row.photo_ids === null ? null : (JSON.parse(row.photo_ids) as string[]);
           const photos = ids === null ? null : listing.photos.map((photo, i) => ({ ...photo, id: ids[i]! }));
-          if (row.action === "create") yield { action: "create", code: row.code, listing, digest: row.digest, photos: photos ?? [] };
-          else yield { action: "update", code: row.code, storedId: row.stored_id, against, listing, digest: row.digest, photos };
+          if (row.action === "create")
+            yield { action: "create", code: row.code, listing, digest: row.digest, photos: photos ?? [] };
+          else
+            yield {
+              action: "update",
+              code: row.code,
+              storedId: row.stored_id,
+              against,
+              listing,
+              digest: row.digest,
+              photos,
+            };
         }
         after = rows[rows.length - 1]!.seq;
       }

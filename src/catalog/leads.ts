@@ -14,8 +14,18 @@ export const LEAD_FIELDS: readonly FieldSpec[] = [
   { name: "source", description: "Where the lead came from", sql: "l.source", schema: oneOf(LEAD_SOURCES) },
   { name: "status", description: "Position in the sales funnel", sql: "l.status", schema: oneOf(LEAD_STATUSES) },
   { name: "priority", description: "Lead priority", sql: "l.priority", schema: oneOf(LEAD_PRIORITIES) },
-  { name: "propertyId", description: "Id of the linked property, or null", sql: "l.property_id", schema: T.Union([T.String({ format: "uuid" }), T.Null()]) },
-  { name: "interestedPropertyTitle", description: "Title of the property of interest, or null", sql: "l.interested_property_title", schema: NullableString },
+  {
+    name: "propertyId",
+    description: "Id of the linked property, or null",
+    sql: "l.property_id",
+    schema: T.Union([T.String({ format: "uuid" }), T.Null()]),
+  },
+  {
+    name: "interestedPropertyTitle",
+    description: "Title of the property of interest, or null",
+    sql: "l.interested_property_title",
+    schema: NullableString,
+  },
   {
     name: "createdBy",
     description: "Id of the partner client that created the lead, or null for leads the agency loaded (seed, import)",
@@ -43,9 +53,22 @@ export const LEAD_CATALOG: EntityCatalog = {
   visible: "1 = 1",
   fields: LEAD_FIELDS,
   filters: [
-    { param: "status", column: "l.status", description: "Lead status", values: LEAD_STATUSES, countColumn: "status", dayDimension: "status" },
+    {
+      param: "status",
+      column: "l.status",
+      description: "Lead status",
+      values: LEAD_STATUSES,
+      countColumn: "status",
+      dayDimension: "status",
+    },
     { param: "source", column: "l.source", description: "Lead source", values: LEAD_SOURCES, countColumn: "source" },
-    { param: "priority", column: "l.priority", description: "Lead priority", values: LEAD_PRIORITIES, countColumn: "priority" },
+    {
+      param: "priority",
+      column: "l.priority",
+      description: "Lead priority",
+      values: LEAD_PRIORITIES,
+      countColumn: "priority",
+    },
     CREATED_BY_FILTER,
   ],
   values: [

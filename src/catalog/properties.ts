@@ -19,7 +19,13 @@ function group(description: string, fields: Record<string, GroupMember>): Omit<F
     schemas[name] = field.schema;
   }
   const hides = Object.values(fields).some((field) => field.partnerSql !== undefined);
-  return { description, sql: jsonObject(sql), ...(hides ? { partnerSql: jsonObject(partnerSql) } : {}), schema: T.Object(schemas), fields: sub };
+  return {
+    description,
+    sql: jsonObject(sql),
+    ...(hides ? { partnerSql: jsonObject(partnerSql) } : {}),
+    schema: T.Object(schemas),
+    fields: sub,
+  };
 }
 
 /**
@@ -27,21 +33,32 @@ function group(description: string, fields: Record<string, GroupMember>): Omit<F
  * gives coordinates to 3 decimals (about 100 m); `NEIGHBORHOOD` also hides the street and the
  * coordinates. Clients with `fullAddress` read the stored values.
  */
-const shownFrom = (visibility: string, column: string) => `CASE WHEN p.display_address IN (${visibility}) THEN ${column} END`;
+const shownFrom = (visibility: string, column: string) =>
+  `CASE WHEN p.display_address IN (${visibility}) THEN ${column} END`;
 /** A coordinate as partners are shown it (map searches compare this too). */
-export const shownCoordinate = (column: string) => `CASE p.display_address WHEN 'ALL' THEN ${column} WHEN 'STREET' THEN round(${column}, 3) END`;
+export const shownCoordinate = (column: string) =>
+  `CASE p.display_address WHEN 'ALL' THEN ${column} WHEN 'STREET' THEN round(${column}, 3) END`;
 
 const PHOTO_FIELDS = {
   id: { description: "Photo identifier", schema: T.String(), sql: "ph.id" },
   url: { description: "Absolute URL of the image", schema: T.String(), sql: "ph.url" },
   alt: { description: "Alternative text, or null", schema: NullableString, sql: "ph.alt" },
   order: { description: "Position in the gallery, starting at 1", schema: T.Integer(), sql: "ph.position" },
-  isMain: { description: "True for the cover photo (exactly one per gallery)", schema: T.Boolean(), sql: jsonBool("ph.is_main") },
+  isMain: {
+    description: "True for the cover photo (exactly one per gallery)",
+    schema: T.Boolean(),
+    sql: jsonBool("ph.is_main"),
+  },
 };
 
 export const PROPERTY_FIELDS: readonly FieldSpec[] = [
   { name: "id", description: "Unique identifier (UUID)", sql: "p.id", schema: T.String({ format: "uuid" }) },
-  { name: "code", description: "The agency's own code for the listing, or null", sql: "p.code", schema: NullableString },
+  {
+    name: "code",
+    description: "The agency's own code for the listing, or null",
+    sql: "p.code",
+    schema: NullableString,
+  },
   { name: "title", description: "Listing title", sql: "p.title", schema: T.String() },
   { name: "description", description: "Full description", sql: "p.description", schema: T.String() },
   {
@@ -56,23 +73,53 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
     sql: "p.status",
     schema: oneOf(PROPERTY_STATUSES),
   },
-  { name: "propertyType", description: "Kind of property as free text (e.g. Apartamento, Casa), or null", sql: "p.property_type", schema: NullableString },
+  {
+    name: "propertyType",
+    description: "Kind of property as free text (e.g. Apartamento, Casa), or null",
+    sql: "p.property_type",
+    schema: NullableString,
+  },
   {
     name: "highlight",
     description: `Publication highlight level (the sandbox uses ${HIGHLIGHT_TIERS.join(", ")})`,
     sql: "p.highlight",
     schema: T.String(),
   },
-  { name: "exclusive", description: "True when the agency holds the listing exclusively", sql: jsonBool("p.exclusive"), schema: T.Boolean() },
-  { name: "isPublished", description: "Always true: only published properties are exposed", sql: jsonBool("p.is_published"), schema: T.Boolean() },
+  {
+    name: "exclusive",
+    description: "True when the agency holds the listing exclusively",
+    sql: jsonBool("p.exclusive"),
+    schema: T.Boolean(),
+  },
+  {
+    name: "isPublished",
+    description: "Always true: only published properties are exposed",
+    sql: jsonBool("p.is_published"),
+    schema: T.Boolean(),
+  },
   { name: "createdAt", description: "Creation time (ISO 8601, UTC)", sql: "p.created_at", schema: DateTime },
   { name: "updatedAt", description: "Last update time (ISO 8601, UTC)", sql: "p.updated_at", schema: DateTime },
   {
     name: "address",
     ...group("Postal address (sub-fields are strings or null; `visibility` says what the agency lets partners show)", {
-      street: { description: "Street name; null when `visibility` is NEIGHBORHOOD", schema: NullableString, sql: "p.street", partnerSql: shownFrom("'ALL', 'STREET'", "p.street") },
-      number: { description: "Street number; null unless `visibility` is ALL", schema: NullableString, sql: "p.number", partnerSql: shownFrom("'ALL'", "p.number") },
-      complement: { description: "Complement (apartment, block…); null unless `visibility` is ALL", schema: NullableString, sql: "p.complement", partnerSql: shownFrom("'ALL'", "p.complement") },
+      street: {
+        description: "Street name; null when `visibility` is NEIGHBORHOOD",
+        schema: NullableString,
+        sql: "p.street",
+        partnerSql: shownFrom("'ALL', 'STREET'", "p.street"),
+      },
+      number: {
+        description: "Street number; null unless `visibility` is ALL",
+        schema: NullableString,
+        sql: "p.number",
+        partnerSql: shownFrom("'ALL'", "p.number"),
+      },
+      complement: {
+        description: "Complement (apartment, block…); null unless `visibility` is ALL",
+        schema: NullableString,
+        sql: "p.complement",
+        partnerSql: shownFrom("'ALL'", "p.complement"),
+      },
       neighborhood: { description: "Neighbourhood (bairro)", schema: NullableString, sql: "p.neighborhood" },
       city: { description: "City", schema: NullableString, sql: "p.city" },
       state: { description: "State, full name", schema: NullableString, sql: "p.state" },
@@ -90,8 +137,20 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
   {
     name: "coordinates",
     ...group("Geographic position (numbers or null)", {
-      latitude: { description: "Latitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)", schema: NullableNumber, sql: "p.latitude", partnerSql: shownCoordinate("p.latitude") },
-      longitude: { description: "Longitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)", schema: NullableNumber, sql: "p.longitude", partnerSql: shownCoordinate("p.longitude") },
+      latitude: {
+        description:
+          "Latitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)",
+        schema: NullableNumber,
+        sql: "p.latitude",
+        partnerSql: shownCoordinate("p.latitude"),
+      },
+      longitude: {
+        description:
+          "Longitude in decimal degrees (3 decimals when the address visibility is STREET, null when NEIGHBORHOOD)",
+        schema: NullableNumber,
+        sql: "p.longitude",
+        partnerSql: shownCoordinate("p.longitude"),
+      },
     }),
   },
   {
@@ -110,7 +169,8 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
   },
   {
     name: "amenities",
-    description: "Amenities as the agency's feed names them (VRSync Features, e.g. Pool, Gym, Furnished), in feed order; [] when none",
+    description:
+      "Amenities as the agency's feed names them (VRSync Features, e.g. Pool, Gym, Furnished), in feed order; [] when none",
     // Stored as a JSON array text; json(…) keeps it an array inside the record's object.
     sql: "json(p.amenities)",
     schema: T.Array(T.String()),
@@ -127,7 +187,11 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
   {
     name: "financing",
     ...group("Financing conditions", {
-      acceptsFinancing: { description: "True when the seller accepts bank financing", schema: T.Boolean(), sql: jsonBool("p.accepts_financing") },
+      acceptsFinancing: {
+        description: "True when the seller accepts bank financing",
+        schema: T.Boolean(),
+        sql: jsonBool("p.accepts_financing"),
+      },
     }),
   },
   {
@@ -140,7 +204,9 @@ export const PROPERTY_FIELDS: readonly FieldSpec[] = [
       `(SELECT ${jsonObject(Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, f.sql])))} AS o ` +
       "FROM photos ph WHERE ph.property_id = p.id ORDER BY ph.position, ph.id)))",
     schema: T.Array(T.Object(Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, f.schema])))),
-    fields: Object.fromEntries(Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, { description: f.description, schema: f.schema }])),
+    fields: Object.fromEntries(
+      Object.entries(PHOTO_FIELDS).map(([k, f]) => [k, { description: f.description, schema: f.schema }]),
+    ),
   },
 ];
 
@@ -152,10 +218,36 @@ export const PROPERTY_CATALOG: EntityCatalog = {
   searchable: true,
   fields: PROPERTY_FIELDS,
   filters: [
-    { param: "status", column: "p.status", description: "Property status", values: PROPERTY_STATUSES, countColumn: "status", dayDimension: "status" },
-    { param: "operationType", column: "p.operation_type", description: "Kind of deal", values: OPERATION_TYPES, countColumn: "operation_type", dayDimension: "operation_type" },
-    { param: "propertyType", column: "p.property_type", description: "Kind of property, exact text (see /v1/values/properties/propertyType)", countColumn: "property_type", dayDimension: "property_type" },
-    { param: "highlight", column: "p.highlight", description: "Highlight level, exact text (see /v1/values/properties/highlight)", countColumn: "highlight", dayDimension: "highlight" },
+    {
+      param: "status",
+      column: "p.status",
+      description: "Property status",
+      values: PROPERTY_STATUSES,
+      countColumn: "status",
+      dayDimension: "status",
+    },
+    {
+      param: "operationType",
+      column: "p.operation_type",
+      description: "Kind of deal",
+      values: OPERATION_TYPES,
+      countColumn: "operation_type",
+      dayDimension: "operation_type",
+    },
+    {
+      param: "propertyType",
+      column: "p.property_type",
+      description: "Kind of property, exact text (see /v1/values/properties/propertyType)",
+      countColumn: "property_type",
+      dayDimension: "property_type",
+    },
+    {
+      param: "highlight",
+      column: "p.highlight",
+      description: "Highlight level, exact text (see /v1/values/properties/highlight)",
+      countColumn: "highlight",
+      dayDimension: "highlight",
+    },
     { param: "code", column: "p.code", description: "The agency's code of the listing, exact" },
   ],
   values: [

@@ -14,6 +14,11 @@ export function jsonObject(entries: Record<string, string>): string {
 }
 
 /** The SQL of a JSON object holding the given catalogue fields, keys in the given order, as `view` sees them. */
-export function projection(fields: readonly { name: string; sql: string; partnerSql?: string }[], view: RecordView): string {
-  return jsonObject(Object.fromEntries(fields.map((f) => [f.name, view === "partner" ? (f.partnerSql ?? f.sql) : f.sql])));
+export function projection(
+  fields: readonly { name: string; sql: string; partnerSql?: string }[],
+  view: RecordView,
+): string {
+  return jsonObject(
+    Object.fromEntries(fields.map((f) => [f.name, view === "partner" ? (f.partnerSql ?? f.sql) : f.sql])),
+  );
 }

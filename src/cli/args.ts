@@ -1,5 +1,5 @@
 // Flag parsing shared by the sub-commands: strict (unknown flags are errors), exit code 2.
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { DEFAULT_PORT } from "../config/schema.ts";
 
 export class UsageError extends Error {}
@@ -16,7 +16,12 @@ export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(
   }
 }
 
-export function integerFlag(value: string | undefined, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+export function integerFlag(
+  value: string | undefined,
+  name: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new UsageError(`--${name} must be an integer between ${min} and ${max}, got "${value}"`);
@@ -30,7 +35,8 @@ export function choosePort(flag: string | undefined, configPort: number | null):
   if (fromFlag !== undefined) return fromFlag;
   const env = process.env.PORT;
   if (env !== undefined && env !== "") {
-    if (!/^\d+$/.test(env) || Number(env) > 65535) throw new UsageError(`PORT must be an integer between 0 and 65535, got "${env}"`);
+    if (!/^\d+$/.test(env) || Number(env) > 65535)
+      throw new UsageError(`PORT must be an integer between 0 and 65535, got "${env}"`);
     return Number(env);
   }
   return configPort ?? DEFAULT_PORT;
@@ -39,7 +45,8 @@ export function choosePort(flag: string | undefined, configPort: number | null):
 /** --host: an address to listen on (an IP address or a host name), as given. */
 export function hostFlag(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^[A-Za-z0-9.:_-]{1,253}$/.test(value)) throw new UsageError(`--host must be an address to listen on (e.g. 127.0.0.1 or 0.0.0.0), got "${value}"`);
+  if (!/^[A-Za-z0-9.:_-]{1,253}$/.test(value))
+    throw new UsageError(`--host must be an address to listen on (e.g. 127.0.0.1 or 0.0.0.0), got "${value}"`);
   return value;
 }
 

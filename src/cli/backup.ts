@@ -19,7 +19,8 @@ export async function backupCommand(args: string[]): Promise<number> {
     );
     return 0;
   } catch (error) {
-    if (error instanceof BackupTargetExistsError || error instanceof NotAPartnerDatabaseError) throw new UsageError(error.message);
+    if (error instanceof BackupTargetExistsError || error instanceof NotAPartnerDatabaseError)
+      throw new UsageError(error.message);
     throw explainDatabaseError(error, values.out, "the backup");
   }
 }

@@ -1,7 +1,7 @@
 // `partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO]
 // [--out FILE] [--json]`: the data on stdout (or FILE), the summary beside it.
 import { renameSync, rmSync } from "node:fs";
-import { exportLeads, exportProperties, type ExportSummary, type Sink } from "../agency/export.ts";
+import { type ExportSummary, exportLeads, exportProperties, type Sink } from "../agency/export.ts";
 import { exportLine } from "../agency/progress.ts";
 import { databaseFileNamed } from "../db/files.ts";
 import { NotAPartnerDatabaseError, openExistingDatabase } from "../db/open.ts";
@@ -44,25 +44,31 @@ function parseOptions(args: string[]) {
   });
   if (!values.db) throw new UsageError("--db FILE is required");
   const entity = values.entity ?? "properties";
-  if (entity !== "properties" && entity !== "leads") throw new UsageError(`--entity must be properties or leads, got "${entity}"`);
+  if (entity !== "properties" && entity !== "leads")
+    throw new UsageError(`--entity must be properties or leads, got "${entity}"`);
   const format = values.format ?? (entity === "leads" ? "ndjson" : undefined);
   if (format === undefined) throw new UsageError("--format vrsync|ndjson is required");
-  if (format !== "vrsync" && format !== "ndjson") throw new UsageError(`--format must be vrsync or ndjson, got "${format}"`);
+  if (format !== "vrsync" && format !== "ndjson")
+    throw new UsageError(`--format must be vrsync or ndjson, got "${format}"`);
   if (entity === "leads" && format !== "ndjson") throw new UsageError("leads are exported as NDJSON only");
   let since: string | null = null;
   if (values.since !== undefined) {
     since = parseDateBound(values.since, "after");
-    if (since === null) throw new UsageError(`--since must be an ISO 8601 date-time with a zone, got "${values.since}"`);
+    if (since === null)
+      throw new UsageError(`--since must be an ISO 8601 date-time with a zone, got "${values.since}"`);
   }
   // Written over one of the database's own files, an export would replace the database.
   const named = values.out === undefined ? null : databaseFileNamed(values.out, values.db);
-  if (named !== null) throw new UsageError(`--out ${values.out} is the database's own file ${named}: choose another path`);
+  if (named !== null)
+    throw new UsageError(`--out ${values.out} is the database's own file ${named}: choose another path`);
   return { db: values.db, entity, format, since, out: values.out ?? null, json: values.json === true } as const;
 }
 
 function humanSummary(summary: ExportSummary, out: string | null): string {
-  const byId = summary.idAsListingId > 0 ? ` (${summary.idAsListingId} without a code, written with their id as ListingID)` : "";
-  const skipped = summary.skipped > 0 ? `; ${summary.skipped} left out: no ListingID or Title, or text XML cannot carry` : "";
+  const byId =
+    summary.idAsListingId > 0 ? ` (${summary.idAsListingId} without a code, written with their id as ListingID)` : "";
+  const skipped =
+    summary.skipped > 0 ? `; ${summary.skipped} left out: no ListingID or Title, or text XML cannot carry` : "";
   return `exported ${summary.exported} ${summary.entity} as ${summary.format}${out === null ? "" : ` to ${out}`}${byId}${skipped}\n`;
 }
 
@@ -79,12 +85,15 @@ export async function exportCommand(args: string[]): Promise<number> {
   const tmpPath = options.out === null ? null : `${options.out}.tmp-${process.pid}`;
   const sink = fileSink(tmpPath === null ? Bun.stdout.writer() : Bun.file(tmpPath).writer());
   const onTerminal = process.stderr.isTTY === true;
-  const onProgress = onTerminal ? (done: number, total: number) => void process.stderr.write(`\r\x1b[2K${exportLine(done, total)}`) : undefined;
+  const onProgress = onTerminal
+    ? (done: number, total: number) => void process.stderr.write(`\r\x1b[2K${exportLine(done, total)}`)
+    : undefined;
   let summary: ExportSummary;
   try {
-    summary = options.entity === "leads"
-      ? await exportLeads(db, sink, { since: options.since, onProgress })
-      : await exportProperties(db, options.format, sink, { since: options.since, onProgress });
+    summary =
+      options.entity === "leads"
+        ? await exportLeads(db, sink, { since: options.since, onProgress })
+        : await exportProperties(db, options.format, sink, { since: options.since, onProgress });
     await sink.end();
     if (tmpPath !== null) renameSync(tmpPath, options.out!);
   } catch (error) {

@@ -6,13 +6,14 @@
 // API comes first and the run still finishes. The feed (headers included: secrets) goes to the child on its standard input, never
 // in its arguments or environment; its report comes back as one JSON line on its standard
 // output.
-import { FeedScheduler, type Launched } from "../agency/feed-runs/scheduler.ts";
-import type { FeedSpec } from "../config/model.ts";
+
 import type { RunReport } from "../agency/feed-runs/run.ts";
+import { FeedScheduler, type Launched } from "../agency/feed-runs/scheduler.ts";
+import { lowerToBackground } from "../background-priority.ts";
+import type { FeedSpec } from "../config/model.ts";
+import { selfCommand } from "../executable.ts";
 import type { Logger } from "../logging.ts";
 import type { Runtime } from "../runtime.ts";
-import { selfCommand } from "../executable.ts";
-import { lowerToBackground } from "../background-priority.ts";
 
 /** A run asked to stop stops between two chunks of writes (milliseconds) or aborts its download; this is ample. */
 const STOP_GRACE_MS = 15_000;
@@ -49,7 +50,11 @@ export function launchFeedChild(feed: FeedSpec, owner: string, logger: Logger): 
   proc.stdin.write(JSON.stringify({ feed, owner } satisfies ChildInput));
   void proc.stdin.end();
   const done = (async (): Promise<RunReport> => {
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     const elapsed = performance.now() - started;
     const line = out.trim().split("\n").at(-1) ?? "";
     try {
@@ -59,7 +64,11 @@ export function launchFeedChild(feed: FeedSpec, owner: string, logger: Logger): 
       // No report: the child died before it could write one.
     }
     const said = err.trim().split("\n").at(-1)?.slice(0, 500);
-    return failedReport(feed, elapsed, `the run's process ended (${proc.signalCode ?? `exit code ${code}`}) before reporting${said ? `: ${said}` : ""}`);
+    return failedReport(
+      feed,
+      elapsed,
+      `the run's process ended (${proc.signalCode ?? `exit code ${code}`}) before reporting${said ? `: ${said}` : ""}`,
+    );
   })();
   return {
     done,

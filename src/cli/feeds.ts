@@ -2,8 +2,8 @@
 // [--id ID] [--json]` (docs/reference/behaviour-extensions.md §14): what `serve` did with each feed, read from the database,
 // and a run now, through the same path. `feeds run-claimed` is internal: the child process
 // `serve` starts for each scheduled run (cli/feed-child.ts). A feed's headers are never printed.
-import { leaseOwner, runHere, type Busy, type RunReport } from "../agency/feed-runs/run.ts";
-import { leaseHeld, nextRunAt, readRun, type FeedRunState, type RunSummary } from "../agency/feed-runs/store.ts";
+import { type Busy, leaseOwner, type RunReport, runHere } from "../agency/feed-runs/run.ts";
+import { type FeedRunState, leaseHeld, nextRunAt, type RunSummary, readRun } from "../agency/feed-runs/store.ts";
 import { formatDuration } from "../config/duration.ts";
 import { readConfigFile, resolveConfig } from "../config/load.ts";
 import type { FeedSpec } from "../config/model.ts";
@@ -13,7 +13,8 @@ import { parseFlags, UsageError } from "./args.ts";
 import type { ChildInput } from "./feed-child.ts";
 import { countsLine, rejectionLine } from "./import.ts";
 
-const USAGE = "usage: partner-api feeds status --config FILE [--json] | partner-api feeds run --config FILE [--id ID] [--json]";
+const USAGE =
+  "usage: partner-api feeds status --config FILE [--json] | partner-api feeds run --config FILE [--id ID] [--json]";
 
 /** The config's feeds. These commands sign nothing: no token secret is read or made. */
 function configuredFeeds(path: string | undefined): readonly FeedSpec[] {
@@ -43,7 +44,10 @@ function statusJson(feed: FeedSpec, run: FeedRunState | null, error: string | nu
   const held = leaseHeld(run, now);
   // last_started_at is the run under way's start once one has begun: the last finished run's
   // own start (and so its duration) is known only while no run is under way.
-  const startOfLast = run?.lastStartedAt != null && run.lastFinishedAt != null && run.lastStartedAt <= run.lastFinishedAt ? run.lastStartedAt : null;
+  const startOfLast =
+    run?.lastStartedAt != null && run.lastFinishedAt != null && run.lastStartedAt <= run.lastFinishedAt
+      ? run.lastStartedAt
+      : null;
   const running = held
     ? {
         owner: run!.leaseOwner,
@@ -85,14 +89,19 @@ function summaryLines(summary: RunSummary, indent: string): string[] {
 }
 
 function statusText(status: ReturnType<typeof statusJson>): string {
-  const lines = [`${status.id}: ${status.mode} feed of database "${status.database}", every ${status.every}, from ${status.url}`];
+  const lines = [
+    `${status.id}: ${status.mode} feed of database "${status.database}", every ${status.every}, from ${status.url}`,
+  ];
   if (status.error !== null) return [...lines, `  cannot read its state: ${status.error}`].join("\n");
   const last = status.lastRun;
   if (last === null) lines.push("  last run:     never");
   else {
     const what = `${last.outcome === "not_modified" ? "not modified (304): nothing to do" : last.outcome}${last.error ? `: ${last.error}` : ""}`;
     if (last.startedAt === null) lines.push(`  last run:     finished ${last.finishedAt}: ${what}`);
-    else lines.push(`  last run:     ${last.startedAt}, took ${seconds(Date.parse(last.finishedAt!) - Date.parse(last.startedAt))}: ${what}`);
+    else
+      lines.push(
+        `  last run:     ${last.startedAt}, took ${seconds(Date.parse(last.finishedAt!) - Date.parse(last.startedAt))}: ${what}`,
+      );
   }
   lines.push(`  last success: ${status.lastSuccessAt ?? "never"}`);
   if (status.lastSummary !== null) lines.push(...summaryLines(status.lastSummary, "                "));
@@ -114,7 +123,10 @@ function statusCommand(args: string[]): number {
     return statusJson(feed, run, error, now);
   });
   if (values.json) process.stdout.write(JSON.stringify({ feeds: statuses }) + "\n");
-  else process.stdout.write(statuses.length === 0 ? "no feeds in the config\n" : statuses.map(statusText).join("\n\n") + "\n");
+  else
+    process.stdout.write(
+      statuses.length === 0 ? "no feeds in the config\n" : statuses.map(statusText).join("\n\n") + "\n",
+    );
   return statuses.some((status) => status.error !== null) ? 1 : 0;
 }
 
@@ -126,7 +138,9 @@ function isBusy(result: RunReport | Busy): result is Busy {
 function reportRun(result: RunReport | Busy, json: boolean): boolean {
   if (json) process.stdout.write(JSON.stringify(result) + "\n");
   if (isBusy(result)) {
-    process.stderr.write(`partner-api feeds run: ${result.feed}: running in another process (${result.busy.owner}, lease until ${iso(result.busy.until)}); nothing done\n`);
+    process.stderr.write(
+      `partner-api feeds run: ${result.feed}: running in another process (${result.busy.owner}, lease until ${iso(result.busy.until)}); nothing done\n`,
+    );
     return false;
   }
   const ok = result.outcome === "success" || result.outcome === "not_modified";
@@ -152,11 +166,19 @@ function stopSignal(parent: number | null): AbortSignal {
 }
 
 async function runCommand(args: string[]): Promise<number> {
-  const { values } = parseFlags(args, { config: { type: "string" }, id: { type: "string" }, json: { type: "boolean" } });
+  const { values } = parseFlags(args, {
+    config: { type: "string" },
+    id: { type: "string" },
+    json: { type: "boolean" },
+  });
   const feeds = configuredFeeds(values.config);
   const chosen = values.id === undefined ? feeds : feeds.filter((feed) => feed.id === values.id);
   if (chosen.length === 0) {
-    throw new UsageError(values.id === undefined ? "the config has no feeds" : `no feed "${values.id}" in the config (it has: ${feeds.map((f) => f.id).join(", ") || "none"})`);
+    throw new UsageError(
+      values.id === undefined
+        ? "the config has no feeds"
+        : `no feed "${values.id}" in the config (it has: ${feeds.map((f) => f.id).join(", ") || "none"})`,
+    );
   }
   const signal = stopSignal(null);
   let ok = true;

@@ -11,7 +11,9 @@ export async function healthcheckCommand(args: string[]): Promise<number> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
     if (response.status === 200) return 0;
-    process.stderr.write(`partner-api healthcheck: ${url} answered ${response.status}: ${(await response.text()).slice(0, 500)}\n`);
+    process.stderr.write(
+      `partner-api healthcheck: ${url} answered ${response.status}: ${(await response.text()).slice(0, 500)}\n`,
+    );
   } catch (error) {
     process.stderr.write(`partner-api healthcheck: ${url}: ${(error as Error).message}\n`);
   }

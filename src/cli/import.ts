@@ -2,21 +2,23 @@
 // [--max-bytes N]`: exit 0 (warnings alone too), or 1 when any listing was rejected or the feed
 // could not be read (docs/reference/behaviour-extensions.md §11, §16).
 import { ConcurrentChangeError } from "../agency/apply.ts";
-import { importFeed, type ImportProgress, type ImportSummary, type Rejection } from "../agency/import.ts";
+import { type ImportProgress, type ImportSummary, importFeed, type Rejection } from "../agency/import.ts";
 import { readingLine, writingLine } from "../agency/progress.ts";
+import { parseDuration } from "../config/duration.ts";
 import { databaseFileNamed } from "../db/files.ts";
 import { NotAPartnerDatabaseError } from "../db/open.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits } from "../feeds/fetch.ts";
 import { FeedError } from "../feeds/listing.ts";
 import type { FeedWarning } from "../feeds/warnings.ts";
 import { assertWritable, explainDatabaseError } from "../writable.ts";
-import { parseDuration } from "../config/duration.ts";
-import { DEFAULT_FETCH_LIMITS, type FetchLimits } from "../feeds/fetch.ts";
 import { integerFlag, parseFlags, UsageError } from "./args.ts";
 
 const SHOWN = 50;
 
 function warningLine({ kind, code, line, element, value, message }: FeedWarning): string {
-  const where = [code ?? "(feed)", line === null ? null : `line ${line}`, element].filter((part) => part !== null).join(" ");
+  const where = [code ?? "(feed)", line === null ? null : `line ${line}`, element]
+    .filter((part) => part !== null)
+    .join(" ");
   return `  warning ${kind} ${where}: ${message}${value === null ? "" : ` (got "${value}")`}`;
 }
 
@@ -27,7 +29,9 @@ function shown<T>(items: readonly T[], line: (item: T) => string): string[] {
 }
 
 /** The summary's counts on one line: what `import` prints first, and `feeds run` and `feeds status` for each run. */
-export function countsLine(summary: Pick<ImportSummary, "created" | "updated" | "unchanged" | "unpublished" | "rejected" | "warnings">): string {
+export function countsLine(
+  summary: Pick<ImportSummary, "created" | "updated" | "unchanged" | "unpublished" | "rejected" | "warnings">,
+): string {
   const kinds = Object.entries(summary.warnings);
   const byKind = kinds.map(([kind, n]) => `${kind} ${n}`).join(", ");
   const warnings = kinds.reduce((sum, [, n]) => sum + (n ?? 0), 0);
@@ -55,7 +59,10 @@ function humanSummary(summary: ImportSummary, dryRun: boolean): string {
 function terminalProgress(): ((progress: ImportProgress) => void) | undefined {
   if (process.stderr.isTTY !== true) return undefined;
   return (progress) => {
-    const line = progress.phase === "reading" ? readingLine(progress.listings, progress.bytes) : writingLine(progress.listings, progress.total);
+    const line =
+      progress.phase === "reading"
+        ? readingLine(progress.listings, progress.bytes)
+        : writingLine(progress.listings, progress.total);
     process.stderr.write(`\r\x1b[2K${line}`);
   };
 }
@@ -63,7 +70,8 @@ function terminalProgress(): ((progress: ImportProgress) => void) | undefined {
 /** --timeout and --max-bytes: the bounds of an http(s) feed's download, over the defaults. */
 function fetchLimits(timeout: string | undefined, maxBytes: string | undefined): FetchLimits {
   const timeoutMs = timeout === undefined ? DEFAULT_FETCH_LIMITS.timeoutMs : parseDuration(timeout);
-  if (timeoutMs === null || timeoutMs < 1000) throw new UsageError(`--timeout must be a duration of at least 1s (30s, 15m, 1h…), got "${timeout}"`);
+  if (timeoutMs === null || timeoutMs < 1000)
+    throw new UsageError(`--timeout must be a duration of at least 1s (30s, 15m, 1h…), got "${timeout}"`);
   const bytes = integerFlag(maxBytes, "max-bytes", 1) ?? DEFAULT_FETCH_LIMITS.maxBytes;
   return { ...DEFAULT_FETCH_LIMITS, timeoutMs, maxBytes: bytes };
 }
@@ -72,28 +80,42 @@ export async function importCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     args,
     {
-      db: { type: "string" }, partial: { type: "boolean" }, "dry-run": { type: "boolean" }, strict: { type: "boolean" }, json: { type: "boolean" },
-      timeout: { type: "string" }, "max-bytes": { type: "string" },
+      db: { type: "string" },
+      partial: { type: "boolean" },
+      "dry-run": { type: "boolean" },
+      strict: { type: "boolean" },
+      json: { type: "boolean" },
+      timeout: { type: "string" },
+      "max-bytes": { type: "string" },
     },
     true,
   );
   if (!values.db) throw new UsageError("--db FILE is required");
-  if (positionals.length !== 1) throw new UsageError("give exactly one FEED: a VRSync or NDJSON file path, or an http(s) URL");
+  if (positionals.length !== 1)
+    throw new UsageError("give exactly one FEED: a VRSync or NDJSON file path, or an http(s) URL");
   // Reading one of the database's own files as the feed would open it behind SQLite's back.
   const named = databaseFileNamed(positionals[0]!, values.db);
-  if (named !== null) throw new UsageError(`FEED ${positionals[0]} is the database's own file ${named}: give the feed's path or URL`);
+  if (named !== null)
+    throw new UsageError(`FEED ${positionals[0]} is the database's own file ${named}: give the feed's path or URL`);
   const dryRun = values["dry-run"] === true;
   const limits = fetchLimits(values.timeout, values["max-bytes"]);
   assertWritable(values.db, "the database", { sqlite: true });
   const onProgress = terminalProgress();
   let summary: ImportSummary;
   try {
-    summary = await importFeed(values.db, positionals[0]!, { partial: values.partial === true, dryRun, strict: values.strict === true, onProgress, limits });
+    summary = await importFeed(values.db, positionals[0]!, {
+      partial: values.partial === true,
+      dryRun,
+      strict: values.strict === true,
+      onProgress,
+      limits,
+    });
   } catch (error) {
     if (onProgress) process.stderr.write("\r\x1b[2K");
     if (error instanceof NotAPartnerDatabaseError) throw new UsageError(error.message);
     // An existing file SQLite opened read-only refuses only the first write: named here, with the fix.
-    if (!(error instanceof FeedError || error instanceof ConcurrentChangeError)) throw explainDatabaseError(error, values.db);
+    if (!(error instanceof FeedError || error instanceof ConcurrentChangeError))
+      throw explainDatabaseError(error, values.db);
     // The feed as a whole is unusable: nothing was imported.
     process.stderr.write(`partner-api import: ${error.message}\n`);
     if (values.json) process.stdout.write(JSON.stringify({ error: error.message }) + "\n");

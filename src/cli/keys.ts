@@ -23,7 +23,7 @@ function portalLines(base: string, apiKey: string, secret: string): string[] {
     `  Password: ${secret}`,
     "",
     "The portal then fetches every published listing of the database as VRSync, whenever it likes, and takes",
-    "down what the file no longer lists. Without \"fullAddress\": true it sees only what each listing's",
+    'down what the file no longer lists. Without "fullAddress": true it sees only what each listing\'s',
     'displayAddress shows. To send it fewer listings, fill "feed" in the entry, e.g.',
     '  "feed": { "operationType": ["SALE"], "status": ["AVAILABLE"], "propertyType": ["Apartamento"], "maxListings": 500 }',
     "(maxListings: the most recently updated first, for a portal plan's limit). Restrict it to the portal's",
@@ -34,11 +34,18 @@ function portalLines(base: string, apiKey: string, secret: string): string[] {
 export function clientCommand(args: string[]): void {
   const [sub, ...rest] = args;
   if (sub !== "new") throw new UsageError(USAGE);
-  const { values } = parseFlags(rest, { id: { type: "string" }, name: { type: "string" }, portal: { type: "boolean" }, url: { type: "string" } });
+  const { values } = parseFlags(rest, {
+    id: { type: "string" },
+    name: { type: "string" },
+    portal: { type: "boolean" },
+    url: { type: "string" },
+  });
   if (!values.id) throw new UsageError("--id ID is required");
   if (values.url !== undefined && values.portal !== true) throw new UsageError(`--url goes with --portal (${USAGE})`);
   if (values.url !== undefined && !/^https?:\/\/[^/\s]+/.test(values.url)) {
-    throw new UsageError(`--url must be the server's public address, such as https://api.agency.com.br, got "${values.url}"`);
+    throw new UsageError(
+      `--url must be the server's public address, such as https://api.agency.com.br, got "${values.url}"`,
+    );
   }
   const { apiKey, secret } = newKeyPair(values.id);
   const entry = {
@@ -52,7 +59,8 @@ export function clientCommand(args: string[]): void {
     // Every published listing until the agency says otherwise (the keys are printed below).
     ...(values.portal === true ? { feed: {} } : {}),
   };
-  if (!Value.Check(ClientSchema, entry)) throw new UsageError(`--id "${values.id}" is not a valid client id (letters, digits, . _ -)`);
+  if (!Value.Check(ClientSchema, entry))
+    throw new UsageError(`--id "${values.id}" is not a valid client id (letters, digits, . _ -)`);
   const base = (values.url ?? "https://<this server's public address>").replace(/\/+$/, "");
   process.stdout.write(
     [

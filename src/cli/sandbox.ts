@@ -5,12 +5,12 @@ import { resolveConfig, validateConfig } from "../config/load.ts";
 import type { RuntimeConfig } from "../config/model.ts";
 import { removeDatabaseFiles } from "../db/files.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
+import { SANDBOX_INBOUND } from "../docs/examples.ts";
 import { createLogger } from "../logging.ts";
 import { Runtime } from "../runtime.ts";
 import { SCOPES } from "../security/scopes.ts";
 import { hashSecret, randomToken } from "../security/secrets.ts";
 import { assertWritable } from "../writable.ts";
-import { SANDBOX_INBOUND } from "../docs/examples.ts";
 import { choosePort, hostFlag, integerFlag, parseFlags, urlHost } from "./args.ts";
 import { startServer } from "./server.ts";
 

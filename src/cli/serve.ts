@@ -36,7 +36,10 @@ export async function serveCommand(args: string[]): Promise<void> {
   // Said once, by the process started by hand (the supervisor of --workers, not each worker).
   if (worker === null) {
     for (const exposed of exposedPathsOf(configPath, config)) {
-      logger.warn({ file: exposed.path, mode: exposed.mode, fix: exposed.fix }, `${exposed.problem}: ${exposed.path} (mode ${exposed.mode}); fix: ${exposed.fix}`);
+      logger.warn(
+        { file: exposed.path, mode: exposed.mode, fix: exposed.fix },
+        `${exposed.problem}: ${exposed.path} (mode ${exposed.mode}); fix: ${exposed.fix}`,
+      );
     }
   }
   if (workers > 1 && worker === null) {
@@ -47,12 +50,19 @@ export async function serveCommand(args: string[]): Promise<void> {
   const runtime = new Runtime(config, wallClock, { logger });
   for (const [name, path] of config.databases) {
     if (runtime.tenants.get(path) === null) {
-      logger.warn({ database: name, reason: runtime.tenants.failure(path) }, "database unavailable: its clients get NO_DATABASE");
+      logger.warn(
+        { database: name, reason: runtime.tenants.failure(path) },
+        "database unavailable: its clients get NO_DATABASE",
+      );
       continue;
     }
     // SQLite opens a write-protected file read-only without a word: say so now, not at the first lead.
     const unwritable = unwritableReason(path, "the database", { sqlite: true });
-    if (unwritable !== null) logger.warn({ database: name, reason: unwritable }, "database read-only: reads are served, lead creation answers 503 until it is writable");
+    if (unwritable !== null)
+      logger.warn(
+        { database: name, reason: unwritable },
+        "database read-only: reads are served, lead creation answers 503 until it is writable",
+      );
   }
   if (worker !== null) stopWhenOrphaned();
   startServer({

@@ -25,8 +25,12 @@ function listenError(error: unknown, host: string, port: number): Error {
         "stop it or choose another port with --port",
     );
   }
-  if (code === "EACCES") return new Error(`not allowed to listen on ${host}:${port} (ports below 1024 need privileges): choose another with --port`);
-  if (code === "EADDRNOTAVAIL") return new Error(`cannot listen on ${host}: no such address on this machine (check --host or the config's host)`);
+  if (code === "EACCES")
+    return new Error(
+      `not allowed to listen on ${host}:${port} (ports below 1024 need privileges): choose another with --port`,
+    );
+  if (code === "EADDRNOTAVAIL")
+    return new Error(`cannot listen on ${host}: no such address on this machine (check --host or the config's host)`);
   return new Error(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
 }
 
@@ -63,7 +67,13 @@ export function startServer(options: {
 }): RunningServer {
   const { runtime, logger } = options;
   const webhooks = createServerWebhooks(runtime, { logger });
-  const app = createApp({ runtime, logger, webhooks, worker: options.worker === true, ...(options.metrics === false ? { metrics: null } : {}) });
+  const app = createApp({
+    runtime,
+    logger,
+    webhooks,
+    worker: options.worker === true,
+    ...(options.metrics === false ? { metrics: null } : {}),
+  });
   try {
     app.listen({
       port: options.port,
@@ -100,7 +110,9 @@ export function startServer(options: {
       // A feed run under way stops between two chunks of writes; the next run completes it.
       const feedsDone = feeds.stop();
       const drained = server.stop(false);
-      const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), DRAIN_TIMEOUT_MS).unref());
+      const timeout = new Promise<"timeout">((resolve) =>
+        setTimeout(() => resolve("timeout"), DRAIN_TIMEOUT_MS).unref(),
+      );
       if ((await Promise.race([drained.then(() => "drained" as const), timeout])) === "timeout") {
         logger.warn("in-flight requests still running after 10 s; closing them");
         await server.stop(true);

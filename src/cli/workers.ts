@@ -41,7 +41,13 @@ export function stopWhenOrphaned(): void {
   setInterval(check, 1_000).unref();
 }
 
-export async function superviseWorkers(options: { count: number; args: string[]; host: string; port: number; logger: Logger }): Promise<void> {
+export async function superviseWorkers(options: {
+  count: number;
+  args: string[];
+  host: string;
+  port: number;
+  logger: Logger;
+}): Promise<void> {
   const { count, args, logger } = options;
   // A port held by anything else is refused here, before the workers would share it.
   await assertPortFree(options.host, options.port);
@@ -62,13 +68,19 @@ export async function superviseWorkers(options: { count: number; args: string[];
       if (stopping) return;
       const lived = performance.now() - (workers.get(n)?.startedAt ?? 0);
       logger.error({ worker: n, pid: proc.pid, code, signal: proc.signalCode }, "worker exited; starting it again");
-      setTimeout(() => {
-        if (!stopping) start(n);
-      }, lived < QUICK_DEATH_MS ? RESTART_PAUSE_MS : 0);
+      setTimeout(
+        () => {
+          if (!stopping) start(n);
+        },
+        lived < QUICK_DEATH_MS ? RESTART_PAUSE_MS : 0,
+      );
     });
   };
   for (let n = 1; n <= count; n++) start(n);
-  logger.info({ workers: count, port: options.port, pids: [...workers.values()].map((w) => w.proc.pid) }, "workers started");
+  logger.info(
+    { workers: count, port: options.port, pids: [...workers.values()].map((w) => w.proc.pid) },
+    "workers started",
+  );
 
   process.on("SIGHUP", () => {
     for (const { proc } of workers.values()) proc.kill("SIGHUP");

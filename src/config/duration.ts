@@ -8,7 +8,8 @@ export const DURATION_PATTERN = "^([0-9]{1,9}(ms|s|m|h|d))+$";
 export function parseDuration(text: string): number | null {
   if (!new RegExp(DURATION_PATTERN).test(text)) return null;
   let total = 0;
-  for (const [, amount, unit] of text.matchAll(/([0-9]+)(ms|s|m|h|d)/g)) total += Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
+  for (const [, amount, unit] of text.matchAll(/([0-9]+)(ms|s|m|h|d)/g))
+    total += Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
   return total;
 }
 

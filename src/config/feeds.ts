@@ -4,11 +4,11 @@ import { displayUrl } from "../feeds/fetch.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import type { FeedSpec } from "./model.ts";
 import {
+  type ConfigFile,
   DEFAULT_FEED_EVERY,
   DEFAULT_FEED_MAX_BYTES,
   DEFAULT_FEED_TIMEOUT,
   DEFAULT_MAX_UNPUBLISH_RATIO,
-  type ConfigFile,
 } from "./schema.ts";
 
 /** The shortest interval between runs: a run of a big feed takes tens of seconds of CPU. */
@@ -23,9 +23,11 @@ function urlProblem(url: string): string | null {
   } catch {
     return "is not an absolute URL";
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `must be an http(s) URL, not ${parsed.protocol.slice(0, -1)}`;
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    return `must be an http(s) URL, not ${parsed.protocol.slice(0, -1)}`;
   // The URL is shown by `feeds status` and in logs; credentials belong in `headers`, which are not.
-  if (parsed.username !== "" || parsed.password !== "") return "must not carry a user or password: put them in headers (Authorization), which are never shown";
+  if (parsed.username !== "" || parsed.password !== "")
+    return "must not carry a user or password: put them in headers (Authorization), which are never shown";
   return null;
 }
 
@@ -48,9 +50,12 @@ export function feedProblems(config: ConfigFile): string[] {
     if (problem !== null) problems.push(`${at}/url: ${problem} (${displayUrl(feed.url)})`);
     const every = parseDuration(feed.every ?? DEFAULT_FEED_EVERY)!;
     if (every < minimum) {
-      problems.push(`${at}/every: ${feed.every} is shorter than the minimum, ${formatDuration(minimum)}${environment === "sandbox" ? " in the sandbox" : " (30s in the sandbox)"}`);
+      problems.push(
+        `${at}/every: ${feed.every} is shorter than the minimum, ${formatDuration(minimum)}${environment === "sandbox" ? " in the sandbox" : " (30s in the sandbox)"}`,
+      );
     }
-    if (parseDuration(feed.timeout ?? DEFAULT_FEED_TIMEOUT)! < MIN_FEED_TIMEOUT_MS) problems.push(`${at}/timeout: must be at least 1s`);
+    if (parseDuration(feed.timeout ?? DEFAULT_FEED_TIMEOUT)! < MIN_FEED_TIMEOUT_MS)
+      problems.push(`${at}/timeout: must be at least 1s`);
     for (const [name, value] of Object.entries(feed.headers ?? {})) {
       // The value is a secret: named by its header, never echoed.
       if (/[\r\n\0]/.test(value)) problems.push(`${at}/headers/${name}: must not contain line breaks or NUL`);

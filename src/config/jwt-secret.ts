@@ -4,7 +4,7 @@ import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } 
 import { resolve } from "node:path";
 import { randomToken } from "../security/secrets.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
-import { unwritableReason, UnwritablePathError } from "../writable.ts";
+import { UnwritablePathError, unwritableReason } from "../writable.ts";
 
 /**
  * Names the file the generated secret is kept in, instead of beside the config. The container
@@ -21,7 +21,9 @@ const HOW_TO_CHOOSE =
 function readSecretFile(file: string): string {
   const secret = readFileSync(file, "utf8").trim();
   if (Buffer.byteLength(secret) < MIN_SECRET_BYTES) {
-    throw new Error(`the token secret in ${file} is shorter than ${MIN_SECRET_BYTES} bytes: delete the file to have a new one made, or put a longer one in it`);
+    throw new Error(
+      `the token secret in ${file} is shorter than ${MIN_SECRET_BYTES} bytes: delete the file to have a new one made, or put a longer one in it`,
+    );
   }
   return secret;
 }
@@ -40,7 +42,9 @@ function createSecretFile(file: string): string {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "EEXIST") {
       const reason = unwritableReason(file, "the generated token secret");
-      throw new UnwritablePathError(`${reason ?? `cannot write the generated token secret ${file} (${code ?? (error as Error).message})`}\n${HOW_TO_CHOOSE}`);
+      throw new UnwritablePathError(
+        `${reason ?? `cannot write the generated token secret ${file} (${code ?? (error as Error).message})`}\n${HOW_TO_CHOOSE}`,
+      );
     }
   } finally {
     rmSync(tmp, { force: true });

@@ -1,15 +1,16 @@
 // Loads, validates and resolves a config file. Every problem is named with its JSON path.
-import { Value } from "@sinclair/typebox/value";
+
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
+import { Value } from "@sinclair/typebox/value";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { DEFAULT_SCOPES, SCOPES } from "../security/scopes.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
-import { generatedJwtSecret, jwtSecretFileOf } from "./jwt-secret.ts";
-import { exposedPaths, type ExposedPath } from "./permissions.ts";
 import { feedProblems, resolveFeeds } from "./feeds.ts";
+import { generatedJwtSecret, jwtSecretFileOf } from "./jwt-secret.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
-import { ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REDIS_KEY_PREFIX, type ConfigFile } from "./schema.ts";
+import { type ExposedPath, exposedPaths } from "./permissions.ts";
+import { type ConfigFile, ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REDIS_KEY_PREFIX } from "./schema.ts";
 
 export const SANDBOX_KEY_PREFIX = "pk_sandbox_";
 
@@ -54,16 +55,20 @@ function semanticProblems(config: ConfigFile): string[] {
   }
   config.clients.forEach((client, i) => {
     const first = ids.get(client.id);
-    if (first !== undefined) problems.push(`/clients/${i}/id: duplicate client id "${client.id}" (also /clients/${first}/id)`);
+    if (first !== undefined)
+      problems.push(`/clients/${i}/id: duplicate client id "${client.id}" (also /clients/${first}/id)`);
     else ids.set(client.id, i);
     const firstKey = keys.get(client.apiKey);
-    if (firstKey !== undefined) problems.push(`/clients/${i}/apiKey: duplicate apiKey (also /clients/${firstKey}/apiKey)`);
+    if (firstKey !== undefined)
+      problems.push(`/clients/${i}/apiKey: duplicate apiKey (also /clients/${firstKey}/apiKey)`);
     else keys.set(client.apiKey, i);
     if (environment === "production" && client.apiKey.startsWith(SANDBOX_KEY_PREFIX)) {
       problems.push(`/clients/${i}/apiKey: sandbox keys (${SANDBOX_KEY_PREFIX}…) are not accepted in production`);
     }
     if (client.inbound !== undefined && !(client.scopes ?? DEFAULT_SCOPES).includes("leads:create")) {
-      problems.push(`/clients/${i}/inbound: client "${client.id}" takes portal leads, so it needs the scope leads:create`);
+      problems.push(
+        `/clients/${i}/inbound: client "${client.id}" takes portal leads, so it needs the scope leads:create`,
+      );
     }
     (client.ipWhitelist ?? []).forEach((range, j) => {
       if (!parseRange(range)) {
@@ -99,7 +104,10 @@ function webhookPolicy(config: ConfigFile): RuntimeConfig["webhooks"] {
 }
 
 /** Turns a validated config into the frozen runtime form. */
-export function resolveConfig(config: ConfigFile, options: { baseDir: string; jwtSecret: string; modifiedAt?: number }): RuntimeConfig {
+export function resolveConfig(
+  config: ConfigFile,
+  options: { baseDir: string; jwtSecret: string; modifiedAt?: number },
+): RuntimeConfig {
   const databases = new Map(
     Object.entries(config.databases ?? {}).map(([name, path]) => [name, resolvePath(options.baseDir, path)]),
   );
@@ -127,7 +135,11 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
         }),
         scopes: new Set(entry.scopes ?? DEFAULT_SCOPES),
         inbound: entry.inbound
-          ? Object.freeze({ format: entry.inbound.format, username: entry.inbound.username ?? null, passwordHash: entry.inbound.passwordHash })
+          ? Object.freeze({
+              format: entry.inbound.format,
+              username: entry.inbound.username ?? null,
+              passwordHash: entry.inbound.passwordHash,
+            })
           : null,
       }),
     );
@@ -144,14 +156,21 @@ export function resolveConfig(config: ConfigFile, options: { baseDir: string; jw
     metricsToken: config.metrics?.token ?? null,
     webhooks: webhookPolicy(config),
     logLevel: config.logLevel ?? "info",
-    redis: config.redis ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX } : null,
+    redis: config.redis
+      ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX }
+      : null,
     feeds: resolveFeeds(config, databases),
     modifiedAt: options.modifiedAt ?? null,
   });
 }
 
 /** Reads and validates a config file; throws ConfigError naming every problem. */
-export function readConfigFile(path: string): { config: ConfigFile; baseDir: string; file: string; modifiedAt: number } {
+export function readConfigFile(path: string): {
+  config: ConfigFile;
+  baseDir: string;
+  file: string;
+  modifiedAt: number;
+} {
   const file = resolve(path);
   let text: string;
   let modifiedAt: number;
@@ -159,7 +178,9 @@ export function readConfigFile(path: string): { config: ConfigFile; baseDir: str
     modifiedAt = statSync(file).mtimeMs;
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new ConfigError(path, [`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
+    throw new ConfigError(path, [
+      `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    ]);
   }
   let value: unknown;
   try {

@@ -44,13 +44,22 @@ export function exposedPaths(inputs: ExposureInputs): ExposedPath[] {
   const found: ExposedPath[] = [];
   const config = modeOf(inputs.config);
   if (config !== null && (config & 0o026) !== 0) {
-    const who = [(config & 0o004) !== 0 ? "read" : null, (config & 0o022) !== 0 ? "changed" : null].filter(Boolean).join(" and ");
-    found.push({ path: inputs.config, mode: octal(config), problem: `the config file can be ${who} by other users`, fix: `chmod 600 ${inputs.config}` });
+    const who = [(config & 0o004) !== 0 ? "read" : null, (config & 0o022) !== 0 ? "changed" : null]
+      .filter(Boolean)
+      .join(" and ");
+    found.push({
+      path: inputs.config,
+      mode: octal(config),
+      problem: `the config file can be ${who} by other users`,
+      fix: `chmod 600 ${inputs.config}`,
+    });
   }
   if (inputs.jwtSecretFile !== null) {
     const secret = modeOf(inputs.jwtSecretFile);
     if (secret !== null && (secret & 0o077) !== 0) {
-      const who = [(secret & 0o044) !== 0 ? "read" : null, (secret & 0o022) !== 0 ? "changed" : null].filter(Boolean).join(" and ");
+      const who = [(secret & 0o044) !== 0 ? "read" : null, (secret & 0o022) !== 0 ? "changed" : null]
+        .filter(Boolean)
+        .join(" and ");
       found.push({
         path: inputs.jwtSecretFile,
         mode: octal(secret),
@@ -62,7 +71,12 @@ export function exposedPaths(inputs: ExposureInputs): ExposedPath[] {
   for (const folder of new Set([...inputs.databases].map((path) => dirname(path)))) {
     const mode = modeOf(folder);
     if (mode !== null && (mode & 0o002) !== 0) {
-      found.push({ path: folder, mode: octal(mode), problem: "the database folder can be written by other users (they could replace a database or its -wal file)", fix: `chmod o-w ${folder}` });
+      found.push({
+        path: folder,
+        mode: octal(mode),
+        problem: "the database folder can be written by other users (they could replace a database or its -wal file)",
+        fix: `chmod o-w ${folder}`,
+      });
     }
   }
   return found;

@@ -1,6 +1,6 @@
 // The config file's TypeBox schema: the single source of its validation, its types and the
 // JSON Schema printed by `partner-api config-schema`.
-import { Type as T, type Static } from "@sinclair/typebox";
+import { type Static, Type as T } from "@sinclair/typebox";
 import { OPERATION_TYPES, PROPERTY_STATUSES } from "../catalog/enums.ts";
 import { SCOPES } from "../security/scopes.ts";
 import { SECRET_HASH_PATTERN } from "../security/secrets.ts";
@@ -21,23 +21,38 @@ const enumValue = <V extends string>(values: readonly V[]) => T.Union(values.map
 export const PortalFeedSchema = T.Object(
   {
     operationType: T.Optional(
-      T.Array(enumValue(OPERATION_TYPES), { minItems: 1, uniqueItems: true, description: "Only listings of these kinds of deal" }),
+      T.Array(enumValue(OPERATION_TYPES), {
+        minItems: 1,
+        uniqueItems: true,
+        description: "Only listings of these kinds of deal",
+      }),
     ),
-    status: T.Optional(T.Array(enumValue(PROPERTY_STATUSES), { minItems: 1, uniqueItems: true, description: "Only listings in these states" })),
+    status: T.Optional(
+      T.Array(enumValue(PROPERTY_STATUSES), {
+        minItems: 1,
+        uniqueItems: true,
+        description: "Only listings in these states",
+      }),
+    ),
     propertyType: T.Optional(
       T.Array(T.String({ minLength: 1, maxLength: 200 }), {
         minItems: 1,
         uniqueItems: true,
-        description: "Only listings of these property types, exact text as stored (see /v1/values/properties/propertyType)",
+        description:
+          "Only listings of these property types, exact text as stored (see /v1/values/properties/propertyType)",
       }),
     ),
     maxListings: T.Optional(
-      T.Integer({ minimum: 1, description: "At most this many listings, the most recently updated first (a portal plan's limit)" }),
+      T.Integer({
+        minimum: 1,
+        description: "At most this many listings, the most recently updated first (a portal plan's limit)",
+      }),
     ),
   },
   {
     additionalProperties: false,
-    description: "The selection this client's portal feed (GET /v1/feeds/vrsync.xml) carries; absent: every published listing",
+    description:
+      "The selection this client's portal feed (GET /v1/feeds/vrsync.xml) carries; absent: every published listing",
   },
 );
 
@@ -58,7 +73,8 @@ export const InboundSchema = T.Object(
     ),
     passwordHash: T.String({
       pattern: SECRET_HASH_PATTERN,
-      description: "Output of `partner-api hash-secret PASSWORD` for the Basic auth password (Grupo ZAP: the secret chosen in Canal Pro; Chaves na Mão: its lead integration token)",
+      description:
+        "Output of `partner-api hash-secret PASSWORD` for the Basic auth password (Grupo ZAP: the secret chosen in Canal Pro; Chaves na Mão: its lead integration token)",
     }),
   },
   {
@@ -71,7 +87,10 @@ export const InboundSchema = T.Object(
 
 export const ClientSchema = T.Object(
   {
-    id: T.String({ pattern: "^[A-Za-z0-9._-]{1,64}$", description: "Stable client identifier (letters, digits, . _ -)" }),
+    id: T.String({
+      pattern: "^[A-Za-z0-9._-]{1,64}$",
+      description: "Stable client identifier (letters, digits, . _ -)",
+    }),
     name: T.Optional(T.String({ maxLength: 200, description: "Partner company name" })),
     apiKey: T.String({ minLength: 8, maxLength: 200, description: "Public key sent as X-API-Key" }),
     secretHash: T.String({ pattern: SECRET_HASH_PATTERN, description: "Output of `partner-api hash-secret SECRET`" }),
@@ -114,7 +133,11 @@ export const FeedSchema = T.Object(
     database: T.String({ description: "Name of the entry of `databases` the feed is imported into" }),
     url: T.String({ minLength: 1, maxLength: 2048, description: "http(s) URL of the VRSync XML or NDJSON feed" }),
     every: T.Optional(
-      T.String({ pattern: DURATION_PATTERN, default: DEFAULT_FEED_EVERY, description: "Interval between runs: 30s, 15m, 1h…; at least 1m (30s in the sandbox)" }),
+      T.String({
+        pattern: DURATION_PATTERN,
+        default: DEFAULT_FEED_EVERY,
+        description: "Interval between runs: 30s, 15m, 1h…; at least 1m (30s in the sandbox)",
+      }),
     ),
     mode: T.Optional(
       T.Union([T.Literal("full"), T.Literal("partial")], {
@@ -136,10 +159,18 @@ export const FeedSchema = T.Object(
       }),
     ),
     timeout: T.Optional(
-      T.String({ pattern: DURATION_PATTERN, default: DEFAULT_FEED_TIMEOUT, description: "The whole download's time limit (at least 1s)" }),
+      T.String({
+        pattern: DURATION_PATTERN,
+        default: DEFAULT_FEED_TIMEOUT,
+        description: "The whole download's time limit (at least 1s)",
+      }),
     ),
     maxBytes: T.Optional(
-      T.Integer({ minimum: 1, default: DEFAULT_FEED_MAX_BYTES, description: "The most bytes a download may bring, counted both as received and once inflated" }),
+      T.Integer({
+        minimum: 1,
+        default: DEFAULT_FEED_MAX_BYTES,
+        description: "The most bytes a download may bring, counted both as received and once inflated",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -148,16 +179,17 @@ export const FeedSchema = T.Object(
 export const ConfigSchema = T.Object(
   {
     $schema: T.Optional(T.String({ description: "Path or URL of this schema, for editors" })),
-    environment: T.Optional(
-      T.Union([T.Literal("production"), T.Literal("sandbox")], { default: "production" }),
-    ),
+    environment: T.Optional(T.Union([T.Literal("production"), T.Literal("sandbox")], { default: "production" })),
     port: T.Optional(T.Integer({ minimum: 1, maximum: 65535, default: DEFAULT_PORT })),
     host: T.Optional(T.String({ default: "0.0.0.0", description: "Address to listen on" })),
     trustedProxies: T.Optional(
       T.Array(T.String(), { description: "Proxies whose X-Forwarded-For is honoured (addresses or CIDR ranges)" }),
     ),
     jwtSecret: T.Optional(
-      T.String({ minLength: 32, description: "HMAC key for tokens; absent: generated once and kept beside the config" }),
+      T.String({
+        minLength: 32,
+        description: "HMAC key for tokens; absent: generated once and kept beside the config",
+      }),
     ),
     databases: T.Optional(
       T.Record(T.String({ pattern: "^[A-Za-z0-9._-]{1,64}$" }), T.String({ minLength: 1 }), {
@@ -175,7 +207,9 @@ export const ConfigSchema = T.Object(
       T.Object(
         {
           allowHttp: T.Optional(
-            T.Boolean({ description: "Accept http:// webhook URLs, not only https:// (default: false; the sandbox: true)" }),
+            T.Boolean({
+              description: "Accept http:// webhook URLs, not only https:// (default: false; the sandbox: true)",
+            }),
           ),
           allowPrivateTargets: T.Optional(
             T.Boolean({
@@ -195,15 +229,26 @@ export const ConfigSchema = T.Object(
             description: "Redis 7 or Valkey shared by every process: redis://host:6379/0 (rediss:// for TLS)",
           }),
           keyPrefix: T.Optional(
-            T.String({ pattern: "^[A-Za-z0-9:._-]{1,64}$", default: DEFAULT_REDIS_KEY_PREFIX, description: "Prepended to every key, so deployments sharing one Redis keep apart" }),
+            T.String({
+              pattern: "^[A-Za-z0-9:._-]{1,64}$",
+              default: DEFAULT_REDIS_KEY_PREFIX,
+              description: "Prepended to every key, so deployments sharing one Redis keep apart",
+            }),
           ),
         },
-        { additionalProperties: false, description: "Shared rate limits and idempotency locks for several processes (serve --workers, several hosts)" },
+        {
+          additionalProperties: false,
+          description:
+            "Shared rate limits and idempotency locks for several processes (serve --workers, several hosts)",
+        },
       ),
     ),
     feeds: T.Optional(T.Array(FeedSchema, { description: "CRM feeds pulled on a schedule by serve" })),
     logLevel: T.Optional(
-      T.Union(["fatal", "error", "warn", "info", "debug"].map((l) => T.Literal(l)), { default: "info" }),
+      T.Union(
+        ["fatal", "error", "warn", "info", "debug"].map((l) => T.Literal(l)),
+        { default: "info" },
+      ),
     ),
   },
   { additionalProperties: false },

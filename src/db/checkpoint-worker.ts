@@ -2,7 +2,7 @@
 // server has open, and the WAL copied back into the database file from here, where the copy
 // and its fsync hold up nobody's event loop. Told which files by messages from the server.
 import { Database } from "bun:sqlite";
-import { RESTART_AFTER_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
+import { type CheckpointerMessage, type CheckpointerReport, RESTART_AFTER_FRAMES } from "./checkpoint-protocol.ts";
 
 declare const self: Worker;
 
@@ -59,7 +59,8 @@ function checkpoint(path: string): void {
   if (db === null) return;
   try {
     const passive = db.query<{ busy: number; log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
-    if (passive !== null && passive.busy === 0 && passive.log >= RESTART_AFTER_FRAMES) db.run("PRAGMA wal_checkpoint(RESTART)");
+    if (passive !== null && passive.busy === 0 && passive.log >= RESTART_AFTER_FRAMES)
+      db.run("PRAGMA wal_checkpoint(RESTART)");
     failing.delete(path);
   } catch (error) {
     // SQLITE_BUSY: a writer or a reader held on; the next tick tries again.

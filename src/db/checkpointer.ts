@@ -7,7 +7,12 @@
 // SQLite's own only as a backstop far above the thread's pace.
 import type { Database } from "bun:sqlite";
 import { runsCompiled } from "../executable.ts";
-import { CHECKPOINT_EVERY_MS, SQLITE_AUTOCHECKPOINT_FRAMES, type CheckpointerMessage, type CheckpointerReport } from "./checkpoint-protocol.ts";
+import {
+  CHECKPOINT_EVERY_MS,
+  type CheckpointerMessage,
+  type CheckpointerReport,
+  SQLITE_AUTOCHECKPOINT_FRAMES,
+} from "./checkpoint-protocol.ts";
 
 /**
  * The thread's code. In the executable, Bun files each entry point of the build (scripts/build.ts
@@ -15,7 +20,9 @@ import { CHECKPOINT_EVERY_MS, SQLITE_AUTOCHECKPOINT_FRAMES, type CheckpointerMes
  * path there: a relative one that Bun did not find inside would be looked for in the
  * working directory.
  */
-const WORKER_CODE = runsCompiled ? "/$bunfs/root/db/checkpoint-worker.js" : new URL("./checkpoint-worker.ts", import.meta.url).href;
+const WORKER_CODE = runsCompiled
+  ? "/$bunfs/root/db/checkpoint-worker.js"
+  : new URL("./checkpoint-worker.ts", import.meta.url).href;
 
 /** The connections' own automatic checkpoint while the thread runs: reached only if it falls far behind. */
 const BACKSTOP_FRAMES = 10_000;
@@ -74,7 +81,8 @@ export class Checkpointer {
     const worker = new Worker(this.workerCode);
     worker.unref(); // never what keeps a process alive
     worker.postMessage({ everyMs: this.everyMs } satisfies CheckpointerMessage);
-    worker.onmessage = (event: MessageEvent<CheckpointerReport>) => this.onError(`checkpoint of ${event.data.path} failed: ${event.data.error}`);
+    worker.onmessage = (event: MessageEvent<CheckpointerReport>) =>
+      this.onError(`checkpoint of ${event.data.path} failed: ${event.data.error}`);
     worker.onerror = (event) => {
       worker.terminate();
       this.died(event.message);

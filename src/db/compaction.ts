@@ -24,7 +24,11 @@ const COMPACTABLE_HEAD_SQL =
  * Deletes the superseded events with a sequence in (after, after + span]. Returns the next
  * cursor (0 again once past the head) and how many events were deleted.
  */
-export function compactChangesStep(db: Database, after: number, span = COMPACTION_SPAN): { next: number; deleted: number } {
+export function compactChangesStep(
+  db: Database,
+  after: number,
+  span = COMPACTION_SPAN,
+): { next: number; deleted: number } {
   const head = (db.query(COMPACTABLE_HEAD_SQL).get() as { head: number }).head;
   if (after >= head) return { next: 0, deleted: 0 };
   const until = after + span;

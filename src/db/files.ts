@@ -1,8 +1,9 @@
 // The files of a database, for commands that read or write other files beside it: an export's
 // --out, an import's FEED. Only SQLite may open them (the rule in src/db/tenants.ts), so such a
 // path is told apart with stat() alone, never by opening it.
-import { resolve } from "node:path";
+
 import { rmSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 
 /** The database file and the ones SQLite keeps beside it. */
 export function databaseFiles(databasePath: string): string[] {

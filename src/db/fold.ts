@@ -14,7 +14,13 @@ const FOLDS: readonly (readonly [string, string])[] = [
   ..."ÒÓÔÕÖ".split("").map((c) => [c, "o"] as const),
   ..."ùúûü".split("").map((c) => [c, "u"] as const),
   ..."ÙÚÛÜ".split("").map((c) => [c, "u"] as const),
-  ["ç", "c"], ["Ç", "c"], ["ñ", "n"], ["Ñ", "n"], ["ý", "y"], ["ÿ", "y"], ["Ý", "y"],
+  ["ç", "c"],
+  ["Ç", "c"],
+  ["ñ", "n"],
+  ["Ñ", "n"],
+  ["ý", "y"],
+  ["ÿ", "y"],
+  ["Ý", "y"],
 ];
 const FOLD_MAP = new Map(FOLDS);
 

@@ -20,7 +20,7 @@
 // here that is the event loop, so every request of the server would wait with the batch.
 import type { Database, Statement } from "bun:sqlite";
 import { recordGroupCommit } from "../metrics/storage.ts";
-import { WalSync, type Fsync, type SyncMark } from "./wal-sync.ts";
+import { type Fsync, type SyncMark, WalSync } from "./wal-sync.ts";
 
 type Work<T> = (db: Database) => T;
 
@@ -156,7 +156,10 @@ export class GroupCommitWriter {
   private lock(): boolean {
     let busy = false;
     // Set outside the transaction: SQLite refuses to change it inside one.
-    if (this.walSync === null) this.setSynchronous(this.queue.some((job, i) => i < MAX_BATCH && job.durability === "durable") ? "FULL" : "NORMAL");
+    if (this.walSync === null)
+      this.setSynchronous(
+        this.queue.some((job, i) => i < MAX_BATCH && job.durability === "durable") ? "FULL" : "NORMAL",
+      );
     try {
       // Not a prepared statement: SQLite applies a PRAGMA's value when it is prepared.
       this.db.run("PRAGMA busy_timeout = 0");
@@ -245,7 +248,10 @@ export class GroupCommitWriter {
     const afterSync: [Job, Outcome][] = [];
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;
-      (this.walSync !== null && job.durability === "durable" && outcome.ok ? afterSync : settledNow).push([job, outcome]);
+      (this.walSync !== null && job.durability === "durable" && outcome.ok ? afterSync : settledNow).push([
+        job,
+        outcome,
+      ]);
     });
     for (const [job, outcome] of settledNow) this.settle(job, outcome);
     if (afterSync.length === 0 || this.walSync === null) return record();

@@ -62,7 +62,9 @@ export function otherProcessesUsing(databasePath: string): number[] {
 
 export class DatabaseInUseError extends Error {
   constructor(path: string, pids: number[]) {
-    super(`${path} is open in another process (pid ${pids.join(", ")}), a server perhaps: stop it first; replacing a database under a live connection would corrupt it`);
+    super(
+      `${path} is open in another process (pid ${pids.join(", ")}), a server perhaps: stop it first; replacing a database under a live connection would corrupt it`,
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 // Versioned schema migrations, compiled into the binary. The schema version lives in the
 // file itself (PRAGMA user_version): an older file is upgraded at open, a newer one refused.
 import type { Database } from "bun:sqlite";
+import { foldSql } from "./fold.ts";
 import init from "./migrations/001_init.sql" with { type: "text" };
 import dayCounts from "./migrations/002_day_counts.sql" with { type: "text" };
 import dateOrder from "./migrations/003_date_order.sql" with { type: "text" };
@@ -13,7 +14,6 @@ import search from "./migrations/009_search.sql" with { type: "text" };
 import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
 import rebuildSearchText from "./migrations/rebuild-search.sql" with { type: "text" };
-import { foldSql } from "./fold.ts";
 
 /** Search SQL with each FOLD(x) written out (src/db/fold.ts). */
 const withFolds = (sql: string) => sql.replace(/FOLD\(([^()]*)\)/g, (_, expression: string) => foldSql(expression));

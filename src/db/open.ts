@@ -2,7 +2,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { explainDatabaseError } from "../writable.ts";
-import { migrate, schemaVersion, SCHEMA_VERSION, SchemaTooNewError } from "./migrate.ts";
+import { migrate, SCHEMA_VERSION, SchemaTooNewError, schemaVersion } from "./migrate.ts";
 
 export class NotAPartnerDatabaseError extends Error {}
 
@@ -83,7 +83,9 @@ export function openExistingDatabase(path: string): Database {
     if (error instanceof NotAPartnerDatabaseError || error instanceof SchemaTooNewError) throw error;
     const explained = explainDatabaseError(error, path);
     if (explained !== error) throw explained;
-    throw new NotAPartnerDatabaseError(`${path} cannot be opened as a partner-api database: ${(error as Error).message}`);
+    throw new NotAPartnerDatabaseError(
+      `${path} cannot be opened as a partner-api database: ${(error as Error).message}`,
+    );
   }
 }
 

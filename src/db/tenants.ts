@@ -14,8 +14,8 @@ import type { Database, Statement } from "bun:sqlite";
 import type { Clock } from "../clock.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
-import type { Fsync } from "./wal-sync.ts";
 import { closeDatabase, openExistingDatabase } from "./open.ts";
+import type { Fsync } from "./wal-sync.ts";
 
 export class Tenant {
   private readonly dataVersion: Statement<{ data_version: number }>;
@@ -49,13 +49,17 @@ export class Tenant {
     const lastSequence = write.query<{ head: number }, []>("SELECT coalesce(max(sequence), 0) AS head FROM changes");
     this.refreshGenerations();
     // A committed write proves the connection writable; a read-only refusal starts the clock.
-    this.writer = new GroupCommitWriter(write, (error) => {
-      const code = (error as { code?: unknown } | null)?.code;
-      if (typeof code === "string" && code.startsWith("SQLITE_READONLY")) this.readOnlySince ??= clock.now();
-      else if (error === null) this.readOnlySince = null;
-      // Our own commit: whatever this turn serves next must see it.
-      this.askedThisTurn = false;
-    }, { fsync, syncMark: () => lastSequence.get()!.head });
+    this.writer = new GroupCommitWriter(
+      write,
+      (error) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        if (typeof code === "string" && code.startsWith("SQLITE_READONLY")) this.readOnlySince ??= clock.now();
+        else if (error === null) this.readOnlySince = null;
+        // Our own commit: whatever this turn serves next must see it.
+        this.askedThisTurn = false;
+      },
+      { fsync, syncMark: () => lastSequence.get()!.head },
+    );
   }
 
   /**

@@ -56,7 +56,8 @@ export class WalSync {
   through(mark: number): Promise<void> | null {
     if (mark <= this.syncedMark) return null;
     const current = this.current;
-    if (current !== null && mark <= current.mark && !this.closed) return new Promise((resolve, reject) => current.waiters.push({ resolve, reject }));
+    if (current !== null && mark <= current.mark && !this.closed)
+      return new Promise((resolve, reject) => current.waiters.push({ resolve, reject }));
     return this.flushed();
   }
 

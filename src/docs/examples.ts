@@ -1,8 +1,9 @@
 // The OpenAPI document's examples come from the sandbox dataset: these are the requests that
 // produced them, and sandbox-examples.json holds what the sandbox answered (a test re-runs the
 // requests on a fresh sandbox and fails when the two drift apart).
-import captured from "./sandbox-examples.json" with { type: "json" };
+
 import { CATALOGS } from "../catalog/index.ts";
+import captured from "./sandbox-examples.json" with { type: "json" };
 
 /** The dataset the examples were captured from: `partner-api sandbox` with its defaults. */
 export const EXAMPLE_DATASET = { seed: 42, properties: 1000, leads: 5000, asOf: "2026-01-01T00:00:00.000Z" } as const;
@@ -31,7 +32,8 @@ export const EXAMPLE_QUERIES = {
   lead: `fields=${allFields("leads")}`,
   values: { entity: "properties", field: "propertyType" },
   /** What a website's search page asks beside its list: counts by neighbourhood and bedrooms of flats for sale. */
-  facets: "facets=neighborhood,bedrooms&city=S%C3%A3o%20Paulo&operationType=SALE&propertyType=Apartamento&maxPrice=1200000",
+  facets:
+    "facets=neighborhood,bedrooms&city=S%C3%A3o%20Paulo&operationType=SALE&propertyType=Apartamento&maxPrice=1200000",
   changes: "entity=properties&after=0&limit=2",
 } as const;
 

@@ -2,7 +2,12 @@
 // with both portal formats as request bodies, each with its portal's own published example, and
 // the one 401 of every wrong way in.
 import { Type as T } from "@sinclair/typebox";
-import { CHAVESNAMAO_EXAMPLE, ChavesNaMaoLeadSchema, GRUPOZAP_EXAMPLE, GrupoZapLeadSchema } from "../modules/inbound/model.ts";
+import {
+  CHAVESNAMAO_EXAMPLE,
+  ChavesNaMaoLeadSchema,
+  GRUPOZAP_EXAMPLE,
+  GrupoZapLeadSchema,
+} from "../modules/inbound/model.ts";
 import { INBOUND_CHALLENGE } from "../plugins/guard.ts";
 import { SANDBOX_API_SECRET, SANDBOX_INBOUND } from "./examples.ts";
 import { toOpenApiSchema } from "./json-schema.ts";
@@ -13,7 +18,10 @@ import { dataOf } from "./schemas.ts";
 type Json = Record<string, unknown>;
 
 const ReceivedLeadSchema = dataOf(
-  T.Object({ id: T.String({ description: "The lead's id in this API (GET /v1/leads/{id} with the client's token)" }) }, { title: "ReceivedLead", additionalProperties: false }),
+  T.Object(
+    { id: T.String({ description: "The lead's id in this API (GET /v1/leads/{id} with the client's token)" }) },
+    { title: "ReceivedLead", additionalProperties: false },
+  ),
 );
 
 /** Ids of the example answers (a time-ordered lead id, as the server makes them). */
@@ -22,12 +30,20 @@ const EXAMPLE_ANSWER = { data: { id: "019b8f2e-4c1a-7d3e-9a55-2f0c6b7e81d4" } };
 export function inboundOperations(): Operation[] {
   const errors = errorResponses(
     [
-      "VALIDATION_ERROR", "MISSING_BODY", "INVALID_API_SECRET", "API_DISABLED", "NO_DATABASE", "PAYLOAD_TOO_LARGE",
-      "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE",
+      "VALIDATION_ERROR",
+      "MISSING_BODY",
+      "INVALID_API_SECRET",
+      "API_DISABLED",
+      "NO_DATABASE",
+      "PAYLOAD_TOO_LARGE",
+      "RATE_LIMIT_EXCEEDED",
+      "INTERNAL_ERROR",
+      "SERVICE_UNAVAILABLE",
     ],
     "rateLimited",
     {
-      VALIDATION_ERROR: "name: is required; email: is required when there is no phone; phone: is required when there is no e-mail",
+      VALIDATION_ERROR:
+        "name: is required; email: is required when there is no phone; phone: is required when there is no e-mail",
       INVALID_API_SECRET: INBOUND_CHALLENGE.message,
     },
   );
@@ -37,7 +53,10 @@ export function inboundOperations(): Operation[] {
     description:
       "Not authenticated: wrong or missing Basic credentials, an id that takes no portal leads, or an address off the client's list, " +
       "all with this same answer",
-    headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": { $ref: "#/components/headers/WWWAuthenticate" } },
+    headers: {
+      ...(unauthorized.headers as Json),
+      "WWW-Authenticate": { $ref: "#/components/headers/WWWAuthenticate" },
+    },
   };
   return [
     {
@@ -77,14 +96,22 @@ export function inboundOperations(): Operation[] {
             schema: { anyOf: [toOpenApiSchema(GrupoZapLeadSchema), toOpenApiSchema(ChavesNaMaoLeadSchema)] },
             examples: {
               grupozap: { summary: "Grupo ZAP's published example (format grupozap)", value: GRUPOZAP_EXAMPLE },
-              chavesnamao: { summary: "Chaves na Mão's published example (format chavesnamao)", value: CHAVESNAMAO_EXAMPLE },
+              chavesnamao: {
+                summary: "Chaves na Mão's published example (format chavesnamao)",
+                value: CHAVESNAMAO_EXAMPLE,
+              },
             },
           },
         },
       },
       responses: {
         "201": json(ReceivedLeadSchema, EXAMPLE_ANSWER, "A new lead, on disk", "rateLimited"),
-        "200": json(ReceivedLeadSchema, EXAMPLE_ANSWER, "A repeat of a portal lead id this client already has: that lead's id; nothing was written", "rateLimited"),
+        "200": json(
+          ReceivedLeadSchema,
+          EXAMPLE_ANSWER,
+          "A repeat of a portal lead id this client already has: that lead's id; nothing was written",
+          "rateLimited",
+        ),
         ...errors,
       },
     },

@@ -11,7 +11,10 @@ function isPlainObject(value: unknown): value is Json {
 
 /** `anyOf` of `{ const, type }` members with one type → `{ type, enum }`. */
 function literalUnion(members: Json[]): Json | null {
-  if (members.length === 0 || !members.every((m) => "const" in m && Object.keys(m).every((k) => k === "const" || k === "type"))) {
+  if (
+    members.length === 0 ||
+    !members.every((m) => "const" in m && Object.keys(m).every((k) => k === "const" || k === "type"))
+  ) {
     return null;
   }
   const types = new Set(members.map((m) => m.type));

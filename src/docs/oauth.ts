@@ -18,7 +18,11 @@ export const OAuthTokenSchema = T.Object(
     token_type: T.Literal("Bearer"),
     expires_in: T.Integer({ description: "Seconds until the token expires (3600)" }),
   },
-  { title: "OAuthToken", additionalProperties: false, description: "RFC 6749 §5.1: the answer to the client-credentials grant" },
+  {
+    title: "OAuthToken",
+    additionalProperties: false,
+    description: "RFC 6749 §5.1: the answer to the client-credentials grant",
+  },
 );
 
 /** Which RFC 6749 error name each contract code of the token endpoint is answered with. */
@@ -37,16 +41,26 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
 };
 
 const oauthNames = (codes: readonly ErrorCode[]) => [
-  ...new Set(codes.flatMap((code) => (code === "VALIDATION_ERROR" ? ["invalid_request", "unsupported_grant_type"] : [OAUTH_ERROR[code]!]))),
+  ...new Set(
+    codes.flatMap((code) =>
+      code === "VALIDATION_ERROR" ? ["invalid_request", "unsupported_grant_type"] : [OAUTH_ERROR[code]!],
+    ),
+  ),
 ];
 
 /** RFC 6749 §5.2's error body with the contract's code beside it. */
 export function oauthErrorSchema(codes: readonly ErrorCode[]) {
   return T.Object(
     {
-      error: T.Union(oauthNames(codes).map((name) => T.Literal(name)), { description: "RFC 6749 §5.2 error code" }),
+      error: T.Union(
+        oauthNames(codes).map((name) => T.Literal(name)),
+        { description: "RFC 6749 §5.2 error code" },
+      ),
       error_description: T.String({ description: "Readable message" }),
-      code: T.Union(codes.map((c) => T.Literal(c)), { description: "The contract's code, as the header exchange gives it" }),
+      code: T.Union(
+        codes.map((c) => T.Literal(c)),
+        { description: "The contract's code, as the header exchange gives it" },
+      ),
     },
     { additionalProperties: false },
   );
@@ -67,7 +81,9 @@ export const TOKEN_REQUEST_BODY: Json = {
             grant_type: T.Literal("client_credentials"),
             client_id: T.Optional(T.String({ description: "Your API key (client_secret_post)" })),
             client_secret: T.Optional(T.String({ description: "Your API secret (client_secret_post)" })),
-            scope: T.Optional(T.String({ description: "Accepted and ignored: a token carries the client's own rights" })),
+            scope: T.Optional(
+              T.String({ description: "Accepted and ignored: a token carries the client's own rights" }),
+            ),
           },
           { title: "ClientCredentialsGrant" },
         ),
@@ -84,8 +100,17 @@ export const TOKEN_REQUEST_BODY: Json = {
 };
 
 const TOKEN_ERRORS: ErrorCode[] = [
-  "VALIDATION_ERROR", "MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "API_DISABLED", "IP_BLOCKED", "NO_DATABASE",
-  "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR",
+  "VALIDATION_ERROR",
+  "MISSING_CREDENTIALS",
+  "INVALID_API_KEY",
+  "INVALID_API_SECRET",
+  "API_DISABLED",
+  "IP_BLOCKED",
+  "NO_DATABASE",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "RATE_LIMIT_EXCEEDED",
+  "INTERNAL_ERROR",
 ];
 
 /** Only the grant can fail these: the header exchange reads no body. */
@@ -112,13 +137,20 @@ export function tokenResponses(examples: SandboxExamples): Record<string, Json> 
   const token = examples.token.data;
   const responses: Record<string, Json> = {
     "200": {
-      description: "A fresh token: `{ data: { token, expiresIn, tokenType } }` for the header exchange, RFC 6749's shape for the grant",
-      headers: { ...responseHeaders("rateLimited"), "Cache-Control": { $ref: "#/components/headers/CacheControlNoStore" } },
+      description:
+        "A fresh token: `{ data: { token, expiresIn, tokenType } }` for the header exchange, RFC 6749's shape for the grant",
+      headers: {
+        ...responseHeaders("rateLimited"),
+        "Cache-Control": { $ref: "#/components/headers/CacheControlNoStore" },
+      },
       content: {
         "application/json": {
           schema: { anyOf: [toOpenApiSchema(OAuthTokenSchema), toOpenApiSchema(TokenSchema)] },
           examples: {
-            grant: { summary: "Client-credentials grant", value: { access_token: token.token, token_type: "Bearer", expires_in: token.expiresIn } },
+            grant: {
+              summary: "Client-credentials grant",
+              value: { access_token: token.token, token_type: "Bearer", expires_in: token.expiresIn },
+            },
             headers: { summary: "Header exchange", value: examples.token },
           },
         },
@@ -131,9 +163,18 @@ export function tokenResponses(examples: SandboxExamples): Record<string, Json> 
     if (status === 401) headers["WWW-Authenticate"] = { $ref: "#/components/headers/WWWAuthenticateGrant" };
     const grantExamples = group.map((code) => {
       const error = code === "VALIDATION_ERROR" ? "invalid_request" : OAUTH_ERROR[code]!;
-      return [`grant ${code}`, { summary: `${code} (grant)`, value: { error, error_description: GRANT_MESSAGES[code] ?? ERRORS[code].message, code } }];
+      return [
+        `grant ${code}`,
+        {
+          summary: `${code} (grant)`,
+          value: { error, error_description: GRANT_MESSAGES[code] ?? ERRORS[code].message, code },
+        },
+      ];
     });
-    const exchangeExamples = exchange.map((code) => [code, { summary: `${code} (header exchange)`, value: { error: ERRORS[code].message, code } }]);
+    const exchangeExamples = exchange.map((code) => [
+      code,
+      { summary: `${code} (header exchange)`, value: { error: ERRORS[code].message, code } },
+    ]);
     responses[String(status)] = {
       description: `${STATUS_MEANING[status]}: ${group.join(", ")}`,
       headers,
@@ -165,7 +206,7 @@ export function oauth2Scheme(origin: string | null): Json {
 /** The headers of token answers. */
 export const TOKEN_HEADERS: Record<string, Json> = {
   WWWAuthenticateGrant: {
-    description: 'On the grant\'s `invalid_client` (not on the header exchange\'s 401s): `Basic realm="partner-api"`',
+    description: "On the grant's `invalid_client` (not on the header exchange's 401s): `Basic realm=\"partner-api\"`",
     schema: { type: "string" },
     example: 'Basic realm="partner-api"',
   },

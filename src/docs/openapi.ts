@@ -1,12 +1,13 @@
 // Assembles the OpenAPI 3.1 document of the API from the operation table: pure, so the same
 // input always gives the same document, and GET /openapi.json serialises it once.
-import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_EXAMPLES, type SandboxExamples } from "./examples.ts";
-import { operations, type Access, type Operation } from "./operations.ts";
-import { FEED_HEADERS, portalFeedOperations } from "./portal-feed.ts";
-import { INBOUND_SECURITY_SCHEME, inboundOperations } from "./inbound.ts";
-import { HEADERS } from "./responses.ts";
+
 import { hoistNamedSchemas } from "./components.ts";
+import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_EXAMPLES, type SandboxExamples } from "./examples.ts";
+import { INBOUND_SECURITY_SCHEME, inboundOperations } from "./inbound.ts";
 import { oauth2Scheme, TOKEN_HEADERS } from "./oauth.ts";
+import { type Access, type Operation, operations } from "./operations.ts";
+import { FEED_HEADERS, portalFeedOperations } from "./portal-feed.ts";
+import { HEADERS } from "./responses.ts";
 import { valuesOperations } from "./values.ts";
 import { webhookEvents, webhookOperations } from "./webhooks.ts";
 
@@ -19,9 +20,20 @@ const TAGS = [
   { name: "Properties", description: "Published properties, read-only" },
   { name: "Leads", description: "Leads: list, read and create" },
   { name: "Sync", description: "The change feed, for partners that keep a copy" },
-  { name: "Webhooks", description: "Changes pushed to you as they happen: your subscriptions, and the events your receiver gets" },
-  { name: "Portal feed", description: "All your listings as one VRSync XML file at a URL, for portals that fetch a file (ZAP, VivaReal, OLX)" },
-  { name: "Portal leads", description: "Leads as portals post them by themselves (Grupo ZAP, Chaves na Mão), to a URL the agency registers in their panels" },
+  {
+    name: "Webhooks",
+    description: "Changes pushed to you as they happen: your subscriptions, and the events your receiver gets",
+  },
+  {
+    name: "Portal feed",
+    description:
+      "All your listings as one VRSync XML file at a URL, for portals that fetch a file (ZAP, VivaReal, OLX)",
+  },
+  {
+    name: "Portal leads",
+    description:
+      "Leads as portals post them by themselves (Grupo ZAP, Chaves na Mão), to a URL the agency registers in their panels",
+  },
   { name: "Operations", description: "This documentation and the operator's metrics" },
 ];
 
@@ -66,7 +78,8 @@ const securitySchemes = (origin: string | null) => ({
   basicAuth: {
     type: "http",
     scheme: "basic",
-    description: "User = your API key, password = your API secret: the token endpoint (OAuth client_secret_basic) and the portal feed",
+    description:
+      "User = your API key, password = your API secret: the token endpoint (OAuth client_secret_basic) and the portal feed",
   },
   inboundBasic: INBOUND_SECURITY_SCHEME,
   metricsToken: {
@@ -118,7 +131,10 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
   for (const op of all) {
     (inline[op.path] ??= {})[op.method] = operationObject(op);
   }
-  const { tree: { paths, webhooks }, schemas } = hoistNamedSchemas({ paths: inline, webhooks: webhookEvents(examples) });
+  const {
+    tree: { paths, webhooks },
+    schemas,
+  } = hoistNamedSchemas({ paths: inline, webhooks: webhookEvents(examples) });
   return {
     openapi: "3.1.0",
     info: {

@@ -3,12 +3,18 @@
 import type { TSchema } from "@sinclair/typebox";
 import { CATALOGS } from "../catalog/index.ts";
 import type { ErrorCode } from "../errors.ts";
-import type { Scope } from "../security/scopes.ts";
 import { metricsExample } from "../metrics/example.ts";
 import { FIELDS_BODY } from "../modules/catalog/service.ts";
 import { LeadInputSchema, LeadPatchSchema } from "../modules/leads/model.ts";
 import { MAX_LIMIT } from "../modules/listing/params.ts";
-import { EXAMPLE_QUERIES, exampleProperty, LEAD_PATCH_EXAMPLE, leadRequestExample, type SandboxExamples } from "./examples.ts";
+import type { Scope } from "../security/scopes.ts";
+import {
+  EXAMPLE_QUERIES,
+  exampleProperty,
+  LEAD_PATCH_EXAMPLE,
+  leadRequestExample,
+  type SandboxExamples,
+} from "./examples.ts";
 import { toOpenApiSchema } from "./json-schema.ts";
 import { TOKEN_REQUEST_BODY, tokenResponses } from "./oauth.ts";
 import {
@@ -19,10 +25,10 @@ import {
   idempotencyKeyParameter,
   idParameter,
   listParameters,
-  searchParameters,
   type Parameter,
+  searchParameters,
 } from "./parameters.ts";
-import { errorResponses, responseHeaders, type ErrorMessages, type HeaderSet } from "./responses.ts";
+import { type ErrorMessages, errorResponses, type HeaderSet, responseHeaders } from "./responses.ts";
 import {
   ChangesSchema,
   CreatedLeadSchema,
@@ -30,11 +36,11 @@ import {
   FacetsSchema,
   FieldsSchema,
   HealthSchema,
-  OpenApiDocumentSchema,
   LeadRecordSchema,
   LeadSchema,
-  pageOf,
+  OpenApiDocumentSchema,
   PropertyRecordSchema,
+  pageOf,
 } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -56,10 +62,21 @@ export interface Operation {
 }
 
 /** Failures of the guard every protected route passes (docs/reference/behaviour.md §4), plus the unexpected. */
-const GUARD_ERRORS: ErrorCode[] = ["INVALID_TOKEN", "API_DISABLED", "IP_BLOCKED", "NO_DATABASE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR"];
+const GUARD_ERRORS: ErrorCode[] = [
+  "INVALID_TOKEN",
+  "API_DISABLED",
+  "IP_BLOCKED",
+  "NO_DATABASE",
+  "RATE_LIMIT_EXCEEDED",
+  "INTERNAL_ERROR",
+];
 
 export function json(schema: TSchema, example: unknown, description: string, headers: HeaderSet): Json {
-  return { description, headers: responseHeaders(headers), content: { "application/json": { schema: toOpenApiSchema(schema), example } } };
+  return {
+    description,
+    headers: responseHeaders(headers),
+    content: { "application/json": { schema: toOpenApiSchema(schema), example } },
+  };
 }
 
 function text(mediaType: string, description: string, example?: string): Json {
@@ -74,10 +91,18 @@ function text(mediaType: string, description: string, example?: string): Json {
  * A protected operation: bearer token, rate-limit headers on every response, guard errors, and
  * the 403 of a client without the scope the operation needs (docs/partners/scopes.md).
  */
-export function protectedResponses(success: Record<string, Json>, errors: ErrorCode[], messages: ErrorMessages = {}, scope?: Scope): Record<string, Json> {
+export function protectedResponses(
+  success: Record<string, Json>,
+  errors: ErrorCode[],
+  messages: ErrorMessages = {},
+  scope?: Scope,
+): Record<string, Json> {
   const scoped: ErrorCode[] = scope === undefined ? [] : ["INSUFFICIENT_SCOPE"];
   const scopeMessage = scope === undefined ? {} : { INSUFFICIENT_SCOPE: `Missing scope: ${scope}` };
-  return { ...success, ...errorResponses([...errors, ...scoped, ...GUARD_ERRORS], "rateLimited", { ...scopeMessage, ...messages }) };
+  return {
+    ...success,
+    ...errorResponses([...errors, ...scoped, ...GUARD_ERRORS], "rateLimited", { ...scopeMessage, ...messages }),
+  };
 }
 
 export function operations(examples: SandboxExamples, version: string): Operation[] {
@@ -105,8 +130,18 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       access: "public",
       parameters: [],
       responses: {
-        "200": json(HealthSchema, { status: "ok", version, environment: "sandbox", uptimeSeconds: 86400 }, "The API is online", "plain"),
-        "503": json(HealthSchema, { status: "degraded", version, environment: "production", uptimeSeconds: 86400 }, "A configured database cannot be read", "plain"),
+        "200": json(
+          HealthSchema,
+          { status: "ok", version, environment: "sandbox", uptimeSeconds: 86400 },
+          "The API is online",
+          "plain",
+        ),
+        "503": json(
+          HealthSchema,
+          { status: "degraded", version, environment: "production", uptimeSeconds: 86400 },
+          "A configured database cannot be read",
+          "plain",
+        ),
         ...errorResponses(["INTERNAL_ERROR"], "plain"),
       },
     },
@@ -137,10 +172,14 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       operationId: "listFields",
       tag: "Catalogue",
       summary: "List the selectable fields of properties and leads",
-      description: "The names accepted by the `fields` parameter, with descriptions; grouped fields list their sub-fields.",
+      description:
+        "The names accepted by the `fields` parameter, with descriptions; grouped fields list their sub-fields.",
       access: "bearer",
       parameters: [],
-      responses: protectedResponses({ "200": json(FieldsSchema, JSON.parse(FIELDS_BODY), "The field catalogue", "rateLimited") }, []),
+      responses: protectedResponses(
+        { "200": json(FieldsSchema, JSON.parse(FIELDS_BODY), "The field catalogue", "rateLimited") },
+        [],
+      ),
     },
     {
       method: "get",
@@ -187,9 +226,13 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       operationId: "getProperty",
       tag: "Properties",
       summary: "Get one published property",
-      description: "One published property of yours; an unknown id, an unpublished property or another agency's is a 404.",
+      description:
+        "One published property of yours; an unknown id, an unpublished property or another agency's is a 404.",
       access: "bearer",
-      parameters: [idParameter("property", property.id), fieldsParameter(CATALOGS.properties, EXAMPLE_QUERIES.property.slice("fields=".length))],
+      parameters: [
+        idParameter("property", property.id),
+        fieldsParameter(CATALOGS.properties, EXAMPLE_QUERIES.property.slice("fields=".length)),
+      ],
       responses: protectedResponses(
         { "200": json(dataOf(PropertyRecordSchema), examples.property, "The property", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
@@ -221,9 +264,13 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       operationId: "getLead",
       tag: "Leads",
       summary: "Get one lead",
-      description: "One lead you may read; an unknown id, another partner's lead (without `leads:read`) or another agency's is a 404.",
+      description:
+        "One lead you may read; an unknown id, another partner's lead (without `leads:read`) or another agency's is a 404.",
       access: "bearer",
-      parameters: [idParameter("lead", leadSample.id as string), fieldsParameter(CATALOGS.leads, EXAMPLE_QUERIES.lead.slice("fields=".length))],
+      parameters: [
+        idParameter("lead", leadSample.id as string),
+        fieldsParameter(CATALOGS.leads, EXAMPLE_QUERIES.lead.slice("fields=".length)),
+      ],
       responses: protectedResponses(
         { "200": json(dataOf(LeadRecordSchema), examples.lead, "The lead", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
@@ -259,7 +306,14 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       },
       responses: protectedResponses(
         { "200": json(dataOf(LeadSchema), examples.updatedLead, "The lead, with every field", "rateLimited") },
-        ["VALIDATION_ERROR", "MISSING_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
+        [
+          "VALIDATION_ERROR",
+          "MISSING_BODY",
+          "PAYLOAD_TOO_LARGE",
+          "UNSUPPORTED_MEDIA_TYPE",
+          "NOT_FOUND",
+          "SERVICE_UNAVAILABLE",
+        ],
         { VALIDATION_ERROR: "name: cannot be changed", NOT_FOUND: "No lead with this id" },
         "leads:update",
       ),
@@ -286,7 +340,12 @@ export function operations(examples: SandboxExamples, version: string): Operatio
               linked: { summary: "A contact about a listed property", value: leadRequestExample(property.code) },
               minimal: {
                 summary: "Only the required fields",
-                value: { name: "João Santos", email: "joao.santos@example.com", phone: "+55 21 99876-5432", message: "Procuro um apartamento de 2 quartos." },
+                value: {
+                  name: "João Santos",
+                  email: "joao.santos@example.com",
+                  phone: "+55 21 99876-5432",
+                  message: "Procuro um apartamento de 2 quartos.",
+                },
               },
             },
           },
@@ -295,11 +354,26 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       responses: protectedResponses(
         {
           "201": {
-            ...json(dataOf(CreatedLeadSchema), examples.createdLead, "The created lead (or, with a reused Idempotency-Key, the first answer again)", "rateLimited"),
-            headers: { ...responseHeaders("rateLimited"), "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } },
+            ...json(
+              dataOf(CreatedLeadSchema),
+              examples.createdLead,
+              "The created lead (or, with a reused Idempotency-Key, the first answer again)",
+              "rateLimited",
+            ),
+            headers: {
+              ...responseHeaders("rateLimited"),
+              "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" },
+            },
           },
         },
-        ["VALIDATION_ERROR", "MISSING_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "SERVICE_UNAVAILABLE"],
+        [
+          "VALIDATION_ERROR",
+          "MISSING_BODY",
+          "PAYLOAD_TOO_LARGE",
+          "UNSUPPORTED_MEDIA_TYPE",
+          "IDEMPOTENCY_KEY_REUSED",
+          "SERVICE_UNAVAILABLE",
+        ],
         { VALIDATION_ERROR: "email: must be a valid e-mail address; phone: is required" },
         "leads:create",
       ),
@@ -334,7 +408,12 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       access: "public",
       parameters: [],
       responses: {
-        "200": json(OpenApiDocumentSchema, { openapi: "3.1.0", info: { title: "Partner API", version }, paths: { "/health": {} } }, "The document (abridged here)", "plain"),
+        "200": json(
+          OpenApiDocumentSchema,
+          { openapi: "3.1.0", info: { title: "Partner API", version }, paths: { "/health": {} } },
+          "The document (abridged here)",
+          "plain",
+        ),
         ...errorResponses(["INTERNAL_ERROR"], "plain"),
       },
     },
@@ -360,7 +439,10 @@ export function operations(examples: SandboxExamples, version: string): Operatio
       parameters: [],
       responses: {
         "200": text("text/javascript", "The script (gzipped when the client accepts it)"),
-        "304": { description: "Not modified: the `If-None-Match` request header holds the current ETag", headers: responseHeaders("plain") },
+        "304": {
+          description: "Not modified: the `If-None-Match` request header holds the current ETag",
+          headers: responseHeaders("plain"),
+        },
         ...errorResponses(["INTERNAL_ERROR"], "plain"),
       },
     },

@@ -3,7 +3,8 @@
 // X-Forwarded-Proto/-Host or Forwarded (RFC 7239). Values that are not a plain scheme or
 // host[:port] are ignored, so the document never carries a header's text verbatim.
 
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 const PROTO = /^https?$/i;
 
 /** The first value of a comma-separated header: the one the proxy nearest the partner wrote. */

@@ -22,7 +22,11 @@ function scalarConfig(environment: string): Record<string, unknown> {
       ...(environment === "sandbox"
         ? {
             securitySchemes: {
-              oauth2: { flows: { clientCredentials: { "x-scalar-client-id": SANDBOX_API_KEY, clientSecret: SANDBOX_API_SECRET } } },
+              oauth2: {
+                flows: {
+                  clientCredentials: { "x-scalar-client-id": SANDBOX_API_KEY, clientSecret: SANDBOX_API_SECRET },
+                },
+              },
               basicAuth: { username: SANDBOX_API_KEY, password: SANDBOX_API_SECRET },
               apiKey: { value: SANDBOX_API_KEY },
               apiSecret: { value: SANDBOX_API_SECRET },

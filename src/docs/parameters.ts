@@ -126,7 +126,12 @@ export function filterParameters(catalog: EntityCatalog, sample: Json): Paramete
 }
 
 const query = (name: string, description: string, schema: Json, example: unknown): Parameter => ({
-  name, in: "query", required: false, description, schema, example,
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+  example,
 });
 const list = { type: "string", minLength: 1 };
 const placeRule = `comma-separated, at most ${MAX_LIST_VALUES} values; any of them matches; accents and case are ignored, otherwise exact`;
@@ -140,19 +145,44 @@ const flag = { type: "string", enum: ["true", "false"] };
  */
 export function searchParameters(): Parameter[] {
   return [
-    query("city", `City, ${placeRule} (\`sao paulo\` finds São Paulo; see /v1/values/properties/city)`, list, "São Paulo"),
-    query("neighborhood", `Neighbourhood (bairro), ${placeRule} (see /v1/values/properties/neighborhood?city=…)`, list, "Pinheiros,Vila Madalena"),
+    query(
+      "city",
+      `City, ${placeRule} (\`sao paulo\` finds São Paulo; see /v1/values/properties/city)`,
+      list,
+      "São Paulo",
+    ),
+    query(
+      "neighborhood",
+      `Neighbourhood (bairro), ${placeRule} (see /v1/values/properties/neighborhood?city=…)`,
+      list,
+      "Pinheiros,Vila Madalena",
+    ),
     query("uf", `State abbreviation, ${placeRule}`, list, "SP"),
-    query("minPrice", "Lowest price in BRL, inclusive, on the deal's own price: `salePrice` for SALE, `rentalPrice` for RENT and SEASONAL; a listing without that price never matches a price bound. A number ≥ 0", money, 300000),
+    query(
+      "minPrice",
+      "Lowest price in BRL, inclusive, on the deal's own price: `salePrice` for SALE, `rentalPrice` for RENT and SEASONAL; a listing without that price never matches a price bound. A number ≥ 0",
+      money,
+      300000,
+    ),
     query("maxPrice", "Highest price in BRL, inclusive, as `minPrice`; not below `minPrice`", money, 1200000),
     query("minBedrooms", "Fewest bedrooms, inclusive; an integer ≥ 0", count, 2),
     query("maxBedrooms", "Most bedrooms, inclusive; an integer ≥ 0, not below `minBedrooms`", count, 3),
     query("minBathrooms", "Fewest bathrooms, inclusive; an integer ≥ 0", count, 2),
     query("minSuites", "Fewest suites, inclusive; an integer ≥ 0", count, 1),
     query("minParkingSpaces", "Fewest parking spaces, inclusive; an integer ≥ 0", count, 1),
-    query("minArea", "Smallest area in m², inclusive, on `builtArea`, or `totalArea` where `builtArea` is null. A number ≥ 0", money, 60),
+    query(
+      "minArea",
+      "Smallest area in m², inclusive, on `builtArea`, or `totalArea` where `builtArea` is null. A number ≥ 0",
+      money,
+      60,
+    ),
     query("maxArea", "Largest area in m², inclusive, as `minArea`; not below `minArea`", money, 120),
-    query("amenities", `Amenities (see /v1/values/properties/amenities), comma-separated, at most ${MAX_LIST_VALUES}: the listing has every one; accents and case are ignored`, list, "Piscina,Academia"),
+    query(
+      "amenities",
+      `Amenities (see /v1/values/properties/amenities), comma-separated, at most ${MAX_LIST_VALUES}: the listing has every one; accents and case are ignored`,
+      list,
+      "Piscina,Academia",
+    ),
     query("isFurnished", "Furnished or not", flag, "true"),
     query("acceptsFinancing", "Whether the seller accepts bank financing", flag, "true"),
     query("exclusive", "Whether the agency holds the listing exclusively", flag, "false"),
@@ -170,18 +200,28 @@ export function searchParameters(): Parameter[] {
       { type: "string" },
       "-23.58,-46.71,-23.54,-46.67",
     ),
-    query("near", "`lat,lng` in decimal degrees: listings whose shown coordinates (as for `bbox`) are within `radius` metres, great-circle", { type: "string" }, "-23.5614,-46.6919"),
-    query("radius", `Metres around \`near\`, 1 to ${MAX_RADIUS_M} (default ${DEFAULT_RADIUS_M}); only with \`near\``, { type: "number", minimum: 1, maximum: MAX_RADIUS_M, default: DEFAULT_RADIUS_M }, 1500),
+    query(
+      "near",
+      "`lat,lng` in decimal degrees: listings whose shown coordinates (as for `bbox`) are within `radius` metres, great-circle",
+      { type: "string" },
+      "-23.5614,-46.6919",
+    ),
+    query(
+      "radius",
+      `Metres around \`near\`, 1 to ${MAX_RADIUS_M} (default ${DEFAULT_RADIUS_M}); only with \`near\``,
+      { type: "number", minimum: 1, maximum: MAX_RADIUS_M, default: DEFAULT_RADIUS_M },
+      1500,
+    ),
   ];
 }
 
 export function facetsParameter(): Parameter {
   return {
     ...query(
-    "facets",
-    `Comma-separated facet names among ${FACETS.map((f) => `\`${f}\``).join(", ")}: each gets its values' counts, most frequent first, at most ${MAX_FACET_VALUES}; ` +
-      "`bedrooms` in the buckets `0`, `1`, `2`, `3`, `4+`. Required",
-    { type: "string", minLength: 1 },
+      "facets",
+      `Comma-separated facet names among ${FACETS.map((f) => `\`${f}\``).join(", ")}: each gets its values' counts, most frequent first, at most ${MAX_FACET_VALUES}; ` +
+        "`bedrooms` in the buckets `0`, `1`, `2`, `3`, `4+`. Required",
+      { type: "string", minLength: 1 },
       "neighborhood,bedrooms",
     ),
     required: true,
@@ -189,7 +229,14 @@ export function facetsParameter(): Parameter {
 }
 
 export function idParameter(entity: string, example: string): Parameter {
-  return { name: "id", in: "path", required: true, description: `Id of the ${entity}`, schema: { type: "string", format: "uuid" }, example };
+  return {
+    name: "id",
+    in: "path",
+    required: true,
+    description: `Id of the ${entity}`,
+    schema: { type: "string", format: "uuid" },
+    example,
+  };
 }
 
 export function changesParameters(query: string): Parameter[] {

@@ -5,7 +5,7 @@ import type { Listing } from "../feeds/listing.ts";
 import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../feeds/vrsync/writer.ts";
 import { FEED_PATH, XML_CONTENT_TYPE } from "../modules/portal-feed/service.ts";
 import type { SandboxExamples } from "./examples.ts";
-import { protectedResponses, type Operation } from "./operations.ts";
+import { type Operation, protectedResponses } from "./operations.ts";
 import { responseHeaders } from "./responses.ts";
 
 type Json = Record<string, unknown>;
@@ -23,7 +23,8 @@ export const FEED_HEADERS: Record<string, Json> = {
     example: 'W/"Hq3m0Zt8vJb2cXgWkR1yPnA4sLe"',
   },
   LastModified: {
-    description: "When the content last changed, as an HTTP date; left out within the second of that change (the ETag is always there)",
+    description:
+      "When the content last changed, as an HTTP date; left out within the second of that change (the ETag is always there)",
     schema: { type: "string" },
     example: "Mon, 05 Jan 2026 14:30:00 GMT",
   },
@@ -68,7 +69,8 @@ const CONDITIONAL_PARAMETERS = [
     name: "If-Modified-Since",
     in: "header" as const,
     required: false,
-    description: "The Last-Modified of the copy you hold (ignored when If-None-Match is sent): 304 while nothing changed since",
+    description:
+      "The Last-Modified of the copy you hold (ignored when If-None-Match is sent): 304 while nothing changed since",
     schema: { type: "string" },
     example: "Thu, 01 Jan 2026 00:00:00 GMT",
   },
@@ -85,7 +87,10 @@ const CONDITIONAL_PARAMETERS = [
 /** Responses as a HEAD request gets them: the same statuses and headers, no content. */
 function headersOnly(responses: Record<string, Json>): Record<string, Json> {
   return Object.fromEntries(
-    Object.entries(responses).map(([status, { content: _content, ...rest }]) => [status, { ...rest, description: `${rest.description} (headers only)` }]),
+    Object.entries(responses).map(([status, { content: _content, ...rest }]) => [
+      status,
+      { ...rest, description: `${rest.description} (headers only)` },
+    ]),
   );
 }
 
@@ -101,15 +106,30 @@ export function portalFeedOperations(examples: SandboxExamples): Operation[] {
     "streamed from one consistent state of the database; send the ETag back as If-None-Match (or Last-Modified as " +
     "If-Modified-Since) to get 304 while nothing changed. The server sends only a few feeds at once: a request beyond them " +
     "waits its turn, and one that would wait too long is answered 503 with Retry-After (fetch again after it).";
-  const errors = protectedResponses({}, ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "SERVICE_UNAVAILABLE"], {}, "feed:read");
+  const errors = protectedResponses(
+    {},
+    ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "SERVICE_UNAVAILABLE"],
+    {},
+    "feed:read",
+  );
   const unauthorized = errors["401"] as Json;
-  errors["401"] = { ...unauthorized, headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": ref("WWWAuthenticate") } };
-  const notModified = { description: "Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body", headers: FEED_RESPONSE_HEADERS };
+  errors["401"] = {
+    ...unauthorized,
+    headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": ref("WWWAuthenticate") },
+  };
+  const notModified = {
+    description: "Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body",
+    headers: FEED_RESPONSE_HEADERS,
+  };
   // A HEAD answer has headers only: no content is documented for it, so no tool expects a body.
   const ok = (body: boolean): Json => ({
-    description: body ? "The feed, streamed (gzipped when you accept gzip)" : "The headers of the feed, without its body",
+    description: body
+      ? "The feed, streamed (gzipped when you accept gzip)"
+      : "The headers of the feed, without its body",
     headers: { ...FEED_RESPONSE_HEADERS, "X-Feed-Skipped": ref("XFeedSkipped") },
-    ...(body ? { content: { [XML_CONTENT_TYPE]: { schema: { type: "string" }, example: exampleFeed(examples) } } } : {}),
+    ...(body
+      ? { content: { [XML_CONTENT_TYPE]: { schema: { type: "string" }, example: exampleFeed(examples) } } }
+      : {}),
   });
   return [
     {
@@ -129,7 +149,8 @@ export function portalFeedOperations(examples: SandboxExamples): Operation[] {
       operationId: "headPortalFeed",
       tag: "Portal feed",
       summary: "The feed's headers (validators, skipped listings) without its body",
-      description: "The same answer as GET without a body: the ETag, Last-Modified and X-Feed-Skipped a GET would carry now.",
+      description:
+        "The same answer as GET without a body: the ETag, Last-Modified and X-Feed-Skipped a GET would carry now.",
       access: "bearerOrBasic",
       parameters: CONDITIONAL_PARAMETERS,
       responses: { "200": ok(false), "304": notModified, ...headersOnly(errors) },

@@ -93,7 +93,11 @@ function example(code: ErrorCode, messages: ErrorMessages): Json {
 }
 
 /** The error responses of an operation, keyed by status. */
-export function errorResponses(codes: readonly ErrorCode[], headers: HeaderSet, messages: ErrorMessages = {}): Record<string, Json> {
+export function errorResponses(
+  codes: readonly ErrorCode[],
+  headers: HeaderSet,
+  messages: ErrorMessages = {},
+): Record<string, Json> {
   const responses: Record<string, Json> = {};
   for (const [status, group] of codesByStatus(codes)) {
     responses[String(status)] = {

@@ -5,16 +5,24 @@ import { CATALOGS, ENTITY_NAMES, type EntityCatalog, type FieldSpec } from "../c
 import { ERRORS, type ErrorCode } from "../errors.ts";
 
 const DateTime = T.String({ format: "date-time" });
-const literals = (values: readonly string[], options: object = {}) => T.Union(values.map((v) => T.Literal(v)), options);
+const literals = (values: readonly string[], options: object = {}) =>
+  T.Union(
+    values.map((v) => T.Literal(v)),
+    options,
+  );
 
 /** A catalogue field's value schema carrying its description, sub-fields described too. */
 function fieldSchema(field: FieldSpec): TSchema {
   if (field.fields === undefined) return { ...field.schema, description: field.description };
   const sub = T.Object(
-    Object.fromEntries(Object.entries(field.fields).map(([name, s]) => [name, { ...s.schema, description: s.description }])),
+    Object.fromEntries(
+      Object.entries(field.fields).map(([name, s]) => [name, { ...s.schema, description: s.description }]),
+    ),
     { additionalProperties: false },
   );
-  return field.schema.type === "array" ? T.Array(sub, { description: field.description }) : { ...sub, description: field.description };
+  return field.schema.type === "array"
+    ? T.Array(sub, { description: field.description })
+    : { ...sub, description: field.description };
 }
 
 /** A record as the read routes return it: only the requested fields, all optional here. */
@@ -39,10 +47,13 @@ export const CreatedLeadSchema = T.Object(
 );
 
 /** A property with every readable field: what a property.upserted webhook carries. */
-export const PropertySchema = T.Object(Object.fromEntries(CATALOGS.properties.fields.map((f) => [f.name, fieldSchema(f)])), {
-  title: "Property",
-  additionalProperties: false,
-});
+export const PropertySchema = T.Object(
+  Object.fromEntries(CATALOGS.properties.fields.map((f) => [f.name, fieldSchema(f)])),
+  {
+    title: "Property",
+    additionalProperties: false,
+  },
+);
 
 export const PropertyRecordSchema = recordSchema(CATALOGS.properties, "PropertyRecord");
 export const LeadRecordSchema = recordSchema(CATALOGS.leads, "LeadRecord");
@@ -57,12 +68,15 @@ export const PageMetaSchema = T.Object(
   { title: "PageMeta", additionalProperties: false },
 );
 
-export const pageOf = (item: TSchema) => T.Object({ data: T.Array(item), meta: PageMetaSchema }, { additionalProperties: false });
+export const pageOf = (item: TSchema) =>
+  T.Object({ data: T.Array(item), meta: PageMetaSchema }, { additionalProperties: false });
 export const dataOf = (item: TSchema) => T.Object({ data: item }, { additionalProperties: false });
 
 export const HealthSchema = T.Object(
   {
-    status: literals(["ok", "degraded"], { description: "`degraded` (with 503) when a configured database cannot be read" }),
+    status: literals(["ok", "degraded"], {
+      description: "`degraded` (with 503) when a configured database cannot be read",
+    }),
     version: T.String({ description: "Release of the running server" }),
     environment: literals(["sandbox", "production"]),
     uptimeSeconds: T.Integer({ minimum: 0 }),
@@ -84,7 +98,10 @@ export const TokenSchema = dataOf(
 const FieldInfo = (sub?: Record<string, unknown>) =>
   T.Object(
     sub
-      ? { description: T.String(), fields: T.Object(Object.fromEntries(Object.keys(sub).map((k) => [k, T.Object({ description: T.String() })]))) }
+      ? {
+          description: T.String(),
+          fields: T.Object(Object.fromEntries(Object.keys(sub).map((k) => [k, T.Object({ description: T.String() })]))),
+        }
       : { description: T.String() },
     { additionalProperties: false },
   );
@@ -110,7 +127,9 @@ export const FacetsSchema = dataOf(
       total: T.Integer({ minimum: 0, description: "Published properties matching every filter given" }),
       facets: T.Record(
         T.String(),
-        T.Array(T.Object({ value: T.String(), count: T.Integer({ minimum: 1 }) }, { additionalProperties: false }), { maxItems: 50 }),
+        T.Array(T.Object({ value: T.String(), count: T.Integer({ minimum: 1 }) }, { additionalProperties: false }), {
+          maxItems: 50,
+        }),
         { description: "Each facet asked for: its values under the filters, most frequent first" },
       ),
     },
@@ -159,7 +178,13 @@ export function errorSchema(codes: readonly ErrorCode[]): TSchema {
     {
       error: T.String({ description: "Readable message" }),
       code: literals(codes, { description: "Programmatic code" }),
-      ...(withDetails ? { details: T.Optional(T.Array(FieldProblemSchema, { description: "One entry per failed input (VALIDATION_ERROR)" })) } : {}),
+      ...(withDetails
+        ? {
+            details: T.Optional(
+              T.Array(FieldProblemSchema, { description: "One entry per failed input (VALIDATION_ERROR)" }),
+            ),
+          }
+        : {}),
     },
     { additionalProperties: false },
   );
@@ -177,6 +202,10 @@ export function codesByStatus(codes: readonly ErrorCode[]): Map<number, ErrorCod
 
 /** Just enough of an OpenAPI document to say what GET /openapi.json returns. */
 export const OpenApiDocumentSchema = T.Object(
-  { openapi: T.String(), info: T.Object({ title: T.String(), version: T.String() }), paths: T.Record(T.String(), T.Unknown()) },
+  {
+    openapi: T.String(),
+    info: T.Object({ title: T.String(), version: T.String() }),
+    paths: T.Record(T.String(), T.Unknown()),
+  },
   { description: "An OpenAPI 3.1 document" },
 );

@@ -5,7 +5,7 @@ import { Type as T } from "@sinclair/typebox";
 import { CATALOGS, ENTITY_NAMES } from "../catalog/index.ts";
 import type { Scope } from "../security/scopes.ts";
 import type { SandboxExamples } from "./examples.ts";
-import { json, protectedResponses, type Operation } from "./operations.ts";
+import { json, type Operation, protectedResponses } from "./operations.ts";
 
 const capitalised = { properties: "Property", leads: "Lead" } as const;
 const SCOPES: Record<(typeof ENTITY_NAMES)[number], Scope> = { properties: "properties:read", leads: "leads:read:own" };
@@ -17,7 +17,9 @@ export function valuesOperations(examples: SandboxExamples): Operation[] {
     // The captured example where it is this entity's; else the first enumeration, whole (its answer is fixed).
     const fixed = catalog.values.find((v) => v.values !== undefined)!;
     const example =
-      examples.values.data.entity === entity ? examples.values : { data: { entity, field: fixed.field, values: [...fixed.values!] } };
+      examples.values.data.entity === entity
+        ? examples.values
+        : { data: { entity, field: fixed.field, values: [...fixed.values!] } };
     const schema = T.Object(
       {
         data: T.Object(
@@ -60,7 +62,8 @@ export function valuesOperations(examples: SandboxExamples): Operation[] {
                 name: "city",
                 in: "query" as const,
                 required: false,
-                description: "For `neighborhood` only: comma-separated cities (accents and case ignored) whose neighbourhoods to list",
+                description:
+                  "For `neighborhood` only: comma-separated cities (accents and case ignored) whose neighbourhoods to list",
                 schema: { type: "string" },
                 example: "São Paulo",
               },

@@ -2,6 +2,8 @@
 // the top-level `webhooks` section describing each event a partner's receiver gets, with the
 // headers that sign it and the record it carries.
 import { Type as T, type TSchema } from "@sinclair/typebox";
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE } from "../modules/listing/params.ts";
+import { EVENT_TYPES, type EventType } from "../modules/webhooks/events.ts";
 import {
   DeliverySchema,
   ReplayInputSchema,
@@ -13,15 +15,13 @@ import {
   TestResultSchema,
   withSecretOf,
 } from "../modules/webhooks/model.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE } from "../modules/listing/params.ts";
-import { EVENT_TYPES, type EventType } from "../modules/webhooks/events.ts";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../modules/webhooks/schedule.ts";
 import type { SandboxExamples } from "./examples.ts";
 import { toOpenApiSchema } from "./json-schema.ts";
-import { json, protectedResponses, type Operation } from "./operations.ts";
+import { json, type Operation, protectedResponses } from "./operations.ts";
 import type { Parameter } from "./parameters.ts";
 import { responseHeaders } from "./responses.ts";
-import { dataOf, LeadSchema, pageOf, PropertySchema } from "./schemas.ts";
+import { dataOf, LeadSchema, PropertySchema, pageOf } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
 
@@ -69,7 +69,14 @@ const idParameter: Parameter = {
 };
 
 const pageParameters: Parameter[] = [
-  { name: "page", in: "query", required: false, description: "Page number, from 1", schema: { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1 }, example: 1 },
+  {
+    name: "page",
+    in: "query",
+    required: false,
+    description: "Page number, from 1",
+    schema: { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1 },
+    example: 1,
+  },
   {
     name: "limit",
     in: "query",
@@ -82,7 +89,8 @@ const pageParameters: Parameter[] = [
 
 const BODY_ERRORS = ["VALIDATION_ERROR", "MISSING_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const;
 const NOT_FOUND = { NOT_FOUND: "No webhook subscription with this id" };
-const seconds = (ms: number) => (ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`);
+const seconds = (ms: number) =>
+  ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`;
 
 export function webhookOperations(): Operation[] {
   const tag = "Webhooks";
@@ -101,13 +109,32 @@ export function webhookOperations(): Operation[] {
       access: "bearer",
       parameters: [],
       requestBody: jsonBody(SubscriptionInputSchema, {
-        leads: { summary: "Leads into a CRM", value: { url: EXAMPLE_URL, events: ["lead.created", "lead.updated"], description: "Leads into our CRM" } },
-        listings: { summary: "Keep a copy of the listings", value: { url: "https://portal.example.com/hooks/agency-42", events: ["property.upserted", "property.removed"] } },
+        leads: {
+          summary: "Leads into a CRM",
+          value: { url: EXAMPLE_URL, events: ["lead.created", "lead.updated"], description: "Leads into our CRM" },
+        },
+        listings: {
+          summary: "Keep a copy of the listings",
+          value: {
+            url: "https://portal.example.com/hooks/agency-42",
+            events: ["property.upserted", "property.removed"],
+          },
+        },
       }),
       responses: protectedResponses(
-        { "201": json(dataOf(SubscriptionWithSecretSchema), { data: withSecret }, "The subscription, with its secret (shown only now)", "rateLimited") },
+        {
+          "201": json(
+            dataOf(SubscriptionWithSecretSchema),
+            { data: withSecret },
+            "The subscription, with its secret (shown only now)",
+            "rateLimited",
+          ),
+        },
         [...BODY_ERRORS, "SERVICE_UNAVAILABLE"],
-        { VALIDATION_ERROR: "url: must be an https:// URL; events: must be a non-empty array of event types: " + EVENT_TYPES.join(", ") },
+        {
+          VALIDATION_ERROR:
+            "url: must be an https:// URL; events: must be a non-empty array of event types: " + EVENT_TYPES.join(", "),
+        },
         "webhooks",
       ),
     },
@@ -121,7 +148,14 @@ export function webhookOperations(): Operation[] {
       access: "bearer",
       parameters: pageParameters,
       responses: protectedResponses(
-        { "200": json(pageOf(SubscriptionSchema), { data: [subscription], meta: { page: 1, limit: DEFAULT_LIMIT, total: 1, totalPages: 1 } }, "A page of subscriptions", "rateLimited") },
+        {
+          "200": json(
+            pageOf(SubscriptionSchema),
+            { data: [subscription], meta: { page: 1, limit: DEFAULT_LIMIT, total: 1, totalPages: 1 } },
+            "A page of subscriptions",
+            "rateLimited",
+          ),
+        },
         ["VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: `limit: must be an integer between 1 and ${MAX_LIMIT}` },
         "webhooks",
@@ -133,7 +167,8 @@ export function webhookOperations(): Operation[] {
       operationId: "getWebhookSubscription",
       tag,
       summary: "Get a webhook subscription",
-      description: "One of your subscriptions, without its secret. `enabled: false` with a `disabledReason` means the server disabled it.",
+      description:
+        "One of your subscriptions, without its secret. `enabled: false` with a `disabledReason` means the server disabled it.",
       access: "bearer",
       parameters: [idParameter],
       responses: protectedResponses(
@@ -156,11 +191,21 @@ export function webhookOperations(): Operation[] {
       access: "bearer",
       parameters: [idParameter],
       requestBody: jsonBody(SubscriptionPatchSchema, {
-        events: { summary: "Receive more events", value: { events: ["lead.created", "lead.updated", "property.removed"] } },
+        events: {
+          summary: "Receive more events",
+          value: { events: ["lead.created", "lead.updated", "property.removed"] },
+        },
         resume: { summary: "Enable it again", value: { enabled: true } },
       }),
       responses: protectedResponses(
-        { "200": json(dataOf(SubscriptionSchema), { data: { ...subscription, events: ["lead.created", "lead.updated", "property.removed"] } }, "The subscription as changed", "rateLimited") },
+        {
+          "200": json(
+            dataOf(SubscriptionSchema),
+            { data: { ...subscription, events: ["lead.created", "lead.updated", "property.removed"] } },
+            "The subscription as changed",
+            "rateLimited",
+          ),
+        },
         [...BODY_ERRORS, "NOT_FOUND", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "enabled: must be true or false", ...NOT_FOUND },
         "webhooks",
@@ -194,7 +239,14 @@ export function webhookOperations(): Operation[] {
       access: "bearer",
       parameters: [idParameter],
       responses: protectedResponses(
-        { "200": json(dataOf(SubscriptionWithSecretSchema), { data: { ...withSecret, secret: "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIHRoZSBkb2NzIQ==" } }, "The subscription with its new secret", "rateLimited") },
+        {
+          "200": json(
+            dataOf(SubscriptionWithSecretSchema),
+            { data: { ...withSecret, secret: "whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIHRoZSBkb2NzIQ==" } },
+            "The subscription with its new secret",
+            "rateLimited",
+          ),
+        },
         ["NOT_FOUND", "SERVICE_UNAVAILABLE"],
         NOT_FOUND,
         "webhooks",
@@ -217,7 +269,20 @@ export function webhookOperations(): Operation[] {
         {
           "200": json(
             dataOf(TestResultSchema),
-            { data: { ...delivery, id: "msg_019430b3-0a41-7f0e-8d6c-3b9e2f7a5c10", type: "webhook.test", sequence: 0, state: "succeeded", attempts: 1, lastStatus: 200, lastError: null, nextAttemptAt: null, durationMs: 84 } },
+            {
+              data: {
+                ...delivery,
+                id: "msg_019430b3-0a41-7f0e-8d6c-3b9e2f7a5c10",
+                type: "webhook.test",
+                sequence: 0,
+                state: "succeeded",
+                attempts: 1,
+                lastStatus: 200,
+                lastError: null,
+                nextAttemptAt: null,
+                durationMs: 84,
+              },
+            },
             "The attempt's outcome: `state` succeeded or failed, the receiver's status and what went wrong",
             "rateLimited",
           ),
@@ -250,7 +315,14 @@ export function webhookOperations(): Operation[] {
         ...pageParameters,
       ],
       responses: protectedResponses(
-        { "200": json(pageOf(DeliverySchema), { data: [delivery], meta: { page: 1, limit: DEFAULT_LIMIT, total: 1, totalPages: 1 } }, "A page of deliveries", "rateLimited") },
+        {
+          "200": json(
+            pageOf(DeliverySchema),
+            { data: [delivery], meta: { page: 1, limit: DEFAULT_LIMIT, total: 1, totalPages: 1 } },
+            "A page of deliveries",
+            "rateLimited",
+          ),
+        },
         ["VALIDATION_ERROR", "NOT_FOUND", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "state: must be one of: pending, succeeded, failed", ...NOT_FOUND },
         "webhooks",
@@ -269,9 +341,18 @@ export function webhookOperations(): Operation[] {
         "replaces one under way.",
       access: "bearer",
       parameters: [idParameter],
-      requestBody: jsonBody(ReplayInputSchema, { after: { summary: "Everything after sequence 5000", value: { after: 5000 } } }),
+      requestBody: jsonBody(ReplayInputSchema, {
+        after: { summary: "Everything after sequence 5000", value: { after: 5000 } },
+      }),
       responses: protectedResponses(
-        { "202": json(dataOf(ReplaySchema), { data: { after: 5000, until: 5342 } }, "Accepted: the replay runs in the background", "rateLimited") },
+        {
+          "202": json(
+            dataOf(ReplaySchema),
+            { data: { after: 5000, until: 5342 } },
+            "Accepted: the replay runs in the background",
+            "rateLimited",
+          ),
+        },
         [...BODY_ERRORS, "NOT_FOUND", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "after: must be an integer greater than or equal to 0", ...NOT_FOUND },
         "webhooks",
@@ -292,8 +373,22 @@ const DELIVERY_DESCRIPTION =
   "promised: ignore an event whose `data.sequence` is older than what you applied for that record. Redirects are not followed.";
 
 const SIGNATURE_HEADERS: Parameter[] = [
-  { name: "webhook-id", in: "header", required: true, description: "The delivery's id, the same on every attempt", schema: { type: "string" }, example: "msg_019430b2-5c1e-7d3a-9f2b-6a8c4e1d0b37" },
-  { name: "webhook-timestamp", in: "header", required: true, description: "Unix seconds of this attempt (refuse ones far from your clock)", schema: { type: "string", pattern: "^\\d+$" }, example: "1767623400" },
+  {
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    description: "The delivery's id, the same on every attempt",
+    schema: { type: "string" },
+    example: "msg_019430b2-5c1e-7d3a-9f2b-6a8c4e1d0b37",
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    description: "Unix seconds of this attempt (refuse ones far from your clock)",
+    schema: { type: "string", pattern: "^\\d+$" },
+    example: "1767623400",
+  },
   {
     name: "webhook-signature",
     in: "header",
@@ -304,16 +399,26 @@ const SIGNATURE_HEADERS: Parameter[] = [
     schema: { type: "string" },
     example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
   },
-  { name: "User-Agent", in: "header", required: true, description: "`partner-api/<version>`", schema: { type: "string" }, example: "partner-api/1.0.0" },
+  {
+    name: "User-Agent",
+    in: "header",
+    required: true,
+    description: "`partner-api/<version>`",
+    schema: { type: "string" },
+    example: "partner-api/1.0.0",
+  },
 ];
 
 const EVENT_DESCRIPTIONS: Record<EventType, string> = {
-  "lead.created": "A lead was created (by a partner, a form, an import…). `record` is the lead as `GET /v1/leads/{id}` with every field returns it.",
-  "lead.updated": "A lead changed (its status, priority…). `record` is the lead as it is now, as `GET /v1/leads/{id}` with every field returns it.",
+  "lead.created":
+    "A lead was created (by a partner, a form, an import…). `record` is the lead as `GET /v1/leads/{id}` with every field returns it.",
+  "lead.updated":
+    "A lead changed (its status, priority…). `record` is the lead as it is now, as `GET /v1/leads/{id}` with every field returns it.",
   "property.upserted":
     "A property became visible (published) or its content changed. `record` is the property as `GET /v1/properties/{id}` with every field returns it.",
   "property.removed": "A property was unpublished or deleted: drop it. `record` is null.",
-  "webhook.test": "Sent only by `POST /v1/webhooks/{id}/test`. `data.id` is the subscription's id, `data.sequence` 0 and `record` null.",
+  "webhook.test":
+    "Sent only by `POST /v1/webhooks/{id}/test`. `data.id` is the subscription's id, `data.sequence` 0 and `record` null.",
 };
 
 function payloadSchema(type: EventType): TSchema {
@@ -325,7 +430,10 @@ function payloadSchema(type: EventType): TSchema {
       data: T.Object(
         {
           sequence: T.Integer({ minimum: 0, description: "The event's change-feed sequence: grows with every change" }),
-          id: T.String({ format: "uuid", description: type === "webhook.test" ? "The subscription's id" : "The record's id" }),
+          id: T.String({
+            format: "uuid",
+            description: type === "webhook.test" ? "The subscription's id" : "The record's id",
+          }),
           record,
         },
         { additionalProperties: false },
@@ -339,7 +447,14 @@ function payloadExample(type: EventType, examples: SandboxExamples): Json {
   const lead = examples.lead.data;
   const property = examples.property.data;
   const id = type.startsWith("lead.") ? lead.id : type === "webhook.test" ? EXAMPLE_SUBSCRIPTION_ID : property.id;
-  const record = type === "lead.created" ? lead : type === "lead.updated" ? { ...lead, status: "IN_SERVICE" } : type === "property.upserted" ? property : null;
+  const record =
+    type === "lead.created"
+      ? lead
+      : type === "lead.updated"
+        ? { ...lead, status: "IN_SERVICE" }
+        : type === "property.upserted"
+          ? property
+          : null;
   return { type, timestamp: EXAMPLE_TIME, data: { sequence: type === "webhook.test" ? 0 : 5012, id, record } };
 }
 
@@ -358,7 +473,12 @@ export function webhookEvents(examples: SandboxExamples): Record<string, Json> {
           parameters: SIGNATURE_HEADERS,
           requestBody: {
             required: true,
-            content: { "application/json": { schema: toOpenApiSchema(payloadSchema(type)), example: payloadExample(type, examples) } },
+            content: {
+              "application/json": {
+                schema: toOpenApiSchema(payloadSchema(type)),
+                example: payloadExample(type, examples),
+              },
+            },
           },
           responses: {
             "200": { description: "Any 2xx acknowledges the delivery" },

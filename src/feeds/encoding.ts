@@ -153,12 +153,21 @@ function countNewlines(bytes: Uint8Array): number {
 }
 
 /** Decodes a byte stream to text chunks; invalid UTF-8 becomes one ENCODING warning in `notices`. */
-export async function* decodeStream(stream: AsyncIterable<Uint8Array>, encoding: FeedEncoding, notices: FeedWarning[]): AsyncGenerator<string> {
+export async function* decodeStream(
+  stream: AsyncIterable<Uint8Array>,
+  encoding: FeedEncoding,
+  notices: FeedWarning[],
+): AsyncGenerator<string> {
   if (encoding.lenientUtf8) {
     const decoder = new LenientUtf8Decoder((line) =>
       notices.push({
-        kind: "ENCODING", code: null, line, element: null, value: null,
-        message: "bytes that are not valid UTF-8: read as windows-1252 (declare encoding=\"ISO-8859-1\" if the whole feed is Latin-1)",
+        kind: "ENCODING",
+        code: null,
+        line,
+        element: null,
+        value: null,
+        message:
+          'bytes that are not valid UTF-8: read as windows-1252 (declare encoding="ISO-8859-1" if the whole feed is Latin-1)',
       }),
     );
     for await (const chunk of stream) yield decoder.decode(chunk);

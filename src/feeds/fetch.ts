@@ -14,7 +14,11 @@ export interface FetchLimits {
   maxBytes: number;
 }
 
-export const DEFAULT_FETCH_LIMITS: FetchLimits = { timeoutMs: 30 * 60_000, stallMs: 60_000, maxBytes: 1024 * 1024 * 1024 };
+export const DEFAULT_FETCH_LIMITS: FetchLimits = {
+  timeoutMs: 30 * 60_000,
+  stallMs: 60_000,
+  maxBytes: 1024 * 1024 * 1024,
+};
 
 /** Redirects followed before giving up (curl and browsers allow more; a feed has no reason to chain them). */
 export const MAX_REDIRECTS = 5;
@@ -94,12 +98,20 @@ class Watch {
   /** The failure in words, from why the download was stopped, else from the error itself. */
   failure(where: string, error: unknown, bytes: number): FeedError {
     const after = bytes > 0 ? ` after ${bytes.toLocaleString("en-US")} bytes` : "";
-    if (this.reason === "timeout") return new FeedError(`${where}: the download took longer than its time limit (${seconds(this.limits.timeoutMs)})${after}`);
-    if (this.reason === "stall") return new FeedError(`${where}: no data for ${seconds(Math.min(this.limits.stallMs, this.limits.timeoutMs))}${after}: the download stalled`);
+    if (this.reason === "timeout")
+      return new FeedError(
+        `${where}: the download took longer than its time limit (${seconds(this.limits.timeoutMs)})${after}`,
+      );
+    if (this.reason === "stall")
+      return new FeedError(
+        `${where}: no data for ${seconds(Math.min(this.limits.stallMs, this.limits.timeoutMs))}${after}: the download stalled`,
+      );
     if (this.reason === "stopped") return new FeedError(`${where}: the download was stopped (the process is stopping)`);
     if (error instanceof FeedError) return error;
     const message = (error as Error | null)?.message ?? String(error);
-    return new FeedError(bytes > 0 ? `${where}: the download was cut short${after}: ${message}` : `${where}: ${message}`);
+    return new FeedError(
+      bytes > 0 ? `${where}: the download was cut short${after}: ${message}` : `${where}: ${message}`,
+    );
   }
 }
 
@@ -116,8 +128,10 @@ function redirectTarget(from: URL, response: Response, where: string): URL {
   } catch {
     throw new FeedError(`${where}: HTTP ${response.status} to an invalid Location`);
   }
-  if (next.protocol !== "http:" && next.protocol !== "https:") throw new FeedError(`${where}: redirected to a ${next.protocol.slice(0, -1)} URL; only http(s) is followed`);
-  if (from.protocol === "https:" && next.protocol === "http:") throw new FeedError(`${where}: redirected from https to plain http (${displayUrl(next.href)}); not followed`);
+  if (next.protocol !== "http:" && next.protocol !== "https:")
+    throw new FeedError(`${where}: redirected to a ${next.protocol.slice(0, -1)} URL; only http(s) is followed`);
+  if (from.protocol === "https:" && next.protocol === "http:")
+    throw new FeedError(`${where}: redirected from https to plain http (${displayUrl(next.href)}); not followed`);
   return next;
 }
 
@@ -133,7 +147,12 @@ function requestHeaders(target: URL, origin: string, request: FetchRequest): Hea
 }
 
 /** The body as a stream that enforces the limits as it is read; its errors are FeedErrors. */
-function boundedBody(body: ReadableStream<Uint8Array>, watch: Watch, maxBytes: number, where: string): ReadableStream<Uint8Array> {
+function boundedBody(
+  body: ReadableStream<Uint8Array>,
+  watch: Watch,
+  maxBytes: number,
+  where: string,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let bytes = 0;
   return new ReadableStream<Uint8Array>({
@@ -155,7 +174,11 @@ function boundedBody(body: ReadableStream<Uint8Array>, watch: Watch, maxBytes: n
       if (bytes > maxBytes) {
         watch.done();
         await reader.cancel().catch(() => {});
-        controller.error(new FeedError(`${where}: the feed is larger than its size limit (${megabytes(maxBytes)}; maxBytes in the config)`));
+        controller.error(
+          new FeedError(
+            `${where}: the feed is larger than its size limit (${megabytes(maxBytes)}; maxBytes in the config)`,
+          ),
+        );
         return;
       }
       watch.alive();
@@ -200,10 +223,13 @@ export async function fetchFeed(url: string, request: FetchRequest = {}): Promis
       }
       const announced = Number(response.headers.get("content-length"));
       // fetch() inflates a Content-Encoding itself: then the announced length is not what is counted.
-      const totalBytes = response.headers.has("content-encoding") || !Number.isFinite(announced) || announced <= 0 ? null : announced;
+      const totalBytes =
+        response.headers.has("content-encoding") || !Number.isFinite(announced) || announced <= 0 ? null : announced;
       if (totalBytes !== null && totalBytes > limits.maxBytes) {
         await response.body.cancel().catch(() => {});
-        throw new FeedError(`${where}: the feed announces ${megabytes(totalBytes)}, more than its size limit (${megabytes(limits.maxBytes)}; maxBytes in the config)`);
+        throw new FeedError(
+          `${where}: the feed announces ${megabytes(totalBytes)}, more than its size limit (${megabytes(limits.maxBytes)}; maxBytes in the config)`,
+        );
       }
       return {
         status: "ok",

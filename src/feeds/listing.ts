@@ -94,11 +94,28 @@ export function blankListing(code: string): FeedListing {
     propertyType: null,
     highlight: "STANDARD",
     exclusive: false,
-    address: { street: null, number: null, complement: null, neighborhood: null, city: null, state: null, uf: null, cep: null, visibility: "ALL" },
+    address: {
+      street: null,
+      number: null,
+      complement: null,
+      neighborhood: null,
+      city: null,
+      state: null,
+      uf: null,
+      cep: null,
+      visibility: "ALL",
+    },
     coordinates: { latitude: null, longitude: null },
     features: {
-      totalArea: null, builtArea: null, bedrooms: null, bathrooms: null, suites: null,
-      parkingSpaces: null, floor: null, totalFloors: null, isFurnished: false,
+      totalArea: null,
+      builtArea: null,
+      bedrooms: null,
+      bathrooms: null,
+      suites: null,
+      parkingSpaces: null,
+      floor: null,
+      totalFloors: null,
+      isFurnished: false,
     },
     amenities: [],
     pricing: { salePrice: null, rentalPrice: null, condominiumFee: null, iptu: null },
@@ -112,7 +129,12 @@ export function blankListing(code: string): FeedListing {
  * renumbered 1..n, and exactly one main photo (the first one marked, else the first).
  */
 export function normalizePhotos(photos: readonly ListingPhoto[]): ListingPhoto[] {
-  const sorted = photos.map((photo, index) => ({ photo, index })).sort((a, b) => a.photo.order - b.photo.order || a.index - b.index);
-  const main = Math.max(0, sorted.findIndex(({ photo }) => photo.isMain));
+  const sorted = photos
+    .map((photo, index) => ({ photo, index }))
+    .sort((a, b) => a.photo.order - b.photo.order || a.index - b.index);
+  const main = Math.max(
+    0,
+    sorted.findIndex(({ photo }) => photo.isMain),
+  );
   return sorted.map(({ photo }, index) => ({ ...photo, order: index + 1, isMain: index === main }));
 }

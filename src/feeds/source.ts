@@ -3,7 +3,7 @@
 // first characters, decoded to text.
 import { existsSync, statSync } from "node:fs";
 import { bomOf, decodeStream, xmlEncoding } from "./encoding.ts";
-import { DEFAULT_FETCH_LIMITS, displayUrl, fetchFeed, type FetchRequest, type Validators } from "./fetch.ts";
+import { DEFAULT_FETCH_LIMITS, displayUrl, type FetchRequest, fetchFeed, type Validators } from "./fetch.ts";
 import { FeedError } from "./listing.ts";
 import type { FeedWarning } from "./warnings.ts";
 
@@ -27,7 +27,10 @@ export interface FeedSource {
 const HEAD_BYTES = 1024; // enough for a BOM, blank lines and an XML declaration
 
 /** A byte stream whose first bytes were read ahead; `stream` still yields them. */
-async function peek(stream: ReadableStream<Uint8Array>, wanted: number): Promise<{ head: Uint8Array; stream: ReadableStream<Uint8Array> }> {
+async function peek(
+  stream: ReadableStream<Uint8Array>,
+  wanted: number,
+): Promise<{ head: Uint8Array; stream: ReadableStream<Uint8Array> }> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let length = 0;
@@ -66,14 +69,19 @@ function counted(stream: ReadableStream<Uint8Array>, progress: FeedProgress): Re
 }
 
 /** A file's bytes, or an http(s) URL's through the bounded fetch; null when the server said 304. */
-async function openBytes(location: string, progress: FeedProgress, request: FetchRequest): Promise<{ bytes: ReadableStream<Uint8Array>; remote: boolean; validators: Validators | null } | null> {
+async function openBytes(
+  location: string,
+  progress: FeedProgress,
+  request: FetchRequest,
+): Promise<{ bytes: ReadableStream<Uint8Array>; remote: boolean; validators: Validators | null } | null> {
   if (/^https?:\/\//i.test(location)) {
     const fetched = await fetchFeed(location, request);
     if (fetched.status === "not-modified") return null;
     progress.totalBytes = fetched.totalBytes;
     return { bytes: fetched.body, remote: true, validators: fetched.validators };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) throw new FeedError(`unsupported feed address ${displayUrl(location)}: use a file path or an http(s) URL`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location))
+    throw new FeedError(`unsupported feed address ${displayUrl(location)}: use a file path or an http(s) URL`);
   if (!existsSync(location) || !statSync(location).isFile()) throw new FeedError(`feed file not found: ${location}`);
   progress.totalBytes = statSync(location).size;
   return { bytes: Bun.file(location).stream(), remote: false, validators: null };
@@ -81,7 +89,9 @@ async function openBytes(location: string, progress: FeedProgress, request: Fetc
 
 /** The inflated stream; damaged gzip data fails it with a FeedError (the download's own errors pass as they are). */
 function gunzipped(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const reader = stream.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).getReader();
+  const reader = stream
+    .pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>)
+    .getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -89,7 +99,11 @@ function gunzipped(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Arra
         if (done) controller.close();
         else controller.enqueue(value);
       } catch (error) {
-        controller.error(error instanceof FeedError ? error : new FeedError(`the feed's gzip data is damaged or cut short: ${(error as Error).message}`));
+        controller.error(
+          error instanceof FeedError
+            ? error
+            : new FeedError(`the feed's gzip data is damaged or cut short: ${(error as Error).message}`),
+        );
       }
     },
     cancel(reason) {
@@ -105,7 +119,10 @@ function inflatedAtMost(stream: ReadableStream<Uint8Array>, maxBytes: number): R
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         bytes += chunk.length;
-        if (bytes > maxBytes) controller.error(new FeedError(`the feed inflates to more than its size limit (${Math.round(maxBytes / 1_048_576)} MiB)`));
+        if (bytes > maxBytes)
+          controller.error(
+            new FeedError(`the feed inflates to more than its size limit (${Math.round(maxBytes / 1_048_576)} MiB)`),
+          );
         else controller.enqueue(chunk);
       },
     }),
@@ -116,11 +133,15 @@ function inflatedAtMost(stream: ReadableStream<Uint8Array>, maxBytes: number): R
 function formatOf(head: Uint8Array): FeedFormat {
   const bom = bomOf(head);
   const encoding = bom?.encoding.startsWith("utf-16") ? bom.encoding : "latin1";
-  const text = new TextDecoder(encoding as ConstructorParameters<typeof TextDecoder>[0]).decode(head.subarray(bom?.length ?? 0)).replace(/^[\s\u0000]+/, "");
+  const text = new TextDecoder(encoding as ConstructorParameters<typeof TextDecoder>[0])
+    .decode(head.subarray(bom?.length ?? 0))
+    .replace(/^[\s\u0000]+/, "");
   if (text === "") throw new FeedError("the feed is empty");
   if (text.startsWith("<")) return "vrsync";
   if (text.startsWith("{")) return "ndjson";
-  throw new FeedError("unrecognised feed: expected VRSync XML (starting with '<') or NDJSON (one JSON object per line)");
+  throw new FeedError(
+    "unrecognised feed: expected VRSync XML (starting with '<') or NDJSON (one JSON object per line)",
+  );
 }
 
 /** NDJSON is this API's own shape: UTF-8, exactly. */
@@ -163,6 +184,7 @@ export async function openFeedSource(location: string, request: FetchRequest = {
 /** Opens FEED unconditionally (the `import` command). */
 export async function openFeed(location: string, request: Omit<FetchRequest, "validators"> = {}): Promise<FeedSource> {
   const opened = await openFeedSource(location, request);
-  if (opened.status === "not-modified") throw new FeedError("the server answered 304 Not Modified to a request that was not conditional");
+  if (opened.status === "not-modified")
+    throw new FeedError("the server answered 304 Not Modified to a request that was not conditional");
   return opened;
 }

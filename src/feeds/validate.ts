@@ -28,7 +28,12 @@ function checkText(problems: string[], name: string, value: string | null, max: 
   if (CONTROL.test(value)) problems.push(`${name}: contains control characters`);
 }
 
-function checkNumber(problems: string[], name: string, value: number | null, kind: "money" | "area" | "count" | "floor"): void {
+function checkNumber(
+  problems: string[],
+  name: string,
+  value: number | null,
+  kind: "money" | "area" | "count" | "floor",
+): void {
   if (value === null) return;
   if (!Number.isFinite(value) || Math.abs(value) > 1e12) {
     problems.push(`${name}: must be a finite number below 10^12`);
@@ -45,7 +50,8 @@ function checkPhotos(problems: string[], listing: Listing, label: Label): void {
   const ids = new Set<string>();
   for (const [index, photo] of listing.photos.entries()) {
     const name = `${label("photos")}[${index + 1}]`;
-    if (!isHttpUrl(photo.url)) problems.push(`${name}: url must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`);
+    if (!isHttpUrl(photo.url))
+      problems.push(`${name}: url must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`);
     checkText(problems, `${name}.alt`, photo.alt, MAX_TITLE_LENGTH);
     if (photo.id !== null) {
       if (photo.id === "" || photo.id.length > 100) problems.push(`${name}: id must be 1 to 100 characters`);
@@ -73,13 +79,16 @@ export function listingProblems(listing: Listing, label: Label = apiLabel): stri
   if (!(PUBLICATION_TIERS as readonly string[]).includes(listing.highlight)) {
     problems.push(`${label("highlight")}: must be one of ${PUBLICATION_TIERS.join(", ")}`);
   }
-  for (const [key, value] of Object.entries(listing.address)) checkText(problems, label(`address.${key}`), value, MAX_TITLE_LENGTH);
+  for (const [key, value] of Object.entries(listing.address))
+    checkText(problems, label(`address.${key}`), value, MAX_TITLE_LENGTH);
   const { uf, cep } = listing.address;
   if (uf !== null && !isUf(uf)) problems.push(`${label("address.uf")}: ${uf} is not a Brazilian state abbreviation`);
   if (cep !== null && !/^\d{5}-\d{3}$/.test(cep)) problems.push(`${label("address.cep")}: must be a CEP of 8 digits`);
   const { latitude, longitude } = listing.coordinates;
-  if (latitude !== null && !(latitude >= -90 && latitude <= 90)) problems.push(`${label("coordinates.latitude")}: must be between -90 and 90`);
-  if (longitude !== null && !(longitude >= -180 && longitude <= 180)) problems.push(`${label("coordinates.longitude")}: must be between -180 and 180`);
+  if (latitude !== null && !(latitude >= -90 && latitude <= 90))
+    problems.push(`${label("coordinates.latitude")}: must be between -90 and 90`);
+  if (longitude !== null && !(longitude >= -180 && longitude <= 180))
+    problems.push(`${label("coordinates.longitude")}: must be between -180 and 180`);
   const f = listing.features;
   checkNumber(problems, label("features.totalArea"), f.totalArea, "area");
   checkNumber(problems, label("features.builtArea"), f.builtArea, "area");
@@ -87,7 +96,8 @@ export function listingProblems(listing: Listing, label: Label = apiLabel): stri
     checkNumber(problems, label(`features.${key}`), f[key], "count");
   }
   checkNumber(problems, label("features.floor"), f.floor, "floor");
-  for (const [key, value] of Object.entries(listing.pricing)) checkNumber(problems, label(`pricing.${key}`), value, "money");
+  for (const [key, value] of Object.entries(listing.pricing))
+    checkNumber(problems, label(`pricing.${key}`), value, "money");
   checkPhotos(problems, listing, label);
   return problems;
 }

@@ -54,7 +54,10 @@ export interface Read<T> {
 }
 
 export const readOk = <T>(value: T): Read<T> => ({ value });
-export const readFailed = <T>(value: T, kind: WarningKind, message: string): Read<T> => ({ value, problem: problem(kind, message) });
+export const readFailed = <T>(value: T, kind: WarningKind, message: string): Read<T> => ({
+  value,
+  problem: problem(kind, message),
+});
 
 const MAX_SHOWN_VALUE = 200;
 

@@ -22,8 +22,10 @@ const SF_STRING_SAFE = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/;
  * of earlier drafts never is.
  */
 export function rateLimitHeaderWriter(policyName: string, windowSeconds: number): RateLimitHeaderWriter {
-  if (!SF_STRING_SAFE.test(policyName)) throw new RangeError(`policy name not a structured-field string: ${policyName}`);
-  if (!Number.isInteger(windowSeconds) || windowSeconds < 1) throw new RangeError("windowSeconds must be a positive integer");
+  if (!SF_STRING_SAFE.test(policyName))
+    throw new RangeError(`policy name not a structured-field string: ${policyName}`);
+  if (!Number.isInteger(windowSeconds) || windowSeconds < 1)
+    throw new RangeError("windowSeconds must be a positive integer");
   const quoted = `"${policyName}"`;
   const byLimit = new Map<number, { limit: string; policy: string }>();
 

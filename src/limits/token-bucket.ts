@@ -46,7 +46,8 @@ export function bucketShape(options: Refill & { capacity: number }): BucketShape
 export function bucketDecision(shape: BucketShape, allowed: boolean, level: number): BucketDecision {
   const remaining = Math.floor(level / shape.perToken);
   // Until the next whole token lands; when refused that is exactly the wait before a retry.
-  const resetSeconds = level >= shape.full ? 0 : Math.ceil(((remaining + 1) * shape.perToken - level) / shape.perMs / 1000);
+  const resetSeconds =
+    level >= shape.full ? 0 : Math.ceil(((remaining + 1) * shape.perToken - level) / shape.perMs / 1000);
   return {
     allowed,
     limit: shape.capacity,

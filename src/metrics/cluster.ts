@@ -21,7 +21,12 @@ type Message =
 const COLLECT_TIMEOUT_MS = 2_000;
 
 function isMessage(value: unknown): value is Message {
-  return typeof value === "object" && value !== null && typeof (value as { kind?: unknown }).kind === "string" && (value as { kind: string }).kind.startsWith("metrics:");
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { kind?: unknown }).kind === "string" &&
+    (value as { kind: string }).kind.startsWith("metrics:")
+  );
 }
 
 /** A worker's side: answers the supervisor's collections, and asks it when scraped. */
@@ -34,7 +39,9 @@ export class WorkerMetrics {
     process.on("message", (message: unknown) => {
       if (!isMessage(message)) return;
       if (message.kind === "metrics:collect") {
-        void this.snapshot().then((metrics) => process.send?.({ kind: "metrics:part", id: message.id, metrics } satisfies Message));
+        void this.snapshot().then((metrics) =>
+          process.send?.({ kind: "metrics:part", id: message.id, metrics } satisfies Message),
+        );
       } else if (message.kind === "metrics:answer") {
         this.asked.get(message.id)?.(message.text);
         this.asked.delete(message.id);
@@ -68,7 +75,8 @@ export function collectWorkerMetrics(workers: () => Subprocess[]): (message: unk
     if (message.kind === "metrics:ask") {
       const id = nextId++;
       const running = workers();
-      const answer = (text: string | null) => from.send({ kind: "metrics:answer", id: message.id, text } satisfies Message);
+      const answer = (text: string | null) =>
+        from.send({ kind: "metrics:answer", id: message.id, text } satisfies Message);
       const collection = {
         parts: [] as Snapshot[],
         expected: running.length,

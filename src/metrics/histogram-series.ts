@@ -24,7 +24,9 @@ export interface HistogramSeries {
 export function histogramSeries<T extends string>(histogram: Histogram<T>, labels: Record<T, string>): HistogramSeries {
   histogram.zero(labels);
   const entries = Object.values((histogram as unknown as { hashMap: Record<string, Entry> }).hashMap);
-  const entry = entries.find((candidate) => Object.entries(labels).every(([name, value]) => candidate.labels[name] === value));
+  const entry = entries.find((candidate) =>
+    Object.entries(labels).every(([name, value]) => candidate.labels[name] === value),
+  );
   if (entry === undefined) throw new Error(`prom-client kept no entry for ${JSON.stringify(labels)}`);
   const bounds = (histogram as unknown as { upperBounds: number[] }).upperBounds;
   // The keys prom-client gives its buckets (the bounds as strings), made once.

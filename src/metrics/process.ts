@@ -2,7 +2,7 @@
 // runtime metrics (memory, CPU, open file descriptors, event-loop lag, heap), garbage
 // collections, and the storage metrics of src/metrics/storage.ts. They live in one registry
 // per process, which every server's scrape merges with its own (src/metrics/registry.ts).
-import { collectDefaultMetrics, Counter, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 
 export const processRegistry = new Registry();
 

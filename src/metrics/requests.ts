@@ -7,7 +7,7 @@
 import { Counter, Histogram, type Registry } from "prom-client";
 import { BoundedMap } from "./bounded.ts";
 import { LATENCY_BUCKETS_SECONDS } from "./buckets.ts";
-import { histogramSeries, type HistogramSeries } from "./histogram-series.ts";
+import { type HistogramSeries, histogramSeries } from "./histogram-series.ts";
 
 /** The route label of requests no route matched (404s, 405s): never the raw path. */
 export const UNMATCHED_ROUTE = "unmatched";
@@ -65,7 +65,12 @@ class RouteSeries {
   count(status: number): void {
     const counted = this.statuses.get(status);
     if (counted !== undefined) counted.count++;
-    else this.statuses.set(status, { count: 1, reported: 0, child: this.requests.labels(this.route, this.method, String(status)) });
+    else
+      this.statuses.set(status, {
+        count: 1,
+        reported: 0,
+        child: this.requests.labels(this.route, this.method, String(status)),
+      });
   }
 }
 
@@ -129,8 +134,10 @@ export class RequestMetrics {
       help: "Leads created by POST /v1/leads (idempotent replays excluded).",
       registers,
     });
-    this.routes = new BoundedMap(MAX_ROUTE_SERIES, (route) =>
-      new BoundedMap(KNOWN_METHODS.size + 1, (method) => new RouteSeries(this.requests, this.latency, route, method)),
+    this.routes = new BoundedMap(
+      MAX_ROUTE_SERIES,
+      (route) =>
+        new BoundedMap(KNOWN_METHODS.size + 1, (method) => new RouteSeries(this.requests, this.latency, route, method)),
     );
     this.rateLimitedClients = new BoundedMap(MAX_CLIENT_SERIES, (client) => this.rateLimited.labels(client));
   }

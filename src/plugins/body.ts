@@ -73,7 +73,10 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * The request's JSON object body, or an ApiError naming what is wrong with it. `anyMediaType`:
  * the Content-Type is not looked at (a portal's post is JSON whatever it says it is).
  */
-export async function readJsonObject(request: Request, options: { anyMediaType?: boolean } = {}): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  request: Request,
+  options: { anyMediaType?: boolean } = {},
+): Promise<Record<string, unknown>> {
   const bytes = await readLimited(request, MAX_BODY_BYTES);
   let text: string;
   try {
@@ -82,7 +85,8 @@ export async function readJsonObject(request: Request, options: { anyMediaType?:
     throw ApiError.validation([{ field: "body", message: "must be UTF-8 encoded JSON" }]);
   }
   if (text.trim() === "") throw new ApiError("MISSING_BODY");
-  if (options.anyMediaType !== true && !isJsonMediaType(request.headers.get("content-type"))) throw new ApiError("UNSUPPORTED_MEDIA_TYPE");
+  if (options.anyMediaType !== true && !isJsonMediaType(request.headers.get("content-type")))
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE");
   let value: unknown;
   try {
     value = JSON.parse(text);

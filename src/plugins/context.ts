@@ -31,7 +31,10 @@ export interface RequestState {
 }
 
 /** Where the TCP peer address comes from: the Bun server, or a test's stand-in. */
-export type PeerAddress = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) => string | null;
+export type PeerAddress = (
+  request: Request,
+  server: { requestIP(r: Request): { address: string } | null } | null,
+) => string | null;
 
 export const serverPeerAddress: PeerAddress = (request, server) => server?.requestIP(request)?.address ?? null;
 
@@ -125,7 +128,13 @@ export function requestContext(deps: {
 }) {
   const logAccess = accessLogger(deps.logger);
   /** The access line and the request metrics of a finished request. */
-  const record = (state: RequestState, method: string, template: string | null, status: number, replayed: boolean): void => {
+  const record = (
+    state: RequestState,
+    method: string,
+    template: string | null,
+    status: number,
+    replayed: boolean,
+  ): void => {
     const elapsed = performance.now() - state.startedAt;
     logAccess({
       reqId: state.requestId,
@@ -146,7 +155,11 @@ export function requestContext(deps: {
       const state: RequestState = {
         requestId,
         // X-Forwarded-For is read only when some proxy is trusted to set it.
-        ip: clientAddress(peer, deps.runtime.config.trustedProxies.isEmpty ? null : request.headers.get("x-forwarded-for"), deps.runtime),
+        ip: clientAddress(
+          peer,
+          deps.runtime.config.trustedProxies.isEmpty ? null : request.headers.get("x-forwarded-for"),
+          deps.runtime,
+        ),
         viaTrustedProxy: isTrustedProxy(peer, deps.runtime),
         startedAt: performance.now(),
       };

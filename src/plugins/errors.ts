@@ -1,7 +1,7 @@
 // The one error handler: ApiErrors and framework failures become `{ error, code }` bodies with
 // the contract's statuses; anything unexpected is logged and answered 500 with no internals.
 import { Elysia } from "elysia";
-import { ApiError, ERRORS, errorBody, type ErrorCode, type FieldProblem } from "../errors.ts";
+import { ApiError, ERRORS, type ErrorCode, errorBody, type FieldProblem } from "../errors.ts";
 import type { Logger } from "../logging.ts";
 import { CLIENT_CLOSED_REQUEST } from "../metrics/requests.ts";
 import { ClientDisconnected } from "./body.ts";
@@ -53,15 +53,24 @@ export function errorHandler(deps: { logger: Logger; allowedMethods: AllowedMeth
       const allowed = deps.allowedMethods(new URL(request.url).pathname, request);
       response =
         allowed.length > 0
-          ? errorResponse("METHOD_NOT_ALLOWED", `Method ${request.method} not allowed; use ${allowed.join(", ")}`, undefined, {
-              allow: allowed.join(", "),
-            })
+          ? errorResponse(
+              "METHOD_NOT_ALLOWED",
+              `Method ${request.method} not allowed; use ${allowed.join(", ")}`,
+              undefined,
+              {
+                allow: allowed.join(", "),
+              },
+            )
           : errorResponse("NOT_FOUND", "No route matches this path");
     } else if (code === "PARSE") {
-      response = errorResponse("VALIDATION_ERROR", "body: must be valid JSON", [{ field: "body", message: "must be valid JSON" }]);
+      response = errorResponse("VALIDATION_ERROR", "body: must be valid JSON", [
+        { field: "body", message: "must be valid JSON" },
+      ]);
     } else if (code === "VALIDATION") {
       // Routes validate their own input; this only guards against a schema slipping through.
-      response = errorResponse("VALIDATION_ERROR", "request: invalid input", [{ field: "request", message: "invalid input" }]);
+      response = errorResponse("VALIDATION_ERROR", "request: invalid input", [
+        { field: "request", message: "invalid input" },
+      ]);
     } else if (error instanceof ClientDisconnected) {
       // Not logged as an error and not a 5xx: a caller hanging up must not trip the alerts.
       response = new Response(null, { status: CLIENT_CLOSED_REQUEST });

@@ -10,14 +10,14 @@ import { Elysia } from "elysia";
 import type { Client } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
 import { ApiError, ERRORS, type ErrorCode } from "../errors.ts";
-import { writeAuthRateLimitHeaders, writeClientRateLimitHeaders, type HeaderRecord } from "../limits/headers.ts";
-import { settle, type Maybe } from "../maybe.ts";
+import { type HeaderRecord, writeAuthRateLimitHeaders, writeClientRateLimitHeaders } from "../limits/headers.ts";
+import { type Maybe, settle } from "../maybe.ts";
 import type { Runtime } from "../runtime.ts";
-import { basicCredentials, BASIC_CHALLENGE, isBasicAuthorization } from "../security/basic-auth.ts";
+import { BASIC_CHALLENGE, basicCredentials, isBasicAuthorization } from "../security/basic-auth.ts";
 import { checkCredentials } from "../security/credentials.ts";
 import { inboundCredentialsMatch } from "../security/inbound-auth.ts";
 import { requireScope, type Scope } from "../security/scopes.ts";
-import { stateOf, type RequestState } from "./context.ts";
+import { type RequestState, stateOf } from "./context.ts";
 
 type Headers = HeaderRecord;
 
@@ -34,7 +34,13 @@ export interface Challenge {
  * throttled as one "unknown" peer. With Redis the bucket is asked there, so the throw may come
  * as a rejected promise.
  */
-export function failAuthentication(runtime: Runtime, ip: string | null, headers: Headers, code: ErrorCode, challenge?: Challenge): Maybe<never> {
+export function failAuthentication(
+  runtime: Runtime,
+  ip: string | null,
+  headers: Headers,
+  code: ErrorCode,
+  challenge?: Challenge,
+): Maybe<never> {
   return settle(runtime.authFailure(ip ?? "unknown"), (decision) => {
     writeAuthRateLimitHeaders(headers, decision);
     if (!decision.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED");
@@ -82,11 +88,18 @@ export type Authorized = {
  * recorded in the request state as soon as it is known, so logs and metrics name it on its
  * 403s and 429s too.
  */
-export function authorize(runtime: Runtime, request: Request, state: RequestState, headers: Headers, options: { basic?: boolean } = {}): Maybe<Authorized> {
+export function authorize(
+  runtime: Runtime,
+  request: Request,
+  state: RequestState,
+  headers: Headers,
+  options: { basic?: boolean } = {},
+): Maybe<Authorized> {
   const { ip } = state;
   headers["cache-control"] = "no-store";
   const authorization = request.headers.get("authorization");
-  if (options.basic === true && isBasicAuthorization(authorization)) return authorizeBasic(runtime, authorization, state, headers);
+  if (options.basic === true && isBasicAuthorization(authorization))
+    return authorizeBasic(runtime, authorization, state, headers);
   // On a route that takes Basic auth, every 401 says so: a portal's fetcher then knows what to send.
   const challenge = options.basic === true ? { header: BASIC_CHALLENGE } : undefined;
   const token = bearerToken(authorization);
@@ -94,7 +107,8 @@ export function authorize(runtime: Runtime, request: Request, state: RequestStat
   const client = claims === null ? undefined : runtime.config.clients.get(claims.sub);
   // A token issued under a key or secret the client no longer has is no token (docs/reference/behaviour.md §5).
   // An address with no attempts left gets its 429 from the same step: a refusal takes nothing.
-  if (client === undefined || !runtime.tokens.isBoundTo(claims!, client)) return failAuthentication(runtime, ip, headers, "INVALID_TOKEN", challenge);
+  if (client === undefined || !runtime.tokens.isBoundTo(claims!, client))
+    return failAuthentication(runtime, ip, headers, "INVALID_TOKEN", challenge);
   state.clientId = client.id;
   if (!client.enabled) return refuseClient(runtime, client, headers, "API_DISABLED");
   if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
@@ -111,7 +125,12 @@ export function authorize(runtime: Runtime, request: Request, state: RequestStat
  * refusal of a client whose secret was right (disabled, no database) is not a failed
  * authentication: it carries the client's window, as on the bearer path.
  */
-function authorizeBasic(runtime: Runtime, authorization: string, state: RequestState, headers: Headers): Maybe<Authorized> {
+function authorizeBasic(
+  runtime: Runtime,
+  authorization: string,
+  state: RequestState,
+  headers: Headers,
+): Maybe<Authorized> {
   const { ip } = state;
   // A promise that settles to a promise settles to its value: the cast only says so to the compiler.
   return settle(refuseThrottledAddress(runtime, ip, headers), () => {
@@ -122,9 +141,12 @@ function authorizeBasic(runtime: Runtime, authorization: string, state: RequestS
         message: "Authorization: Basic must carry the base64 of <API key>:<API secret> in UTF-8",
       });
     }
-    const checked = checkCredentials(runtime.config, credentials.apiKey, credentials.apiSecret, ip, (path) => runtime.tenants.get(path));
+    const checked = checkCredentials(runtime.config, credentials.apiKey, credentials.apiSecret, ip, (path) =>
+      runtime.tenants.get(path),
+    );
     if (!checked.ok) {
-      if (checked.client === null) return failAuthentication(runtime, ip, headers, checked.code, { header: BASIC_CHALLENGE });
+      if (checked.client === null)
+        return failAuthentication(runtime, ip, headers, checked.code, { header: BASIC_CHALLENGE });
       state.clientId = checked.client.id;
       return refuseClient(runtime, checked.client, headers, checked.code);
     }
@@ -147,7 +169,13 @@ export const INBOUND_CHALLENGE: Challenge = {
  * 403 IP_BLOCKED after a right password would confirm a stolen one from anywhere, and one before
  * it would tell which ids exist. Then the rest of the guard: disabled, database, rate limit.
  */
-function authorizeInbound(runtime: Runtime, request: Request, clientId: string, state: RequestState, headers: Headers): Maybe<Authorized> {
+function authorizeInbound(
+  runtime: Runtime,
+  request: Request,
+  clientId: string,
+  state: RequestState,
+  headers: Headers,
+): Maybe<Authorized> {
   const { ip } = state;
   headers["cache-control"] = "no-store";
   return settle(refuseThrottledAddress(runtime, ip, headers), () => {

@@ -11,7 +11,6 @@ export const PROBE_EVERY_MS = 1_000;
 
 export class RedisTimeoutError extends Error {}
 
-
 /** A Lua script run by its SHA-1 (EVALSHA), loaded again when Redis has forgotten it. */
 export class LuaScript {
   readonly sha: string;
@@ -112,25 +111,31 @@ export class RedisConnection {
 
   private watch(): void {
     if (this.watchdog !== null) return;
-    this.watchdog = setInterval(() => {
-      const now = performance.now();
-      for (const waiting of this.waiting) {
-        if (now - waiting.startedAt < this.timeoutMs) break;
-        this.waiting.delete(waiting);
-        waiting.reject(new RedisTimeoutError(`no answer within ${this.timeoutMs} ms`));
-      }
-      if (this.waiting.size === 0 && this.watchdog !== null) {
-        clearInterval(this.watchdog);
-        this.watchdog = null;
-      }
-    }, Math.max(10, this.timeoutMs / 5));
+    this.watchdog = setInterval(
+      () => {
+        const now = performance.now();
+        for (const waiting of this.waiting) {
+          if (now - waiting.startedAt < this.timeoutMs) break;
+          this.waiting.delete(waiting);
+          waiting.reject(new RedisTimeoutError(`no answer within ${this.timeoutMs} ms`));
+        }
+        if (this.waiting.size === 0 && this.watchdog !== null) {
+          clearInterval(this.watchdog);
+          this.watchdog = null;
+        }
+      },
+      Math.max(10, this.timeoutMs / 5),
+    );
     this.watchdog.unref();
   }
 
   private markDown(reason: string): void {
     if (!this.up || this.closed) return;
     this.up = false;
-    this.options.logger.warn({ reason }, "redis unavailable: each process uses its own in-memory limits until it answers again");
+    this.options.logger.warn(
+      { reason },
+      "redis unavailable: each process uses its own in-memory limits until it answers again",
+    );
     this.options.onFallback?.(true);
     this.probing = setInterval(() => void this.probe(), this.options.probeEveryMs ?? PROBE_EVERY_MS);
     this.probing.unref();

@@ -3,7 +3,7 @@
 // script run (the admissions of one turn of the event loop share one). The figures are those
 // the in-memory limiters would give (src/limits/), so headers do not change.
 import type { LimitDecision } from "../limits/decision.ts";
-import { bucketDecision, type BucketShape } from "../limits/token-bucket.ts";
+import { type BucketShape, bucketDecision } from "../limits/token-bucket.ts";
 import { LuaScript, type RedisConnection } from "./connection.ts";
 import { ADMIT_SCRIPT, BUCKET_SCRIPT, WINDOW_SCRIPT } from "./scripts.ts";
 
@@ -14,7 +14,13 @@ const ADMIT = new LuaScript(ADMIT_SCRIPT);
 type WindowReply = [allowed: number, total: number, retryAfterSeconds: number, resetSeconds: number];
 
 function windowDecision([allowed, total, retryAfterSeconds, resetSeconds]: WindowReply, limit: number): LimitDecision {
-  return { allowed: allowed === 1, limit, remaining: allowed === 1 ? limit - total : 0, retryAfterSeconds, resetSeconds };
+  return {
+    allowed: allowed === 1,
+    limit,
+    remaining: allowed === 1 ? limit - total : 0,
+    retryAfterSeconds,
+    resetSeconds,
+  };
 }
 
 /** What the guard's last step decided: the burst cap (when the client has one), then the window. */
@@ -82,7 +88,10 @@ export class SharedLimits {
     }
     batch.forEach(({ limit, burst, resolve }, i) => {
       const [allowed, level, ...window] = reply.slice(i * 6, i * 6 + 6) as [number, number, ...WindowReply];
-      resolve({ burst: burst === null ? null : bucketDecision(burst, allowed === 1, level), window: windowDecision(window, limit) });
+      resolve({
+        burst: burst === null ? null : bucketDecision(burst, allowed === 1, level),
+        window: windowDecision(window, limit),
+      });
     });
   }
 
@@ -98,7 +107,11 @@ export class SharedLimits {
 
   private async bucket(ip: string, now: number, take: 0 | 1): Promise<LimitDecision> {
     const { perToken, perMs, full } = this.authShape;
-    const [allowed, level] = (await this.redis.run(BUCKET, [`${this.prefix}auth:${ip}`], [now, perToken, perMs, full, take])) as [number, number];
+    const [allowed, level] = (await this.redis.run(
+      BUCKET,
+      [`${this.prefix}auth:${ip}`],
+      [now, perToken, perMs, full, take],
+    )) as [number, number];
     return bucketDecision(this.authShape, allowed === 1, level);
   }
 

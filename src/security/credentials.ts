@@ -33,10 +33,15 @@ export function checkCredentials<D>(
   ip: string | null,
   open: (path: string) => D | null,
 ): CredentialCheck<D> {
-  const fail = (code: CredentialFailure, client: Client | null = null): CredentialCheck<D> => ({ ok: false, code, client });
+  const fail = (code: CredentialFailure, client: Client | null = null): CredentialCheck<D> => ({
+    ok: false,
+    code,
+    client,
+  });
   if (!apiKey || !apiSecret) return fail("MISSING_CREDENTIALS");
   const client = config.clientsByKey.get(apiKey);
-  if (client === undefined || (config.environment === "production" && apiKey.startsWith(SANDBOX_KEY_PREFIX))) return fail("INVALID_API_KEY");
+  if (client === undefined || (config.environment === "production" && apiKey.startsWith(SANDBOX_KEY_PREFIX)))
+    return fail("INVALID_API_KEY");
   if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) return fail("IP_BLOCKED");
   if (!verifySecret(apiSecret, client.secretHash)) return fail("INVALID_API_SECRET");
   if (!client.enabled) return fail("API_DISABLED", client);

@@ -14,7 +14,13 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 /** A client whose config names no scopes: a portal or a website. */
-export const DEFAULT_SCOPES: readonly Scope[] = ["properties:read", "feed:read", "leads:create", "leads:read:own", "webhooks"];
+export const DEFAULT_SCOPES: readonly Scope[] = [
+  "properties:read",
+  "feed:read",
+  "leads:create",
+  "leads:read:own",
+  "webhooks",
+];
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

@@ -35,6 +35,9 @@ export function randomToken(length: number): string {
 
 /** A production key pair, prefixed so secret scanners recognise leaked values. */
 export function newKeyPair(clientId: string): { apiKey: string; secret: string } {
-  const slug = clientId.toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 16);
+  const slug = clientId
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")
+    .slice(0, 16);
   return { apiKey: `pk_live_${slug ? slug + "_" : ""}${randomToken(16)}`, secret: `sk_live_${randomToken(40)}` };
 }

@@ -76,7 +76,9 @@ export class TokenService {
   credentialTag(subject: TokenSubject): string {
     let tag = this.tags.get(subject);
     if (tag === undefined) {
-      tag = this.sign(`cred\n${subject.id}\n${subject.apiKey}\n${subject.secretHash}`).subarray(0, 16).toString("base64url");
+      tag = this.sign(`cred\n${subject.id}\n${subject.apiKey}\n${subject.secretHash}`)
+        .subarray(0, 16)
+        .toString("base64url");
       this.tags.set(subject, tag);
     }
     return tag;
@@ -141,7 +143,8 @@ export class TokenService {
     const { iss, sub, env, iat, exp, jti, cred } = payload;
     if (iss !== ISSUER || env !== this.environment) return null;
     if (typeof sub !== "string" || sub === "" || typeof cred !== "string") return null;
-    if (typeof iat !== "number" || typeof exp !== "number" || !Number.isFinite(iat) || !Number.isFinite(exp)) return null;
+    if (typeof iat !== "number" || typeof exp !== "number" || !Number.isFinite(iat) || !Number.isFinite(exp))
+      return null;
     if (exp <= nowSeconds || iat > nowSeconds + 60) return null;
     // Never longer-lived than the tokens this server issues, whoever signed it.
     if (exp - iat > TOKEN_TTL_SECONDS) return null;

@@ -9,22 +9,49 @@ import { RowBuffer } from "./row-buffer.ts";
  * knows nothing of, so it stops the seed until src/seed learns about it.
  */
 const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
-  "properties_count_insert", "properties_count_delete", "properties_count_update",
-  "leads_count_insert", "leads_count_delete", "leads_count_update",
-  "properties_feed_insert", "properties_feed_update_visible", "properties_feed_unpublish", "properties_feed_delete",
-  "photos_feed_insert", "photos_feed_update", "photos_feed_delete",
-  "leads_feed_insert", "leads_feed_update", "leads_feed_delete",
+  "properties_count_insert",
+  "properties_count_delete",
+  "properties_count_update",
+  "leads_count_insert",
+  "leads_count_delete",
+  "leads_count_update",
+  "properties_feed_insert",
+  "properties_feed_update_visible",
+  "properties_feed_unpublish",
+  "properties_feed_delete",
+  "photos_feed_insert",
+  "photos_feed_update",
+  "photos_feed_delete",
+  "leads_feed_insert",
+  "leads_feed_update",
+  "leads_feed_delete",
   // Migration 2's per-day counters: tallied by the stand-in, written at the end.
-  "properties_days_insert", "properties_days_delete", "properties_days_update",
-  "leads_days_insert", "leads_days_delete", "leads_days_update",
+  "properties_days_insert",
+  "properties_days_delete",
+  "properties_days_update",
+  "leads_days_insert",
+  "leads_days_delete",
+  "leads_days_update",
   // Migration 3's count of records updated before they were created and its date pairs: tallied too.
-  "properties_date_order_insert", "properties_date_order_delete", "properties_date_order_update",
-  "leads_date_order_insert", "leads_date_order_delete", "leads_date_order_update",
-  "properties_date_pairs_insert", "properties_date_pairs_delete", "properties_date_pairs_update",
-  "leads_date_pairs_insert", "leads_date_pairs_delete", "leads_date_pairs_update",
+  "properties_date_order_insert",
+  "properties_date_order_delete",
+  "properties_date_order_update",
+  "leads_date_order_insert",
+  "leads_date_order_delete",
+  "leads_date_order_update",
+  "properties_date_pairs_insert",
+  "properties_date_pairs_delete",
+  "properties_date_pairs_update",
+  "leads_date_pairs_insert",
+  "leads_date_pairs_delete",
+  "leads_date_pairs_update",
   // Migration 9's search tables: filled in one pass after the load (REBUILD_SEARCH).
-  "properties_search_insert", "properties_search_delete", "properties_search_update",
-  "properties_facets_insert", "properties_facets_delete", "properties_facets_update",
+  "properties_search_insert",
+  "properties_search_delete",
+  "properties_search_update",
+  "properties_facets_insert",
+  "properties_facets_delete",
+  "properties_facets_update",
 ]);
 
 export class UnknownTriggerError extends Error {
@@ -47,7 +74,9 @@ export interface SchemaObject {
  */
 export function setAsideSchemaObjects(db: Database): SchemaObject[] {
   const objects = db
-    .query("SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid")
+    .query(
+      "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid",
+    )
     .all() as SchemaObject[];
   const unknown = objects.filter((o) => o.type === "trigger" && !KNOWN_TRIGGERS.has(o.name)).map((o) => o.name);
   if (unknown.length > 0) throw new UnknownTriggerError(unknown);
@@ -93,7 +122,10 @@ class DerivedTallies {
   add(record: Dated, visible: boolean, dims: readonly (readonly [string, string])[]): void {
     if (record.createdAt > record.updatedAt) this.exceptions++;
     if (!visible) return;
-    for (const [kind, date, other] of [["created", record.createdAt, record.updatedAt], ["updated", record.updatedAt, record.createdAt]] as const) {
+    for (const [kind, date, other] of [
+      ["created", record.createdAt, record.updatedAt],
+      ["updated", record.updatedAt, record.createdAt],
+    ] as const) {
       const day = dayOf(date);
       for (const [dim, value] of dims) tally(this.days, [kind, dim, value, day].join(SEP));
       tally(this.pairs, [kind, day, thirdOf(other)].join(SEP));
@@ -123,14 +155,30 @@ export class TriggerStandIn {
   private readonly propertyDerived = new DerivedTallies();
   private readonly leadDerived = new DerivedTallies();
 
-  constructor(private readonly db: Database, private readonly at: string) {
+  constructor(
+    private readonly db: Database,
+    private readonly at: string,
+  ) {
     this.changes = new RowBuffer(db, "changes", ["entity", "record_id", "change", "at"], 64);
   }
 
-  propertyInserted(p: Dated & { id: string; isPublished: boolean; status: string; operationType: string; propertyType: string | null; highlight: string }): void {
+  propertyInserted(
+    p: Dated & {
+      id: string;
+      isPublished: boolean;
+      status: string;
+      operationType: string;
+      propertyType: string | null;
+      highlight: string;
+    },
+  ): void {
     const propertyType = p.propertyType ?? "";
     this.propertyDerived.add(p, p.isPublished, [
-      ["", ""], ["status", p.status], ["operation_type", p.operationType], ["property_type", propertyType], ["highlight", p.highlight],
+      ["", ""],
+      ["status", p.status],
+      ["operation_type", p.operationType],
+      ["property_type", propertyType],
+      ["highlight", p.highlight],
     ]);
     if (!p.isPublished) return;
     this.changes.add(["properties", p.id, "upsert", this.at]);
@@ -139,7 +187,11 @@ export class TriggerStandIn {
 
   leadInserted(l: Dated & { id: string; status: string; source: string; priority: string }): void {
     // Seeded leads have no owner: '' in the counters, as the triggers write a NULL created_by.
-    this.leadDerived.add(l, true, [["", ""], ["status", l.status], ["created_by", ""]]);
+    this.leadDerived.add(l, true, [
+      ["", ""],
+      ["status", l.status],
+      ["created_by", ""],
+    ]);
     this.changes.add(["leads", l.id, "upsert", this.at]);
     tally(this.leadCounts, [l.status, l.source, l.priority, ""].join(SEP));
   }
@@ -153,10 +205,15 @@ export class TriggerStandIn {
   finish(): void {
     this.flush();
     this.changes.finalize();
-    const property = this.db.prepare("INSERT INTO property_counts (status, operation_type, property_type, highlight, n) VALUES (?, ?, ?, ?, ?)");
-    for (const [key, n] of this.propertyCounts) property.run(...(key.split(SEP) as [string, string, string, string]), n);
+    const property = this.db.prepare(
+      "INSERT INTO property_counts (status, operation_type, property_type, highlight, n) VALUES (?, ?, ?, ?, ?)",
+    );
+    for (const [key, n] of this.propertyCounts)
+      property.run(...(key.split(SEP) as [string, string, string, string]), n);
     property.finalize();
-    const lead = this.db.prepare("INSERT INTO lead_counts (status, source, priority, created_by, n) VALUES (?, ?, ?, ?, ?)");
+    const lead = this.db.prepare(
+      "INSERT INTO lead_counts (status, source, priority, created_by, n) VALUES (?, ?, ?, ?, ?)",
+    );
     for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string, string]), n);
     lead.finalize();
     this.propertyDerived.write(this.db, "properties", "property");

@@ -1,9 +1,9 @@
 // Writes a deterministic fictitious dataset (properties, photos, leads) into a new partner-api database file, streaming rows in batches.
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
-import { REBUILD_SEARCH } from "../db/migrate.ts";
 import { removeDatabaseFiles } from "../db/files.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
+import { REBUILD_SEARCH } from "../db/migrate.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
 import { restoreSchemaObjects, setAsideSchemaObjects, TriggerStandIn } from "./bulk.ts";
 import { generateLead, type LeadRecord, type LinkFinder, type LinkTarget } from "./leads.ts";
@@ -33,7 +33,12 @@ export interface SeedSummary {
   ms: number;
 }
 
-export const DEFAULT_SEED_OPTIONS: SeedOptions = Object.freeze({ properties: 1000, leads: 5000, seed: 42, asOf: DEFAULT_AS_OF });
+export const DEFAULT_SEED_OPTIONS: SeedOptions = Object.freeze({
+  properties: 1000,
+  leads: 5000,
+  seed: 42,
+  asOf: DEFAULT_AS_OF,
+});
 
 export class SeedTargetExistsError extends Error {
   constructor(readonly path: string) {
@@ -51,16 +56,61 @@ const TIMELINE_MS = 2 * 365 * DAY_MS;
 const LINK_WINDOW_MS = 120 * DAY_MS;
 
 const PROPERTY_COLUMNS = [
-  "id", "code", "title", "description", "operation_type", "status", "property_type", "highlight", "exclusive",
-  "is_published", "created_at", "updated_at", "street", "number", "complement", "neighborhood", "city", "state",
-  "uf", "cep", "latitude", "longitude", "total_area", "built_area", "bedrooms", "bathrooms", "suites",
-  "parking_spaces", "floor", "total_floors", "is_furnished", "sale_price", "rental_price", "condominium_fee",
-  "iptu", "accepts_financing", "display_address", "amenities",
+  "id",
+  "code",
+  "title",
+  "description",
+  "operation_type",
+  "status",
+  "property_type",
+  "highlight",
+  "exclusive",
+  "is_published",
+  "created_at",
+  "updated_at",
+  "street",
+  "number",
+  "complement",
+  "neighborhood",
+  "city",
+  "state",
+  "uf",
+  "cep",
+  "latitude",
+  "longitude",
+  "total_area",
+  "built_area",
+  "bedrooms",
+  "bathrooms",
+  "suites",
+  "parking_spaces",
+  "floor",
+  "total_floors",
+  "is_furnished",
+  "sale_price",
+  "rental_price",
+  "condominium_fee",
+  "iptu",
+  "accepts_financing",
+  "display_address",
+  "amenities",
 ] as const;
 
 const LEAD_COLUMNS = [
-  "id", "name", "email", "phone", "message", "source", "status", "priority", "property_id",
-  "interested_property_title", "interested_property_link", "traffic_origin", "created_at", "updated_at",
+  "id",
+  "name",
+  "email",
+  "phone",
+  "message",
+  "source",
+  "status",
+  "priority",
+  "property_id",
+  "interested_property_title",
+  "interested_property_link",
+  "traffic_origin",
+  "created_at",
+  "updated_at",
 ] as const;
 
 const PHOTO_COLUMNS = ["property_id", "id", "url", "alt", "position", "is_main"] as const;
@@ -69,7 +119,8 @@ function validate(options: SeedOptions): Timeline {
   for (const key of ["properties", "leads"] as const) {
     const n = options[key];
     // The cap keeps i * leadCount (see propertyComesFirst) an exact integer.
-    if (!Number.isSafeInteger(n) || n < 0 || n > MAX_RECORDS) throw new RangeError(`${key} must be an integer from 0 to ${MAX_RECORDS}, got ${n}`);
+    if (!Number.isSafeInteger(n) || n < 0 || n > MAX_RECORDS)
+      throw new RangeError(`${key} must be an integer from 0 to ${MAX_RECORDS}, got ${n}`);
   }
   if (!Number.isSafeInteger(options.seed)) throw new RangeError(`seed must be an integer, got ${options.seed}`);
   const endMs = Date.parse(options.asOf);
@@ -94,11 +145,44 @@ function useBulkLoadPragmas(db: Database): void {
 
 function propertyValues(p: PropertyRecord): Value[] {
   return [
-    p.id, p.code, p.title, p.description, p.operationType, p.status, p.propertyType, p.highlight, p.exclusive ? 1 : 0,
-    p.isPublished ? 1 : 0, p.createdAt, p.updatedAt, p.street, p.number, p.complement, p.neighborhood, p.city, p.state,
-    p.uf, p.cep, p.latitude, p.longitude, p.totalArea, p.builtArea, p.bedrooms, p.bathrooms, p.suites,
-    p.parkingSpaces, p.floor, p.totalFloors, p.isFurnished ? 1 : 0, p.salePrice, p.rentalPrice, p.condominiumFee,
-    p.iptu, p.acceptsFinancing ? 1 : 0, p.displayAddress, JSON.stringify(p.amenities),
+    p.id,
+    p.code,
+    p.title,
+    p.description,
+    p.operationType,
+    p.status,
+    p.propertyType,
+    p.highlight,
+    p.exclusive ? 1 : 0,
+    p.isPublished ? 1 : 0,
+    p.createdAt,
+    p.updatedAt,
+    p.street,
+    p.number,
+    p.complement,
+    p.neighborhood,
+    p.city,
+    p.state,
+    p.uf,
+    p.cep,
+    p.latitude,
+    p.longitude,
+    p.totalArea,
+    p.builtArea,
+    p.bedrooms,
+    p.bathrooms,
+    p.suites,
+    p.parkingSpaces,
+    p.floor,
+    p.totalFloors,
+    p.isFurnished ? 1 : 0,
+    p.salePrice,
+    p.rentalPrice,
+    p.condominiumFee,
+    p.iptu,
+    p.acceptsFinancing ? 1 : 0,
+    p.displayAddress,
+    JSON.stringify(p.amenities),
   ];
 }
 
@@ -150,7 +234,10 @@ class Writers {
   readonly photos: RowBuffer;
   readonly leads: RowBuffer;
 
-  constructor(db: Database, readonly stand: TriggerStandIn) {
+  constructor(
+    db: Database,
+    readonly stand: TriggerStandIn,
+  ) {
     this.properties = new RowBuffer(db, "properties", PROPERTY_COLUMNS, 16);
     this.photos = new RowBuffer(db, "photos", PHOTO_COLUMNS, 64);
     this.leads = new RowBuffer(db, "leads", LEAD_COLUMNS, 32);
@@ -158,14 +245,27 @@ class Writers {
 
   property(p: PropertyRecord): void {
     this.properties.add(propertyValues(p));
-    for (const photo of p.photos) this.photos.add([p.id, photo.id, photo.url, photo.alt, photo.position, photo.isMain ? 1 : 0]);
+    for (const photo of p.photos)
+      this.photos.add([p.id, photo.id, photo.url, photo.alt, photo.position, photo.isMain ? 1 : 0]);
     this.stand.propertyInserted(p);
   }
 
   lead(l: LeadRecord): void {
     this.leads.add([
-      l.id, l.name, l.email, l.phone, l.message, l.source, l.status, l.priority, l.propertyId,
-      l.interestedPropertyTitle, l.interestedPropertyLink, l.trafficOrigin, l.createdAt, l.updatedAt,
+      l.id,
+      l.name,
+      l.email,
+      l.phone,
+      l.message,
+      l.source,
+      l.status,
+      l.priority,
+      l.propertyId,
+      l.interestedPropertyTitle,
+      l.interestedPropertyLink,
+      l.trafficOrigin,
+      l.createdAt,
+      l.updatedAt,
     ]);
     this.stand.leadInserted(l);
   }
@@ -193,7 +293,13 @@ function propertyComesFirst(i: number, j: number, propertyCount: number, leadCou
  * a lead links to a property listed in the months before it, found through a small window of
  * recent rowids. Each keeps its own PRNG stream: the properties never depend on the lead count.
  */
-function writeRecords(db: Database, options: SeedOptions, timeline: Timeline, stand: TriggerStandIn, progress: Progress): Omit<SeedSummary, "ms"> {
+function writeRecords(
+  db: Database,
+  options: SeedOptions,
+  timeline: Timeline,
+  stand: TriggerStandIn,
+  progress: Progress,
+): Omit<SeedSummary, "ms"> {
   const { properties: propertyCount, leads: leadCount } = options;
   const writers = new Writers(db, stand);
   const propertyRng = new Prng(options.seed, PROPERTY_STREAM);

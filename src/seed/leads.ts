@@ -2,8 +2,16 @@
 import type { LeadPriority, LeadSource, LeadStatus } from "../catalog/enums.ts";
 import { CITIES, CITY_BY_NAME, type City } from "./cities.ts";
 import {
-  EMAIL_DOMAINS, FIRST_NAMES, LAST_NAMES, LEAD_PRIORITY_WEIGHTS, LEAD_SOURCE_WEIGHTS, LEAD_STATUS_WEIGHTS,
-  LINKED_MESSAGES, OPEN_MESSAGES, TRAFFIC_ORIGINS, WANTED_TYPES,
+  EMAIL_DOMAINS,
+  FIRST_NAMES,
+  LAST_NAMES,
+  LEAD_PRIORITY_WEIGHTS,
+  LEAD_SOURCE_WEIGHTS,
+  LEAD_STATUS_WEIGHTS,
+  LINKED_MESSAGES,
+  OPEN_MESSAGES,
+  TRAFFIC_ORIGINS,
+  WANTED_TYPES,
 } from "./people.ts";
 import { isoInstant, type Prng, weightedItems, weightedKeys } from "./prng.ts";
 import { gridCreatedMs, type Timeline } from "./timeline.ts";
@@ -47,7 +55,13 @@ const pickCity = weightedItems(CITIES, (city) => city.weight);
 
 /** E-mail local parts are plain ASCII: accents dropped once, here, rather than per lead. */
 const ascii = new Map(
-  [...FIRST_NAMES, ...LAST_NAMES].map((name) => [name, name.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase()]),
+  [...FIRST_NAMES, ...LAST_NAMES].map((name) => [
+    name,
+    name
+      .normalize("NFD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase(),
+  ]),
 );
 
 function fullName(rng: Prng): { name: string; first: string; last: string } {
@@ -60,7 +74,14 @@ function fullName(rng: Prng): { name: string; first: string; last: string } {
 function email(rng: Prng, first: string, last: string): string {
   const f = ascii.get(first)!;
   const l = ascii.get(last)!;
-  const local = [`${f}.${l}`, `${f}${l}`, `${f}_${l}`, `${f[0]}${l}`, `${f}.${l}${rng.int(1, 99)}`, `${f}${rng.int(1960, 2006)}`];
+  const local = [
+    `${f}.${l}`,
+    `${f}${l}`,
+    `${f}_${l}`,
+    `${f[0]}${l}`,
+    `${f}.${l}${rng.int(1, 99)}`,
+    `${f}${rng.int(1960, 2006)}`,
+  ];
   return `${rng.pick(local)}@${rng.pick(EMAIL_DOMAINS)}`;
 }
 
@@ -70,7 +91,8 @@ function phone(rng: Prng, city: City): string {
 }
 
 function openMessage(rng: Prng, city: City): string {
-  return rng.pick(OPEN_MESSAGES)
+  return rng
+    .pick(OPEN_MESSAGES)
     .replace("{type}", rng.pick(WANTED_TYPES))
     .replace("{neighborhood}", rng.pick(city.neighborhoods))
     .replace("{city}", city.name);
@@ -83,7 +105,13 @@ function updatedMs(rng: Prng, status: LeadStatus, createdMs: number, endMs: numb
 }
 
 /** Lead `index` (0-based) of `count`; like properties, called in index order, which is creation and id order. */
-export function generateLead(rng: Prng, index: number, count: number, timeline: Timeline, findLink: LinkFinder): LeadRecord {
+export function generateLead(
+  rng: Prng,
+  index: number,
+  count: number,
+  timeline: Timeline,
+  findLink: LinkFinder,
+): LeadRecord {
   const id = rng.ascendingUuid(index, count);
   const createdMs = gridCreatedMs(rng, index, count, timeline);
   const link = rng.chance(LINKED_SHARE) ? findLink(rng, createdMs) : null;

@@ -38,7 +38,8 @@ export class Prng {
    */
   constructor(seed: number, stream = 0) {
     if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${seed}`);
-    let state = (seed >>> 0) ^ Math.imul(Math.floor(seed / 0x1_0000_0000) >>> 0, 0x27d4eb2d) ^ Math.imul(stream, 0x165667b1);
+    let state =
+      (seed >>> 0) ^ Math.imul(Math.floor(seed / 0x1_0000_0000) >>> 0, 0x27d4eb2d) ^ Math.imul(stream, 0x165667b1);
     const words: number[] = [];
     for (let i = 0; i < 4; i++) {
       const [next, output] = splitmix32(state);

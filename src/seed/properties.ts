@@ -4,9 +4,24 @@ import { CITIES, type City } from "./cities.ts";
 import { isoInstant, type Prng, weightedItems, weightedKeys } from "./prng.ts";
 import { gridCreatedMs, type Timeline } from "./timeline.ts";
 import {
-  ADJECTIVES, AMENITIES, CLOSINGS, HIGHLIGHT_WEIGHTS, type HighlightTier, HOUSE_FEATURES, LAND_ADJECTIVES, NEARBY,
-  OPENINGS, OPERATION_PHRASES, PHOTO_HOST, PHOTO_ROOMS, PROPERTY_TYPES, type PropertyKind, type PropertyTypeProfile,
-  RURAL_FEATURES, STATUS_BY_OPERATION, STREETS,
+  ADJECTIVES,
+  AMENITIES,
+  CLOSINGS,
+  HIGHLIGHT_WEIGHTS,
+  type HighlightTier,
+  HOUSE_FEATURES,
+  LAND_ADJECTIVES,
+  NEARBY,
+  OPENINGS,
+  OPERATION_PHRASES,
+  PHOTO_HOST,
+  PHOTO_ROOMS,
+  PROPERTY_TYPES,
+  type PropertyKind,
+  type PropertyTypeProfile,
+  RURAL_FEATURES,
+  STATUS_BY_OPERATION,
+  STREETS,
 } from "./vocabulary.ts";
 
 export interface PhotoRecord {
@@ -83,8 +98,21 @@ const UNPUBLISHED_SHARE = 0.1;
 const NO_CODE_SHARE = 0.05;
 const NEVER_UPDATED_SHARE = 0.3;
 const YEAR_MS = 365 * 86_400_000;
-const CONDOMINIUM_KINDS: ReadonlySet<PropertyKind> = new Set(["apartment", "penthouse", "compact", "condo-house", "office"]);
-const RESIDENTIAL_KINDS: ReadonlySet<PropertyKind> = new Set(["apartment", "penthouse", "compact", "house", "condo-house", "rural"]);
+const CONDOMINIUM_KINDS: ReadonlySet<PropertyKind> = new Set([
+  "apartment",
+  "penthouse",
+  "compact",
+  "condo-house",
+  "office",
+]);
+const RESIDENTIAL_KINDS: ReadonlySet<PropertyKind> = new Set([
+  "apartment",
+  "penthouse",
+  "compact",
+  "house",
+  "condo-house",
+  "rural",
+]);
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 const roundTo = (x: number, step: number): number => Math.round(x / step) * step;
@@ -123,7 +151,11 @@ function bedroomsFor(rng: Prng, built: number, perRoom: number, min: number, max
 
 /** Suites never exceed bedrooms; a social bathroom (and maybe a lavabo) comes on top of them. */
 function rooms(rng: Prng, bedrooms: number, minSuites: number): Pick<Features, "bedrooms" | "suites" | "bathrooms"> {
-  const suites = clamp(rng.int(minSuites, Math.max(minSuites, bedrooms - 1)) + (bedrooms >= 3 && rng.chance(0.3) ? 1 : 0), 0, bedrooms);
+  const suites = clamp(
+    rng.int(minSuites, Math.max(minSuites, bedrooms - 1)) + (bedrooms >= 3 && rng.chance(0.3) ? 1 : 0),
+    0,
+    bedrooms,
+  );
   return { bedrooms, suites, bathrooms: suites + rng.int(1, 2) };
 }
 
@@ -137,21 +169,47 @@ function unitFeatures(rng: Prng, type: PropertyTypeProfile, built: number): Feat
   switch (type.kind) {
     case "penthouse": {
       const totalFloors = rng.int(6, 30);
-      return { totalArea, builtArea: built, ...rooms(rng, rng.int(2, 5), 1), parkingSpaces: rng.int(2, 4), floor: totalFloors, totalFloors };
+      return {
+        totalArea,
+        builtArea: built,
+        ...rooms(rng, rng.int(2, 5), 1),
+        parkingSpaces: rng.int(2, 4),
+        floor: totalFloors,
+        totalFloors,
+      };
     }
     case "compact": {
       // Kitnets and studios are one room; flats are usually sold as a suite.
       const suites = type.name === "Flat" ? 1 : 0;
-      return { totalArea, builtArea: built, bedrooms: 1, suites, bathrooms: 1, parkingSpaces: rng.chance(0.4) ? 1 : 0, ...buildingFloors(rng, 4, 25) };
+      return {
+        totalArea,
+        builtArea: built,
+        bedrooms: 1,
+        suites,
+        bathrooms: 1,
+        parkingSpaces: rng.chance(0.4) ? 1 : 0,
+        ...buildingFloors(rng, 4, 25),
+      };
     }
     case "office":
       return {
-        totalArea, builtArea: built, bedrooms: null, suites: null, bathrooms: built > 100 ? rng.int(2, 3) : rng.int(1, 2),
-        parkingSpaces: rng.int(0, 3), ...buildingFloors(rng, 5, 30),
+        totalArea,
+        builtArea: built,
+        bedrooms: null,
+        suites: null,
+        bathrooms: built > 100 ? rng.int(2, 3) : rng.int(1, 2),
+        parkingSpaces: rng.int(0, 3),
+        ...buildingFloors(rng, 5, 30),
       };
     default: {
       const parkingSpaces = built < 50 ? rng.int(0, 1) : built < 100 ? rng.int(1, 2) : rng.int(2, 3);
-      return { totalArea, builtArea: built, ...rooms(rng, bedroomsFor(rng, built, 35, 1, 4), 0), parkingSpaces, ...buildingFloors(rng, 4, 30) };
+      return {
+        totalArea,
+        builtArea: built,
+        ...rooms(rng, bedroomsFor(rng, built, 35, 1, 4), 0),
+        parkingSpaces,
+        ...buildingFloors(rng, 4, 30),
+      };
     }
   }
 }
@@ -163,26 +221,57 @@ function houseFeatures(rng: Prng, type: PropertyTypeProfile, lot: number): Featu
   const rural = type.kind === "rural";
   const bedrooms = rural ? rng.int(2, 5) : bedroomsFor(rng, built, 45, 1, 5);
   return {
-    totalArea: lot, builtArea: built, ...rooms(rng, bedrooms, 0),
-    parkingSpaces: rural ? rng.int(2, 8) : rng.int(1, 4), floor: null, totalFloors: range(rng, type.storeys ?? [1, 1]),
+    totalArea: lot,
+    builtArea: built,
+    ...rooms(rng, bedrooms, 0),
+    parkingSpaces: rural ? rng.int(2, 8) : rng.int(1, 4),
+    floor: null,
+    totalFloors: range(rng, type.storeys ?? [1, 1]),
   };
 }
 
 function features(rng: Prng, type: PropertyTypeProfile): Features {
   switch (type.kind) {
     case "land":
-      return { totalArea: range(rng, type.lotArea!), builtArea: null, bedrooms: null, bathrooms: null, suites: null, parkingSpaces: null, floor: null, totalFloors: null };
+      return {
+        totalArea: range(rng, type.lotArea!),
+        builtArea: null,
+        bedrooms: null,
+        bathrooms: null,
+        suites: null,
+        parkingSpaces: null,
+        floor: null,
+        totalFloors: null,
+      };
     case "house":
     case "condo-house":
     case "rural":
       return houseFeatures(rng, type, range(rng, type.lotArea!));
     case "store": {
       const built = range(rng, type.builtArea!);
-      return { totalArea: round2(built * rng.between(1, 1.3)), builtArea: built, bedrooms: null, bathrooms: rng.int(1, 2), suites: null, parkingSpaces: rng.int(0, 4), floor: null, totalFloors: null };
+      return {
+        totalArea: round2(built * rng.between(1, 1.3)),
+        builtArea: built,
+        bedrooms: null,
+        bathrooms: rng.int(1, 2),
+        suites: null,
+        parkingSpaces: rng.int(0, 4),
+        floor: null,
+        totalFloors: null,
+      };
     }
     case "warehouse": {
       const built = range(rng, type.builtArea!);
-      return { totalArea: Math.round(built * rng.between(1.2, 3)), builtArea: built, bedrooms: null, bathrooms: rng.int(1, 6), suites: null, parkingSpaces: rng.int(2, 20), floor: null, totalFloors: null };
+      return {
+        totalArea: Math.round(built * rng.between(1.2, 3)),
+        builtArea: built,
+        bedrooms: null,
+        bathrooms: rng.int(1, 6),
+        suites: null,
+        parkingSpaces: rng.int(2, 20),
+        floor: null,
+        totalFloors: null,
+      };
     }
     default:
       return unitFeatures(rng, type, range(rng, type.builtArea!));
@@ -197,15 +286,26 @@ function neighborhoodFactor(city: City, index: number): number {
   return last === 0 ? 1 : 1.45 - (0.75 * index) / last;
 }
 
-function pricing(rng: Prng, type: PropertyTypeProfile, f: Features, operation: OperationType, city: City, nbIndex: number): Pricing {
+function pricing(
+  rng: Prng,
+  type: PropertyTypeProfile,
+  f: Features,
+  operation: OperationType,
+  city: City,
+  nbIndex: number,
+): Pricing {
   const perSqm = city.pricePerSqm * neighborhoodFactor(city, nbIndex);
-  const value = perSqm * ((f.builtArea ?? 0) * type.builtPriceFactor + (f.totalArea ?? 0) * type.lotPriceFactor) * rng.between(0.85, 1.15);
+  const value =
+    perSqm *
+    ((f.builtArea ?? 0) * type.builtPriceFactor + (f.totalArea ?? 0) * type.lotPriceFactor) *
+    rng.between(0.85, 1.15);
   // Monthly rent as a share of the value: commercial yields run higher than residential ones.
   const monthlyYield = RESIDENTIAL_KINDS.has(type.kind) ? rng.between(0.0035, 0.0055) : rng.between(0.005, 0.008);
   const monthlyRent = Math.max(400, roundTo(value * monthlyYield, 10));
-  const condominiumFee = CONDOMINIUM_KINDS.has(type.kind) && rng.chance(0.95)
-    ? roundTo((f.builtArea ?? 0) * rng.between(7, 16) * Math.sqrt(city.pricePerSqm / 8000), 10)
-    : null;
+  const condominiumFee =
+    CONDOMINIUM_KINDS.has(type.kind) && rng.chance(0.95)
+      ? roundTo((f.builtArea ?? 0) * rng.between(7, 16) * Math.sqrt(city.pricePerSqm / 8000), 10)
+      : null;
   const iptu = rng.chance(0.9) ? Math.round(value * rng.between(0.002, 0.006)) : null;
   switch (operation) {
     case "SALE":
@@ -293,7 +393,12 @@ function title(rng: Prng, c: TextContext): string {
     return `${name} de ${thousands(f.builtArea ?? f.totalArea ?? 0)} m² ${op} em ${neighborhood}, ${city.name}`;
   }
   const adj = rng.chance(0.5) ? ` ${adjective(rng, c)}` : "";
-  const detail = type.kind === "compact" ? `de ${f.builtArea} m²` : type.kind === "rural" ? `de ${thousands(f.totalArea ?? 0)} m²` : roomsPhrase(f);
+  const detail =
+    type.kind === "compact"
+      ? `de ${f.builtArea} m²`
+      : type.kind === "rural"
+        ? `de ${thousands(f.totalArea ?? 0)} m²`
+        : roomsPhrase(f);
   const view = city.coastal && rng.chance(0.1) ? " com vista para o mar" : "";
   switch (rng.int(0, 2)) {
     case 0:
@@ -307,14 +412,19 @@ function title(rng: Prng, c: TextContext): string {
 
 function openingSentence(rng: Prng, c: TextContext): string {
   const { type, f, city, neighborhood } = c;
-  const area = f.builtArea !== null ? `${thousands(f.builtArea)} m² de área construída` : `${thousands(f.totalArea ?? 0)} m² de área total`;
+  const area =
+    f.builtArea !== null
+      ? `${thousands(f.builtArea)} m² de área construída`
+      : `${thousands(f.totalArea ?? 0)} m² de área total`;
   return `${rng.pick(OPENINGS)} ${type.name.toLowerCase()} ${adjective(rng, c)} ${OPERATION_PHRASES[c.operation]} no bairro ${neighborhood}, em ${city.name}/${city.uf}, com ${area}.`;
 }
 
 function layoutSentence(rng: Prng, c: TextContext): string {
   const { type, f } = c;
   const bathrooms = plural(f.bathrooms ?? 0, "banheiro", "banheiros");
-  const parking = f.parkingSpaces ? plural(f.parkingSpaces, "vaga de garagem", "vagas de garagem") : "sem vaga de garagem";
+  const parking = f.parkingSpaces
+    ? plural(f.parkingSpaces, "vaga de garagem", "vagas de garagem")
+    : "sem vaga de garagem";
   switch (type.kind) {
     case "land":
       return `Terreno ${rng.pick(["plano", "em leve aclive", "em leve declive"])}, com ${rng.int(8, 30)} m de frente, ideal para construção ${rng.pick(["residencial", "comercial"])}.`;
@@ -328,7 +438,8 @@ function layoutSentence(rng: Prng, c: TextContext): string {
   const suites = f.suites ? `, sendo ${plural(f.suites, "suíte", "suítes")}` : "";
   const layout = `Possui ${plural(f.bedrooms ?? 0, "quarto", "quartos")}${suites}, ${bathrooms} e ${parking}.`;
   if (type.kind === "penthouse") return `${layout} No último andar, com terraço e vista privilegiada.`;
-  if (f.floor !== null) return `${layout} ${type.feminine ? "Localizada" : "Localizado"} no ${f.floor}º andar de um edifício de ${f.totalFloors} andares.`;
+  if (f.floor !== null)
+    return `${layout} ${type.feminine ? "Localizada" : "Localizado"} no ${f.floor}º andar de um edifício de ${f.totalFloors} andares.`;
   return layout;
 }
 
@@ -362,7 +473,8 @@ function surroundingsSentence(rng: Prng, c: TextContext): string {
 function description(rng: Prng, c: TextContext): string {
   const sentences = [openingSentence(rng, c), layoutSentence(rng, c), surroundingsSentence(rng, c)];
   if (c.type.kind !== "rural") sentences.push(`Próximo a ${listPt(sample(rng, NEARBY, rng.int(2, 4)))}.`);
-  if (c.city.coastal && RESIDENTIAL_KINDS.has(c.type.kind) && rng.chance(0.3)) sentences.push("A poucos minutos da praia.");
+  if (c.city.coastal && RESIDENTIAL_KINDS.has(c.type.kind) && rng.chance(0.3))
+    sentences.push("A poucos minutos da praia.");
   if (c.furnished) {
     sentences.push(c.type.feminine ? "Entregue mobiliada." : "Entregue mobiliado.");
     c.amenities.push("Mobiliado");
@@ -443,8 +555,19 @@ export function generateProperty(rng: Prng, index: number, count: number, timeli
   const financing = acceptsFinancing(rng, type.kind, operation);
   const createdMs = gridCreatedMs(rng, index, count, timeline);
   // Listings get edited (price, photos, status) within their first year, if ever.
-  const updatedMs = rng.chance(NEVER_UPDATED_SHARE) ? createdMs : rng.instantBetween(createdMs, Math.min(timeline.endMs, createdMs + YEAR_MS));
-  const text: TextContext = { type, f, operation, city, neighborhood: city.neighborhoods[nbIndex]!, furnished, acceptsFinancing: financing, amenities: [] };
+  const updatedMs = rng.chance(NEVER_UPDATED_SHARE)
+    ? createdMs
+    : rng.instantBetween(createdMs, Math.min(timeline.endMs, createdMs + YEAR_MS));
+  const text: TextContext = {
+    type,
+    f,
+    operation,
+    city,
+    neighborhood: city.neighborhoods[nbIndex]!,
+    furnished,
+    acceptsFinancing: financing,
+    amenities: [],
+  };
   const a = address(rng, city, nbIndex, type.kind, f);
   const price = pricing(rng, type, f, operation, city, nbIndex);
   const highlight = pickHighlight(rng);

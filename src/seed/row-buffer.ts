@@ -20,7 +20,12 @@ export class RowBuffer {
   /** Rows inserted so far (buffered ones not counted). */
   written = 0;
 
-  constructor(db: Database, table: string, columns: readonly string[], private readonly chunk: number) {
+  constructor(
+    db: Database,
+    table: string,
+    columns: readonly string[],
+    private readonly chunk: number,
+  ) {
     this.width = columns.length;
     this.many = db.prepare(insertSql(table, columns, chunk));
     this.one = db.prepare(insertSql(table, columns, 1));

@@ -8,7 +8,8 @@ import { publishedProperties, seededCopy, tempDir, withDb } from "./helpers.ts";
 const dir = tempDir();
 afterAll(() => dir.cleanup());
 
-const leadCount = (path: string) => withDb(path, (db) => (db.query("SELECT count(*) AS n FROM leads").get() as { n: number }).n);
+const leadCount = (path: string) =>
+  withDb(path, (db) => (db.query("SELECT count(*) AS n FROM leads").get() as { n: number }).n);
 
 describe("backup", () => {
   test("the copy holds the same data and opens as a partner-api database", () => {

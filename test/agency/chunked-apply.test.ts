@@ -18,7 +18,10 @@ const photos = (code: string) =>
 
 function bigFeed(name: string, count = LISTINGS): string {
   const path = dir.path(name);
-  writeFileSync(path, document(Array.from({ length: count }, (_, i) => listing(`BIG-${i}`, `Imóvel ${i}`, photos(`BIG-${i}`)))));
+  writeFileSync(
+    path,
+    document(Array.from({ length: count }, (_, i) => listing(`BIG-${i}`, `Imóvel ${i}`, photos(`BIG-${i}`)))),
+  );
   return path;
 }
 

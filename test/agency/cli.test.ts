@@ -10,7 +10,11 @@ afterAll(() => dir.cleanup());
 const MAIN = join(import.meta.dir, "../../src/main.ts");
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn(["bun", MAIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const child = Bun.spawn(["bun", MAIN, ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
   return { code: await child.exited, stdout, stderr };
 }
@@ -21,7 +25,14 @@ describe("partner-api import", () => {
     const result = await cli("import", "--db", db, join(FIXTURES, "complete.xml"), "--json");
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
-      created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [],
+      created: 6,
+      updated: 0,
+      unchanged: 0,
+      unpublished: 0,
+      rejected: 0,
+      warnings: {},
+      rejections: [],
+      warningList: [],
     });
   });
 
@@ -34,8 +45,17 @@ describe("partner-api import", () => {
     );
     expect(result.stdout).toContain("rejected TT-1: line ");
     expect(result.stdout).toContain("rejected (no code): line ");
-    expect(result.stdout).toContain('warning OUT_OF_RANGE NEG-1 line 19 Details/ListPrice: a negative amount (got "-100")');
-    expect(publishedProperties(db).map((p) => p.code)).toEqual(["GOOD-1", "GOOD-2", "NEG-1", "SEP-1", "TYPE-1", "USD-1"]);
+    expect(result.stdout).toContain(
+      'warning OUT_OF_RANGE NEG-1 line 19 Details/ListPrice: a negative amount (got "-100")',
+    );
+    expect(publishedProperties(db).map((p) => p.code)).toEqual([
+      "GOOD-1",
+      "GOOD-2",
+      "NEG-1",
+      "SEP-1",
+      "TYPE-1",
+      "USD-1",
+    ]);
   });
 
   test("warnings alone exit 0; --json lists each as { code, line, element, value, message } with its kind", async () => {
@@ -43,15 +63,22 @@ describe("partner-api import", () => {
     const feed = dir.path("warnings.xml");
     writeFileSync(
       feed,
-      '<ListingDataFeed><Listings><Listing><ListingID>W-1</ListingID><Title>t</Title><TransactionType>Venda</TransactionType>' +
-        "<Details><ListPrice>R$ 1.234,56</ListPrice><LivingArea unit=\"acres\">3</LivingArea></Details></Listing></Listings></ListingDataFeed>",
+      "<ListingDataFeed><Listings><Listing><ListingID>W-1</ListingID><Title>t</Title><TransactionType>Venda</TransactionType>" +
+        '<Details><ListPrice>R$ 1.234,56</ListPrice><LivingArea unit="acres">3</LivingArea></Details></Listing></Listings></ListingDataFeed>',
     );
     const result = await cli("import", "--db", db, feed, "--json");
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout);
     expect(summary).toMatchObject({ created: 1, rejected: 0, warnings: { UNKNOWN_UNIT: 1 } });
     expect(summary.warningList).toEqual([
-      { kind: "UNKNOWN_UNIT", code: "W-1", line: 1, element: "Details/LivingArea@unit", value: "acres", message: "an area unit that cannot be converted to square metres" },
+      {
+        kind: "UNKNOWN_UNIT",
+        code: "W-1",
+        line: 1,
+        element: "Details/LivingArea@unit",
+        value: "acres",
+        message: "an area unit that cannot be converted to square metres",
+      },
     ]);
     const strict = await cli("import", "--db", dir.path("strict.sqlite"), feed, "--strict", "--json");
     expect(strict.code).toBe(1);
@@ -85,7 +112,18 @@ describe("partner-api export and backup", () => {
     expect(stdout.code).toBe(0);
     expect(stdout.stdout).toStartWith('<?xml version="1.0" encoding="UTF-8"?>\n<ListingDataFeed');
     const out = dir.path("leads.ndjson");
-    const toFile = await cli("export", "--db", db, "--entity", "leads", "--since", "2025-06-01T00:00:00Z", "--out", out, "--json");
+    const toFile = await cli(
+      "export",
+      "--db",
+      db,
+      "--entity",
+      "leads",
+      "--since",
+      "2025-06-01T00:00:00Z",
+      "--out",
+      out,
+      "--json",
+    );
     expect(toFile.code).toBe(0);
     const summary = JSON.parse(toFile.stdout);
     expect(summary).toMatchObject({ entity: "leads", format: "ndjson", skipped: 0 });

@@ -1,7 +1,7 @@
 // Shared by the CRM feed tests: import a fixture into a new database and read every listing back
 // through the API, as the agency's own client (fullAddress) or as a partner sees it.
 import { join } from "node:path";
-import { importFeed, type ImportSummary } from "../../src/agency/import.ts";
+import { type ImportSummary, importFeed } from "../../src/agency/import.ts";
 import { PROPERTY_FIELDS } from "../../src/catalog/properties.ts";
 import { apiOver } from "./helpers.ts";
 

@@ -35,9 +35,17 @@ describe("byte order marks and declared encodings", () => {
 
   test("bytes that are not UTF-8 in an undeclared feed are read as windows-1252, with one warning", async () => {
     const { summary, records } = await importAndRead(dir, structure("invalid-utf8.xml"));
-    expect(records.get("S-MIXED")).toMatchObject({ title: "Casa em São José", description: "Três quartos, cozinha americana e área de serviço" });
+    expect(records.get("S-MIXED")).toMatchObject({
+      title: "Casa em São José",
+      description: "Três quartos, cozinha americana e área de serviço",
+    });
     expect(summary.warningList).toEqual([
-      expect.objectContaining({ kind: "ENCODING", code: null, line: 4, message: expect.stringContaining("windows-1252") }),
+      expect.objectContaining({
+        kind: "ENCODING",
+        code: null,
+        line: 4,
+        message: expect.stringContaining("windows-1252"),
+      }),
     ]);
   });
 
@@ -49,7 +57,12 @@ describe("byte order marks and declared encodings", () => {
       photos: [{ alt: "Sala de estar e área" }],
     });
     expect(summary.warningList).toEqual([
-      expect.objectContaining({ kind: "ENCODING", code: null, line: 6, message: expect.stringContaining("windows-1252") }),
+      expect.objectContaining({
+        kind: "ENCODING",
+        code: null,
+        line: 6,
+        message: expect.stringContaining("windows-1252"),
+      }),
     ]);
   });
 });
@@ -58,7 +71,10 @@ describe("what generators leave behind is read with a warning", () => {
   test("element and attribute names in any case", async () => {
     const { summary, records } = await importAndRead(dir, structure("lowercase-names.xml"));
     expect(records.get("S-CASE")).toMatchObject({
-      title: "Nomes em minúsculas", operationType: "RENT", pricing: { rentalPrice: 2500 }, features: { bedrooms: 2 },
+      title: "Nomes em minúsculas",
+      operationType: "RENT",
+      pricing: { rentalPrice: 2500 },
+      features: { bedrooms: 2 },
       address: { visibility: "STREET", state: "Santa Catarina", uf: "SC", city: "Florianópolis" },
     });
     expect(summary.warningList).toEqual([]);
@@ -67,7 +83,10 @@ describe("what generators leave behind is read with a warning", () => {
   test("blank space before the XML declaration and a PHP warning after the root element", async () => {
     const { summary, records } = await importAndRead(dir, structure("junk-around.xml"));
     expect(records.get("S-JUNK")!.title).toBe("Lixo em volta do documento");
-    expect(noticesOf(summary)).toEqual([["XML_REPAIRED", 1], ["XML_REPAIRED", 7]]);
+    expect(noticesOf(summary)).toEqual([
+      ["XML_REPAIRED", 1],
+      ["XML_REPAIRED", 7],
+    ]);
   });
 
   test("control characters XML forbids are dropped", async () => {
@@ -78,14 +97,20 @@ describe("what generators leave behind is read with a warning", () => {
 
   test("HTML named entities the document never declares are read as their characters", async () => {
     const { summary, records } = await importAndRead(dir, structure("html-entities.xml"));
-    expect(records.get("S-HTML")).toMatchObject({ title: "Apartamento\u00a0no Jardim Botânico", description: "Três quartos, çozinha… & vista" });
+    expect(records.get("S-HTML")).toMatchObject({
+      title: "Apartamento\u00a0no Jardim Botânico",
+      description: "Três quartos, çozinha… & vista",
+    });
     expect(summary.warnings).toEqual({ HTML_ENTITY: 5 });
     expect(summary.warningList[0]).toMatchObject({ kind: "HTML_ENTITY", value: "&nbsp;", line: 4 });
   });
 
   test("entities declared in the internal DTD subset are expanded (nested, with character references)", async () => {
     const { summary, records } = await importAndRead(dir, structure("dtd-entities.xml"));
-    expect(records.get("S-DTD")).toMatchObject({ title: "Imobiliária Exemplo – desde 1990", description: "Anunciado por Imobiliária Exemplo." });
+    expect(records.get("S-DTD")).toMatchObject({
+      title: "Imobiliária Exemplo – desde 1990",
+      description: "Anunciado por Imobiliária Exemplo.",
+    });
     expect(summary.warningList).toEqual([]);
   });
 
@@ -129,13 +154,17 @@ describe("a document in which no listing is found is an error naming what was fo
   test("another document altogether", async () => {
     const path = dir.path("rss.xml");
     writeFileSync(path, "<rss><channel><item/><item/></channel></rss>");
-    expect(await refusedWhole(path)).toBe("not a VRSync feed: the root element is <rss>, not <ListingDataFeed>, and no <Listing> was found (it holds <channel>, <channel/item> ×2)");
+    expect(await refusedWhole(path)).toBe(
+      "not a VRSync feed: the root element is <rss>, not <ListingDataFeed>, and no <Listing> was found (it holds <channel>, <channel/item> ×2)",
+    );
   });
 });
 
 describe("hostile documents are refused cleanly: nothing changes and the message says why", () => {
   test("an entity expansion bomb (billion laughs)", async () => {
-    expect(await refusedWhole(join(CRM_FIXTURES, "structure/entity-bomb.xml"))).toContain("expand to more than 10,000 references or 1 MiB of text");
+    expect(await refusedWhole(join(CRM_FIXTURES, "structure/entity-bomb.xml"))).toContain(
+      "expand to more than 10,000 references or 1 MiB of text",
+    );
   });
 
   test("a quadratic blow-up: few expansions of one large entity", async () => {
@@ -147,11 +176,17 @@ describe("hostile documents are refused cleanly: nothing changes and the message
     /** A feed whose internal DTD subset declares `entities`, with one listing per description. */
     function withEntities(entities: Record<string, string>, descriptions: string[]): string {
       const path = dir.path(`entities-${++feeds}.xml`);
-      const dtd = Object.entries(entities).map(([name, value]) => ` <!ENTITY ${name} "${value}">`).join("\n");
+      const dtd = Object.entries(entities)
+        .map(([name, value]) => ` <!ENTITY ${name} "${value}">`)
+        .join("\n");
       const listings = descriptions.map(
-        (description, i) => `<Listing><ListingID>E-${i + 1}</ListingID><Title>t</Title><TransactionType>For Sale</TransactionType><Details><Description>${description}</Description></Details></Listing>`,
+        (description, i) =>
+          `<Listing><ListingID>E-${i + 1}</ListingID><Title>t</Title><TransactionType>For Sale</TransactionType><Details><Description>${description}</Description></Details></Listing>`,
       );
-      writeFileSync(path, `<?xml version="1.0"?>\n<!DOCTYPE ListingDataFeed [\n${dtd}\n]>\n<ListingDataFeed><Listings>\n${listings.join("\n")}\n</Listings></ListingDataFeed>\n`);
+      writeFileSync(
+        path,
+        `<?xml version="1.0"?>\n<!DOCTYPE ListingDataFeed [\n${dtd}\n]>\n<ListingDataFeed><Listings>\n${listings.join("\n")}\n</Listings></ListingDataFeed>\n`,
+      );
       return path;
     }
 
@@ -166,15 +201,21 @@ describe("hostile documents are refused cleanly: nothing changes and the message
       expect(await descriptionsOf(withEntities(entities, ["&x;".repeat(10_000)]))).toEqual(["x".repeat(10_000)]);
       expect(await descriptionsOf(withEntities(entities, ["&four;".repeat(2_000)]))).toEqual(["x".repeat(8_000)]);
       for (const description of ["&x;".repeat(10_001), `${"&four;".repeat(2_000)}&x;`]) {
-        expect(await refusedWhole(withEntities(entities, [description]))).toContain("more than 10,000 references or 1 MiB of text");
+        expect(await refusedWhole(withEntities(entities, [description]))).toContain(
+          "more than 10,000 references or 1 MiB of text",
+        );
       }
     });
 
     test("1 MiB (1,048,576 characters) of expanded text over the document's listings", async () => {
       const entities = { kib: "y".repeat(1024), x: "x" };
       const sixteenListings = Array.from({ length: 16 }, () => "&kib;".repeat(64)); // 16 × 64 KiB
-      expect(await descriptionsOf(withEntities(entities, sixteenListings))).toEqual(Array.from({ length: 16 }, () => "y".repeat(64 * 1024)));
-      expect(await refusedWhole(withEntities(entities, [...sixteenListings.slice(1), `${sixteenListings[0]}&x;`]))).toContain("1 MiB of text");
+      expect(await descriptionsOf(withEntities(entities, sixteenListings))).toEqual(
+        Array.from({ length: 16 }, () => "y".repeat(64 * 1024)),
+      );
+      expect(
+        await refusedWhole(withEntities(entities, [...sixteenListings.slice(1), `${sixteenListings[0]}&x;`])),
+      ).toContain("1 MiB of text");
     });
   });
 
@@ -185,7 +226,9 @@ describe("hostile documents are refused cleanly: nothing changes and the message
       const path = dir.path("xxe-http.xml");
       const xml = await Bun.file(join(CRM_FIXTURES, "structure/external-entity.xml")).text();
       writeFileSync(path, xml.replace("file:///etc/passwd", `http://127.0.0.1:${server.port}/secret`));
-      expect(await refusedWhole(path)).toContain(`the feed refers to the external entity &secret; (SYSTEM "http://127.0.0.1:${server.port}/secret"): external entities are never fetched`);
+      expect(await refusedWhole(path)).toContain(
+        `the feed refers to the external entity &secret; (SYSTEM "http://127.0.0.1:${server.port}/secret"): external entities are never fetched`,
+      );
       expect(await refusedWhole(join(CRM_FIXTURES, "structure/external-entity.xml"))).toContain("file:///etc/passwd");
       expect(fetched).toBe(0);
     } finally {
@@ -196,7 +239,9 @@ describe("hostile documents are refused cleanly: nothing changes and the message
   test("a 100 MB single text node is refused without being held whole", async () => {
     const path = dir.path("huge-node.xml");
     const writer = Bun.file(path).writer();
-    writer.write('<ListingDataFeed><Listings><Listing><ListingID>HUGE</ListingID><Title>t</Title><TransactionType>For Sale</TransactionType><Details><Description>');
+    writer.write(
+      "<ListingDataFeed><Listings><Listing><ListingID>HUGE</ListingID><Title>t</Title><TransactionType>For Sale</TransactionType><Details><Description>",
+    );
     const block = "x".repeat(1 << 20);
     for (let i = 0; i < 100; i++) writer.write(block);
     writer.write("</Description></Details></Listing></Listings></ListingDataFeed>");
@@ -209,14 +254,24 @@ describe("hostile documents are refused cleanly: nothing changes and the message
   test("deeply nested elements", async () => {
     const path = dir.path("deep.xml");
     const depth = 100_000;
-    writeFileSync(path, `<ListingDataFeed><Listings>${"<a>".repeat(depth)}${"</a>".repeat(depth)}</Listings></ListingDataFeed>`);
-    expect(await refusedWhole(path)).toBe(`elements nested deeper than ${MAX_DEPTH} levels at line 1: refused, nothing was imported`);
+    writeFileSync(
+      path,
+      `<ListingDataFeed><Listings>${"<a>".repeat(depth)}${"</a>".repeat(depth)}</Listings></ListingDataFeed>`,
+    );
+    expect(await refusedWhole(path)).toBe(
+      `elements nested deeper than ${MAX_DEPTH} levels at line 1: refused, nothing was imported`,
+    );
   });
 
   test("other malformed XML names the line, the column and the text around it", async () => {
     const path = dir.path("malformed.xml");
-    writeFileSync(path, '<ListingDataFeed>\n<Listings>\n<Listing><ListingID>M</ListingID><Title>Casa</Titel></Listing>\n</Listings></ListingDataFeed>');
-    expect(await refusedWhole(path)).toMatch(/^malformed XML at line 3, column \d+: unexpected close tag\. Near ".*<Title>Casa<\/Titel>.*"$/);
+    writeFileSync(
+      path,
+      "<ListingDataFeed>\n<Listings>\n<Listing><ListingID>M</ListingID><Title>Casa</Titel></Listing>\n</Listings></ListingDataFeed>",
+    );
+    expect(await refusedWhole(path)).toMatch(
+      /^malformed XML at line 3, column \d+: unexpected close tag\. Near ".*<Title>Casa<\/Titel>.*"$/,
+    );
   });
 
   test("a database that did not exist is not created", async () => {
@@ -228,7 +283,9 @@ describe("hostile documents are refused cleanly: nothing changes and the message
 
 describe("--strict refuses what the document needed repaired", () => {
   test("a warning about the feed as a whole refuses the feed", async () => {
-    const error = await importFeed(dir.path("strict.sqlite"), join(CRM_FIXTURES, "structure/junk-around.xml"), { strict: true }).catch((e: unknown) => e);
+    const error = await importFeed(dir.path("strict.sqlite"), join(CRM_FIXTURES, "structure/junk-around.xml"), {
+      strict: true,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FeedError);
     expect((error as Error).message).toBe("--strict: blank space before the XML declaration: skipped (line 1)");
   });

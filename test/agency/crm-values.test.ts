@@ -50,7 +50,15 @@ describe("§16 Numbers: every style of number reads the same", () => {
     const r = await record(numbers, "N-BR");
     expect(r.pricing).toEqual({ salePrice: 1234567.89, rentalPrice: null, condominiumFee: 1200.5, iptu: 3600 });
     expect(r.features).toEqual({
-      totalArea: 1200, builtArea: 92.5, bedrooms: 3, bathrooms: 2, suites: 1, parkingSpaces: 2, floor: 0, totalFloors: 12, isFurnished: false,
+      totalArea: 1200,
+      builtArea: 92.5,
+      bedrooms: 3,
+      bathrooms: 2,
+      suites: 1,
+      parkingSpaces: 2,
+      floor: 0,
+      totalFloors: 12,
+      isFurnished: false,
     });
     expect(r.address.cep).toBe("01310-100");
     expect(r.coordinates).toEqual({ latitude: -23.5989, longitude: -46.6342 });
@@ -103,7 +111,14 @@ describe("§16 Numbers: every style of number reads the same", () => {
       "UNREADABLE_NUMBER Details/UnitFloor",
     ]);
     const bedrooms = summary.warningList.find((w) => w.code === "N-BAD" && w.element === "Details/Bedrooms")!;
-    expect(bedrooms).toEqual({ kind: "UNREADABLE_NUMBER", code: "N-BAD", line: expect.any(Number), element: "Details/Bedrooms", value: "dois", message: "not a count" });
+    expect(bedrooms).toEqual({
+      kind: "UNREADABLE_NUMBER",
+      code: "N-BAD",
+      line: expect.any(Number),
+      element: "Details/Bedrooms",
+      value: "dois",
+      message: "not a count",
+    });
   });
 });
 
@@ -165,7 +180,12 @@ describe("§16 TransactionType and prices", () => {
   test("only a listing with no deal and no price to tell one is refused; an unknown deal told from its price is a warning", async () => {
     const { summary } = await transactions;
     expect(summary.rejections).toEqual([
-      { code: "T-REFUSED", reason: expect.stringMatching(/^line \d+: TransactionType: is required when neither ListPrice nor RentalPrice tells sale from rent$/) },
+      {
+        code: "T-REFUSED",
+        reason: expect.stringMatching(
+          /^line \d+: TransactionType: is required when neither ListPrice nor RentalPrice tells sale from rent$/,
+        ),
+      },
     ]);
     expect(warningsOf(summary, "T-UNKNOWN-TYPE")).toEqual(["UNKNOWN_TRANSACTION_TYPE TransactionType"]);
     expect(warningsOf(summary, "T-BAD-PERIOD")).toEqual(["UNKNOWN_PERIOD Details/RentalPrice@period"]);
@@ -173,7 +193,12 @@ describe("§16 TransactionType and prices", () => {
   });
 
   test("periods: Mensal is monthly, a yearly fee is divided by 12, a monthly IPTU multiplied by 12", async () => {
-    expect((await record(transactions, "T-PERIODS")).pricing).toEqual({ salePrice: null, rentalPrice: 2000, condominiumFee: 500, iptu: 1800 });
+    expect((await record(transactions, "T-PERIODS")).pricing).toEqual({
+      salePrice: null,
+      rentalPrice: 2000,
+      condominiumFee: 500,
+      iptu: 1800,
+    });
   });
 
   test("CondominiumFee, PropertyTax and Location/GeoLocation are read like their VRSync names; Iptu wins, then PropertyTax", async () => {
@@ -229,16 +254,28 @@ describe("§16 State, Country and displayAddress (stored values, as the agency's
     expect(await visibility("A-ABSENT")).toBe("ALL");
     expect(await visibility("A-UNKNOWN-DISPLAY")).toBe("NEIGHBORHOOD");
     expect((await addresses).summary.warningList.find((w) => w.code === "A-UNKNOWN-DISPLAY")).toMatchObject({
-      kind: "UNKNOWN_VALUE", element: "Location@displayAddress", value: "Partial",
+      kind: "UNKNOWN_VALUE",
+      element: "Location@displayAddress",
+      value: "Partial",
     });
   });
 
   test("the stored address is whole whatever it hides", async () => {
     expect((await record(addresses, "A-NEIGHBORHOOD")).address).toEqual({
-      street: "Rua Coronel Quirino", number: "1000", complement: null, neighborhood: "Cambuí", city: "Campinas",
-      state: "São Paulo", uf: "SP", cep: "13025-001", visibility: "NEIGHBORHOOD",
+      street: "Rua Coronel Quirino",
+      number: "1000",
+      complement: null,
+      neighborhood: "Cambuí",
+      city: "Campinas",
+      state: "São Paulo",
+      uf: "SP",
+      cep: "13025-001",
+      visibility: "NEIGHBORHOOD",
     });
-    expect((await record(addresses, "A-NEIGHBORHOOD")).coordinates).toEqual({ latitude: -22.8935, longitude: -47.0515 });
+    expect((await record(addresses, "A-NEIGHBORHOOD")).coordinates).toEqual({
+      latitude: -22.8935,
+      longitude: -47.0515,
+    });
   });
 
   test("the abbreviation attribute in any case, a bare UF, `Name - UF`, a name alone", async () => {
@@ -256,11 +293,22 @@ describe("§16 State, Country and displayAddress (stored values, as the agency's
     const { db, summary } = await addresses;
     const partner = (await readBack(db, false)).get("A-NAME-UF")!;
     expect(partner.address).toEqual({
-      street: "Avenida Ana Costa", number: null, complement: null, neighborhood: "Gonzaga", city: "Santos",
-      state: "São Paulo", uf: "SP", cep: "11060-002", visibility: "STREET",
+      street: "Avenida Ana Costa",
+      number: null,
+      complement: null,
+      neighborhood: "Gonzaga",
+      city: "Santos",
+      state: "São Paulo",
+      uf: "SP",
+      cep: "11060-002",
+      visibility: "STREET",
     });
     expect(partner.pricing.rentalPrice).toBe(3200);
-    expect((await record(addresses, "A-NAME-UF")).address).toMatchObject({ state: "São Paulo", uf: "SP", number: "400" });
+    expect((await record(addresses, "A-NAME-UF")).address).toMatchObject({
+      state: "São Paulo",
+      uf: "SP",
+      number: "400",
+    });
     expect(warningsOf(summary, "A-NAME-UF")).toEqual([]);
     // The name says RJ, the abbreviation SP: the abbreviation wins.
     expect((await record(addresses, "A-NAME-UF-MISMATCH")).address).toMatchObject({ state: "São Paulo", uf: "SP" });
@@ -275,8 +323,12 @@ describe("§16 State, Country and displayAddress (stored values, as the agency's
     expect((await record(addresses, "A-MISMATCH")).address).toMatchObject({ state: "Rio de Janeiro", uf: "RJ" });
     expect(warningsOf(summary, "A-MISMATCH")).toEqual(["STATE_MISMATCH Location/State"]);
     expect((await record(addresses, "A-FOREIGN")).address).toMatchObject({ state: "Lisboa", uf: null, city: "Lisboa" });
-    expect(warningsOf(summary, "A-FOREIGN")).toEqual(["FOREIGN_COUNTRY Location/Country", "UNKNOWN_STATE Location/State"]);
-    for (const code of ["A-ALL", "A-STREET", "A-NEIGHBORHOOD", "A-ABSENT"]) expect(warningsOf(summary, code)).toEqual([]);
+    expect(warningsOf(summary, "A-FOREIGN")).toEqual([
+      "FOREIGN_COUNTRY Location/Country",
+      "UNKNOWN_STATE Location/State",
+    ]);
+    for (const code of ["A-ALL", "A-STREET", "A-NEIGHBORHOOD", "A-ABSENT"])
+      expect(warningsOf(summary, code)).toEqual([]);
   });
 });
 
@@ -285,7 +337,10 @@ describe("§16 Amenities", () => {
     const r = await record(texts, "F-AMENITIES");
     expect(r.amenities).toEqual(["Pool", "Gym", "Furnished", "Churrasqueira"]);
     expect(r.features.isFurnished).toBe(true);
-    expect(await record(texts, "F-MOBILIADO")).toMatchObject({ amenities: ["Mobiliado"], features: { isFurnished: true } });
+    expect(await record(texts, "F-MOBILIADO")).toMatchObject({
+      amenities: ["Mobiliado"],
+      features: { isFurnished: true },
+    });
     expect(await record(texts, "F-NONE")).toMatchObject({ amenities: [], features: { isFurnished: false } });
   });
 });
@@ -317,8 +372,14 @@ describe("§16 Photos", () => {
 
 describe("§16 Text", () => {
   test("an escaped CDATA wrapper is unwrapped; control characters are removed; each with a warning", async () => {
-    expect(await record(texts, "X-CDATA")).toMatchObject({ title: "Apartamento & vista para o mar", description: "Linha 1<br>Linha 2" });
-    expect(await record(texts, "X-CONTROL")).toMatchObject({ title: "Título com controle", description: "Texto com caractere de controle no meio." });
+    expect(await record(texts, "X-CDATA")).toMatchObject({
+      title: "Apartamento & vista para o mar",
+      description: "Linha 1<br>Linha 2",
+    });
+    expect(await record(texts, "X-CONTROL")).toMatchObject({
+      title: "Título com controle",
+      description: "Texto com caractere de controle no meio.",
+    });
     const { summary } = await texts;
     expect(warningsOf(summary, "X-CDATA")).toEqual(["TEXT_CLEANED Details/Description", "TEXT_CLEANED Title"]);
     expect(warningsOf(summary, "X-CONTROL")).toEqual(["TEXT_CLEANED Details/Description", "TEXT_CLEANED Title"]);
@@ -334,13 +395,29 @@ describe("§16 Duplicates: the last copy of a code that can be imported wins", (
     expect(records.get("D-REPLACE-REFUSED")!.title).toBe("Cópia válida depois da recusada");
     expect(records.get("d-last-wins")!.title).toBe("Outro código: códigos comparam exatamente");
     expect(records.has("D-ALL-REFUSED")).toBe(false);
-    expect(summary.rejections).toEqual([{ code: "D-ALL-REFUSED", reason: expect.stringMatching(/^line 12: TransactionType: is required/) }]);
-    const duplicates = summary.warningList.filter((w) => w.kind === "DUPLICATE_LISTING").map((w) => [w.code, w.line, w.message]);
+    expect(summary.rejections).toEqual([
+      { code: "D-ALL-REFUSED", reason: expect.stringMatching(/^line 12: TransactionType: is required/) },
+    ]);
+    const duplicates = summary.warningList
+      .filter((w) => w.kind === "DUPLICATE_LISTING")
+      .map((w) => [w.code, w.line, w.message]);
     expect(duplicates).toEqual([
       ["D-LAST-WINS", 5, "ListingID D-LAST-WINS appears again at line 9: the copy at line 9 is imported"],
-      ["D-REPLACE-REFUSED", 7, "ListingID D-REPLACE-REFUSED appears again at line 11: this copy was refused (Title: is required); the copy at line 11 is imported"],
-      ["D-ALL-REFUSED", 8, "ListingID D-ALL-REFUSED appears again at line 12: this copy was refused (Title: is required); the copy at line 12 is refused too and reported"],
-      ["D-KEEP-VALID", 10, "ListingID D-KEEP-VALID appears again: this copy was refused (Title: is required); the copy at line 6 is imported"],
+      [
+        "D-REPLACE-REFUSED",
+        7,
+        "ListingID D-REPLACE-REFUSED appears again at line 11: this copy was refused (Title: is required); the copy at line 11 is imported",
+      ],
+      [
+        "D-ALL-REFUSED",
+        8,
+        "ListingID D-ALL-REFUSED appears again at line 12: this copy was refused (Title: is required); the copy at line 12 is refused too and reported",
+      ],
+      [
+        "D-KEEP-VALID",
+        10,
+        "ListingID D-KEEP-VALID appears again: this copy was refused (Title: is required); the copy at line 6 is imported",
+      ],
     ]);
   });
 });

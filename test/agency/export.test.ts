@@ -4,11 +4,20 @@ import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { exportLeads, exportProperties, type ExportFormat, type ExportSummary } from "../../src/agency/export.ts";
+import { type ExportFormat, type ExportSummary, exportLeads, exportProperties } from "../../src/agency/export.ts";
 import { importFeed } from "../../src/agency/import.ts";
 import { PROPERTY_FIELDS } from "../../src/catalog/properties.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
-import { apiOver, type ApiProperty, FIXTURES, lastSequence, propertyByCode, publishedProperties, seededCopy, tempDir } from "./helpers.ts";
+import {
+  type ApiProperty,
+  apiOver,
+  FIXTURES,
+  lastSequence,
+  propertyByCode,
+  publishedProperties,
+  seededCopy,
+  tempDir,
+} from "./helpers.ts";
 
 const dir = tempDir();
 let seeded: string;
@@ -18,9 +27,15 @@ beforeAll(() => {
 });
 
 let counter = 0;
-async function exportTo(db: string, format: ExportFormat, since: string | null = null): Promise<{ path: string; text: string; summary: ExportSummary }> {
+async function exportTo(
+  db: string,
+  format: ExportFormat,
+  since: string | null = null,
+): Promise<{ path: string; text: string; summary: ExportSummary }> {
   const parts: string[] = [];
-  const summary = await withDbAsync(db, (conn) => exportProperties(conn, format, { write: (t) => void parts.push(t) }, { since }));
+  const summary = await withDbAsync(db, (conn) =>
+    exportProperties(conn, format, { write: (t) => void parts.push(t) }, { since }),
+  );
   const path = dir.path(`export-${++counter}.${format === "vrsync" ? "xml" : "ndjson"}`);
   writeFileSync(path, parts.join(""));
   return { path, text: parts.join(""), summary };
@@ -45,8 +60,23 @@ describe("VRSync round trip: export → import gives identical API output", () =
     const sequence = lastSequence(db);
     const { path, summary } = await exportTo(db, "vrsync");
     const withoutCode = before.filter((p) => p.code === null).length;
-    expect(summary).toEqual({ entity: "properties", format: "vrsync", exported: before.length, skipped: 0, idAsListingId: withoutCode });
-    expect(await importFeed(db, path)).toEqual({ created: 0, updated: 0, unchanged: before.length, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [] });
+    expect(summary).toEqual({
+      entity: "properties",
+      format: "vrsync",
+      exported: before.length,
+      skipped: 0,
+      idAsListingId: withoutCode,
+    });
+    expect(await importFeed(db, path)).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: before.length,
+      unpublished: 0,
+      rejected: 0,
+      warnings: {},
+      rejections: [],
+      warningList: [],
+    });
     expect(publishedProperties(db)).toEqual(before);
     expect(lastSequence(db)).toBe(sequence);
   });
@@ -58,7 +88,8 @@ describe("VRSync round trip: export → import gives identical API output", () =
     expect(summary.rejected).toBe(0);
     // A property without a code arrives with its id as its code.
     const original = publishedProperties(seeded).map((p) => ({ ...content(p), code: p.code ?? p.id }));
-    const sorted = (list: Record<string, unknown>[]) => list.sort((a, b) => String(a.code).localeCompare(String(b.code)));
+    const sorted = (list: Record<string, unknown>[]) =>
+      list.sort((a, b) => String(a.code).localeCompare(String(b.code)));
     expect(sorted(publishedProperties(copy).map(content))).toEqual(sorted(original));
   });
 
@@ -78,11 +109,18 @@ describe("VRSync round trip: export → import gives identical API output", () =
     // For Rent, an unreadable RentalPrice and a ListPrice: the ListPrice is a sale price (the rent
     // has an element of its own), the rent is unknown. Read back as its rent, it would be R$200,000 a month.
     const shape = (p: ApiProperty | undefined) => p && { operationType: p.operationType, pricing: p.pricing };
-    const badPeriod = { operationType: "RENT", pricing: { salePrice: 200000, rentalPrice: null, condominiumFee: null, iptu: null } };
+    const badPeriod = {
+      operationType: "RENT",
+      pricing: { salePrice: 200000, rentalPrice: null, condominiumFee: null, iptu: null },
+    };
     expect(shape(propertyByCode(db, "T-BAD-PERIOD"))).toEqual(badPeriod);
     const { path } = await exportTo(db, "vrsync");
     const copy = dir.path("transactions-copy.sqlite");
-    expect(await importFeed(copy, path)).toMatchObject({ created: publishedProperties(db).length, rejected: 0, warnings: {} });
+    expect(await importFeed(copy, path)).toMatchObject({
+      created: publishedProperties(db).length,
+      rejected: 0,
+      warnings: {},
+    });
     expect(shape(propertyByCode(copy, "T-BAD-PERIOD"))).toEqual(badPeriod);
     expect(publishedProperties(copy).map(content)).toEqual(publishedProperties(db).map(content));
     expect(await importFeed(db, path)).toMatchObject({ unchanged: publishedProperties(db).length, updated: 0 });
@@ -134,21 +172,35 @@ describe("NDJSON export is exactly the API's shape", () => {
 
   test("each line equals the record GET /v1/properties returns with every field, in createdAt order (the agency's view: stored values)", async () => {
     const { text, summary } = await exportTo(seeded, "ndjson");
-    const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line));
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(summary.exported).toBe(lines.length);
     expect(lines).toEqual(await everyRecord(seeded, true));
   });
 
   test("an export meant for partners holds what the API shows a partner: the parts displayAddress hides are null", async () => {
     const parts: string[] = [];
-    await withDbAsync(seeded, (conn) => exportProperties(conn, "ndjson", { write: (t) => void parts.push(t) }, { view: "partner" }));
-    const lines = parts.join("").trimEnd().split("\n").map((line) => JSON.parse(line) as ApiProperty);
+    await withDbAsync(seeded, (conn) =>
+      exportProperties(conn, "ndjson", { write: (t) => void parts.push(t) }, { view: "partner" }),
+    );
+    const lines = parts
+      .join("")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as ApiProperty);
     expect(lines).toEqual((await everyRecord(seeded, false)) as ApiProperty[]);
     const hidden = lines.filter((p) => (p.address as { visibility: string }).visibility === "NEIGHBORHOOD");
     expect(hidden.length).toBeGreaterThan(0);
-    expect(hidden.every((p) => (p.address as { street: unknown }).street === null && (p.coordinates as { latitude: unknown }).latitude === null)).toBe(true);
+    expect(
+      hidden.every(
+        (p) =>
+          (p.address as { street: unknown }).street === null &&
+          (p.coordinates as { latitude: unknown }).latitude === null,
+      ),
+    ).toBe(true);
   });
-
 
   test("re-imported, it gives the same data (listings with a code)", async () => {
     const db = dir.path("ndjson-source.sqlite");
@@ -164,7 +216,10 @@ describe("NDJSON export is exactly the API's shape", () => {
     const all = publishedProperties(seeded);
     const since = all.map((p) => p.updatedAt).sort()[Math.floor(all.length / 2)]!;
     const { text } = await exportTo(seeded, "ndjson", since);
-    const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line) as ApiProperty);
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as ApiProperty);
     expect(lines.length).toBe(all.filter((p) => p.updatedAt > since).length);
     expect(lines.every((p) => p.updatedAt > since)).toBe(true);
   });
@@ -174,12 +229,36 @@ describe("leads as NDJSON", () => {
   test("every lead in the API's shape, or those updated after --since, oldest change first", async () => {
     const read = async (since: string | null) => {
       const parts: string[] = [];
-      const summary = await withDbAsync(seeded, (conn) => exportLeads(conn, { write: (t) => void parts.push(t) }, { since }));
-      return { summary, leads: parts.join("").trimEnd().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, string>) };
+      const summary = await withDbAsync(seeded, (conn) =>
+        exportLeads(conn, { write: (t) => void parts.push(t) }, { since }),
+      );
+      return {
+        summary,
+        leads: parts
+          .join("")
+          .trimEnd()
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => JSON.parse(l) as Record<string, string>),
+      };
     };
     const all = await read(null);
     expect(all.summary).toEqual({ entity: "leads", format: "ndjson", exported: 200, skipped: 0, idAsListingId: 0 });
-    expect(Object.keys(all.leads[0]!)).toEqual(["id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId", "interestedPropertyTitle", "createdBy", "createdAt", "updatedAt"]);
+    expect(Object.keys(all.leads[0]!)).toEqual([
+      "id",
+      "name",
+      "email",
+      "phone",
+      "message",
+      "source",
+      "status",
+      "priority",
+      "propertyId",
+      "interestedPropertyTitle",
+      "createdBy",
+      "createdAt",
+      "updatedAt",
+    ]);
     const since = all.leads.map((l) => l.updatedAt!).sort()[150]!;
     const recent = await read(since);
     expect(recent.leads.length).toBe(all.leads.filter((l) => l.updatedAt! > since).length);

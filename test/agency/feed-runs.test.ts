@@ -2,7 +2,7 @@
 // own result, conditional requests, every guard and failure changing nothing, the outcome
 // recorded in the database, and the lease that gives each run to one process.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { leaseOwner, runClaimedFeed, runHere, type Busy, type RunReport } from "../../src/agency/feed-runs/run.ts";
+import { type Busy, leaseOwner, type RunReport, runClaimedFeed, runHere } from "../../src/agency/feed-runs/run.ts";
 import { claimRun, readRun, renewLease, requestRun, runSummary } from "../../src/agency/feed-runs/store.ts";
 import { importFeed } from "../../src/agency/import.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
@@ -24,7 +24,10 @@ beforeEach(() => {
   crm.set(["A", "B", "C", "D"].map((code) => listing(code)));
 });
 
-const codes = (path: string) => publishedProperties(path).map((p) => p.code).sort();
+const codes = (path: string) =>
+  publishedProperties(path)
+    .map((p) => p.code)
+    .sort();
 
 async function run(spec = feedSpec(db, crm.url())): Promise<RunReport> {
   const result = await runHere(spec, { owner: leaseOwner("test"), claim: true });
@@ -36,11 +39,25 @@ describe("a run applies the feed as import does", () => {
   test("a first run creates every listing, records success with its summary, and the change feed says upsert for each", async () => {
     const report = await run();
     expect(report).toMatchObject({ feed: "crm", outcome: "success", error: null, recorded: true });
-    expect(report.summary).toEqual({ created: 4, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, warnings: {}, rejections: [] });
+    expect(report.summary).toEqual({
+      created: 4,
+      updated: 0,
+      unchanged: 0,
+      unpublished: 0,
+      rejected: 0,
+      warnings: {},
+      rejections: [],
+    });
     expect(codes(db)).toEqual(["A", "B", "C", "D"]);
     expect(propertyChanges(db).map((c) => c.change)).toEqual(["upsert", "upsert", "upsert", "upsert"]);
     const state = readRunOf(db);
-    expect(state).toMatchObject({ lastOutcome: "success", lastError: null, leaseOwner: null, leaseUntil: null, lastSummary: report.summary });
+    expect(state).toMatchObject({
+      lastOutcome: "success",
+      lastError: null,
+      leaseOwner: null,
+      leaseUntil: null,
+      lastSummary: report.summary,
+    });
     expect(state.etag).toMatch(/^"/);
     expect(state.lastSuccessAt).toBe(state.lastFinishedAt);
     expect(crm.requests.at(-1)!.headers.authorization).toBe("Bearer crm-s3cret");
@@ -91,7 +108,10 @@ describe("a run applies the feed as import does", () => {
 
   test("the validators belong to a URL and mode: another URL is asked for unconditionally", async () => {
     await run();
-    crm.set(["A", "B", "C", "D"].map((code) => listing(code)), "/other.xml");
+    crm.set(
+      ["A", "B", "C", "D"].map((code) => listing(code)),
+      "/other.xml",
+    );
     const report = await run(feedSpec(db, crm.url("/other.xml")));
     expect(report.outcome).toBe("success");
     expect(crm.requests.at(-1)!.headers["if-none-match"]).toBeUndefined();
@@ -99,7 +119,10 @@ describe("a run applies the feed as import does", () => {
 });
 
 describe("guards and failures change nothing, are recorded with the reason, and leave the feed to the next run", () => {
-  async function failsWithNothingChanged(prepare: () => void, spec = () => feedSpec(db, crm.url())): Promise<RunReport> {
+  async function failsWithNothingChanged(
+    prepare: () => void,
+    spec = () => feedSpec(db, crm.url()),
+  ): Promise<RunReport> {
     const first = await run();
     const sequence = lastSequence(db);
     const before = JSON.stringify(publishedProperties(db));
@@ -109,14 +132,22 @@ describe("guards and failures change nothing, are recorded with the reason, and 
     expect(lastSequence(db)).toBe(sequence);
     expect(JSON.stringify(publishedProperties(db))).toBe(before);
     const state = readRunOf(db);
-    expect(state).toMatchObject({ lastOutcome: report.outcome, lastError: report.error, leaseOwner: null, lastSummary: first.summary });
+    expect(state).toMatchObject({
+      lastOutcome: report.outcome,
+      lastError: report.error,
+      leaseOwner: null,
+      lastSummary: first.summary,
+    });
     expect(state.lastSuccessAt).toBeLessThan(state.lastFinishedAt!);
     return report;
   }
 
   test("a download error (HTTP 500)", async () => {
     const report = await failsWithNothingChanged(() => (crm.behaviour = "error"));
-    expect(report).toMatchObject({ outcome: "failed", error: `cannot fetch ${crm.url()}: HTTP 500 Internal Server Error` });
+    expect(report).toMatchObject({
+      outcome: "failed",
+      error: `cannot fetch ${crm.url()}: HTTP 500 Internal Server Error`,
+    });
   });
 
   test("a feed that does not parse", async () => {
@@ -132,7 +163,9 @@ describe("guards and failures change nothing, are recorded with the reason, and 
     expect(report.outcome).toBe("failed");
     // Cut short while the body streams, or (headers, half a body and the close in one packet)
     // before fetch() has handed the answer over: a failure either way.
-    expect(report.error).toMatch(/^cannot fetch \S+: (the download was cut short after \d+ bytes|.*closed unexpectedly)/);
+    expect(report.error).toMatch(
+      /^cannot fetch \S+: (the download was cut short after \d+ bytes|.*closed unexpectedly)/,
+    );
   });
 
   test("a server slower than the feed's timeout", async () => {
@@ -140,14 +173,18 @@ describe("guards and failures change nothing, are recorded with the reason, and 
       () => (crm.behaviour = "slow"),
       () => feedSpec(db, crm.url(), { timeoutMs: 500 }),
     );
-    expect(report).toMatchObject({ outcome: "failed", error: `cannot fetch ${crm.url()}: the download took longer than its time limit (0.5 s)` });
+    expect(report).toMatchObject({
+      outcome: "failed",
+      error: `cannot fetch ${crm.url()}: the download took longer than its time limit (0.5 s)`,
+    });
   });
 
   test("a full run that would unpublish more than maxUnpublishRatio of the published listings is guarded", async () => {
     const report = await failsWithNothingChanged(() => crm.set([listing("A")]));
     expect(report).toMatchObject({
       outcome: "guarded",
-      error: "the feed would unpublish 3 of the 4 published listings (75 %), more than maxUnpublishRatio allows (50 %); nothing was changed",
+      error:
+        "the feed would unpublish 3 of the 4 published listings (75 %), more than maxUnpublishRatio allows (50 %); nothing was changed",
     });
     // Not a success: the next run downloads the whole feed again rather than trusting a 304.
     crm.set(["A", "B", "C", "D"].map((code) => listing(code)));
@@ -244,4 +281,3 @@ function readRunOf(path: string) {
     closeDatabase(conn);
   }
 }
-

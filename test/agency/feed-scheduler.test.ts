@@ -4,15 +4,15 @@
 // stopping. Runs go through the real run path in this process (the child process is the e2e
 // test's); intervals are shortened to milliseconds, which the config would refuse.
 import { afterAll, describe, expect, test } from "bun:test";
-import { runHere, type RunReport } from "../../src/agency/feed-runs/run.ts";
+import pino from "pino";
+import { type RunReport, runHere } from "../../src/agency/feed-runs/run.ts";
 import { FeedScheduler, type Launched } from "../../src/agency/feed-runs/scheduler.ts";
 import { readRun } from "../../src/agency/feed-runs/store.ts";
 import { wallClock } from "../../src/clock.ts";
 import type { FeedSpec } from "../../src/config/model.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
 import { TenantRegistry } from "../../src/db/tenants.ts";
-import { silentLogger, type Logger } from "../../src/logging.ts";
-import pino from "pino";
+import { type Logger, silentLogger } from "../../src/logging.ts";
 import { emptyDatabase, feedSpec, listing, startFeedServer } from "./feed-server.ts";
 import { publishedProperties, tempDir } from "./helpers.ts";
 
@@ -27,7 +27,10 @@ afterAll(() => {
 let counter = 0;
 
 /** One simulated `serve` process: its own connections, a scheduler, and a log of the runs it launched. */
-function process_(feeds: () => readonly FeedSpec[], options: { slowMs?: number; crash?: boolean; logger?: Logger } = {}) {
+function process_(
+  feeds: () => readonly FeedSpec[],
+  options: { slowMs?: number; crash?: boolean; logger?: Logger } = {},
+) {
   const tenants = new TenantRegistry(wallClock);
   const runs: { feed: string; start: number; end: number | null; report: RunReport | null }[] = [];
   let active = 0;
@@ -40,7 +43,14 @@ function process_(feeds: () => readonly FeedSpec[], options: { slowMs?: number; 
     const done = (async (): Promise<RunReport> => {
       await Bun.sleep(options.slowMs ?? 0);
       const report: RunReport = options.crash
-        ? { feed: feed.id, outcome: "failed", error: "the run's process ended (SIGKILL) before reporting", summary: null, durationMs: 1, recorded: false }
+        ? {
+            feed: feed.id,
+            outcome: "failed",
+            error: "the run's process ended (SIGKILL) before reporting",
+            summary: null,
+            durationMs: 1,
+            recorded: false,
+          }
         : ((await runHere(feed, { owner, claim: false, signal: controller.signal })) as RunReport);
       entry.end = Date.now();
       entry.report = report;
@@ -49,7 +59,13 @@ function process_(feeds: () => readonly FeedSpec[], options: { slowMs?: number; 
     })();
     return { done, stop: () => controller.abort(new Error("stopping")) };
   };
-  const scheduler = new FeedScheduler({ feeds, tenant: (path) => tenants.get(path), launch, now: () => Date.now(), logger: options.logger ?? silentLogger() });
+  const scheduler = new FeedScheduler({
+    feeds,
+    tenant: (path) => tenants.get(path),
+    launch,
+    now: () => Date.now(),
+    logger: options.logger ?? silentLogger(),
+  });
   return {
     scheduler,
     runs,
@@ -88,10 +104,15 @@ describe("the schedule", () => {
     await until("three runs", () => serve.runs.filter((r) => r.end !== null).length >= 3);
     await serve.close();
     expect(serve.maxActive()).toBe(1);
-    for (let i = 1; i < serve.runs.length; i++) expect(serve.runs[i]!.start).toBeGreaterThanOrEqual(serve.runs[i - 1]!.end!);
+    for (let i = 1; i < serve.runs.length; i++)
+      expect(serve.runs[i]!.start).toBeGreaterThanOrEqual(serve.runs[i - 1]!.end!);
     expect(serve.runs[0]!.report).toMatchObject({ outcome: "success", summary: { created: 2 } });
     expect(serve.runs[1]!.report).toMatchObject({ outcome: "not_modified" });
-    expect(publishedProperties(db).map((p) => p.code).sort()).toEqual(["A", "B"]);
+    expect(
+      publishedProperties(db)
+        .map((p) => p.code)
+        .sort(),
+    ).toEqual(["A", "B"]);
   });
 
   test("two processes on one database: one run per interval, not two, and never at once", async () => {
@@ -133,7 +154,11 @@ describe("the schedule", () => {
     await Bun.sleep(200);
     await serve.close();
     expect(serve.runs).toHaveLength(3);
-    expect(publishedProperties(db).map((p) => p.code).sort()).toEqual(["A", "B", "C"]);
+    expect(
+      publishedProperties(db)
+        .map((p) => p.code)
+        .sort(),
+    ).toEqual(["A", "B", "C"]);
   });
 
   test("a run whose process died is recorded as failed with the reason, and its lease released", async () => {
@@ -142,7 +167,10 @@ describe("the schedule", () => {
     serve.scheduler.start();
     await until("the recorded failure", () => stateOf(db)?.lastOutcome === "failed");
     await serve.close();
-    expect(stateOf(db)).toMatchObject({ lastError: "the run's process ended (SIGKILL) before reporting", leaseOwner: null });
+    expect(stateOf(db)).toMatchObject({
+      lastError: "the run's process ended (SIGKILL) before reporting",
+      leaseOwner: null,
+    });
   });
 
   test("a guarded and a failed run each log their line with the reason, warn level; no line carries the feed's headers", async () => {
@@ -151,7 +179,10 @@ describe("the schedule", () => {
     const logger = pino({ base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const db = emptyDatabase(dir.path(`s-${++counter}.sqlite`));
     const path = "/logged.xml";
-    crm.set(["A", "B", "C"].map((code) => listing(code)), path);
+    crm.set(
+      ["A", "B", "C"].map((code) => listing(code)),
+      path,
+    );
     const feed = feedSpec(db, crm.url(path), { everyMs: 100 });
     const serve = process_(() => [feed], { logger });
     const ended = (msg: string) => lines.filter((l) => l.msg === msg);
@@ -171,7 +202,8 @@ describe("the schedule", () => {
       level: 40,
       ...label,
       outcome: "guarded",
-      reason: "the feed would unpublish 2 of the 3 published listings (66.7 %), more than maxUnpublishRatio allows (50 %); nothing was changed",
+      reason:
+        "the feed would unpublish 2 of the 3 published listings (66.7 %), more than maxUnpublishRatio allows (50 %); nothing was changed",
     });
     expect(ended("feed run failed; tried again at the next interval")[0]).toMatchObject({
       level: 40,
@@ -182,7 +214,11 @@ describe("the schedule", () => {
     const text = JSON.stringify(lines);
     expect(text).not.toContain(feed.headers.Authorization!.slice("Bearer ".length));
     expect(text.toLowerCase()).not.toContain("authorization");
-    expect(publishedProperties(db).map((p) => p.code).sort()).toEqual(["A", "B", "C"]);
+    expect(
+      publishedProperties(db)
+        .map((p) => p.code)
+        .sort(),
+    ).toEqual(["A", "B", "C"]);
   });
 
   test("stop() stops a run under way, which records itself as stopped", async () => {

@@ -2,8 +2,8 @@
 // test changes, with an ETag and Last-Modified, answers 304 to a matching If-None-Match, and
 // can be told to answer 500, a malformed or truncated body, or slowly.
 import { Database } from "bun:sqlite";
-import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 import type { FeedSpec } from "../../src/config/model.ts";
+import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 
 export type Behaviour = "ok" | "error" | "malformed" | "truncated" | "slow";
 
@@ -64,8 +64,15 @@ export function startFeedServer(): FeedServer {
           return new Response(body);
         case "ok": {
           const etag = `"${Bun.hash(body).toString(36)}"`;
-          if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers: { etag } });
-          return new Response(body, { headers: { etag, "last-modified": new Date(Date.UTC(2026, 5, 1)).toUTCString(), "content-type": "application/xml" } });
+          if (request.headers.get("if-none-match") === etag)
+            return new Response(null, { status: 304, headers: { etag } });
+          return new Response(body, {
+            headers: {
+              etag,
+              "last-modified": new Date(Date.UTC(2026, 5, 1)).toUTCString(),
+              "content-type": "application/xml",
+            },
+          });
         }
       }
     },

@@ -22,7 +22,11 @@ const MAIN = join(import.meta.dir, "../../src/main.ts");
 const SECRET = "Bearer header-value-never-printed";
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn(["bun", MAIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const child = Bun.spawn(["bun", MAIN, ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
   return { code: await child.exited, stdout, stderr };
 }
@@ -38,7 +42,16 @@ function setup(feedExtra: Record<string, unknown> = {}): { config: string; db: s
       environment: "sandbox",
       databases: { agency: db },
       clients: [{ id: "crm", apiKey: "pk_live_crm_key1", secretHash: hashSecret("sk_live_crm"), database: "agency" }],
-      feeds: [{ id: "crm", database: "agency", url: crm.url(), every: "15m", headers: { Authorization: SECRET }, ...feedExtra }],
+      feeds: [
+        {
+          id: "crm",
+          database: "agency",
+          url: crm.url(),
+          every: "15m",
+          headers: { Authorization: SECRET },
+          ...feedExtra,
+        },
+      ],
     }),
   );
   return { config, db };
@@ -50,11 +63,18 @@ describe("partner-api feeds run", () => {
     const { config, db } = setup();
     const first = await cli("feeds", "run", "--config", config);
     expect(first).toMatchObject({ code: 0, stderr: "" });
-    expect(first.stdout).toMatch(/^crm: success in \d+\.\d s\n  3 created, 0 updated, 0 unchanged, 0 unpublished, 0 rejected, 0 warnings\n$/);
+    expect(first.stdout).toMatch(
+      /^crm: success in \d+\.\d s\n {2}3 created, 0 updated, 0 unchanged, 0 unpublished, 0 rejected, 0 warnings\n$/,
+    );
     expect(publishedProperties(db)).toHaveLength(3);
     const second = await cli("feeds", "run", "--config", config, "--id", "crm", "--json");
     expect(second.code).toBe(0);
-    expect(JSON.parse(second.stdout)).toMatchObject({ feed: "crm", outcome: "not_modified", error: null, recorded: true });
+    expect(JSON.parse(second.stdout)).toMatchObject({
+      feed: "crm",
+      outcome: "not_modified",
+      error: null,
+      recorded: true,
+    });
     expect(crm.requests.at(-1)!.headers.authorization).toBe(SECRET);
   });
 
@@ -78,7 +98,9 @@ describe("partner-api feeds run", () => {
     try {
       const failed = await cli("feeds", "run", "--config", config);
       expect(failed.code).toBe(1);
-      expect(failed.stderr).toBe(`partner-api feeds run: crm: failed: cannot fetch ${crm.url()}: HTTP 500 Internal Server Error\n`);
+      expect(failed.stderr).toBe(
+        `partner-api feeds run: crm: failed: cannot fetch ${crm.url()}: HTTP 500 Internal Server Error\n`,
+      );
     } finally {
       crm.behaviour = "ok";
     }
@@ -90,7 +112,9 @@ describe("partner-api feeds run", () => {
     }
     const busy = await cli("feeds", "run", "--config", config);
     expect(busy.code).toBe(1);
-    expect(busy.stderr).toStartWith("partner-api feeds run: crm: running in another process (host:123:crm:abcd, lease until ");
+    expect(busy.stderr).toStartWith(
+      "partner-api feeds run: crm: running in another process (host:123:crm:abcd, lease until ",
+    );
     expect(publishedProperties(db)).toEqual([]);
   });
 
@@ -98,7 +122,10 @@ describe("partner-api feeds run", () => {
     const { config } = setup();
     expect((await cli("feeds", "run")).code).toBe(2);
     const unknown = await cli("feeds", "run", "--config", config, "--id", "nope");
-    expect(unknown).toMatchObject({ code: 2, stderr: 'partner-api feeds: no feed "nope" in the config (it has: crm)\n' });
+    expect(unknown).toMatchObject({
+      code: 2,
+      stderr: 'partner-api feeds: no feed "nope" in the config (it has: crm)\n',
+    });
     const invalid = setup({ every: "10s" });
     const refused = await cli("feeds", "status", "--config", invalid.config);
     expect(refused.code).toBe(2);
@@ -113,14 +140,20 @@ describe("partner-api feeds status", () => {
     const { config } = setup();
     const never = await cli("feeds", "status", "--config", config);
     expect(never.code).toBe(0);
-    expect(never.stdout).toContain(`crm: full feed of database "agency", every 15m, from ${crm.url()}\n  last run:     never\n  last success: never\n  next run:     `);
+    expect(never.stdout).toContain(
+      `crm: full feed of database "agency", every 15m, from ${crm.url()}\n  last run:     never\n  last success: never\n  next run:     `,
+    );
     await cli("feeds", "run", "--config", config);
     crm.behaviour = "error";
     await cli("feeds", "run", "--config", config);
     crm.behaviour = "ok";
     const text = await cli("feeds", "status", "--config", config);
-    expect(text.stdout).toMatch(/  last run: +\S+Z, took \d+\.\d s: failed: cannot fetch .*: HTTP 500 Internal Server Error\n/);
-    expect(text.stdout).toMatch(/  last success: \S+Z\n +2 created, 0 updated, 0 unchanged, 0 unpublished, 0 rejected, 0 warnings\n  next run: +\S+Z\n/);
+    expect(text.stdout).toMatch(
+      / {2}last run: +\S+Z, took \d+\.\d s: failed: cannot fetch .*: HTTP 500 Internal Server Error\n/,
+    );
+    expect(text.stdout).toMatch(
+      / {2}last success: \S+Z\n +2 created, 0 updated, 0 unchanged, 0 unpublished, 0 rejected, 0 warnings\n {2}next run: +\S+Z\n/,
+    );
     const json = JSON.parse((await cli("feeds", "status", "--config", config, "--json")).stdout);
     expect(json.feeds[0]).toMatchObject({
       id: "crm",
@@ -133,7 +166,8 @@ describe("partner-api feeds status", () => {
       lastSummary: { created: 2 },
     });
     expect(Date.parse(json.feeds[0].nextRunAt) - Date.parse(json.feeds[0].lastRun.startedAt)).toBe(15 * 60_000);
-    for (const output of [never.stdout, text.stdout, JSON.stringify(json)]) expect(output).not.toContain("never-printed");
+    for (const output of [never.stdout, text.stdout, JSON.stringify(json)])
+      expect(output).not.toContain("never-printed");
   });
 
   test("a run under way: how long it has been running, and the last finished run without a made-up duration", async () => {
@@ -144,20 +178,30 @@ describe("partner-api feeds status", () => {
     const startedAt = Date.now() - 49_500;
     const conn = openExistingDatabase(db);
     try {
-      conn.run("UPDATE feed_runs SET last_started_at = last_started_at - 120000, last_finished_at = last_finished_at - 120000, last_success_at = last_success_at - 120000");
-      expect(claimRun(conn, "crm", `full ${crm.url()}`, "host:123:crm:abcd1234", startedAt, 10 * 60_000, null)).toBe(true);
+      conn.run(
+        "UPDATE feed_runs SET last_started_at = last_started_at - 120000, last_finished_at = last_finished_at - 120000, last_success_at = last_success_at - 120000",
+      );
+      expect(claimRun(conn, "crm", `full ${crm.url()}`, "host:123:crm:abcd1234", startedAt, 10 * 60_000, null)).toBe(
+        true,
+      );
     } finally {
       closeDatabase(conn);
     }
     const text = (await cli("feeds", "status", "--config", config)).stdout;
     expect(text).not.toContain("took -");
-    expect(text).toMatch(/\n  last run: +finished \S+Z: success\n/);
-    const running = /\n  running now: +for (\d+\.\d) s \(since (\S+Z)\), in host:123:crm:abcd1234 \(lease until \S+Z\)\n/.exec(text);
+    expect(text).toMatch(/\n {2}last run: +finished \S+Z: success\n/);
+    const running =
+      /\n {2}running now: +for (\d+\.\d) s \(since (\S+Z)\), in host:123:crm:abcd1234 \(lease until \S+Z\)\n/.exec(
+        text,
+      );
     expect(running).not.toBeNull();
     expect(Number(running![1])).toBeGreaterThanOrEqual(49.5);
     expect(running![2]).toBe(new Date(startedAt).toISOString());
     const json = JSON.parse((await cli("feeds", "status", "--config", config, "--json")).stdout);
-    expect(json.feeds[0].running).toMatchObject({ owner: "host:123:crm:abcd1234", startedAt: new Date(startedAt).toISOString() });
+    expect(json.feeds[0].running).toMatchObject({
+      owner: "host:123:crm:abcd1234",
+      startedAt: new Date(startedAt).toISOString(),
+    });
     expect(json.feeds[0].running.forMs).toBeGreaterThanOrEqual(49_500);
     expect(json.feeds[0].lastRun).toMatchObject({ startedAt: null, outcome: "success" });
   });
@@ -170,7 +214,9 @@ describe("partner-api feeds status", () => {
     try {
       const scrape = await (await api.handle(new Request("http://localhost/metrics"))).text();
       const labels = 'feed="crm",database="agency"';
-      expect(scrape).toMatch(new RegExp(`partner_api_feed_last_success_timestamp_seconds\\{${labels}\\} \\d{10}(\\.\\d+)?\\n`));
+      expect(scrape).toMatch(
+        new RegExp(`partner_api_feed_last_success_timestamp_seconds\\{${labels}\\} \\d{10}(\\.\\d+)?\\n`),
+      );
       expect(scrape).toContain(`partner_api_feed_last_outcome{${labels},outcome="success"} 1\n`);
       expect(scrape).toContain(`partner_api_feed_last_outcome{${labels},outcome="failed"} 0\n`);
       expect(scrape).toContain(`partner_api_feed_last_run_listings{${labels},count="created"} 3\n`);

@@ -46,13 +46,23 @@ export function withDb<T>(path: string, body: (db: Database) => T): T {
   }
 }
 
-export type ApiProperty = Record<string, unknown> & { id: string; code: string | null; updatedAt: string; createdAt: string };
+export type ApiProperty = Record<string, unknown> & {
+  id: string;
+  code: string | null;
+  updatedAt: string;
+  createdAt: string;
+};
 
 /** Every published property exactly as the API shapes it, by code then id. */
 export function publishedProperties(path: string): ApiProperty[] {
   return withDb(path, (db) =>
-    (db.query(`SELECT ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.is_published = 1 ORDER BY p.code, p.id`).all() as { json: string }[])
-      .map((row) => JSON.parse(row.json) as ApiProperty),
+    (
+      db
+        .query(
+          `SELECT ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.is_published = 1 ORDER BY p.code, p.id`,
+        )
+        .all() as { json: string }[]
+    ).map((row) => JSON.parse(row.json) as ApiProperty),
   );
 }
 
@@ -67,13 +77,22 @@ export interface Change {
 }
 
 export function propertyChanges(path: string, after = 0): Change[] {
-  return withDb(path, (db) =>
-    db.query("SELECT sequence, record_id AS id, change FROM changes WHERE entity = 'properties' AND sequence > ? ORDER BY sequence").all(after) as Change[],
+  return withDb(
+    path,
+    (db) =>
+      db
+        .query(
+          "SELECT sequence, record_id AS id, change FROM changes WHERE entity = 'properties' AND sequence > ? ORDER BY sequence",
+        )
+        .all(after) as Change[],
   );
 }
 
 export function lastSequence(path: string): number {
-  return withDb(path, (db) => (db.query("SELECT coalesce(max(sequence), 0) AS n FROM changes").get() as { n: number }).n);
+  return withDb(
+    path,
+    (db) => (db.query("SELECT coalesce(max(sequence), 0) AS n FROM changes").get() as { n: number }).n,
+  );
 }
 
 /**
@@ -82,17 +101,28 @@ export function lastSequence(path: string): number {
  */
 export async function apiOver(path: string, { fullAddress = false }: { fullAddress?: boolean } = {}) {
   const client = {
-    id: "sandbox", apiKey: SANDBOX_API_KEY, secretHash: hashSecret(SANDBOX_API_SECRET), database: "sandbox", rateLimitPerMinute: 1_000_000, fullAddress,
+    id: "sandbox",
+    apiKey: SANDBOX_API_KEY,
+    secretHash: hashSecret(SANDBOX_API_SECRET),
+    database: "sandbox",
+    rateLimitPerMinute: 1_000_000,
+    fullAddress,
   };
   const config = validateConfig({ environment: "sandbox", databases: { sandbox: path }, clients: [client] }, "test");
   const runtime = new Runtime(resolveConfig(config, { baseDir: process.cwd(), jwtSecret: randomToken(48) }));
   const app = createApp({ runtime, logger: silentLogger(), peerAddress: () => "127.0.0.1" });
   const tokenResponse = await app.handle(
-    new Request("http://localhost/v1/auth/token", { method: "POST", headers: { "X-API-Key": SANDBOX_API_KEY, "X-API-Secret": SANDBOX_API_SECRET } }),
+    new Request("http://localhost/v1/auth/token", {
+      method: "POST",
+      headers: { "X-API-Key": SANDBOX_API_KEY, "X-API-Secret": SANDBOX_API_SECRET },
+    }),
   );
   const { data } = (await tokenResponse.json()) as { data: { token: string } };
   const get = async (pathAndQuery: string) => {
-    const response = await handleInNewTurn(app, new Request(`http://localhost${pathAndQuery}`, { headers: { Authorization: `Bearer ${data.token}` } }));
+    const response = await handleInNewTurn(
+      app,
+      new Request(`http://localhost${pathAndQuery}`, { headers: { Authorization: `Bearer ${data.token}` } }),
+    );
     return { status: response.status, body: (await response.json()) as any };
   };
   return { get, close: () => runtime.close() };

@@ -4,12 +4,21 @@ import type { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConcurrentChangeError, applyStaged } from "../../src/agency/apply.ts";
+import { applyStaged, ConcurrentChangeError } from "../../src/agency/apply.ts";
 import { importFeed } from "../../src/agency/import.ts";
 import { Staging } from "../../src/agency/staging.ts";
 import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 import { blankListing, FeedError } from "../../src/feeds/listing.ts";
-import { apiOver, FIXTURES, lastSequence, propertyByCode, propertyChanges, publishedProperties, seededCopy, tempDir } from "./helpers.ts";
+import {
+  apiOver,
+  FIXTURES,
+  lastSequence,
+  propertyByCode,
+  propertyChanges,
+  publishedProperties,
+  seededCopy,
+  tempDir,
+} from "./helpers.ts";
 
 const dir = tempDir();
 afterAll(() => dir.cleanup());
@@ -23,7 +32,10 @@ const clockAt = (iso: string) => () => new Date(iso);
 /** A feed file written for one test: VRSync listings given as XML fragments. */
 function vrsync(...listings: string[]): string {
   const path = dir.path(`feed-${++counter}.xml`);
-  writeFileSync(path, `<ListingDataFeed xmlns="http://www.vivareal.com/schemas/1.0/VRSync"><Listings>${listings.join("")}</Listings></ListingDataFeed>`);
+  writeFileSync(
+    path,
+    `<ListingDataFeed xmlns="http://www.vivareal.com/schemas/1.0/VRSync"><Listings>${listings.join("")}</Listings></ListingDataFeed>`,
+  );
   return path;
 }
 
@@ -35,12 +47,25 @@ describe("upsert by code", () => {
   test("a first import creates every listing with a fresh id, createdAt = updatedAt = now", async () => {
     const db = fresh();
     const summary = await importFeed(db, COMPLETE, { now: clockAt("2026-03-01T10:00:00.000Z") });
-    expect(summary).toEqual({ created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [] });
+    expect(summary).toEqual({
+      created: 6,
+      updated: 0,
+      unchanged: 0,
+      unpublished: 0,
+      rejected: 0,
+      warnings: {},
+      rejections: [],
+      warningList: [],
+    });
     const properties = publishedProperties(db);
     expect(properties.map((p) => p.code)).toEqual(CODES);
     for (const p of properties) {
       expect(p.id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(p).toMatchObject({ createdAt: "2026-03-01T10:00:00.000Z", updatedAt: "2026-03-01T10:00:00.000Z", isPublished: true });
+      expect(p).toMatchObject({
+        createdAt: "2026-03-01T10:00:00.000Z",
+        updatedAt: "2026-03-01T10:00:00.000Z",
+        isPublished: true,
+      });
     }
     expect(propertyByCode(db, "AP-100")!.photos).toMatchObject([
       { url: "https://img.exemplo.com.br/ap-100/1.jpg", order: 1, isMain: false, alt: "Fachada" },
@@ -53,10 +78,17 @@ describe("upsert by code", () => {
     const db = fresh();
     await importFeed(db, vrsync(listing("A"), listing("B")), { now: clockAt("2026-03-01T10:00:00.000Z") });
     const before = new Map(publishedProperties(db).map((p) => [p.code, p]));
-    const summary = await importFeed(db, vrsync(listing("A", "Título novo"), listing("B")), { now: clockAt("2026-03-02T10:00:00.000Z") });
+    const summary = await importFeed(db, vrsync(listing("A", "Título novo"), listing("B")), {
+      now: clockAt("2026-03-02T10:00:00.000Z"),
+    });
     expect(summary).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
     const a = propertyByCode(db, "A")!;
-    expect(a).toMatchObject({ id: before.get("A")!.id, createdAt: "2026-03-01T10:00:00.000Z", updatedAt: "2026-03-02T10:00:00.000Z", title: "Título novo" });
+    expect(a).toMatchObject({
+      id: before.get("A")!.id,
+      createdAt: "2026-03-01T10:00:00.000Z",
+      updatedAt: "2026-03-02T10:00:00.000Z",
+      title: "Título novo",
+    });
     expect(propertyByCode(db, "B")).toEqual(before.get("B"));
   });
 });
@@ -68,7 +100,16 @@ describe("a repeated import changes nothing", () => {
     const before = publishedProperties(db);
     const sequence = lastSequence(db);
     const summary = await importFeed(db, COMPLETE, { now: clockAt("2026-03-05T10:00:00.000Z") });
-    expect(summary).toEqual({ created: 0, updated: 0, unchanged: 6, unpublished: 0, rejected: 0, warnings: {}, rejections: [], warningList: [] });
+    expect(summary).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 6,
+      unpublished: 0,
+      rejected: 0,
+      warnings: {},
+      rejections: [],
+      warningList: [],
+    });
     expect(publishedProperties(db)).toEqual(before);
     expect(lastSequence(db)).toBe(sequence);
   });
@@ -131,7 +172,9 @@ describe("a full import unpublishes what is missing; --partial does not", () => 
     await importFeed(db, vrsync(listing("BACK"), listing("STAY")), { now: clockAt("2026-03-01T00:00:00.000Z") });
     await importFeed(db, vrsync(listing("STAY")), { now: clockAt("2026-03-02T00:00:00.000Z") });
     const sequence = lastSequence(db);
-    const summary = await importFeed(db, vrsync(listing("BACK"), listing("STAY")), { now: clockAt("2026-03-03T00:00:00.000Z") });
+    const summary = await importFeed(db, vrsync(listing("BACK"), listing("STAY")), {
+      now: clockAt("2026-03-03T00:00:00.000Z"),
+    });
     expect(summary).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
     const back = propertyByCode(db, "BACK")!;
     expect(back).toMatchObject({ createdAt: "2026-03-01T00:00:00.000Z", updatedAt: "2026-03-03T00:00:00.000Z" });
@@ -147,7 +190,10 @@ describe("photos are replaced as a set", () => {
     const summary = await importFeed(db, vrsync(listing("P", "t", media("https://x/2.jpg", "https://x/3.jpg"))));
     expect(summary).toMatchObject({ updated: 1 });
     const photos = propertyByCode(db, "P")!.photos as { id: string; url: string; order: number; isMain: boolean }[];
-    expect(photos.map((p) => [p.url, p.order, p.isMain])).toEqual([["https://x/2.jpg", 1, true], ["https://x/3.jpg", 2, false]]);
+    expect(photos.map((p) => [p.url, p.order, p.isMain])).toEqual([
+      ["https://x/2.jpg", 1, true],
+      ["https://x/3.jpg", 2, false],
+    ]);
     expect(photos[0]!.id).toBe(second!.id);
     expect(photos.map((p) => p.id)).not.toContain(first!.id);
   });
@@ -155,8 +201,12 @@ describe("photos are replaced as a set", () => {
   test("a new order or a new cover is a change; the same gallery is not", async () => {
     const db = fresh();
     await importFeed(db, vrsync(listing("P", "t", media("https://x/1.jpg", "https://x/2.jpg"))));
-    expect(await importFeed(db, vrsync(listing("P", "t", media("https://x/1.jpg", "https://x/2.jpg"))))).toMatchObject({ unchanged: 1 });
-    expect(await importFeed(db, vrsync(listing("P", "t", media("https://x/2.jpg", "https://x/1.jpg"))))).toMatchObject({ updated: 1 });
+    expect(await importFeed(db, vrsync(listing("P", "t", media("https://x/1.jpg", "https://x/2.jpg"))))).toMatchObject({
+      unchanged: 1,
+    });
+    expect(await importFeed(db, vrsync(listing("P", "t", media("https://x/2.jpg", "https://x/1.jpg"))))).toMatchObject({
+      updated: 1,
+    });
     const cover = '<Media><Item>https://x/2.jpg</Item><Item primary="true">https://x/1.jpg</Item></Media>';
     expect(await importFeed(db, vrsync(listing("P", "t", cover)))).toMatchObject({ updated: 1 });
     expect(await importFeed(db, vrsync(listing("P", "t")))).toMatchObject({ updated: 1 });
@@ -170,11 +220,24 @@ describe("rejections and warnings: a listing is refused only when it cannot be o
     const summary = await importFeed(db, join(FIXTURES, "rejections.xml"));
     expect(summary).toMatchObject({ created: 6, updated: 0, unchanged: 0, unpublished: 0, rejected: 3 });
     expect(summary.rejections.map((r) => r.code)).toEqual([null, "TT-1", "NOTITLE-1"]);
-    expect(summary.warnings).toEqual({ OUT_OF_RANGE: 1, FOREIGN_CURRENCY: 1, UNKNOWN_PROPERTY_TYPE: 1, DUPLICATE_LISTING: 1 });
-    expect(summary.warningList.find((w) => w.kind === "DUPLICATE_LISTING")).toMatchObject({ code: "GOOD-1", line: 5, message: expect.stringContaining("appears again at line 48") });
+    expect(summary.warnings).toEqual({
+      OUT_OF_RANGE: 1,
+      FOREIGN_CURRENCY: 1,
+      UNKNOWN_PROPERTY_TYPE: 1,
+      DUPLICATE_LISTING: 1,
+    });
+    expect(summary.warningList.find((w) => w.kind === "DUPLICATE_LISTING")).toMatchObject({
+      code: "GOOD-1",
+      line: 5,
+      message: expect.stringContaining("appears again at line 48"),
+    });
     expect(publishedProperties(db).map((p) => [p.code, p.title])).toEqual([
-      ["GOOD-1", "Repetido"], ["GOOD-2", "Casa boa"], ["NEG-1", "Preço negativo"], ["SEP-1", "Separador de milhar"],
-      ["TYPE-1", "Tipo desconhecido"], ["USD-1", "Preço em dólar"],
+      ["GOOD-1", "Repetido"],
+      ["GOOD-2", "Casa boa"],
+      ["NEG-1", "Preço negativo"],
+      ["SEP-1", "Separador de milhar"],
+      ["TYPE-1", "Tipo desconhecido"],
+      ["USD-1", "Preço em dólar"],
     ]);
   });
 
@@ -182,28 +245,61 @@ describe("rejections and warnings: a listing is refused only when it cannot be o
     const db = fresh();
     const details = (price: string, description: string) =>
       `<Details><Description>${description}</Description><ListPrice>${price}</ListPrice><Bedrooms>3</Bedrooms></Details>`;
-    const stored = listing("KEEP", "Casa com jardim", details("450000", "Original") + media("https://x/1.jpg", "https://x/2.jpg"));
+    const stored = listing(
+      "KEEP",
+      "Casa com jardim",
+      details("450000", "Original") + media("https://x/1.jpg", "https://x/2.jpg"),
+    );
     await importFeed(db, vrsync(stored, listing("OTHER")), { now: clockAt("2026-03-01T00:00:00.000Z") });
     const before = propertyByCode(db, "KEEP")!;
-    expect(before).toMatchObject({ title: "Casa com jardim", description: "Original", pricing: { salePrice: 450000 }, features: { bedrooms: 3 } });
+    expect(before).toMatchObject({
+      title: "Casa com jardim",
+      description: "Original",
+      pricing: { salePrice: 450000 },
+      features: { bedrooms: 3 },
+    });
     const sequence = lastSequence(db);
     // Each copy says something new (price, description, gallery) and cannot be imported.
     const newer = details("520000", "Reformada") + media("https://x/3.jpg");
     const refusedCopies: [string, string, { strict?: boolean }][] = [
       ["no Title", listing("KEEP", "", newer), {}],
-      ["no deal and no price", `<Listing><ListingID>KEEP</ListingID><Title>Casa reformada</Title><Details><Description>Reformada</Description></Details>${media("https://x/3.jpg")}</Listing>`, {}],
-      ["a warning under --strict", listing("KEEP", "Casa reformada", newer.replace("<Bedrooms>3</Bedrooms>", "<Bedrooms>três</Bedrooms>")), { strict: true }],
+      [
+        "no deal and no price",
+        `<Listing><ListingID>KEEP</ListingID><Title>Casa reformada</Title><Details><Description>Reformada</Description></Details>${media("https://x/3.jpg")}</Listing>`,
+        {},
+      ],
+      [
+        "a warning under --strict",
+        listing("KEEP", "Casa reformada", newer.replace("<Bedrooms>3</Bedrooms>", "<Bedrooms>três</Bedrooms>")),
+        { strict: true },
+      ],
     ];
     for (const [why, copy, options] of refusedCopies) {
-      const summary = await importFeed(db, vrsync(copy, listing("OTHER")), { ...options, now: clockAt("2026-03-02T00:00:00.000Z") });
-      expect({ why, ...summary }).toMatchObject({ why, rejected: 1, created: 0, updated: 0, unchanged: 1, unpublished: 0 });
+      const summary = await importFeed(db, vrsync(copy, listing("OTHER")), {
+        ...options,
+        now: clockAt("2026-03-02T00:00:00.000Z"),
+      });
+      expect({ why, ...summary }).toMatchObject({
+        why,
+        rejected: 1,
+        created: 0,
+        updated: 0,
+        unchanged: 1,
+        unpublished: 0,
+      });
       expect({ why, stored: propertyByCode(db, "KEEP") }).toEqual({ why, stored: before });
       expect(lastSequence(db)).toBe(sequence);
     }
     const api = await apiOver(db);
     try {
       const { body } = await api.get(`/v1/properties/${before.id}?fields=title,description,pricing,photos,updatedAt`);
-      expect(body.data).toEqual({ title: before.title, description: before.description, pricing: before.pricing, photos: before.photos, updatedAt: before.updatedAt });
+      expect(body.data).toEqual({
+        title: before.title,
+        description: before.description,
+        pricing: before.pricing,
+        photos: before.photos,
+        updatedAt: before.updatedAt,
+      });
     } finally {
       api.close();
     }
@@ -246,7 +342,16 @@ describe("--dry-run changes nothing", () => {
     const before = publishedProperties(db);
     const sequence = lastSequence(db);
     const summary = await importFeed(db, vrsync(listing("A", "novo"), listing("C")), { dryRun: true });
-    expect(summary).toEqual({ created: 1, updated: 1, unchanged: 0, unpublished: 1, rejected: 0, warnings: {}, rejections: [], warningList: [] });
+    expect(summary).toEqual({
+      created: 1,
+      updated: 1,
+      unchanged: 0,
+      unpublished: 1,
+      rejected: 0,
+      warnings: {},
+      rejections: [],
+      warningList: [],
+    });
     expect(publishedProperties(db)).toEqual(before);
     expect(lastSequence(db)).toBe(sequence);
   });
@@ -260,14 +365,25 @@ describe("--dry-run changes nothing", () => {
 
 describe("checked against concurrent change, write by write", () => {
   /** Stages `listings` against the database as it is, lets `meanwhile` write on the same file, then applies. */
-  async function applyAfter(db: string, listings: string[], meanwhile: (conn: Database) => void, chunked: boolean): Promise<unknown> {
+  async function applyAfter(
+    db: string,
+    listings: string[],
+    meanwhile: (conn: Database) => void,
+    chunked: boolean,
+  ): Promise<unknown> {
     const conn = openDatabase(db);
     const staging = new Staging(conn, () => crypto.randomUUID());
     try {
       listings.forEach((code, i) => staging.add(code, i + 1, { ...blankListing(code), title: `mine ${code}` }));
       staging.flush();
       meanwhile(conn);
-      return await applyStaged(conn, staging, { partial: true, dryRun: false, now: new Date().toISOString(), newId: () => crypto.randomUUID(), chunked }).catch((error: unknown) => error);
+      return await applyStaged(conn, staging, {
+        partial: true,
+        dryRun: false,
+        now: new Date().toISOString(),
+        newId: () => crypto.randomUUID(),
+        chunked,
+      }).catch((error: unknown) => error);
     } finally {
       await staging.drop();
       closeDatabase(conn);
@@ -278,9 +394,14 @@ describe("checked against concurrent change, write by write", () => {
     const db = fresh();
     await importFeed(db, vrsync(listing("A")));
     const sequence = lastSequence(db);
-    const outcome = await applyAfter(db, ["A"], (conn) => {
-      conn.run("UPDATE properties SET title = 'theirs', updated_at = '2030-01-01T00:00:00.000Z' WHERE code = 'A'");
-    }, true);
+    const outcome = await applyAfter(
+      db,
+      ["A"],
+      (conn) => {
+        conn.run("UPDATE properties SET title = 'theirs', updated_at = '2030-01-01T00:00:00.000Z' WHERE code = 'A'");
+      },
+      true,
+    );
     expect(outcome).toBeInstanceOf(ConcurrentChangeError);
     expect((outcome as Error).message).toContain("A; nothing was imported");
     expect(propertyByCode(db, "A")!.title).toBe("theirs");
@@ -291,9 +412,14 @@ describe("checked against concurrent change, write by write", () => {
     const db = fresh();
     await importFeed(db, vrsync(listing("X")));
     const sequence = lastSequence(db);
-    const outcome = await applyAfter(db, ["B", "C"], (conn) => {
-      conn.run("UPDATE properties SET code = 'C' WHERE code = 'X'");
-    }, false);
+    const outcome = await applyAfter(
+      db,
+      ["B", "C"],
+      (conn) => {
+        conn.run("UPDATE properties SET code = 'C' WHERE code = 'X'");
+      },
+      false,
+    );
     expect(outcome).toBeInstanceOf(ConcurrentChangeError);
     expect(propertyByCode(db, "B")).toBeUndefined();
     expect(lastSequence(db)).toBe(sequence + 1);
@@ -306,7 +432,10 @@ describe("feeds from a URL", () => {
     const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(xml) });
     try {
       const db = fresh();
-      expect(await importFeed(db, `http://127.0.0.1:${server.port}/vrsync.xml`)).toMatchObject({ created: 6, rejected: 0 });
+      expect(await importFeed(db, `http://127.0.0.1:${server.port}/vrsync.xml`)).toMatchObject({
+        created: 6,
+        rejected: 0,
+      });
       expect(publishedProperties(db).map((p) => p.code)).toEqual(CODES);
     } finally {
       server.stop(true);

@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { importFeed } from "../../src/agency/import.ts";
 import { createApp } from "../../src/app.ts";
 import { PROPERTY_FIELDS } from "../../src/catalog/properties.ts";
-import { recordReader } from "../../src/modules/webhooks/service.ts";
 import { resolveConfig, validateConfig } from "../../src/config/load.ts";
 import { silentLogger } from "../../src/logging.ts";
+import { recordReader } from "../../src/modules/webhooks/service.ts";
 import { Runtime } from "../../src/runtime.ts";
 import { hashSecret, randomToken } from "../../src/security/secrets.ts";
 import { CRM_FIXTURES } from "./crm-helpers.ts";
@@ -22,22 +22,34 @@ const tokens: Record<string, string> = {};
 const ALL_FIELDS = PROPERTY_FIELDS.map((f) => f.name).join(",");
 
 async function get(client: "portal" | "agency", path: string): Promise<{ status: number; body: any }> {
-  const response = await app.handle(new Request(`http://localhost${path}`, { headers: { Authorization: `Bearer ${tokens[client]}` } }));
+  const response = await app.handle(
+    new Request(`http://localhost${path}`, { headers: { Authorization: `Bearer ${tokens[client]}` } }),
+  );
   return { status: response.status, body: await response.json() };
 }
 
 beforeAll(async () => {
   await importFeed(db, join(CRM_FIXTURES, "crm/address.xml"));
   const client = (id: string, fullAddress?: boolean) => ({
-    id, apiKey: `pk_live_${id}_key`, secretHash: hashSecret(`sk_${id}`), database: "agency", rateLimitPerMinute: 100_000,
+    id,
+    apiKey: `pk_live_${id}_key`,
+    secretHash: hashSecret(`sk_${id}`),
+    database: "agency",
+    rateLimitPerMinute: 100_000,
     ...(fullAddress === undefined ? {} : { fullAddress }),
   });
-  const config = validateConfig({ environment: "production", databases: { agency: db }, clients: [client("portal"), client("agency", true)] }, "test");
+  const config = validateConfig(
+    { environment: "production", databases: { agency: db }, clients: [client("portal"), client("agency", true)] },
+    "test",
+  );
   runtime = new Runtime(resolveConfig(config, { baseDir: dir.path(""), jwtSecret: randomToken(48) }));
   app = createApp({ runtime, logger: silentLogger(), peerAddress: () => "127.0.0.1" });
   for (const id of ["portal", "agency"]) {
     const response = await app.handle(
-      new Request("http://localhost/v1/auth/token", { method: "POST", headers: { "X-API-Key": `pk_live_${id}_key`, "X-API-Secret": `sk_${id}` } }),
+      new Request("http://localhost/v1/auth/token", {
+        method: "POST",
+        headers: { "X-API-Key": `pk_live_${id}_key`, "X-API-Secret": `sk_${id}` },
+      }),
     );
     tokens[id] = ((await response.json()) as { data: { token: string } }).data.token;
   }
@@ -58,25 +70,50 @@ describe("lists: partners see what visibility allows", () => {
   test("ALL: every part; STREET: no number, complement, coordinates to 3 decimals; NEIGHBORHOOD: no street or coordinates either", async () => {
     const listed = await byCode("portal");
     expect(listed.get("A-ALL")!.address).toEqual({
-      street: "Avenida Ibirapuera", number: "2120", complement: "Apto 71", neighborhood: "Moema", city: "São Paulo",
-      state: "São Paulo", uf: "SP", cep: "04028-001", visibility: "ALL",
+      street: "Avenida Ibirapuera",
+      number: "2120",
+      complement: "Apto 71",
+      neighborhood: "Moema",
+      city: "São Paulo",
+      state: "São Paulo",
+      uf: "SP",
+      cep: "04028-001",
+      visibility: "ALL",
     });
     expect(listed.get("A-ALL")!.coordinates).toEqual({ latitude: -23.602134, longitude: -46.665281 });
     expect(listed.get("A-STREET")!.address).toEqual({
-      street: "Rua Conde de Bonfim", number: null, complement: null, neighborhood: "Tijuca", city: "Rio de Janeiro",
-      state: "Rio de Janeiro", uf: "RJ", cep: "20520-050", visibility: "STREET",
+      street: "Rua Conde de Bonfim",
+      number: null,
+      complement: null,
+      neighborhood: "Tijuca",
+      city: "Rio de Janeiro",
+      state: "Rio de Janeiro",
+      uf: "RJ",
+      cep: "20520-050",
+      visibility: "STREET",
     });
     expect(listed.get("A-STREET")!.coordinates).toEqual({ latitude: -22.925, longitude: -43.232 });
     expect(listed.get("A-NEIGHBORHOOD")!.address).toEqual({
-      street: null, number: null, complement: null, neighborhood: "Cambuí", city: "Campinas",
-      state: "São Paulo", uf: "SP", cep: "13025-001", visibility: "NEIGHBORHOOD",
+      street: null,
+      number: null,
+      complement: null,
+      neighborhood: "Cambuí",
+      city: "Campinas",
+      state: "São Paulo",
+      uf: "SP",
+      cep: "13025-001",
+      visibility: "NEIGHBORHOOD",
     });
     expect(listed.get("A-NEIGHBORHOOD")!.coordinates).toEqual({ latitude: null, longitude: null });
   });
 
   test("a client with fullAddress reads the stored values, visibility beside them", async () => {
     const listed = await byCode("agency");
-    expect(listed.get("A-NEIGHBORHOOD")!.address).toMatchObject({ street: "Rua Coronel Quirino", number: "1000", visibility: "NEIGHBORHOOD" });
+    expect(listed.get("A-NEIGHBORHOOD")!.address).toMatchObject({
+      street: "Rua Coronel Quirino",
+      number: "1000",
+      visibility: "NEIGHBORHOOD",
+    });
     expect(listed.get("A-NEIGHBORHOOD")!.coordinates).toEqual({ latitude: -22.8935, longitude: -47.0515 });
     expect(listed.get("A-STREET")!.coordinates).toEqual({ latitude: -22.924567, longitude: -43.232198 });
   });
@@ -92,7 +129,8 @@ describe("lists: partners see what visibility allows", () => {
   });
 
   test("visibility is always present in the address group", async () => {
-    for (const [, property] of await byCode("portal", "address")) expect(["ALL", "STREET", "NEIGHBORHOOD"]).toContain(property.address.visibility);
+    for (const [, property] of await byCode("portal", "address"))
+      expect(["ALL", "STREET", "NEIGHBORHOOD"]).toContain(property.address.visibility);
   });
 });
 
@@ -102,8 +140,12 @@ describe("single records: the same rule", () => {
     const portalView = await byCode("portal");
     for (const code of ["A-ALL", "A-STREET", "A-NEIGHBORHOOD"]) {
       const id = agencyView.get(code)!.id;
-      expect((await get("portal", `/v1/properties/${id}?fields=${ALL_FIELDS}`)).body.data).toEqual(portalView.get(code));
-      expect((await get("agency", `/v1/properties/${id}?fields=${ALL_FIELDS}`)).body.data).toEqual(agencyView.get(code));
+      expect((await get("portal", `/v1/properties/${id}?fields=${ALL_FIELDS}`)).body.data).toEqual(
+        portalView.get(code),
+      );
+      expect((await get("agency", `/v1/properties/${id}?fields=${ALL_FIELDS}`)).body.data).toEqual(
+        agencyView.get(code),
+      );
     }
   });
 });

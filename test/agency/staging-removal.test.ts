@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Staging, shrinkGradually } from "../../src/agency/staging.ts";
 import { closeDatabase, openDatabase } from "../../src/db/open.ts";
-import { shrinkGradually, Staging } from "../../src/agency/staging.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -15,7 +15,8 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** This process's staging files in the temp folder. */
-const stagingFiles = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`partner-api-import-${process.pid}-`));
+const stagingFiles = () =>
+  readdirSync(tmpdir()).filter((name) => name.startsWith(`partner-api-import-${process.pid}-`));
 
 describe("the staging file", () => {
   test("is gone once the staging is dropped, with nothing else of it left in the temp folder", async () => {

@@ -5,11 +5,15 @@ import { pooledPercentile } from "../../bench/lib/stats.ts";
 /** `points` equally spaced quantile points of `samples`, as paced.lua prints them. */
 function part(samples: number[], points = samples.length) {
   const sorted = [...samples].sort((a, b) => a - b);
-  const quantiles = Array.from({ length: points }, (_, i) => sorted[Math.ceil(((i + 1) * sorted.length) / points) - 1]!);
+  const quantiles = Array.from(
+    { length: points },
+    (_, i) => sorted[Math.ceil(((i + 1) * sorted.length) / points) - 1]!,
+  );
   return { requests: samples.length, quantiles };
 }
 
-const range = (from: number, to: number, step = 1) => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
+const range = (from: number, to: number, step = 1) =>
+  Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
 
 describe("pooledPercentile", () => {
   test("one part gives that part's own percentile", () => {

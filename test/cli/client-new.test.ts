@@ -11,7 +11,11 @@ let t: TestApp | undefined;
 afterEach(() => t?.close());
 
 function run(args: string[]): { code: number; stdout: string; stderr: string } {
-  const result = Bun.spawnSync([process.execPath, "src/main.ts", "client", "new", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const result = Bun.spawnSync([process.execPath, "src/main.ts", "client", "new", ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
@@ -32,7 +36,15 @@ describe("client new", () => {
   });
 
   test("--portal --url: the entry has a feed selection, and the snippet's URL, user and password open the feed", async () => {
-    const { code, stdout } = run(["--id", "zap", "--name", "ZAP Imóveis", "--portal", "--url", "https://api.imobiliaria.com.br/"]);
+    const { code, stdout } = run([
+      "--id",
+      "zap",
+      "--name",
+      "ZAP Imóveis",
+      "--portal",
+      "--url",
+      "https://api.imobiliaria.com.br/",
+    ]);
     expect(code).toBe(0);
     const entry = entryOf(stdout);
     expect(entry.feed).toEqual({});
@@ -43,7 +55,9 @@ describe("client new", () => {
 
     t = createTestApp({ clients: [{ ...entry, database: "main" }] });
     const path = new URL(line(stdout, "URL")!).pathname;
-    const response = await t.request(path, { headers: { authorization: `Basic ${btoa(`${line(stdout, "User")}:${password}`)}` } });
+    const response = await t.request(path, {
+      headers: { authorization: `Basic ${btoa(`${line(stdout, "User")}:${password}`)}` },
+    });
     expect(response.status).toBe(200);
     expect((await response.text()).includes("<ListingDataFeed")).toBe(true);
   });
@@ -54,7 +68,10 @@ describe("client new", () => {
   });
 
   test("a bad --url, or --url without --portal: exit 2, saying why", () => {
-    for (const args of [["--id", "x", "--portal", "--url", "api.example.com"], ["--id", "x", "--url", "https://api.example.com"]]) {
+    for (const args of [
+      ["--id", "x", "--portal", "--url", "api.example.com"],
+      ["--id", "x", "--url", "https://api.example.com"],
+    ]) {
       const { code, stderr, stdout } = run(args);
       expect({ args, code }).toEqual({ args, code: 2 });
       expect(stderr).toContain("--url");

@@ -4,7 +4,12 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { clientDocument, POSTMAN_ENVIRONMENT, postmanCollection, SANDBOX_ORIGIN } from "../../scripts/clients/artifacts.ts";
+import {
+  clientDocument,
+  POSTMAN_ENVIRONMENT,
+  postmanCollection,
+  SANDBOX_ORIGIN,
+} from "../../scripts/clients/artifacts.ts";
 import { ROOT } from "../helpers/binary.ts";
 
 const CLIENT = join(ROOT, "clients/typescript");
@@ -20,31 +25,59 @@ describe("generated artefacts are current (`bun run clients`)", () => {
   });
 
   test("the client's types are what openapi-typescript generates from it", () => {
-    const check = Bun.spawnSync([process.execPath, "scripts/generate.ts", "--check"], { cwd: CLIENT, stdout: "pipe", stderr: "pipe" });
-    expect({ exitCode: check.exitCode, output: `${check.stdout}${check.stderr}`.trim() }).toEqual({ exitCode: 0, output: "src/schema.ts is current" });
+    const check = Bun.spawnSync([process.execPath, "scripts/generate.ts", "--check"], {
+      cwd: CLIENT,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect({ exitCode: check.exitCode, output: `${check.stdout}${check.stderr}`.trim() }).toEqual({
+      exitCode: 0,
+      output: "src/schema.ts is current",
+    });
   }, 120_000);
 
   test("the client type-checks against them with its own TypeScript 5", () => {
-    const check = Bun.spawnSync([process.execPath, "run", "typecheck"], { cwd: CLIENT, stdout: "pipe", stderr: "pipe" });
-    expect({ exitCode: check.exitCode, output: check.exitCode === 0 ? "" : `${check.stdout}${check.stderr}` }).toEqual({ exitCode: 0, output: "" });
+    const check = Bun.spawnSync([process.execPath, "run", "typecheck"], {
+      cwd: CLIENT,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect({ exitCode: check.exitCode, output: check.exitCode === 0 ? "" : `${check.stdout}${check.stderr}` }).toEqual({
+      exitCode: 0,
+      output: "",
+    });
   }, 120_000);
 
   test("the Postman collection and its sandbox environment are what the converter makes of it", async () => {
     const collection = await postmanCollection(clientDocument());
-    expect({ file: committed(join(POSTMAN, "partner-api.postman_collection.json")), hint: STALE }).toEqual({ file: collection, hint: STALE });
+    expect({ file: committed(join(POSTMAN, "partner-api.postman_collection.json")), hint: STALE }).toEqual({
+      file: collection,
+      hint: STALE,
+    });
     expect(committed(join(POSTMAN, "sandbox.postman_environment.json"))).toEqual(POSTMAN_ENVIRONMENT);
   });
 
   test("the collection fetches tokens by OAuth2 client credentials; the token request itself uses Basic", async () => {
     const collection = await postmanCollection(clientDocument());
-    const settings = Object.fromEntries((collection.auth.oauth2 as { key: string; value: string }[]).map((e) => [e.key, e.value]));
+    const settings = Object.fromEntries(
+      (collection.auth.oauth2 as { key: string; value: string }[]).map((e) => [e.key, e.value]),
+    );
     expect(collection.auth.type).toBe("oauth2");
-    expect(settings).toMatchObject({ grant_type: "client_credentials", accessTokenUrl: "{{baseUrl}}/v1/auth/token", clientId: "{{apiKey}}", clientSecret: "{{apiSecret}}" });
+    expect(settings).toMatchObject({
+      grant_type: "client_credentials",
+      accessTokenUrl: "{{baseUrl}}/v1/auth/token",
+      clientId: "{{apiKey}}",
+      clientSecret: "{{apiSecret}}",
+    });
     const requests = (collection.item as any[]).flatMap((folder) => folder.item ?? [folder]);
     const token = requests.find((item) => item.request.url.path.join("/") === "v1/auth/token");
     expect(token.request.auth.type).toBe("basic");
-    expect(token.request.body.urlencoded).toEqual([expect.objectContaining({ key: "grant_type", value: "client_credentials" })]);
-    const properties = requests.find((item) => item.request.method === "GET" && item.request.url.path.join("/") === "v1/properties");
+    expect(token.request.body.urlencoded).toEqual([
+      expect.objectContaining({ key: "grant_type", value: "client_credentials" }),
+    ]);
+    const properties = requests.find(
+      (item) => item.request.method === "GET" && item.request.url.path.join("/") === "v1/properties",
+    );
     expect(properties.request.auth).toBeUndefined(); // inherits the collection's OAuth2
     expect(properties.request.url.query.find((q: { key: string }) => q.key === "fields").value).not.toContain("<");
   });

@@ -6,14 +6,22 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureBinary, freePort, ROOT, startBinary, type RunningBinary } from "../helpers/binary.ts";
-import { startPrism, type RunningPrism } from "../helpers/prism.ts";
+import { ensureBinary, freePort, ROOT, type RunningBinary, startBinary } from "../helpers/binary.ts";
+import { type RunningPrism, startPrism } from "../helpers/prism.ts";
 import { toolForTests } from "../helpers/tools.ts";
 import { command, documentedExamples, EXTENSION, type Example } from "./examples.ts";
 
 const CLIENT = join(ROOT, "clients/typescript");
-const PHP = toolForTests("php", ["/usr/bin/php", "php"], "install it with `apt-get install -y php-cli php-curl` to run the PHP examples");
-const JQ = toolForTests("jq", ["/usr/bin/jq", "jq"], "install it with `apt-get install -y jq` to run the curl examples");
+const PHP = toolForTests(
+  "php",
+  ["/usr/bin/php", "php"],
+  "install it with `apt-get install -y php-cli php-curl` to run the PHP examples",
+);
+const JQ = toolForTests(
+  "jq",
+  ["/usr/bin/jq", "jq"],
+  "install it with `apt-get install -y jq` to run the curl examples",
+);
 const SANDBOX = { key: "pk_sandbox_demo", secret: "sk_sandbox_demo" };
 
 let dir: string;
@@ -60,7 +68,10 @@ function write(example: Example, index: number): string {
 async function call(path: string, init: RequestInit = {}): Promise<any> {
   const token = await fetch(`${prism.url}/v1/auth/token`, {
     method: "POST",
-    headers: { authorization: `Basic ${btoa(`${SANDBOX.key}:${SANDBOX.secret}`)}`, "content-type": "application/x-www-form-urlencoded" },
+    headers: {
+      authorization: `Basic ${btoa(`${SANDBOX.key}:${SANDBOX.secret}`)}`,
+      "content-type": "application/x-www-form-urlencoded",
+    },
     body: "grant_type=client_credentials",
   });
   const { access_token } = (await token.json()) as { access_token: string };
@@ -84,22 +95,25 @@ async function listening(port: number, proc: ReturnType<typeof Bun.spawn>): Prom
 }
 
 describe("no violation of the document in Prism's validating proxy", () => {
-  test(
-    "the typed client's tests pass through Prism (each of its sandboxes behind a Prism of its own)",
-    () => {
-      const run = Bun.spawnSync([process.execPath, "test"], { cwd: CLIENT, env: { ...process.env, PARTNER_API_PRISM: "1" }, stdout: "pipe", stderr: "pipe" });
-      const output = `${run.stdout}${run.stderr}`;
-      expect({ exitCode: run.exitCode, output: run.exitCode === 0 ? "" : output }).toEqual({ exitCode: 0, output: "" });
-      expect(output).toMatch(/\b0 fail\b/);
-    },
-    600_000,
-  );
+  test("the typed client's tests pass through Prism (each of its sandboxes behind a Prism of its own)", () => {
+    const run = Bun.spawnSync([process.execPath, "test"], {
+      cwd: CLIENT,
+      env: { ...process.env, PARTNER_API_PRISM: "1" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const output = `${run.stdout}${run.stderr}`;
+    expect({ exitCode: run.exitCode, output: run.exitCode === 0 ? "" : output }).toEqual({ exitCode: 0, output: "" });
+    expect(output).toMatch(/\b0 fail\b/);
+  }, 600_000);
 
   const examples = documentedExamples();
 
   test("the partner docs hold examples in curl, TypeScript, PHP and Python, receivers included", () => {
     expect(new Set(examples.map((e) => e.language))).toEqual(new Set(["bash", "ts", "php", "python"]));
-    expect(new Set(examples.filter((e) => e.receiver).map((e) => e.language))).toEqual(new Set(["php", "python", "ts"]));
+    expect(new Set(examples.filter((e) => e.receiver).map((e) => e.language))).toEqual(
+      new Set(["php", "python", "ts"]),
+    );
   });
 
   examples.forEach((example, index) => {
@@ -123,7 +137,10 @@ describe("no violation of the document in Prism's validating proxy", () => {
           try {
             await listening(port, proc);
             const tested = await call(`/v1/webhooks/${id}/test`, { method: "POST" });
-            expect({ state: tested.data.state, lastStatus: tested.data.lastStatus }).toEqual({ state: "succeeded", lastStatus: 204 });
+            expect({ state: tested.data.state, lastStatus: tested.data.lastStatus }).toEqual({
+              state: "succeeded",
+              lastStatus: 204,
+            });
             const forged = await fetch(`http://127.0.0.1:${port}/webhooks`, {
               method: "POST",
               headers: {
@@ -132,7 +149,11 @@ describe("no violation of the document in Prism's validating proxy", () => {
                 "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
                 "webhook-signature": `v1,${btoa("not the signature")}`,
               },
-              body: JSON.stringify({ type: "lead.created", timestamp: new Date().toISOString(), data: { sequence: 1, id: crypto.randomUUID(), record: null } }),
+              body: JSON.stringify({
+                type: "lead.created",
+                timestamp: new Date().toISOString(),
+                data: { sequence: 1, id: crypto.randomUUID(), record: null },
+              }),
             });
             expect({ forged: forged.status >= 400 && forged.status < 500 }).toEqual({ forged: true });
           } finally {
@@ -148,9 +169,17 @@ describe("no violation of the document in Prism's validating proxy", () => {
     test.skipIf(skipped(example))(
       `${example.where}: the ${example.language} example runs`,
       () => {
-        const run = Bun.spawnSync(command(example, write(example, index)), { cwd: dir, env: env(), stdout: "pipe", stderr: "pipe" });
+        const run = Bun.spawnSync(command(example, write(example, index)), {
+          cwd: dir,
+          env: env(),
+          stdout: "pipe",
+          stderr: "pipe",
+        });
         const output = `${run.stdout}${run.stderr}`;
-        expect({ exitCode: run.exitCode, output: run.exitCode === 0 ? "" : output }).toEqual({ exitCode: 0, output: "" });
+        expect({ exitCode: run.exitCode, output: run.exitCode === 0 ? "" : output }).toEqual({
+          exitCode: 0,
+          output: "",
+        });
       },
       120_000,
     );

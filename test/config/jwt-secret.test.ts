@@ -17,7 +17,12 @@ const savedEnv = process.env[JWT_SECRET_FILE_ENV];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "pa-jwt-secret-"));
   configPath = join(dir, "config.json");
-  writeFileSync(configPath, JSON.stringify({ clients: [{ id: "portal-x", apiKey: "pk_live_portalx_7Hq2", secretHash: hashSecret("sk_live_x") }] }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      clients: [{ id: "portal-x", apiKey: "pk_live_portalx_7Hq2", secretHash: hashSecret("sk_live_x") }],
+    }),
+  );
 });
 afterEach(() => {
   if (savedEnv === undefined) delete process.env[JWT_SECRET_FILE_ENV];
@@ -86,7 +91,9 @@ describe("a secret file that cannot be used refuses to start, saying what to do"
 
   test("a file shorter than 32 bytes (emptied, hand-edited) is refused, never signed with", () => {
     writeFileSync(`${configPath}.jwt-secret`, "\n");
-    expect(() => loadConfigFile(configPath)).toThrow(`the token secret in ${configPath}.jwt-secret is shorter than 32 bytes`);
+    expect(() => loadConfigFile(configPath)).toThrow(
+      `the token secret in ${configPath}.jwt-secret is shorter than 32 bytes`,
+    );
     process.env[JWT_SECRET_FILE_ENV] = join(dir, "short");
     rmSync(`${configPath}.jwt-secret`);
     writeFileSync(join(dir, "short"), "too short");

@@ -32,7 +32,11 @@ function problemsOf(config: unknown): string[] {
 describe("a valid config", () => {
   test("fills the contract's defaults and resolves database paths against the config's folder", () => {
     const config = loadConfigFile(
-      write({ jwtSecret: "x".repeat(32), databases: { agency: "data/agency.sqlite" }, clients: [{ ...goodClient, database: "agency" }] }),
+      write({
+        jwtSecret: "x".repeat(32),
+        databases: { agency: "data/agency.sqlite" },
+        clients: [{ ...goodClient, database: "agency" }],
+      }),
     );
     const client = config.clients.get("portal-x")!;
     expect(config.environment).toBe("production");
@@ -47,7 +51,13 @@ describe("a valid config", () => {
   test("scopes: absent gives a portal's or a website's; given, exactly those (docs/partners/scopes.md)", () => {
     const crm = { ...goodClient, id: "crm", apiKey: "pk_live_crm_0001", scopes: ["leads:read", "leads:update"] };
     const config = loadConfigFile(write({ jwtSecret: "x".repeat(32), clients: [goodClient, crm] }));
-    expect([...config.clients.get("portal-x")!.scopes].sort()).toEqual(["feed:read", "leads:create", "leads:read:own", "properties:read", "webhooks"]);
+    expect([...config.clients.get("portal-x")!.scopes].sort()).toEqual([
+      "feed:read",
+      "leads:create",
+      "leads:read:own",
+      "properties:read",
+      "webhooks",
+    ]);
     expect([...config.clients.get("crm")!.scopes].sort()).toEqual(["leads:read", "leads:update"]);
   });
 
@@ -89,7 +99,10 @@ describe("every problem is named with its JSON path", () => {
   });
 
   test("a bad CIDR in a whitelist and in trustedProxies", () => {
-    const problems = problemsOf({ trustedProxies: ["10.0.0.0/33"], clients: [{ ...goodClient, ipWhitelist: ["203.0.113.7", "300.1.1.1"] }] });
+    const problems = problemsOf({
+      trustedProxies: ["10.0.0.0/33"],
+      clients: [{ ...goodClient, ipWhitelist: ["203.0.113.7", "300.1.1.1"] }],
+    });
     expect(problems).toContain('/trustedProxies/0: "10.0.0.0/33" is not an IP address or CIDR range');
     expect(problems).toContain('/clients/0/ipWhitelist/1: "300.1.1.1" is not an IP address or CIDR range');
   });
@@ -107,13 +120,17 @@ describe("every problem is named with its JSON path", () => {
   });
 
   test("a jwtSecret under 32 bytes", () => {
-    expect(problemsOf({ jwtSecret: "short", clients: [goodClient] }).some((p) => p.startsWith("/jwtSecret:"))).toBe(true);
+    expect(problemsOf({ jwtSecret: "short", clients: [goodClient] }).some((p) => p.startsWith("/jwtSecret:"))).toBe(
+      true,
+    );
   });
 
   test("a secretHash that is not a digest (a clear-text secret pasted by mistake)", () => {
-    expect(problemsOf({ clients: [{ ...goodClient, secretHash: "sk_live_x" }] }).some((p) => p.startsWith("/clients/0/secretHash:"))).toBe(
-      true,
-    );
+    expect(
+      problemsOf({ clients: [{ ...goodClient, secretHash: "sk_live_x" }] }).some((p) =>
+        p.startsWith("/clients/0/secretHash:"),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -150,10 +167,27 @@ describe("a valid feed", () => {
     const config = loadConfigFile(
       write({
         ...feedsBase,
-        feeds: [{ ...feed, every: "1h", mode: "partial", headers: { Authorization: "Bearer abc" }, maxUnpublishRatio: 0.1, timeout: "2m", maxBytes: 1000 }],
+        feeds: [
+          {
+            ...feed,
+            every: "1h",
+            mode: "partial",
+            headers: { Authorization: "Bearer abc" },
+            maxUnpublishRatio: 0.1,
+            timeout: "2m",
+            maxBytes: 1000,
+          },
+        ],
       }),
     );
-    expect(config.feeds[0]).toMatchObject({ everyMs: 3_600_000, mode: "partial", headers: { Authorization: "Bearer abc" }, maxUnpublishRatio: 0.1, timeoutMs: 120_000, maxBytes: 1000 });
+    expect(config.feeds[0]).toMatchObject({
+      everyMs: 3_600_000,
+      mode: "partial",
+      headers: { Authorization: "Bearer abc" },
+      maxUnpublishRatio: 0.1,
+      timeoutMs: 120_000,
+      maxBytes: 1000,
+    });
   });
 
   test("a config without feeds has none", () => {
@@ -161,7 +195,10 @@ describe("a valid feed", () => {
   });
 
   test("30s is the sandbox's minimum", () => {
-    expect(loadConfigFile(write({ ...feedsBase, environment: "sandbox", feeds: [{ ...feed, every: "30s" }] })).feeds[0]!.everyMs).toBe(30_000);
+    expect(
+      loadConfigFile(write({ ...feedsBase, environment: "sandbox", feeds: [{ ...feed, every: "30s" }] })).feeds[0]!
+        .everyMs,
+    ).toBe(30_000);
   });
 });
 
@@ -192,7 +229,10 @@ describe("each problem is named, with its path", () => {
   });
 
   test("credentials in the URL are refused (the URL is shown; headers are not), and not echoed", () => {
-    const problems = problemsOf({ ...feedsBase, feeds: [{ ...feed, url: "https://agency:hunter2@crm.example.com/feed.xml?key=abc" }] });
+    const problems = problemsOf({
+      ...feedsBase,
+      feeds: [{ ...feed, url: "https://agency:hunter2@crm.example.com/feed.xml?key=abc" }],
+    });
     expect(problems).toEqual([
       "/feeds/0/url: must not carry a user or password: put them in headers (Authorization), which are never shown (https://crm.example.com/feed.xml?…)",
     ]);
@@ -200,13 +240,19 @@ describe("each problem is named, with its path", () => {
   });
 
   test("a header value with a line break is named by its header, its value never echoed", () => {
-    const problems = problemsOf({ ...feedsBase, feeds: [{ ...feed, headers: { Authorization: "Bearer s3cret\r\nX-Evil: 1" } }] });
+    const problems = problemsOf({
+      ...feedsBase,
+      feeds: [{ ...feed, headers: { Authorization: "Bearer s3cret\r\nX-Evil: 1" } }],
+    });
     expect(problems).toEqual(["/feeds/0/headers/Authorization: must not contain line breaks or NUL"]);
     expect(problems.join()).not.toContain("s3cret");
   });
 
   test("schema problems: unknown keys, a bad mode, a ratio outside 0..1, a malformed interval", () => {
-    const problems = problemsOf({ ...feedsBase, feeds: [{ ...feed, mode: "delta", maxUnpublishRatio: 2, every: "soon", extra: 1 }] });
+    const problems = problemsOf({
+      ...feedsBase,
+      feeds: [{ ...feed, mode: "delta", maxUnpublishRatio: 2, every: "soon", extra: 1 }],
+    });
     expect(problems).toEqual(
       expect.arrayContaining([
         "/feeds/0/extra: unknown key",
@@ -222,11 +268,15 @@ describe("each problem is named, with its path", () => {
       '/feeds/1/mode: feeds "crm" and "site" are both full feeds of database "agency", so each run would unpublish the other\'s listings: make one of them "partial"',
     ]);
     // A full feed and partial ones may share a database.
-    expect(loadConfigFile(write({ ...feedsBase, feeds: [feed, { ...feed, id: "site", mode: "partial" }] })).feeds).toHaveLength(2);
+    expect(
+      loadConfigFile(write({ ...feedsBase, feeds: [feed, { ...feed, id: "site", mode: "partial" }] })).feeds,
+    ).toHaveLength(2);
   });
 
   test("a timeout under a second", () => {
-    expect(problemsOf({ ...feedsBase, feeds: [{ ...feed, timeout: "500ms" }] })).toEqual(["/feeds/0/timeout: must be at least 1s"]);
+    expect(problemsOf({ ...feedsBase, feeds: [{ ...feed, timeout: "500ms" }] })).toEqual([
+      "/feeds/0/timeout: must be at least 1s",
+    ]);
   });
 });
 
@@ -236,7 +286,12 @@ describe("a client's portal feed selection (docs/reference/behaviour-extensions.
       write({
         clients: [
           goodClient,
-          { ...goodClient, id: "zap", apiKey: "pk_live_zap_0001", feed: { operationType: ["SALE", "RENT"], status: ["AVAILABLE"], propertyType: ["Casa"], maxListings: 500 } },
+          {
+            ...goodClient,
+            id: "zap",
+            apiKey: "pk_live_zap_0001",
+            feed: { operationType: ["SALE", "RENT"], status: ["AVAILABLE"], propertyType: ["Casa"], maxListings: 500 },
+          },
           { ...goodClient, id: "olx", apiKey: "pk_live_olx_0001", feed: {} },
         ],
       }),
@@ -244,12 +299,22 @@ describe("a client's portal feed selection (docs/reference/behaviour-extensions.
     const none = { operationType: null, status: null, propertyType: null, maxListings: null };
     expect(config.clients.get("portal-x")!.feed).toEqual(none);
     expect(config.clients.get("olx")!.feed).toEqual(none);
-    expect(config.clients.get("zap")!.feed).toEqual({ operationType: ["SALE", "RENT"], status: ["AVAILABLE"], propertyType: ["Casa"], maxListings: 500 });
+    expect(config.clients.get("zap")!.feed).toEqual({
+      operationType: ["SALE", "RENT"],
+      status: ["AVAILABLE"],
+      propertyType: ["Casa"],
+      maxListings: 500,
+    });
   });
 
   test("an unknown key, a value outside an enumeration, an empty list, a repeated value, a cap under 1: each named", () => {
     const problems = problemsOf({
-      clients: [{ ...goodClient, feed: { operationType: ["LEASE"], status: [], propertyType: ["Casa", "Casa"], maxListings: 0, region: "SP" } }],
+      clients: [
+        {
+          ...goodClient,
+          feed: { operationType: ["LEASE"], status: [], propertyType: ["Casa", "Casa"], maxListings: 0, region: "SP" },
+        },
+      ],
     });
     expect(problems).toEqual(
       expect.arrayContaining([
@@ -267,7 +332,11 @@ describe("a client's portal feed selection (docs/reference/behaviour-extensions.
     const feed = (ConfigSchema.properties.clients.items.properties as Record<string, any>).feed;
     expect(Object.keys(feed.properties).sort()).toEqual(["maxListings", "operationType", "propertyType", "status"]);
     expect(feed.additionalProperties).toBe(false);
-    expect(feed.properties.operationType.items.anyOf.map((s: { const: string }) => s.const)).toEqual(["SALE", "RENT", "SEASONAL"]);
+    expect(feed.properties.operationType.items.anyOf.map((s: { const: string }) => s.const)).toEqual([
+      "SALE",
+      "RENT",
+      "SEASONAL",
+    ]);
   });
 
   test("the file's last write is kept (what the feed's Last-Modified starts from)", () => {

@@ -31,7 +31,13 @@ describe("exposedPaths", () => {
     for (const configMode of [0o600, 0o640, 0o400]) {
       const config = file(`config-${configMode.toString(8)}.json`, configMode);
       const secret = file(`secret-${configMode.toString(8)}`, 0o600);
-      expect(exposedPaths({ config, jwtSecretFile: secret, databases: [join(folder("data-0750", 0o750), "a.sqlite"), join(folder("data-0700", 0o700), "b.sqlite")] })).toEqual([]);
+      expect(
+        exposedPaths({
+          config,
+          jwtSecretFile: secret,
+          databases: [join(folder("data-0750", 0o750), "a.sqlite"), join(folder("data-0700", 0o700), "b.sqlite")],
+        }),
+      ).toEqual([]);
     }
   });
 
@@ -39,11 +45,30 @@ describe("exposedPaths", () => {
     const config = file("open-config.json", 0o666);
     const secret = file("open-secret", 0o644);
     const data = folder("open-data", 0o777);
-    const found = exposedPaths({ config, jwtSecretFile: secret, databases: [join(data, "a.sqlite"), join(data, "b.sqlite")] });
+    const found = exposedPaths({
+      config,
+      jwtSecretFile: secret,
+      databases: [join(data, "a.sqlite"), join(data, "b.sqlite")],
+    });
     expect(found).toEqual([
-      { path: config, mode: "0666", problem: "the config file can be read and changed by other users", fix: `chmod 600 ${config}` },
-      { path: secret, mode: "0644", problem: expect.stringContaining("the token-signing secret file can be read by other users"), fix: `chmod 600 ${secret}` },
-      { path: data, mode: "0777", problem: expect.stringContaining("the database folder can be written by other users"), fix: `chmod o-w ${data}` },
+      {
+        path: config,
+        mode: "0666",
+        problem: "the config file can be read and changed by other users",
+        fix: `chmod 600 ${config}`,
+      },
+      {
+        path: secret,
+        mode: "0644",
+        problem: expect.stringContaining("the token-signing secret file can be read by other users"),
+        fix: `chmod 600 ${secret}`,
+      },
+      {
+        path: data,
+        mode: "0777",
+        problem: expect.stringContaining("the database folder can be written by other users"),
+        fix: `chmod o-w ${data}`,
+      },
     ]);
     // The fixes do fix it.
     chmodSync(config, 0o600);
@@ -65,14 +90,19 @@ describe("serve warns at start, once", () => {
     try {
       const data = join(home, "data");
       mkdirSync(data);
-      const seeded = Bun.spawnSync([binary, "seed", "--out", join(data, "agency.sqlite"), "--properties", "5", "--leads", "5"], { cwd: home });
+      const seeded = Bun.spawnSync(
+        [binary, "seed", "--out", join(data, "agency.sqlite"), "--properties", "5", "--leads", "5"],
+        { cwd: home },
+      );
       expect(seeded.exitCode).toBe(0);
       const config = join(home, "config.json");
       writeFileSync(
         config,
         JSON.stringify({
           databases: { agency: "data/agency.sqlite" },
-          clients: [{ id: "crm", apiKey: "pk_live_crm_key1", secretHash: hashSecret("sk_live_crm"), database: "agency" }],
+          clients: [
+            { id: "crm", apiKey: "pk_live_crm_key1", secretHash: hashSecret("sk_live_crm"), database: "agency" },
+          ],
         }),
         { mode: 0o600 },
       );

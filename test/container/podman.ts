@@ -31,8 +31,17 @@ export function podmanEnvironment(): Record<string, string> {
 
 export function commandRunner(env: Record<string, string>, cwd = ROOT) {
   return async (command: string[], extraEnv: Record<string, string> = {}): Promise<Ran> => {
-    const proc = Bun.spawn(command, { cwd, env: { ...process.env, ...env, ...extraEnv }, stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn(command, {
+      cwd,
+      env: { ...process.env, ...env, ...extraEnv },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     return { code, stdout, stderr };
   };
 }

@@ -2,8 +2,9 @@
 // event loop never copies the WAL back. Observed from outside with stat() only (the rule of
 // src/db/tenants.ts): in WAL mode the database file changes only when a checkpoint copies pages
 // into it, and the WAL file grows only when a commit cannot start over from its beginning.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,7 +53,8 @@ async function eventually(condition: () => boolean): Promise<void> {
   }
 }
 
-const autocheckpoint = (connection: Database) => (connection.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+const autocheckpoint = (connection: Database) =>
+  (connection.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
 
 describe("the checkpointer thread", () => {
   test("copies a watched database's commits into its file, though no commit reached SQLite's own threshold", async () => {

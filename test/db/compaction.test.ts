@@ -24,7 +24,11 @@ function database() {
 }
 
 const events = (db: ReturnType<typeof openDatabase>) =>
-  db.query("SELECT sequence, record_id AS id, change FROM changes ORDER BY sequence").all() as { sequence: number; id: string; change: string }[];
+  db.query("SELECT sequence, record_id AS id, change FROM changes ORDER BY sequence").all() as {
+    sequence: number;
+    id: string;
+    change: string;
+  }[];
 
 describe("compactChangesStep", () => {
   test("keeps exactly the newest event per record, with its original sequence", () => {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, MIGRATIONS } from "../../src/db/migrate.ts";
+import { MIGRATIONS, migrate } from "../../src/db/migrate.ts";
 import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 
 let dir: string;
@@ -80,7 +80,9 @@ describe("the count of records updated before they were created, and the date pa
           db.run("UPDATE properties SET is_published = 0 WHERE id = 'same-instant'");
           db.run("UPDATE properties SET is_published = 1 WHERE id = 'inverted-hidden'");
           expect(kept(db, entity)).toBe(2);
-          db.run("UPDATE properties SET is_published = 1 - is_published WHERE id IN ('same-instant', 'inverted-hidden')");
+          db.run(
+            "UPDATE properties SET is_published = 1 - is_published WHERE id IN ('same-instant', 'inverted-hidden')",
+          );
         }
         db.run(`UPDATE ${entity} SET updated_at = ? WHERE id = 'inverted'`, ["2025-03-03T00:00:00.000Z"]);
         expect(kept(db, entity)).toBe(1);

@@ -4,13 +4,14 @@
 // Every call in src/ that opens a file descriptor is listed here with why it never meets a
 // database file; a new one fails this test until someone has checked it against the rule.
 import { describe, expect, test } from "bun:test";
-import { Glob } from "bun";
 import { join, relative } from "node:path";
+import { Glob } from "bun";
 
 const SRC = join(import.meta.dir, "../../src");
 
 /** Calls that open (or map) a file by path and close it again. */
-const OPENS = /\bBun\.(?:mmap|file|write)\(|\b(?:openSync|createReadStream|createWriteStream|readFileSync|writeFileSync|appendFileSync|copyFileSync|cpSync)\(|\bfs\.(?:open|promises\.open)\(|\bfrom "node:fs\/promises"/;
+const OPENS =
+  /\bBun\.(?:mmap|file|write)\(|\b(?:openSync|createReadStream|createWriteStream|readFileSync|writeFileSync|appendFileSync|copyFileSync|cpSync)\(|\bfs\.(?:open|promises\.open)\(|\bfrom "node:fs\/promises"/;
 
 /** Each file that may open descriptors, and why none of them is a database's file. */
 const CHECKED: Record<string, string> = {
@@ -40,7 +41,13 @@ describe("no descriptor of a database's files behind SQLite's back", () => {
   });
 
   test("the pattern catches what it is for (a memory map, a read, a stream)", () => {
-    for (const line of ['Bun.mmap(`${path}-shm`)', "readFileSync(dbPath)", "createReadStream(file)", 'Bun.file(path).stream()', "openSync(p, 'r')"]) {
+    for (const line of [
+      "Bun.mmap(`${path}-shm`)",
+      "readFileSync(dbPath)",
+      "createReadStream(file)",
+      "Bun.file(path).stream()",
+      "openSync(p, 'r')",
+    ]) {
       expect(OPENS.test(line)).toBe(true);
     }
     expect(OPENS.test("statSync(path)")).toBe(false);

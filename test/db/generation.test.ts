@@ -1,6 +1,6 @@
 // Tenant.generation: moves with every commit from any connection or process, is asked of
 // SQLite at most once per turn of the event loop, and never costs SQLite its locks.
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

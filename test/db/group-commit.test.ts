@@ -49,7 +49,10 @@ describe("GroupCommitWriter", () => {
     const writer = new GroupCommitWriter(db);
     expect(await writer.submit(level, "bookkeeping")).toBe(NORMAL);
     expect(await writer.submit(level)).toBe(NORMAL);
-    expect(await Promise.all([writer.submit(level, "bookkeeping"), writer.submit(level, "durable")])).toEqual([NORMAL, NORMAL]);
+    expect(await Promise.all([writer.submit(level, "bookkeeping"), writer.submit(level, "durable")])).toEqual([
+      NORMAL,
+      NORMAL,
+    ]);
     db.close();
   });
 
@@ -61,7 +64,10 @@ describe("GroupCommitWriter", () => {
     expect(await writer.submit(level, "bookkeeping")).toBe(NORMAL);
     expect(await writer.submit(level)).toBe(FULL);
     // Submitted in one turn, so one batch: the durable write makes the whole batch durable.
-    expect(await Promise.all([writer.submit(level, "bookkeeping"), writer.submit(level, "durable")])).toEqual([FULL, FULL]);
+    expect(await Promise.all([writer.submit(level, "bookkeeping"), writer.submit(level, "durable")])).toEqual([
+      FULL,
+      FULL,
+    ]);
     db.close();
   });
 
@@ -157,8 +163,12 @@ describe("GroupCommitWriter and the WAL's sync", () => {
     const outcomes: unknown[] = [];
     const writer = new GroupCommitWriter(db, (error) => outcomes.push(error), { fsync });
     const settled: string[] = [];
-    const durable = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'lead')")).then(() => settled.push("durable"));
-    void writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (2, 'outcome')"), "bookkeeping").then(() => settled.push("bookkeeping"));
+    const durable = writer
+      .submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'lead')"))
+      .then(() => settled.push("durable"));
+    void writer
+      .submit((d) => d.run("INSERT INTO t (id, v) VALUES (2, 'outcome')"), "bookkeeping")
+      .then(() => settled.push("bookkeeping"));
     await turns();
     expect(calls.length).toBe(1);
     expect(settled).toEqual(["bookkeeping"]);
@@ -179,7 +189,8 @@ describe("GroupCommitWriter and the WAL's sync", () => {
     const { fsync, calls } = heldFsync();
     const writer = new GroupCommitWriter(db, () => {}, { fsync });
     const settled: number[] = [];
-    const write = (id: number) => writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (?, 'x')", [id])).then(() => settled.push(id));
+    const write = (id: number) =>
+      writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (?, 'x')", [id])).then(() => settled.push(id));
     void write(1);
     await turns();
     void write(2);

@@ -55,7 +55,9 @@ describe("replacing a database another process has open", () => {
     writeSeedDatabase(path, { ...DEFAULT_SEED_OPTIONS, properties: 5, leads: 5 });
     const proc = await holder(path);
     try {
-      expect(() => writeSeedDatabase(path, { ...DEFAULT_SEED_OPTIONS, properties: 7, leads: 7, overwrite: true })).toThrow(DatabaseInUseError);
+      expect(() =>
+        writeSeedDatabase(path, { ...DEFAULT_SEED_OPTIONS, properties: 7, leads: 7, overwrite: true }),
+      ).toThrow(DatabaseInUseError);
     } finally {
       proc.kill("SIGKILL");
       await proc.exited;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importFeed } from "../../src/agency/import.ts";
-import { migrate, MIGRATIONS, SCHEMA_VERSION, schemaVersion } from "../../src/db/migrate.ts";
+import { MIGRATIONS, migrate, SCHEMA_VERSION, schemaVersion } from "../../src/db/migrate.ts";
 import rebuildDateOrder from "../../src/db/migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "../../src/db/migrations/rebuild-day-counts.sql" with { type: "text" };
 import { closeDatabase, openDatabase, openExistingDatabase } from "../../src/db/open.ts";
@@ -17,7 +17,8 @@ let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "pa-extras-"))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const lastSequence = (db: Database) => (db.query("SELECT coalesce(max(sequence), 0) AS n FROM changes").get() as { n: number }).n;
+const lastSequence = (db: Database) =>
+  (db.query("SELECT coalesce(max(sequence), 0) AS n FROM changes").get() as { n: number }).n;
 
 describe("schema 5", () => {
   test("an older file is upgraded: every property shown in full, no amenities, no digest", () => {
@@ -32,7 +33,11 @@ describe("schema 5", () => {
     const db = openExistingDatabase(path);
     try {
       expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
-      expect(db.query("SELECT display_address, amenities, import_hash FROM properties").get()).toEqual({ display_address: "ALL", amenities: "[]", import_hash: null });
+      expect(db.query("SELECT display_address, amenities, import_hash FROM properties").get()).toEqual({
+        display_address: "ALL",
+        amenities: "[]",
+        import_hash: null,
+      });
     } finally {
       closeDatabase(db);
     }
@@ -69,9 +74,21 @@ describe("schema 5", () => {
     const listing = (code: string, extra = "") =>
       `<Listing><ListingID>${code}</ListingID><Title>${code}</Title><TransactionType>Venda</TransactionType>${extra}</Listing>`;
     const at = (iso: string) => ({ now: () => new Date(iso) });
-    await importFeed(path, feed(listing("A") + listing("B", '<Location displayAddress="Street"/>') + listing("C")), at("2026-01-01T10:00:00.000Z"));
-    await importFeed(path, feed(listing("A", "<Details><Features><Feature>Piscina</Feature></Features></Details>") + listing("B")), at("2026-01-02T10:00:00.000Z"));
-    await importFeed(path, feed(listing("A") + listing("B") + listing("C", "<Details><PropertyType>Casa</PropertyType></Details>")), at("2026-01-03T10:00:00.000Z"));
+    await importFeed(
+      path,
+      feed(listing("A") + listing("B", '<Location displayAddress="Street"/>') + listing("C")),
+      at("2026-01-01T10:00:00.000Z"),
+    );
+    await importFeed(
+      path,
+      feed(listing("A", "<Details><Features><Feature>Piscina</Feature></Features></Details>") + listing("B")),
+      at("2026-01-02T10:00:00.000Z"),
+    );
+    await importFeed(
+      path,
+      feed(listing("A") + listing("B") + listing("C", "<Details><PropertyType>Casa</PropertyType></Details>")),
+      at("2026-01-03T10:00:00.000Z"),
+    );
     const db = openExistingDatabase(path);
     try {
       const derived = () => ({
@@ -86,7 +103,11 @@ describe("schema 5", () => {
       expect(derived().days).toEqual(kept.days);
       expect(derived().pairs).toEqual(kept.pairs);
       db.run("ROLLBACK");
-      const counted = db.query("SELECT status, operation_type, coalesce(property_type, '') AS property_type, highlight, count(*) AS n FROM properties WHERE is_published = 1 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4").all();
+      const counted = db
+        .query(
+          "SELECT status, operation_type, coalesce(property_type, '') AS property_type, highlight, count(*) AS n FROM properties WHERE is_published = 1 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+        )
+        .all();
       expect(kept.counts).toEqual(counted);
     } finally {
       closeDatabase(db);

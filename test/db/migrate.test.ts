@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, SCHEMA_VERSION, schemaVersion, SchemaTooNewError } from "../../src/db/migrate.ts";
+import { migrate, SCHEMA_VERSION, SchemaTooNewError, schemaVersion } from "../../src/db/migrate.ts";
 import { NotAPartnerDatabaseError, openDatabase, openExistingDatabase } from "../../src/db/open.ts";
 
 let dir: string;

@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { wallClock } from "../../src/clock.ts";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../../src/db/open.ts";
 import { Tenant } from "../../src/db/tenants.ts";
-import { heldFsync } from "../helpers/held-fsync.ts";
-import { changesPage as readChanges, parseChangesQuery } from "../../src/modules/changes/service.ts";
-import { createLead } from "../../src/modules/leads/service.ts";
+import { parseChangesQuery, changesPage as readChanges } from "../../src/modules/changes/service.ts";
 import type { LeadInput } from "../../src/modules/leads/model.ts";
-import { dispatchStep, replayStep, type DispatchDeps } from "../../src/modules/webhooks/dispatch.ts";
+import { createLead } from "../../src/modules/leads/service.ts";
+import { type DispatchDeps, dispatchStep, replayStep } from "../../src/modules/webhooks/dispatch.ts";
 import { deliveryStore } from "../../src/modules/webhooks/store.ts";
+import { heldFsync } from "../helpers/held-fsync.ts";
 
 let dir: string;
 let tenant: Tenant | null = null;
@@ -49,14 +49,20 @@ function heldTenant() {
 function logRemovals(t: Tenant, n: number, from = 1): Promise<unknown> {
   return t.writer.submit((db) => {
     for (let i = from; i < from + n; i++) {
-      db.run("INSERT INTO changes (entity, record_id, change, at) VALUES ('properties', ?, 'remove', '2026-11-25T00:00:00.000Z')", [`p${i}`]);
+      db.run(
+        "INSERT INTO changes (entity, record_id, change, at) VALUES ('properties', ?, 'remove', '2026-11-25T00:00:00.000Z')",
+        [`p${i}`],
+      );
     }
   });
 }
 
 const settledWithin = async (promise: Promise<unknown>, turns: number) => {
   let settled = false;
-  void promise.then(() => (settled = true), () => (settled = true));
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
   return settled;
 };

@@ -19,7 +19,13 @@ function contents(db: Database) {
     amenities: db.query("SELECT key, property, value FROM property_amenities ORDER BY 1, 2").all(),
     points: db.query("SELECT id, min_lat, max_lat, min_lng, max_lng FROM property_points ORDER BY id").all(),
     shown: db.query("SELECT id, min_lat, max_lat, min_lng, max_lng FROM property_shown_points ORDER BY id").all(),
-    words: words.map((w) => db.query("SELECT group_concat(rowid) AS ids FROM (SELECT rowid FROM property_words WHERE property_words MATCH ? ORDER BY rowid)").get(w)),
+    words: words.map((w) =>
+      db
+        .query(
+          "SELECT group_concat(rowid) AS ids FROM (SELECT rowid FROM property_words WHERE property_words MATCH ? ORDER BY rowid)",
+        )
+        .get(w),
+    ),
   };
 }
 
@@ -48,8 +54,14 @@ describe("triggers and the rebuild agree", () => {
   test("an edit moves a listing between counters and indexes; a delete takes it out", () => {
     const db = new Database(seededDatabase(dir, 200, 10));
     try {
-      const id = (db.query("SELECT rowid AS id FROM properties WHERE is_published = 1 AND display_address = 'ALL' LIMIT 1").get() as { id: number }).id;
-      db.run(`UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9 WHERE rowid = ${id}`);
+      const id = (
+        db
+          .query("SELECT rowid AS id FROM properties WHERE is_published = 1 AND display_address = 'ALL' LIMIT 1")
+          .get() as { id: number }
+      ).id;
+      db.run(
+        `UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9 WHERE rowid = ${id}`,
+      );
       db.run(`DELETE FROM properties WHERE rowid = (SELECT max(rowid) FROM properties WHERE is_published = 1)`);
       const triggered = contents(db);
       db.run(REBUILD_SEARCH);
@@ -70,9 +82,19 @@ describe("triggers and the rebuild agree", () => {
       const copy = new Database(copyPath, { readonly: true });
       try {
         const ids = (db: Database) => ({
-          words: db.query("SELECT id FROM properties WHERE rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH 'piscina') ORDER BY id").all(),
-          points: db.query("SELECT id FROM properties WHERE rowid IN (SELECT id FROM property_shown_points) ORDER BY id").all(),
-          amenities: db.query("SELECT p.id, a.key FROM property_amenities a JOIN properties p ON p.rowid = a.property ORDER BY 1, 2").all(),
+          words: db
+            .query(
+              "SELECT id FROM properties WHERE rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH 'piscina') ORDER BY id",
+            )
+            .all(),
+          points: db
+            .query("SELECT id FROM properties WHERE rowid IN (SELECT id FROM property_shown_points) ORDER BY id")
+            .all(),
+          amenities: db
+            .query(
+              "SELECT p.id, a.key FROM property_amenities a JOIN properties p ON p.rowid = a.property ORDER BY 1, 2",
+            )
+            .all(),
         });
         expect(ids(copy)).toEqual(ids(source));
       } finally {

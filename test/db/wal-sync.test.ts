@@ -38,7 +38,6 @@ function descriptorsOn(path: string): number {
   return n;
 }
 
-
 describe("WalSync", () => {
   test("the real fsync: flushed() resolves, and one descriptor serves every sync until close", async () => {
     const wal = join(folder(), "t.sqlite-wal");

@@ -3,7 +3,13 @@
 // (after a change to the seed generator or the catalogue); the examples test compares.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { EXAMPLE_QUERIES, exampleProperty, LEAD_PATCH_EXAMPLE, leadRequestExample, type SandboxExamples } from "../../src/docs/examples.ts";
+import {
+  EXAMPLE_QUERIES,
+  exampleProperty,
+  LEAD_PATCH_EXAMPLE,
+  leadRequestExample,
+  type SandboxExamples,
+} from "../../src/docs/examples.ts";
 import { sandboxApp } from "./sandbox.ts";
 
 export async function captureExamples(): Promise<SandboxExamples> {

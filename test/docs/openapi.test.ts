@@ -1,21 +1,22 @@
 // GET /openapi.json against the server it describes: every route documented with its errors,
 // every example a request the server accepts, every observed response as documented.
+
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CATALOGS } from "../../src/catalog/index.ts";
 import { SANDBOX_API_KEY as CLI_SANDBOX_KEY, SANDBOX_API_SECRET as CLI_SANDBOX_SECRET } from "../../src/cli/sandbox.ts";
 import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_INBOUND } from "../../src/docs/examples.ts";
-import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../src/modules/inbound/model.ts";
 import { toOpenApiSchema } from "../../src/docs/json-schema.ts";
+import { EXAMPLE_SUBSCRIPTION_ID } from "../../src/docs/webhooks.ts";
 import { ERRORS, type ErrorCode } from "../../src/errors.ts";
+import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../src/modules/inbound/model.ts";
 import { LeadInputSchema } from "../../src/modules/leads/model.ts";
 import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_SORTS, SORTS } from "../../src/modules/listing/params.ts";
 import { client, createTestApp } from "../helpers/app.ts";
-import { sandboxApp, type SandboxApp } from "./sandbox.ts";
-import { schemaProblems } from "./validate.ts";
-import { typeboxProblems } from "./typebox-check.ts";
 import { createLead, startReceiver, webhookApp } from "../modules/webhooks/helpers.ts";
-import { Database } from "bun:sqlite";
-import { EXAMPLE_SUBSCRIPTION_ID } from "../../src/docs/webhooks.ts";
+import { type SandboxApp, sandboxApp } from "./sandbox.ts";
+import { typeboxProblems } from "./typebox-check.ts";
+import { schemaProblems } from "./validate.ts";
 
 type Json = Record<string, any>;
 
@@ -64,7 +65,9 @@ const METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
  */
 const toTemplates = (path: string) => {
   const template = path.replace(/:([^/]+)/g, "{$1}");
-  return template === "/v1/values/{entity}/{field}" ? CATALOG_ENTITIES.map((e) => `/v1/values/${e}/{field}`) : [template];
+  return template === "/v1/values/{entity}/{field}"
+    ? CATALOG_ENTITIES.map((e) => `/v1/values/${e}/{field}`)
+    : [template];
 };
 const CATALOG_ENTITIES = Object.keys(CATALOGS);
 
@@ -75,7 +78,12 @@ function operationsOf(doc: Json): { method: string; path: string; op: Json }[] {
 }
 
 const resolve = (ref: Json): Json =>
-  ref.$ref ? (ref.$ref as string).slice(2).split("/").reduce<any>((node, key) => node[key], document) : ref;
+  ref.$ref
+    ? (ref.$ref as string)
+        .slice(2)
+        .split("/")
+        .reduce<any>((node, key) => node[key], document)
+    : ref;
 
 const isProtected = (op: Json) => (op.security as Json[]).some((s) => "bearerAuth" in s);
 const usesCredentials = (op: Json) => (op.security as Json[]).some((s) => "apiKey" in s && "apiSecret" in s);
@@ -120,7 +128,13 @@ describe("the document is exact where generated clients and validating proxies r
   test("HEAD operations document headers only, and every 304 has no body", () => {
     for (const { method, path, op } of operationsOf(document)) {
       for (const [status, response] of Object.entries(op.responses as Json)) {
-        if (method === "head" || status === "304") expect({ method, path, status, content: response.content }).toEqual({ method, path, status, content: undefined });
+        if (method === "head" || status === "304")
+          expect({ method, path, status, content: response.content }).toEqual({
+            method,
+            path,
+            status,
+            content: undefined,
+          });
       }
     }
   });
@@ -128,7 +142,9 @@ describe("the document is exact where generated clients and validating proxies r
   test("the values route lists each entity's own fields", () => {
     for (const entity of CATALOG_ENTITIES) {
       const op = document.paths[`/v1/values/${entity}/{field}`].get;
-      expect(op.parameters[0].schema.enum).toEqual(CATALOGS[entity as keyof typeof CATALOGS].values.map((v) => v.field));
+      expect(op.parameters[0].schema.enum).toEqual(
+        CATALOGS[entity as keyof typeof CATALOGS].values.map((v) => v.field),
+      );
     }
     expect(document.paths["/v1/values/{entity}/{field}"]).toBeUndefined();
   });
@@ -136,7 +152,9 @@ describe("the document is exact where generated clients and validating proxies r
 
 describe("every route is documented, and nothing undocumented answers", () => {
   test("each route of app.routes is an operation of the document, and each operation a route", () => {
-    const routes = sandbox.app.routes.filter((r) => r.method !== "ALL").flatMap((r) => toTemplates(r.path).map((path) => `${r.method} ${path}`));
+    const routes = sandbox.app.routes
+      .filter((r) => r.method !== "ALL")
+      .flatMap((r) => toTemplates(r.path).map((path) => `${r.method} ${path}`));
     const documented = operationsOf(document).map(({ method, path }) => `${method.toUpperCase()} ${path}`);
     expect(new Set(routes).size).toBe(routes.length);
     expect([...documented].sort()).toEqual([...routes].sort());
@@ -146,7 +164,9 @@ describe("every route is documented, and nothing undocumented answers", () => {
     for (const { path } of operationsOf(document)) {
       const concrete = path.replace(/\{[^}]+\}/g, "x");
       // HEAD is answered wherever GET is (RFC 9110 §9.3.2): the GET's headers without its body.
-      for (const method of METHODS.filter((m) => !document.paths[path][m] && !(m === "head" && document.paths[path].get))) {
+      for (const method of METHODS.filter(
+        (m) => !document.paths[path][m] && !(m === "head" && document.paths[path].get),
+      )) {
         const response = await sandbox.request(concrete, { method: method.toUpperCase() });
         expect({ path, method, status: response.status }).toEqual({ path, method, status: 405 });
       }
@@ -165,7 +185,9 @@ describe("errors are documented with their codes", () => {
           expect({ code, status: Number(status) }).toEqual({ code, status: ERRORS[code as ErrorCode].status });
         }
         if (Number(status) >= 400 && response.content?.["application/json"]) {
-          const exampleCodes = new Set(Object.values((response.content["application/json"].examples ?? {}) as Json).map((e) => e.value.code));
+          const exampleCodes = new Set(
+            Object.values((response.content["application/json"].examples ?? {}) as Json).map((e) => e.value.code),
+          );
           expect([...exampleCodes].sort()).toEqual([...documentedCodes(op, Number(status))].sort());
         }
       }
@@ -184,10 +206,17 @@ describe("errors are documented with their codes", () => {
       }
       // The portal feed also takes Basic auth, whose key and secret fail as at the token endpoint.
       const basic = (op.security as Json[]).some((s) => "basicAuth" in s);
-      expect(documentedCodes(op, 401)).toEqual(basic ? ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "INVALID_TOKEN"] : ["INVALID_TOKEN"]);
+      expect(documentedCodes(op, 401)).toEqual(
+        basic ? ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "INVALID_TOKEN"] : ["INVALID_TOKEN"],
+      );
       // Every operation but the field catalogue needs a scope, and documents the refusal (docs/partners/scopes.md).
       const scoped = op.operationId !== "listFields";
-      expect(documentedCodes(op, 403)).toEqual([...(scoped ? ["INSUFFICIENT_SCOPE"] : []), "API_DISABLED", "IP_BLOCKED", "NO_DATABASE"]);
+      expect(documentedCodes(op, 403)).toEqual([
+        ...(scoped ? ["INSUFFICIENT_SCOPE"] : []),
+        "API_DISABLED",
+        "IP_BLOCKED",
+        "NO_DATABASE",
+      ]);
       expect(documentedCodes(op, 429)).toEqual(["RATE_LIMIT_EXCEEDED"]);
       expect(documentedCodes(op, 500)).toEqual(["INTERNAL_ERROR"]);
     }
@@ -226,11 +255,18 @@ describe("errors are documented with their codes", () => {
     }
     expect(documentedCodes(document.paths["/v1/properties/{id}"].get, 404)).toEqual(["NOT_FOUND"]);
     expect(documentedCodes(document.paths["/v1/leads/{id}"].get, 404)).toEqual(["NOT_FOUND"]);
-    for (const [path, methods] of Object.entries(document.paths as Json).filter(([path]) => path.startsWith("/v1/webhooks/{id}"))) {
-      for (const method of METHODS.filter((m) => methods[m])) expect(documentedCodes(methods[method], 404)).toEqual(["NOT_FOUND"]);
+    for (const [path, methods] of Object.entries(document.paths as Json).filter(([path]) =>
+      path.startsWith("/v1/webhooks/{id}"),
+    )) {
+      for (const method of METHODS.filter((m) => methods[m]))
+        expect(documentedCodes(methods[method], 404)).toEqual(["NOT_FOUND"]);
     }
     const create = document.paths["/v1/leads"].post;
-    for (const [status, code] of [[413, "PAYLOAD_TOO_LARGE"], [415, "UNSUPPORTED_MEDIA_TYPE"], [422, "IDEMPOTENCY_KEY_REUSED"]] as const) {
+    for (const [status, code] of [
+      [413, "PAYLOAD_TOO_LARGE"],
+      [415, "UNSUPPORTED_MEDIA_TYPE"],
+      [422, "IDEMPOTENCY_KEY_REUSED"],
+    ] as const) {
       expect(documentedCodes(create, status)).toEqual([code]);
     }
   });
@@ -239,7 +275,15 @@ describe("errors are documented with their codes", () => {
     for (const { op } of operationsOf(document).filter(({ op }) => isProtected(op) || usesCredentials(op))) {
       for (const [status, response] of Object.entries(op.responses as Json)) {
         const headers = Object.keys(response.headers ?? {});
-        expect(headers).toEqual(expect.arrayContaining(["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "RateLimit-Policy", "RateLimit"]));
+        expect(headers).toEqual(
+          expect.arrayContaining([
+            "X-Request-Id",
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "RateLimit-Policy",
+            "RateLimit",
+          ]),
+        );
         if (status === "429") expect(headers).toContain("Retry-After");
       }
     }
@@ -248,7 +292,9 @@ describe("errors are documented with their codes", () => {
 
 describe("generated from the sources that validate requests", () => {
   test("the lead body is LeadInputSchema", () => {
-    expect(document.paths["/v1/leads"].post.requestBody.content["application/json"].schema).toEqual(toOpenApiSchema(LeadInputSchema));
+    expect(document.paths["/v1/leads"].post.requestBody.content["application/json"].schema).toEqual(
+      toOpenApiSchema(LeadInputSchema),
+    );
   });
 
   test("list parameters follow the catalogue's filters and the listing limits", () => {
@@ -262,7 +308,8 @@ describe("generated from the sources that validate requests", () => {
         expect(byName.get(filter.param)?.schema.enum).toEqual(filter.values ? [...filter.values] : undefined);
       }
       for (const date of DATE_FILTERS) expect(byName.get(date.param)?.schema.format).toBe("date-time");
-      for (const field of CATALOGS[entity].fields) expect(byName.get("fields")!.description).toContain(`\`${field.name}\``);
+      for (const field of CATALOGS[entity].fields)
+        expect(byName.get("fields")!.description).toContain(`\`${field.name}\``);
     }
   });
 
@@ -277,12 +324,22 @@ describe("generated from the sources that validate requests", () => {
 });
 
 /** Builds a request from an operation's examples: every parameter, or only the required ones. */
-function exampleRequest(path: string, method: string, op: Json, options: { optional: boolean; body?: unknown; format?: string }): Request {
+function exampleRequest(
+  path: string,
+  method: string,
+  op: Json,
+  options: { optional: boolean; body?: unknown; format?: string },
+): Request {
   const params = (op.parameters ?? []) as Json[];
   // A portal's example goes to the sandbox client of its format (the examples are named by format).
   const inboundFormat = isInbound(op) ? (options.format as keyof typeof SANDBOX_INBOUND) : undefined;
-  const pathValue = (name: string) => (inboundFormat !== undefined && name === "clientId" ? SANDBOX_INBOUND[inboundFormat].clientId : params.find((p) => p.name === name)!.example);
-  const url = new URL(`http://localhost${path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(pathValue(name)))}`);
+  const pathValue = (name: string) =>
+    inboundFormat !== undefined && name === "clientId"
+      ? SANDBOX_INBOUND[inboundFormat].clientId
+      : params.find((p) => p.name === name)!.example;
+  const url = new URL(
+    `http://localhost${path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(pathValue(name)))}`,
+  );
   const headers = new Headers();
   for (const p of params) {
     if (p.in === "path" || (!p.required && !options.optional)) continue;
@@ -310,7 +367,10 @@ describe("examples come from the sandbox and the sandbox accepts them", () => {
       for (const [status, response] of Object.entries(op.responses as Json)) {
         const media = response.content?.["application/json"];
         if (!media?.example) continue;
-        expect({ at: `${method} ${path} ${status}`, problems: schemaProblems(media.schema, media.example, document) }).toEqual({
+        expect({
+          at: `${method} ${path} ${status}`,
+          problems: schemaProblems(media.schema, media.example, document),
+        }).toEqual({
           at: `${method} ${path} ${status}`,
           problems: [],
         });
@@ -320,14 +380,20 @@ describe("examples come from the sandbox and the sandbox accepts them", () => {
 
   test("a request built from each operation's examples is accepted (2xx), with all parameters and with the required ones", async () => {
     for (const { method, path, op } of operationsOf(document)) {
-      const named = Object.entries((op.requestBody?.content?.["application/json"]?.examples ?? {}) as Json).map(([format, e]) => ({ format, body: e.value }));
+      const named = Object.entries((op.requestBody?.content?.["application/json"]?.examples ?? {}) as Json).map(
+        ([format, e]) => ({ format, body: e.value }),
+      );
       // The Idempotency-Key example goes with one body only: the same key with another body is a 422.
-      const requests = named.length === 0
-        ? [exampleRequest(path, method, op, { optional: true }), exampleRequest(path, method, op, { optional: false })]
-        : [
-            exampleRequest(path, method, op, { optional: true, ...named[0]! }),
-            ...named.map((example) => exampleRequest(path, method, op, { optional: false, ...example })),
-          ];
+      const requests =
+        named.length === 0
+          ? [
+              exampleRequest(path, method, op, { optional: true }),
+              exampleRequest(path, method, op, { optional: false }),
+            ]
+          : [
+              exampleRequest(path, method, op, { optional: true, ...named[0]! }),
+              ...named.map((example) => exampleRequest(path, method, op, { optional: false, ...example })),
+            ];
       for (const request of requests) {
         if (path.startsWith("/v1/webhooks/")) ensureExampleSubscription();
         const response = await sandbox.app.handle(request);
@@ -336,16 +402,24 @@ describe("examples come from the sandbox and the sandbox accepts them", () => {
       }
     }
   });
-
 });
 
 describe("the top-level webhooks section (docs/reference/behaviour-extensions.md §13)", () => {
   test("documents exactly the five events, each a POST whose body is the event's payload", () => {
-    expect(Object.keys(document.webhooks).sort()).toEqual(["lead.created", "lead.updated", "property.removed", "property.upserted", "webhook.test"]);
+    expect(Object.keys(document.webhooks).sort()).toEqual([
+      "lead.created",
+      "lead.updated",
+      "property.removed",
+      "property.upserted",
+      "webhook.test",
+    ]);
     for (const [type, item] of Object.entries(document.webhooks as Json)) {
       expect({ type, methods: Object.keys(item) }).toEqual({ type, methods: ["post"] });
       const schema = item.post.requestBody.content["application/json"].schema;
-      expect({ type, documented: schema.properties.type }).toEqual({ type, documented: expect.objectContaining({ const: type }) });
+      expect({ type, documented: schema.properties.type }).toEqual({
+        type,
+        documented: expect.objectContaining({ const: type }),
+      });
     }
   });
 
@@ -360,7 +434,9 @@ describe("the top-level webhooks section (docs/reference/behaviour-extensions.md
       try {
         db.run("PRAGMA busy_timeout = 5000");
         db.run("UPDATE leads SET status = 'IN_SERVICE' WHERE id = ?", [lead.id]);
-        const [changed, removed] = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 2").all() as { id: string }[];
+        const [changed, removed] = db
+          .query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 2")
+          .all() as { id: string }[];
         db.run("UPDATE properties SET title = 'Apartamento reformado' WHERE id = ?", [changed!.id]);
         db.run("UPDATE properties SET is_published = 0 WHERE id = ?", [removed!.id]);
       } finally {
@@ -372,14 +448,27 @@ describe("the top-level webhooks section (docs/reference/behaviour-extensions.md
       expect(payloads.map((p) => p.type).sort()).toEqual([...events, "webhook.test"].sort());
       const schemaOf = (type: string) => document.webhooks[type].post.requestBody.content["application/json"].schema;
       for (const payload of payloads) {
-        expect({ type: payload.type, problems: typeboxProblems(schemaOf(payload.type), payload, document) }).toEqual({ type: payload.type, problems: [] });
+        expect({ type: payload.type, problems: typeboxProblems(schemaOf(payload.type), payload, document) }).toEqual({
+          type: payload.type,
+          problems: [],
+        });
       }
       // The check has teeth: a lead's record under a property event, a missing field, a record on a removal all fail.
       const leadEvent = payloads.find((p) => p.type === "lead.created")!;
-      expect(typeboxProblems(schemaOf("property.upserted"), { ...leadEvent, type: "property.upserted" }, document)).not.toEqual([]);
+      expect(
+        typeboxProblems(schemaOf("property.upserted"), { ...leadEvent, type: "property.upserted" }, document),
+      ).not.toEqual([]);
       const { email: _, ...withoutEmail } = leadEvent.data.record;
-      expect(typeboxProblems(schemaOf("lead.created"), { ...leadEvent, data: { ...leadEvent.data, record: withoutEmail } }, document)).not.toEqual([]);
-      expect(typeboxProblems(schemaOf("property.removed"), { ...leadEvent, type: "property.removed" }, document)).not.toEqual([]);
+      expect(
+        typeboxProblems(
+          schemaOf("lead.created"),
+          { ...leadEvent, data: { ...leadEvent.data, record: withoutEmail } },
+          document,
+        ),
+      ).not.toEqual([]);
+      expect(
+        typeboxProblems(schemaOf("property.removed"), { ...leadEvent, type: "property.removed" }, document),
+      ).not.toEqual([]);
     } finally {
       app.close();
       receiver.stop();
@@ -388,7 +477,11 @@ describe("the top-level webhooks section (docs/reference/behaviour-extensions.md
 });
 
 /** A post of a portal's published example (fields replaced by `changes`) with the sandbox's inbound credentials. */
-function inboundPost(format: keyof typeof SANDBOX_INBOUND, changes: Json, authorization = inboundAuth(format)): RequestInit {
+function inboundPost(
+  format: keyof typeof SANDBOX_INBOUND,
+  changes: Json,
+  authorization = inboundAuth(format),
+): RequestInit {
   const example = format === "grupozap" ? GRUPOZAP_EXAMPLE : CHAVESNAMAO_EXAMPLE;
   return { method: "POST", headers: { authorization }, body: JSON.stringify({ ...example, ...changes }) };
 }
@@ -402,7 +495,12 @@ function inboundCases(): [string, string, string, RequestInit][] {
     ["post", path, at("grupozap"), inboundPost("grupozap", { originLeadId: "docs-observed-1" })],
     ["post", path, at("chavesnamao"), inboundPost("chavesnamao", { id: "docs-observed-2" })],
     ["post", path, at("chavesnamao"), inboundPost("chavesnamao", { id: "docs-observed-3", name: null })],
-    ["post", path, at("grupozap"), { method: "POST", headers: { authorization: inboundAuth("grupozap") }, body: "{not json" }],
+    [
+      "post",
+      path,
+      at("grupozap"),
+      { method: "POST", headers: { authorization: inboundAuth("grupozap") }, body: "{not json" },
+    ],
     ["post", path, at("grupozap"), inboundPost("grupozap", {}, `Basic ${btoa("vivareal:wrong")}`)],
     ["post", path, at("grupozap"), inboundPost("grupozap", { message: "x".repeat(70_000) })],
   ];
@@ -419,10 +517,17 @@ describe("the portal leads endpoint documents both formats with the portals' own
     expect(document.components.securitySchemes.inboundBasic).toMatchObject({ type: "http", scheme: "basic" });
     const expected = { grupozap: "PORTAL_OLX", chavesnamao: "PORTAL_CHAVESNAMAO" } as const;
     for (const format of ["grupozap", "chavesnamao"] as const) {
-      const response = await sandbox.request(`/v1/inbound/${SANDBOX_INBOUND[format].clientId}`, inboundPost(format, { [format === "grupozap" ? "originLeadId" : "id"]: `docs-${format}` }));
+      const response = await sandbox.request(
+        `/v1/inbound/${SANDBOX_INBOUND[format].clientId}`,
+        inboundPost(format, { [format === "grupozap" ? "originLeadId" : "id"]: `docs-${format}` }),
+      );
       expect(response.status).toBe(201);
       const { data } = (await response.json()) as { data: { id: string } };
-      const lead = await (await sandbox.request(`/v1/leads/${data.id}?fields=createdBy,source`, { headers: { authorization: `Bearer ${token}` } })).json();
+      const lead = await (
+        await sandbox.request(`/v1/leads/${data.id}?fields=createdBy,source`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).json();
       expect(lead).toEqual({ data: { createdBy: SANDBOX_INBOUND[format].clientId, source: expected[format] } });
     }
   });
@@ -432,17 +537,29 @@ describe("observed responses are as documented", () => {
   /** Status, body schema (so the code) and required headers of a real response, per the document. */
   async function expectDocumented(method: string, path: string, response: Response) {
     const op = document.paths[path]?.[method];
-    expect({ operation: `${method} ${path}`, documented: op !== undefined }).toEqual({ operation: `${method} ${path}`, documented: true });
+    expect({ operation: `${method} ${path}`, documented: op !== undefined }).toEqual({
+      operation: `${method} ${path}`,
+      documented: true,
+    });
     const documented = op.responses[String(response.status)];
     const where = `${method} ${path} → ${response.status}`;
     expect({ where, documented: documented !== undefined }).toEqual({ where, documented: true });
     const media = documented.content?.["application/json"];
     if (media) {
       const body = await response.json();
-      expect({ where, body, problems: schemaProblems(media.schema, body, document) }).toEqual({ where, body, problems: [] });
+      expect({ where, body, problems: schemaProblems(media.schema, body, document) }).toEqual({
+        where,
+        body,
+        problems: [],
+      });
     }
     for (const [name, header] of Object.entries(documented.headers ?? {})) {
-      if (resolve(header as Json).required) expect({ where, header: name, present: response.headers.has(name) }).toEqual({ where, header: name, present: true });
+      if (resolve(header as Json).required)
+        expect({ where, header: name, present: response.headers.has(name) }).toEqual({
+          where,
+          header: name,
+          present: true,
+        });
     }
   }
 
@@ -458,8 +575,18 @@ describe("observed responses are as documented", () => {
       ["get", "/docs/scalar.js", "/docs/scalar.js"],
       ["get", "/metrics", "/metrics"],
       ["post", "/v1/auth/token", "/v1/auth/token", { method: "POST" }],
-      ["post", "/v1/auth/token", "/v1/auth/token", { method: "POST", headers: { "x-api-key": "pk_sandbox_nobody", "x-api-secret": "x" } }],
-      ["post", "/v1/auth/token", "/v1/auth/token", { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "wrong" } }],
+      [
+        "post",
+        "/v1/auth/token",
+        "/v1/auth/token",
+        { method: "POST", headers: { "x-api-key": "pk_sandbox_nobody", "x-api-secret": "x" } },
+      ],
+      [
+        "post",
+        "/v1/auth/token",
+        "/v1/auth/token",
+        { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "wrong" } },
+      ],
       ["get", "/v1/fields", "/v1/fields", { headers: auth }],
       ["get", "/v1/fields", "/v1/fields"],
       ["get", "/v1/values/leads/{field}", "/v1/values/leads/source", { headers: auth }],
@@ -478,27 +605,115 @@ describe("observed responses are as documented", () => {
       ["get", "/v1/leads/{id}", "/v1/leads/no-such-id?fields=id", { headers: auth }],
       ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify(lead) }],
       ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: json }],
-      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, email: "nope" }) }],
-      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "hello" }],
-      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, message: "x".repeat(70_000) }) }],
-      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify(lead) }],
-      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify(lead) }],
-      ["post", "/v1/leads", "/v1/leads", { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify({ ...lead, name: "Bia" }) }],
+      [
+        "post",
+        "/v1/leads",
+        "/v1/leads",
+        { method: "POST", headers: json, body: JSON.stringify({ ...lead, email: "nope" }) },
+      ],
+      [
+        "post",
+        "/v1/leads",
+        "/v1/leads",
+        { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "hello" },
+      ],
+      [
+        "post",
+        "/v1/leads",
+        "/v1/leads",
+        { method: "POST", headers: json, body: JSON.stringify({ ...lead, message: "x".repeat(70_000) }) },
+      ],
+      [
+        "post",
+        "/v1/leads",
+        "/v1/leads",
+        { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify(lead) },
+      ],
+      [
+        "post",
+        "/v1/leads",
+        "/v1/leads",
+        { method: "POST", headers: { ...json, "idempotency-key": "k1" }, body: JSON.stringify(lead) },
+      ],
+      [
+        "post",
+        "/v1/leads",
+        "/v1/leads",
+        {
+          method: "POST",
+          headers: { ...json, "idempotency-key": "k1" },
+          body: JSON.stringify({ ...lead, name: "Bia" }),
+        },
+      ],
       ["get", "/v1/changes", "/v1/changes?entity=leads&limit=5", { headers: auth }],
       ["get", "/v1/changes", "/v1/changes?entity=houses", { headers: auth }],
-      ["post", "/v1/webhooks", "/v1/webhooks", { method: "POST", headers: json, body: JSON.stringify({ url: "http://127.0.0.1:9/hooks", events: ["lead.created"] }) }],
-      ["post", "/v1/webhooks", "/v1/webhooks", { method: "POST", headers: json, body: JSON.stringify({ url: "ftp://x", events: [] }) }],
+      [
+        "post",
+        "/v1/webhooks",
+        "/v1/webhooks",
+        {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({ url: "http://127.0.0.1:9/hooks", events: ["lead.created"] }),
+        },
+      ],
+      [
+        "post",
+        "/v1/webhooks",
+        "/v1/webhooks",
+        { method: "POST", headers: json, body: JSON.stringify({ url: "ftp://x", events: [] }) },
+      ],
       ["get", "/v1/webhooks", "/v1/webhooks", { headers: auth }],
       ["get", "/v1/webhooks", "/v1/webhooks?limit=0", { headers: auth }],
       ["get", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { headers: auth }],
-      ["patch", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { method: "PATCH", headers: json, body: JSON.stringify({ enabled: true }) }],
-      ["patch", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { method: "PATCH", headers: json, body: JSON.stringify({}) }],
-      ["delete", "/v1/webhooks/{id}", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { method: "DELETE", headers: auth }],
-      ["get", "/v1/webhooks/{id}/deliveries", "/v1/webhooks/00000000-0000-4000-8000-000000000000/deliveries", { headers: auth }],
-      ["post", "/v1/webhooks/{id}/replay", "/v1/webhooks/00000000-0000-4000-8000-000000000000/replay", { method: "POST", headers: json, body: "{}" }],
+      [
+        "patch",
+        "/v1/webhooks/{id}",
+        "/v1/webhooks/00000000-0000-4000-8000-000000000000",
+        { method: "PATCH", headers: json, body: JSON.stringify({ enabled: true }) },
+      ],
+      [
+        "patch",
+        "/v1/webhooks/{id}",
+        "/v1/webhooks/00000000-0000-4000-8000-000000000000",
+        { method: "PATCH", headers: json, body: JSON.stringify({}) },
+      ],
+      [
+        "delete",
+        "/v1/webhooks/{id}",
+        "/v1/webhooks/00000000-0000-4000-8000-000000000000",
+        { method: "DELETE", headers: auth },
+      ],
+      [
+        "get",
+        "/v1/webhooks/{id}/deliveries",
+        "/v1/webhooks/00000000-0000-4000-8000-000000000000/deliveries",
+        { headers: auth },
+      ],
+      [
+        "post",
+        "/v1/webhooks/{id}/replay",
+        "/v1/webhooks/00000000-0000-4000-8000-000000000000/replay",
+        { method: "POST", headers: json, body: "{}" },
+      ],
       ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: auth }],
-      ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { authorization: `Basic ${btoa(`${SANDBOX_API_KEY}:${SANDBOX_API_SECRET}`)}`, "accept-encoding": "gzip" } }],
-      ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { authorization: `Basic ${btoa(`${SANDBOX_API_KEY}:wrong`)}` } }],
+      [
+        "get",
+        "/v1/feeds/vrsync.xml",
+        "/v1/feeds/vrsync.xml",
+        {
+          headers: {
+            authorization: `Basic ${btoa(`${SANDBOX_API_KEY}:${SANDBOX_API_SECRET}`)}`,
+            "accept-encoding": "gzip",
+          },
+        },
+      ],
+      [
+        "get",
+        "/v1/feeds/vrsync.xml",
+        "/v1/feeds/vrsync.xml",
+        { headers: { authorization: `Basic ${btoa(`${SANDBOX_API_KEY}:wrong`)}` } },
+      ],
       ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { authorization: "Basic !!" } }],
       ["get", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { headers: { ...auth, "if-none-match": "*" } }],
       ["head", "/v1/feeds/vrsync.xml", "/v1/feeds/vrsync.xml", { method: "HEAD", headers: auth }],
@@ -512,7 +727,20 @@ describe("observed responses are as documented", () => {
     }
     // The cases above reach these answers (so the checks are not vacuous).
     for (const status of [201, 200, 400, 401, 413]) expect(seen).toContain(`post /v1/inbound/{clientId} ${status}`);
-    for (const expected of ["get /v1/feeds/vrsync.xml 200", "get /v1/feeds/vrsync.xml 304", "get /v1/feeds/vrsync.xml 401", "head /v1/feeds/vrsync.xml 200", "post /v1/leads 201", "post /v1/leads 400", "post /v1/leads 413", "post /v1/leads 415", "post /v1/leads 422", "get /v1/properties/{id} 404", "post /v1/auth/token 401", "get /v1/values/properties/{field} 400"]) {
+    for (const expected of [
+      "get /v1/feeds/vrsync.xml 200",
+      "get /v1/feeds/vrsync.xml 304",
+      "get /v1/feeds/vrsync.xml 401",
+      "head /v1/feeds/vrsync.xml 200",
+      "post /v1/leads 201",
+      "post /v1/leads 400",
+      "post /v1/leads 413",
+      "post /v1/leads 415",
+      "post /v1/leads 422",
+      "get /v1/properties/{id} 404",
+      "post /v1/auth/token 401",
+      "get /v1/values/properties/{field} 400",
+    ]) {
       expect(seen).toContain(expected);
     }
   });
@@ -523,8 +751,20 @@ describe("observed responses are as documented", () => {
     const lead = { name: "Ana", email: "ana@example.com", phone: "+55 11 90000-0000", message: "Olá" };
     const cases: [string, string, ErrorCode, string, RequestInit?][] = [
       ["post", "/v1/auth/token", "MISSING_CREDENTIALS", "/v1/auth/token", { method: "POST" }],
-      ["post", "/v1/auth/token", "INVALID_API_KEY", "/v1/auth/token", { method: "POST", headers: { "x-api-key": "pk_sandbox_x", "x-api-secret": "x" } }],
-      ["post", "/v1/auth/token", "INVALID_API_SECRET", "/v1/auth/token", { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "x" } }],
+      [
+        "post",
+        "/v1/auth/token",
+        "INVALID_API_KEY",
+        "/v1/auth/token",
+        { method: "POST", headers: { "x-api-key": "pk_sandbox_x", "x-api-secret": "x" } },
+      ],
+      [
+        "post",
+        "/v1/auth/token",
+        "INVALID_API_SECRET",
+        "/v1/auth/token",
+        { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "x" } },
+      ],
       ["get", "/v1/fields", "INVALID_TOKEN", "/v1/fields"],
       ["get", "/v1/values/properties/{field}", "INVALID_FIELD", "/v1/values/properties/source", { headers: auth }],
       ["get", "/v1/values/leads/{field}", "INVALID_FIELD", "/v1/values/leads/operationType", { headers: auth }],
@@ -538,17 +778,66 @@ describe("observed responses are as documented", () => {
       ["get", "/v1/leads", "INVALID_FIELDS", "/v1/leads?fields=trafficOrigin", { headers: auth }],
       ["get", "/v1/leads/{id}", "NOT_FOUND", "/v1/leads/x?fields=id", { headers: auth }],
       ["get", "/v1/leads/{id}", "INVALID_FIELDS", "/v1/leads/x?fields=trafficOrigin", { headers: auth }],
-      ["post", "/v1/leads", "VALIDATION_ERROR", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, email: "x", phone: undefined }) }],
+      [
+        "post",
+        "/v1/leads",
+        "VALIDATION_ERROR",
+        "/v1/leads",
+        { method: "POST", headers: json, body: JSON.stringify({ ...lead, email: "x", phone: undefined }) },
+      ],
       ["post", "/v1/leads", "MISSING_BODY", "/v1/leads", { method: "POST", headers: json }],
-      ["post", "/v1/leads", "UNSUPPORTED_MEDIA_TYPE", "/v1/leads", { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "x" }],
-      ["post", "/v1/leads", "PAYLOAD_TOO_LARGE", "/v1/leads", { method: "POST", headers: json, body: JSON.stringify({ ...lead, message: "x".repeat(70_000) }) }],
+      [
+        "post",
+        "/v1/leads",
+        "UNSUPPORTED_MEDIA_TYPE",
+        "/v1/leads",
+        { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "x" },
+      ],
+      [
+        "post",
+        "/v1/leads",
+        "PAYLOAD_TOO_LARGE",
+        "/v1/leads",
+        { method: "POST", headers: json, body: JSON.stringify({ ...lead, message: "x".repeat(70_000) }) },
+      ],
       ["get", "/v1/changes", "VALIDATION_ERROR", "/v1/changes", { headers: auth }],
-      ["post", "/v1/webhooks", "VALIDATION_ERROR", "/v1/webhooks", { method: "POST", headers: json, body: JSON.stringify({ url: "ftp://crm.example.com", events: [] }) }],
+      [
+        "post",
+        "/v1/webhooks",
+        "VALIDATION_ERROR",
+        "/v1/webhooks",
+        { method: "POST", headers: json, body: JSON.stringify({ url: "ftp://crm.example.com", events: [] }) },
+      ],
       ["get", "/v1/webhooks", "VALIDATION_ERROR", "/v1/webhooks?limit=101", { headers: auth }],
       ["get", "/v1/webhooks/{id}", "NOT_FOUND", "/v1/webhooks/00000000-0000-4000-8000-000000000000", { headers: auth }],
-      ["get", "/v1/webhooks/{id}/deliveries", "VALIDATION_ERROR", `/v1/webhooks/${EXAMPLE_SUBSCRIPTION_ID}/deliveries?state=done`, { headers: auth }],
-      ["post", "/v1/inbound/{clientId}", "VALIDATION_ERROR", "/v1/inbound/sandbox-grupozap", inboundPost("grupozap", { originLeadId: "no-contact", name: null, email: null, phone: null, ddd: null, phoneNumber: null })],
-      ["post", "/v1/inbound/{clientId}", "INVALID_API_SECRET", "/v1/inbound/no-such-client", inboundPost("grupozap", {})],
+      [
+        "get",
+        "/v1/webhooks/{id}/deliveries",
+        "VALIDATION_ERROR",
+        `/v1/webhooks/${EXAMPLE_SUBSCRIPTION_ID}/deliveries?state=done`,
+        { headers: auth },
+      ],
+      [
+        "post",
+        "/v1/inbound/{clientId}",
+        "VALIDATION_ERROR",
+        "/v1/inbound/sandbox-grupozap",
+        inboundPost("grupozap", {
+          originLeadId: "no-contact",
+          name: null,
+          email: null,
+          phone: null,
+          ddd: null,
+          phoneNumber: null,
+        }),
+      ],
+      [
+        "post",
+        "/v1/inbound/{clientId}",
+        "INVALID_API_SECRET",
+        "/v1/inbound/no-such-client",
+        inboundPost("grupozap", {}),
+      ],
     ];
     for (const [method, path, code, url, init] of cases) {
       const op = document.paths[path][method];
@@ -568,7 +857,14 @@ describe("observed responses are as documented", () => {
     const t = createTestApp({ clients: Object.values(clients).map((c) => c.entry) });
     try {
       for (const who of [clients.off, clients.blocked, clients.lost]) {
-        await expectDocumented("post", "/v1/auth/token", await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": who.apiKey, "x-api-secret": who.secret } }));
+        await expectDocumented(
+          "post",
+          "/v1/auth/token",
+          await t.request("/v1/auth/token", {
+            method: "POST",
+            headers: { "x-api-key": who.apiKey, "x-api-secret": who.secret },
+          }),
+        );
       }
       const tiny = await t.token(clients.tiny);
       expect((await t.get("/v1/fields", tiny)).status).toBe(200);

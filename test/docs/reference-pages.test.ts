@@ -4,8 +4,8 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { githubAnchor, parseHelp, ROOT, referencePages } from "../../scripts/reference-docs.ts";
 import { HELP } from "../../src/cli/help.ts";
-import { githubAnchor, parseHelp, referencePages, ROOT } from "../../scripts/reference-docs.ts";
 
 describe("generated reference pages", () => {
   for (const [path, expected] of Object.entries(referencePages())) {
@@ -25,7 +25,14 @@ describe("generated reference pages", () => {
 
   test("the config page lists every key of the schema, nested ones by their path", () => {
     const page = referencePages()["docs/reference/config.md"]!;
-    for (const key of ["`environment`", "`clients[].apiKey`", "`clients[].feed.maxListings`", "`feeds[].maxUnpublishRatio`", "`redis.keyPrefix`", "`webhooks.allowHttp`"]) {
+    for (const key of [
+      "`environment`",
+      "`clients[].apiKey`",
+      "`clients[].feed.maxListings`",
+      "`feeds[].maxUnpublishRatio`",
+      "`redis.keyPrefix`",
+      "`webhooks.allowHttp`",
+    ]) {
       expect(page).toContain(`| ${key} |`);
     }
     expect(page).not.toContain("CONTRACT");

@@ -35,10 +35,14 @@ describe("the binary alone in an empty folder", () => {
     const folder = mkdtempSync(join(dir, "sandbox-"));
     const server = await startBinary(binary, ["sandbox"], folder, {}, { captureStdout: true });
     const token = await sandboxToken(server.url);
-    const response = await fetch(`${server.url}/v1/properties?fields=id,title&limit=3`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${server.url}/v1/properties?fields=id,title&limit=3`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { meta: { total: number } }).meta.total).toBeGreaterThan(800);
-    const missing = await fetch(`${server.url}/v1/properties?fields=nope`, { headers: { authorization: `Bearer ${token}` } });
+    const missing = await fetch(`${server.url}/v1/properties?fields=nope`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(missing.status).toBe(400);
     expect(await server.stop()).toBe(0);
     const banner = await server.stderr();
@@ -49,10 +53,22 @@ describe("the binary alone in an empty folder", () => {
     // with its id, client, route, status and duration, and never the token.
     const log = await server.stdout();
     expect(log).not.toContain(token);
-    const lines = log.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = log
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const requestLine = (id: string | null) => lines.find((line) => line.reqId === id);
-    for (const [answered, status] of [[response, 200], [missing, 400]] as const) {
-      expect(requestLine(answered.headers.get("x-request-id"))).toMatchObject({ level: 30, clientId: "sandbox", method: "GET", route: "/v1/properties", status });
+    for (const [answered, status] of [
+      [response, 200],
+      [missing, 400],
+    ] as const) {
+      expect(requestLine(answered.headers.get("x-request-id"))).toMatchObject({
+        level: 30,
+        clientId: "sandbox",
+        method: "GET",
+        route: "/v1/properties",
+        status,
+      });
       expect(typeof requestLine(answered.headers.get("x-request-id"))!.ms).toBe("number");
     }
     expect(lines.some((line) => line.msg === "listening")).toBe(true);
@@ -77,7 +93,9 @@ describe("the servers keep the memory they free (src/allocator.ts)", () => {
       const cmdline = readFileSync(`/proc/${server.proc.pid}/cmdline`, "utf8").split("\0").slice(0, -1);
       expect(cmdline).toEqual([binary, "sandbox", "--db", join(dir, "allocator.sqlite"), "--port", port]);
       const token = await sandboxToken(server.url);
-      const list = await fetch(`${server.url}/v1/properties?fields=id&limit=1`, { headers: { authorization: `Bearer ${token}` } });
+      const list = await fetch(`${server.url}/v1/properties?fields=id&limit=1`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(list.status).toBe(200);
     } finally {
       expect(await server.stop()).toBe(0);
@@ -85,7 +103,9 @@ describe("the servers keep the memory they free (src/allocator.ts)", () => {
   });
 
   test("an operator's own MIMALLOC_PURGE_DELAY is kept", async () => {
-    const server = await startBinary(binary, ["sandbox", "--db", join(dir, "allocator-own.sqlite")], dir, { MIMALLOC_PURGE_DELAY: "250" });
+    const server = await startBinary(binary, ["sandbox", "--db", join(dir, "allocator-own.sqlite")], dir, {
+      MIMALLOC_PURGE_DELAY: "250",
+    });
     try {
       expect(environmentOf(server.proc.pid, "MIMALLOC_PURGE_DELAY")).toBe("250");
     } finally {
@@ -103,13 +123,24 @@ describe("checkpoints off the event loop (src/db/checkpointer.ts)", () => {
       const file = join(folder, "data/sandbox.sqlite");
       // The first request opens the database (and starts the thread); in WAL mode the file itself
       // changes only when a checkpoint copies pages into it.
-      expect((await fetch(`${server.url}/v1/properties?fields=id&limit=1`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${server.url}/v1/properties?fields=id&limit=1`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).status,
+      ).toBe(200);
       const before = statSync(file).mtimeMs;
       for (let i = 0; i < 3; i++) {
         const created = await fetch(`${server.url}/v1/leads`, {
           method: "POST",
           headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body: JSON.stringify({ name: "Maria Oliveira", email: "maria@example.com", phone: "+55 11 98765-4321", message: "Quero visitar" }),
+          body: JSON.stringify({
+            name: "Maria Oliveira",
+            email: "maria@example.com",
+            phone: "+55 11 98765-4321",
+            message: "Quero visitar",
+          }),
         });
         expect(created.status).toBe(201);
       }
@@ -118,7 +149,10 @@ describe("checkpoints off the event loop (src/db/checkpointer.ts)", () => {
       while (statSync(file).mtimeMs === before && performance.now() < deadline) await Bun.sleep(50);
       expect(statSync(file).mtimeMs).toBeGreaterThan(before);
       expect(await server.stop()).toBe(0);
-      const lines = (await server.stdout()).trim().split("\n").map((line) => JSON.parse(line) as { level: number; msg: string });
+      const lines = (await server.stdout())
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { level: number; msg: string });
       expect(lines.filter((line) => line.level >= 40)).toEqual([]); // no failed checkpoint, no dead thread
     } finally {
       server.proc.kill("SIGKILL");
@@ -137,7 +171,11 @@ describe("bad flags and bad configs exit 2 naming the problem, serving nothing",
     ["malformed JSON", "{ nope", "not valid JSON"],
     ["an unknown key", { clients: [client], colour: "x" }, "/colour: unknown key"],
     ["a bad CIDR", { clients: [{ ...client, ipWhitelist: ["10.0.0.0/40"] }] }, "/clients/0/ipWhitelist/0"],
-    ["a duplicate client id", { clients: [client, { ...client, apiKey: "pk_live_bbbbbbbb" }] }, 'duplicate client id "a"'],
+    [
+      "a duplicate client id",
+      { clients: [client, { ...client, apiKey: "pk_live_bbbbbbbb" }] },
+      'duplicate client id "a"',
+    ],
   ];
   for (const [name, body, mention] of cases) {
     test(name, () => {
@@ -150,7 +188,12 @@ describe("bad flags and bad configs exit 2 naming the problem, serving nothing",
   test("a feeds block with a problem in each feed names every one, and never a header's value (docs/reference/behaviour-extensions.md §14)", () => {
     const folder = mkdtempSync(join(dir, "feeds-"));
     const header = "Bearer s3cret-never-shown";
-    const feed = { id: "crm", database: "agency", url: "https://crm.example.com/feed.xml", headers: { Authorization: header } };
+    const feed = {
+      id: "crm",
+      database: "agency",
+      url: "https://crm.example.com/feed.xml",
+      headers: { Authorization: header },
+    };
     const path = config({
       jwtSecret: "x".repeat(32),
       databases: { agency: join(folder, "agency.sqlite") },
@@ -187,7 +230,12 @@ describe("production serve", () => {
   test("SIGHUP disables a client's live token; a broken config on SIGHUP keeps the old one", async () => {
     const folder = mkdtempSync(join(dir, "prod-"));
     expect(run(["seed", "--out", join(folder, "agency.sqlite"), "--properties", "20", "--leads", "10"]).code).toBe(0);
-    const entry = { id: "portal", apiKey: "pk_live_portal_1", secretHash: hashSecret("sk_live_portal_1"), database: "agency" };
+    const entry = {
+      id: "portal",
+      apiKey: "pk_live_portal_1",
+      secretHash: hashSecret("sk_live_portal_1"),
+      database: "agency",
+    };
     const base = { databases: { agency: "agency.sqlite" }, clients: [entry] };
     const configPath = join(folder, "config.json");
     writeFileSync(configPath, JSON.stringify(base));
@@ -249,7 +297,8 @@ describe("production serve", () => {
     const server = await startBinary(binary, ["sandbox", "--rate-limit", "5"], folder);
     const token = await sandboxToken(server.url);
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await fetch(`${server.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await fetch(`${server.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     await server.stop();
   });

@@ -12,7 +12,10 @@ let binary: string;
 
 beforeAll(() => {
   ({ dir, binary } = binaryInNewFolder("pa-credentials-"));
-  const seeded = Bun.spawnSync([binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "20", "--leads", "10"], { cwd: dir });
+  const seeded = Bun.spawnSync(
+    [binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "20", "--leads", "10"],
+    { cwd: dir },
+  );
   if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,13 +28,21 @@ function writeConfig(clients: { id: string; apiKey: string; secret: string }[]):
     JSON.stringify({
       jwtSecret: "a-jwt-secret-long-enough-for-the-credentials-test",
       databases: { agency: "agency.sqlite" },
-      clients: clients.map(({ id, apiKey, secret }) => ({ id, apiKey, secretHash: hashSecret(secret), database: "agency" })),
+      clients: clients.map(({ id, apiKey, secret }) => ({
+        id,
+        apiKey,
+        secretHash: hashSecret(secret),
+        database: "agency",
+      })),
     }),
   );
 }
 
 async function tokenOf(url: string, apiKey: string, secret: string): Promise<string> {
-  const response = await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": apiKey, "x-api-secret": secret } });
+  const response = await fetch(`${url}/v1/auth/token`, {
+    method: "POST",
+    headers: { "x-api-key": apiKey, "x-api-secret": secret },
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: { token: string } }).data.token;
 }
@@ -45,7 +56,10 @@ describe("a new key or secret on SIGHUP", () => {
     try {
       const fields = async (token: string) => {
         const response = await fetch(`${server.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } });
-        return { status: response.status, code: response.status === 200 ? null : ((await response.json()) as { code: string }).code };
+        return {
+          status: response.status,
+          code: response.status === 200 ? null : ((await response.json()) as { code: string }).code,
+        };
       };
       const oldToken = await tokenOf(server.url, c3.apiKey, c3.secret);
       const otherToken = await tokenOf(server.url, other.apiKey, other.secret);
@@ -74,7 +88,10 @@ describe("a new key or secret on SIGHUP", () => {
         answer = await fields(secondToken);
       }
       expect(answer).toEqual({ status: 401, code: "INVALID_TOKEN" });
-      expect(await fields(await tokenOf(server.url, "pk_live_c3_third", newSecret.secret))).toEqual({ status: 200, code: null });
+      expect(await fields(await tokenOf(server.url, "pk_live_c3_third", newSecret.secret))).toEqual({
+        status: 200,
+        code: null,
+      });
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -23,7 +23,12 @@ test("every lead that got a 201 survives kill -9, exactly once", async () => {
       const response = await fetch(`${server.url}/v1/leads`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: `Durável ${i}`, email: `d${i}@example.com`, phone: "1", message: `durability-${i}` }),
+        body: JSON.stringify({
+          name: `Durável ${i}`,
+          email: `d${i}@example.com`,
+          phone: "1",
+          message: `durability-${i}`,
+        }),
       });
       if (response.status !== 201) return null;
       const id = ((await response.json()) as { data: { id: string } }).data.id;
@@ -46,11 +51,17 @@ test("every lead that got a 201 survives kill -9, exactly once", async () => {
 
   const file = new Database(db, { readonly: true });
   const stored = new Map(
-    (file.query("SELECT message, id, count(*) OVER (PARTITION BY message) AS copies FROM leads WHERE message LIKE 'durability-%'").all() as {
-      message: string;
-      id: string;
-      copies: number;
-    }[]).map((row) => [row.message, row]),
+    (
+      file
+        .query(
+          "SELECT message, id, count(*) OVER (PARTITION BY message) AS copies FROM leads WHERE message LIKE 'durability-%'",
+        )
+        .all() as {
+        message: string;
+        id: string;
+        copies: number;
+      }[]
+    ).map((row) => [row.message, row]),
   );
   expect((file.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
   file.close();

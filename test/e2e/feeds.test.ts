@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { emptyDatabase, listing, startFeedServer, type FeedServer } from "../agency/feed-server.ts";
-import { ensureBinary, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { emptyDatabase, type FeedServer, listing, startFeedServer } from "../agency/feed-server.ts";
+import { ensureBinary, type RunningBinary, startBinary } from "../helpers/binary.ts";
 import { childrenOf, SCHED_BATCH, scheduling, threadPolicies } from "../helpers/sched.ts";
 
 const SECRET_HEADER = "Bearer crm-header-that-must-never-be-logged";
@@ -49,7 +49,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, check: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 45_000): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 45_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -67,8 +71,24 @@ function writeConfig(name: string, db: string, feedPath: string): string {
       environment: "sandbox",
       jwtSecret: "a-jwt-secret-long-enough-for-the-feeds-e2e-test-1",
       databases: { agency: db },
-      clients: [{ id: "portal", apiKey: "pk_live_portal_feeds", secretHash: hashSecret("sk_live_portal"), database: "agency", rateLimitPerMinute: 100_000 }],
-      feeds: [{ id: "crm", database: "agency", url: crm.url(feedPath), every: "30s", headers: { Authorization: SECRET_HEADER } }],
+      clients: [
+        {
+          id: "portal",
+          apiKey: "pk_live_portal_feeds",
+          secretHash: hashSecret("sk_live_portal"),
+          database: "agency",
+          rateLimitPerMinute: 100_000,
+        },
+      ],
+      feeds: [
+        {
+          id: "crm",
+          database: "agency",
+          url: crm.url(feedPath),
+          every: "30s",
+          headers: { Authorization: SECRET_HEADER },
+        },
+      ],
     }),
   );
   return config;
@@ -78,12 +98,18 @@ function apiOf(server: RunningBinary) {
   let token = "";
   const call = async (method: string, path: string, body?: unknown) => {
     if (token === "") {
-      const issued = await fetch(`${server.url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": "pk_live_portal_feeds", "x-api-secret": "sk_live_portal" } });
+      const issued = await fetch(`${server.url}/v1/auth/token`, {
+        method: "POST",
+        headers: { "x-api-key": "pk_live_portal_feeds", "x-api-secret": "sk_live_portal" },
+      });
       token = ((await issued.json()) as { data: { token: string } }).data.token;
     }
     const response = await fetch(`${server.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
@@ -92,22 +118,33 @@ function apiOf(server: RunningBinary) {
   return call;
 }
 
-const ALL_FIELDS = "id,code,title,description,operationType,status,propertyType,highlight,exclusive,isPublished,createdAt,updatedAt,address,coordinates,features,pricing,financing,photos,amenities";
+const ALL_FIELDS =
+  "id,code,title,description,operationType,status,propertyType,highlight,exclusive,isPublished,createdAt,updatedAt,address,coordinates,features,pricing,financing,photos,amenities";
 
 describe("serve pulls its feed while partners use the API", () => {
   test("the feed's changes reach the API, the change feed and the webhooks at the next interval; leads keep being created; SIGHUP applies a new URL at once", async () => {
     const db = emptyDatabase(join(dir, "agency.sqlite"));
-    crm.set(["A", "B", "C"].map((code) => listing(code)), "/crm.xml");
+    crm.set(
+      ["A", "B", "C"].map((code) => listing(code)),
+      "/crm.xml",
+    );
     const config = writeConfig("one", db, "/crm.xml");
     const server = await startBinary(binary, ["serve", "--config", config], dir, {}, { captureStdout: true });
     try {
       const api = apiOf(server);
       // The run at start.
-      await until("the run at start", async () => (await api("GET", "/v1/properties?fields=code&limit=100")).body.meta.total === 3);
+      await until(
+        "the run at start",
+        async () => (await api("GET", "/v1/properties?fields=code&limit=100")).body.meta.total === 3,
+      );
       const head = (await api("GET", "/v1/changes?entity=properties&limit=1")).body.meta.head as number;
-      const idOf = async (code: string) => (await api("GET", `/v1/properties?fields=id&code=${code}`)).body.data[0]?.id as string | undefined;
+      const idOf = async (code: string) =>
+        (await api("GET", `/v1/properties?fields=id&code=${code}`)).body.data[0]?.id as string | undefined;
       const idB = (await idOf("B"))!;
-      const subscribed = await api("POST", "/v1/webhooks", { url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["property.upserted", "property.removed"] });
+      const subscribed = await api("POST", "/v1/webhooks", {
+        url: `http://127.0.0.1:${receiver.port}/hooks`,
+        events: ["property.upserted", "property.removed"],
+      });
       expect(subscribed.status).toBe(201);
       webhookSecret = subscribed.body.data.secret;
 
@@ -117,7 +154,16 @@ describe("serve pulls its feed while partners use the API", () => {
       let creating = true;
       const leads = (async () => {
         for (let i = 0; creating; i++) {
-          leadStatuses.push((await api("POST", "/v1/leads", { name: "Lead", email: "l@example.com", phone: "1", message: `during ${i}` })).status);
+          leadStatuses.push(
+            (
+              await api("POST", "/v1/leads", {
+                name: "Lead",
+                email: "l@example.com",
+                phone: "1",
+                message: `during ${i}`,
+              })
+            ).status,
+          );
           await Bun.sleep(50);
         }
       })();
@@ -131,15 +177,24 @@ describe("serve pulls its feed while partners use the API", () => {
       expect(a.body.data[0].title).toBe("Apartamento reformado");
       expect((await api("GET", `/v1/properties/${idB}?fields=id`)).status).toBe(404);
       const idD = (await idOf("D"))!;
-      const changes = (await api("GET", `/v1/changes?entity=properties&after=${head}&limit=100`)).body.data as { id: string; change: string }[];
-      expect(changes.map((c) => `${c.change} ${c.id}`).sort()).toEqual([`remove ${idB}`, `upsert ${a.body.data[0].id}`, `upsert ${idD}`].sort());
+      const changes = (await api("GET", `/v1/changes?entity=properties&after=${head}&limit=100`)).body.data as {
+        id: string;
+        change: string;
+      }[];
+      expect(changes.map((c) => `${c.change} ${c.id}`).sort()).toEqual(
+        [`remove ${idB}`, `upsert ${a.body.data[0].id}`, `upsert ${idD}`].sort(),
+      );
 
       await until("the webhooks", () => deliveries.length >= 3);
       await Bun.sleep(300);
       const events = deliveries.map((d) => `${d.payload.type} ${d.payload.data.id}`).sort();
-      expect(events).toEqual([`property.removed ${idB}`, `property.upserted ${a.body.data[0].id}`, `property.upserted ${idD}`].sort());
+      expect(events).toEqual(
+        [`property.removed ${idB}`, `property.upserted ${a.body.data[0].id}`, `property.upserted ${idD}`].sort(),
+      );
       const upsertedA = deliveries.find((d) => d.payload.data.id === a.body.data[0].id)!;
-      expect(upsertedA.payload.data.record).toEqual((await api("GET", `/v1/properties/${a.body.data[0].id}?fields=${ALL_FIELDS}`)).body.data);
+      expect(upsertedA.payload.data.record).toEqual(
+        (await api("GET", `/v1/properties/${a.body.data[0].id}?fields=${ALL_FIELDS}`)).body.data,
+      );
       expect(unverified).toEqual([]);
 
       // A new URL in the config, applied by SIGHUP: the run comes at once, not at the next interval.
@@ -155,7 +210,12 @@ describe("serve pulls its feed while partners use the API", () => {
       const status = Bun.spawnSync([binary, "feeds", "status", "--config", config, "--json"], { cwd: dir });
       expect(status.exitCode).toBe(0);
       const feed = JSON.parse(status.stdout.toString()).feeds[0];
-      expect(feed).toMatchObject({ id: "crm", url: crm.url("/crm-v2.xml"), lastRun: { outcome: "success" }, lastSummary: { created: 1, unchanged: 3 } });
+      expect(feed).toMatchObject({
+        id: "crm",
+        url: crm.url("/crm-v2.xml"),
+        lastRun: { outcome: "success" },
+        lastSummary: { created: 1, unchanged: 3 },
+      });
       expect(status.stdout.toString()).not.toContain("never-be-logged");
     } finally {
       await server.stop();
@@ -178,10 +238,14 @@ describe("the run's process gives way to the server, without being starved", () 
       const isRun = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("run-claimed");
       const child = await until("the run's process", () => childrenOf(server.proc.pid).find(isRun), 10_000);
       // Bun's own threads too, not only the main one: those started before chrt and after it.
-      await until("SCHED_BATCH on every thread, once there are several", () => {
-        const policies = threadPolicies(child);
-        return policies.length > 1 && policies.every((policy) => policy === SCHED_BATCH);
-      }, 2_500);
+      await until(
+        "SCHED_BATCH on every thread, once there are several",
+        () => {
+          const policies = threadPolicies(child);
+          return policies.length > 1 && policies.every((policy) => policy === SCHED_BATCH);
+        },
+        2_500,
+      );
       expect(scheduling(`/proc/${child}`).nice).toBe(scheduling(`/proc/${server.proc.pid}`).nice);
     } finally {
       crm.behaviour = "ok";
@@ -193,7 +257,10 @@ describe("the run's process gives way to the server, without being starved", () 
 describe("two serve processes on one database", () => {
   test("one run per interval between them, not two", async () => {
     const db = emptyDatabase(join(dir, "shared.sqlite"));
-    crm.set(["A", "B"].map((code) => listing(code)), "/shared.xml");
+    crm.set(
+      ["A", "B"].map((code) => listing(code)),
+      "/shared.xml",
+    );
     const config = writeConfig("shared", db, "/shared.xml");
     const feedRequests = () => crm.requests.filter((r) => r.path === "/shared.xml").length;
     const a = await startBinary(binary, ["serve", "--config", config], dir);

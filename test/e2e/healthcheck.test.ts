@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { binaryInNewFolder, freePort, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { binaryInNewFolder, freePort, type RunningBinary, startBinary } from "../helpers/binary.ts";
 
 let dir: string;
 let binary: string;
@@ -42,7 +42,11 @@ describe("partner-api healthcheck", () => {
   });
 
   test("a degraded server (503): exit 1 with what it answered", async () => {
-    const degraded = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({ status: "degraded" }, { status: 503 }) });
+    const degraded = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => Response.json({ status: "degraded" }, { status: 503 }),
+    });
     try {
       const result = await healthcheck(["--port", String(degraded.port)]);
       expect(result.code).toBe(1);

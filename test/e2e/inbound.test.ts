@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../src/modules/inbound/model.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { ensureBinary, type RunningBinary, startBinary } from "../helpers/binary.ts";
 import { parseExposition, sampleValue } from "../metrics/parse.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "pa-inbound-e2e-"));
@@ -23,14 +23,31 @@ let db: string;
 let config: string;
 let server: RunningBinary;
 
-const start = () => startBinary(binary, ["serve", "--config", config, "--host", "127.0.0.1"], dir, {}, { captureStdout: true });
+const start = () =>
+  startBinary(binary, ["serve", "--config", config, "--host", "127.0.0.1"], dir, {}, { captureStdout: true });
 
 /** curl as a portal runs it: -u user:password, a JSON body, the status and body back. */
-function curl(clientId: string, credentials: { user: string; password: string }, body: unknown, headers: string[] = []): { status: number; body: any } {
+function curl(
+  clientId: string,
+  credentials: { user: string; password: string },
+  body: unknown,
+  headers: string[] = [],
+): { status: number; body: any } {
   const file = join(dir, `body-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(body));
   const result = Bun.spawnSync(
-    ["curl", "-sS", "-w", "\n%{http_code}", "-u", `${credentials.user}:${credentials.password}`, ...headers.flatMap((h) => ["-H", h]), "--data-binary", `@${file}`, `${server.url}/v1/inbound/${clientId}`],
+    [
+      "curl",
+      "-sS",
+      "-w",
+      "\n%{http_code}",
+      "-u",
+      `${credentials.user}:${credentials.password}`,
+      ...headers.flatMap((h) => ["-H", h]),
+      "--data-binary",
+      `@${file}`,
+      `${server.url}/v1/inbound/${clientId}`,
+    ],
     { stdout: "pipe", stderr: "pipe" },
   );
   if (result.exitCode !== 0) throw new Error(result.stderr.toString());
@@ -38,8 +55,10 @@ function curl(clientId: string, credentials: { user: string; password: string },
   const at = text.lastIndexOf("\n");
   return { status: Number(text.slice(at + 1)), body: JSON.parse(text.slice(0, at)) };
 }
-const postZap = (body: unknown) => curl("zap", ZAP, body, ["Content-Type: application/json", "User-Agent: olx-group-api"]);
-const postCnm = (body: unknown) => curl("cnm", CNM, body, ["Content-Type: application/json", "User-Agent: chavesnamao-leads-api"]);
+const postZap = (body: unknown) =>
+  curl("zap", ZAP, body, ["Content-Type: application/json", "User-Agent: olx-group-api"]);
+const postCnm = (body: unknown) =>
+  curl("cnm", CNM, body, ["Content-Type: application/json", "User-Agent: chavesnamao-leads-api"]);
 
 /** Our own reading of the database file: a connection of this test, our SQL. */
 function stored(sql: string, ...params: (string | number)[]): any[] {
@@ -51,7 +70,8 @@ function stored(sql: string, ...params: (string | number)[]): any[] {
   }
 }
 const leadById = (id: string) => stored("SELECT * FROM leads WHERE id = ?", id)[0];
-const leadsWithOrigin = (client: string, origin: string) => stored("SELECT id FROM leads WHERE created_by = ? AND origin_lead_id = ?", client, origin);
+const leadsWithOrigin = (client: string, origin: string) =>
+  stored("SELECT id FROM leads WHERE created_by = ? AND origin_lead_id = ?", client, origin);
 
 beforeAll(async () => {
   binary = ensureBinary();
@@ -59,7 +79,12 @@ beforeAll(async () => {
   const seeded = Bun.spawnSync([binary, "seed", "--out", db, "--properties", "300", "--leads", "100"], { cwd: dir });
   if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
   const client = (id: string, extra: Record<string, unknown> = {}) => ({
-    id, apiKey: `pk_live_${id}_e2e_key`, secretHash: hashSecret(`sk_live_${id}_e2e`), database: "agency", rateLimitPerMinute: 100_000, ...extra,
+    id,
+    apiKey: `pk_live_${id}_e2e_key`,
+    secretHash: hashSecret(`sk_live_${id}_e2e`),
+    database: "agency",
+    rateLimitPerMinute: 100_000,
+    ...extra,
   });
   config = join(dir, "config.json");
   writeFileSync(
@@ -89,12 +114,22 @@ afterAll(async () => {
 
 describe("the portals' published payloads, as portals post them", () => {
   test("Grupo ZAP's example naming a published listing: one lead of zap, linked, source from leadOrigin, priority from temperature", () => {
-    const property = stored("SELECT id, code, title FROM properties WHERE is_published = 1 AND code IS NOT NULL ORDER BY id LIMIT 1")[0];
+    const property = stored(
+      "SELECT id, code, title FROM properties WHERE is_published = 1 AND code IS NOT NULL ORDER BY id LIMIT 1",
+    )[0];
     const { status, body } = postZap({ ...GRUPOZAP_EXAMPLE, clientListingId: property.code });
     expect(status).toBe(201);
     expect(leadById(body.data.id)).toMatchObject({
-      name: "Nome Consumidor", email: "nome.consumidor@email.com", phone: "(11) 999999999", source: "PORTAL_OLX", priority: "HIGH",
-      status: "NEW_LEAD", property_id: property.id, interested_property_title: property.title, created_by: "zap", origin_lead_id: GRUPOZAP_EXAMPLE.originLeadId,
+      name: "Nome Consumidor",
+      email: "nome.consumidor@email.com",
+      phone: "(11) 999999999",
+      source: "PORTAL_OLX",
+      priority: "HIGH",
+      status: "NEW_LEAD",
+      property_id: property.id,
+      interested_property_title: property.title,
+      created_by: "zap",
+      origin_lead_id: GRUPOZAP_EXAMPLE.originLeadId,
       traffic_origin: "Grupo OLX lead 59ee0fc6e4b043e1b2a6d863, listing 87027856",
     });
   });
@@ -103,18 +138,36 @@ describe("the portals' published payloads, as portals post them", () => {
     const { status, body } = postCnm(CHAVESNAMAO_EXAMPLE);
     expect(status).toBe(201);
     expect(leadById(body.data.id)).toMatchObject({
-      name: "Maria da Silva", phone: "11988776655", source: "PORTAL_CHAVESNAMAO", property_id: null,
-      interested_property_title: CHAVESNAMAO_EXAMPLE.ad.title, traffic_origin: "Formulário WhatsApp", created_by: "cnm", origin_lead_id: "12345",
+      name: "Maria da Silva",
+      phone: "11988776655",
+      source: "PORTAL_CHAVESNAMAO",
+      property_id: null,
+      interested_property_title: CHAVESNAMAO_EXAMPLE.ad.title,
+      traffic_origin: "Formulário WhatsApp",
+      created_by: "cnm",
+      origin_lead_id: "12345",
     });
   });
 
   test("the variants: no e-mail, a null message, an unknown listing, accents and case", () => {
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
-      [{ originLeadId: "e2e-no-email", email: undefined }, { email: "", source: "PORTAL_OLX" }],
+      [
+        { originLeadId: "e2e-no-email", email: undefined },
+        { email: "", source: "PORTAL_OLX" },
+      ],
       [{ originLeadId: "e2e-null-message", message: null }, { message: "" }],
-      [{ originLeadId: "e2e-unknown-listing", clientListingId: "NAO-EXISTE-999" }, { property_id: null, interested_property_title: null }],
-      [{ originLeadId: "e2e-accents", leadOrigin: "Zap Imóveis", temperature: "MÉDIA" }, { source: "PORTAL_ZAPIMOVEIS", priority: "MEDIUM" }],
-      [{ originLeadId: "e2e-case", leadOrigin: "VIVAREAL", temperature: "baixa" }, { source: "PORTAL_VIVAREAL", priority: "LOW" }],
+      [
+        { originLeadId: "e2e-unknown-listing", clientListingId: "NAO-EXISTE-999" },
+        { property_id: null, interested_property_title: null },
+      ],
+      [
+        { originLeadId: "e2e-accents", leadOrigin: "Zap Imóveis", temperature: "MÉDIA" },
+        { source: "PORTAL_ZAPIMOVEIS", priority: "MEDIUM" },
+      ],
+      [
+        { originLeadId: "e2e-case", leadOrigin: "VIVAREAL", temperature: "baixa" },
+        { source: "PORTAL_VIVAREAL", priority: "LOW" },
+      ],
     ];
     for (const [changes, expected] of cases) {
       const { status, body } = postZap({ ...GRUPOZAP_EXAMPLE, ...changes });
@@ -122,14 +175,31 @@ describe("the portals' published payloads, as portals post them", () => {
       expect(leadById(body.data.id)).toMatchObject({ ...expected, created_by: "zap" });
       expect(leadsWithOrigin("zap", changes.originLeadId as string)).toHaveLength(1);
     }
-    const cnm = postCnm({ ...CHAVESNAMAO_EXAMPLE, id: "e2e-cnm-null", message: null, email: null, ad: { ...CHAVESNAMAO_EXAMPLE.ad, reference: null } });
+    const cnm = postCnm({
+      ...CHAVESNAMAO_EXAMPLE,
+      id: "e2e-cnm-null",
+      message: null,
+      email: null,
+      ad: { ...CHAVESNAMAO_EXAMPLE.ad, reference: null },
+    });
     expect(cnm.status).toBe(201);
     expect(leadById(cnm.body.data.id)).toMatchObject({ message: "", email: "", created_by: "cnm" });
   });
 
   test("the agency's CRM lists them by createdBy", async () => {
-    const token = ((await (await fetch(`${server.url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": "pk_live_crm_e2e_key", "x-api-secret": "sk_live_crm_e2e" } })).json()) as any).data.token;
-    const page = (await (await fetch(`${server.url}/v1/leads?createdBy=cnm&fields=id,createdBy,source`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+    const token = (
+      (await (
+        await fetch(`${server.url}/v1/auth/token`, {
+          method: "POST",
+          headers: { "x-api-key": "pk_live_crm_e2e_key", "x-api-secret": "sk_live_crm_e2e" },
+        })
+      ).json()) as any
+    ).data.token;
+    const page = (await (
+      await fetch(`${server.url}/v1/leads?createdBy=cnm&fields=id,createdBy,source`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as any;
     expect(page.meta.total).toBe(stored("SELECT count(*) AS n FROM leads WHERE created_by = 'cnm'")[0].n);
     expect(page.data.every((l: any) => l.createdBy === "cnm" && l.source === "PORTAL_CHAVESNAMAO")).toBe(true);
   });
@@ -141,7 +211,11 @@ describe("never twice", () => {
     const authorization = `Basic ${btoa(`${ZAP.user}:${ZAP.password}`)}`;
     const answers = await Promise.all(
       Array.from({ length: 20 }, async () => {
-        const response = await fetch(`${server.url}/v1/inbound/zap`, { method: "POST", headers: { authorization, "content-type": "application/json" }, body });
+        const response = await fetch(`${server.url}/v1/inbound/zap`, {
+          method: "POST",
+          headers: { authorization, "content-type": "application/json" },
+          body,
+        });
         return { status: response.status, id: ((await response.json()) as any).data.id as string };
       }),
     );
@@ -179,10 +253,16 @@ describe("one 401 for every wrong way in", () => {
     for (const [i, [clientId, authorization]] of attempts.entries()) {
       const response = await fetch(`${server.url}/v1/inbound/${clientId}`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-forwarded-for": `192.0.2.${i + 1}`, ...(authorization ? { authorization } : {}) },
+        headers: {
+          "content-type": "application/json",
+          "x-forwarded-for": `192.0.2.${i + 1}`,
+          ...(authorization ? { authorization } : {}),
+        },
         body: JSON.stringify(GRUPOZAP_EXAMPLE),
       });
-      const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== "x-request-id" && name !== "date"));
+      const headers = Object.fromEntries(
+        [...response.headers].filter(([name]) => name !== "x-request-id" && name !== "date"),
+      );
       seen.push({ status: response.status, headers, body: await response.text() });
     }
     expect(seen[0]!.status).toBe(401);
@@ -191,10 +271,19 @@ describe("one 401 for every wrong way in", () => {
   });
 
   test("/metrics counts the posts by client and outcome; unknown ids under one label", async () => {
-    const samples = parseExposition(await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text());
-    const value = (client: string, outcome: string) => sampleValue(samples, "partner_api_inbound_posts_total", { client, outcome });
+    const samples = parseExposition(
+      await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+    );
+    const value = (client: string, outcome: string) =>
+      sampleValue(samples, "partner_api_inbound_posts_total", { client, outcome });
     // Since the restart: the repeats (2 duplicates), then the six 401s (zap ×3, cnm, and two ids that take no portal leads).
-    expect([value("cnm", "duplicate"), value("zap", "duplicate"), value("zap", "unauthorised"), value("cnm", "unauthorised"), value("(unknown)", "unauthorised")]).toEqual([1, 1, 3, 1, 2]);
+    expect([
+      value("cnm", "duplicate"),
+      value("zap", "duplicate"),
+      value("zap", "unauthorised"),
+      value("cnm", "unauthorised"),
+      value("(unknown)", "unauthorised"),
+    ]).toEqual([1, 1, 3, 1, 2]);
     const inbound = samples.filter((s) => s.name === "partner_api_inbound_posts_total");
     expect([...new Set(inbound.map((s) => s.labels.client))].sort()).toEqual(["(unknown)", "cnm", "zap"]);
   });

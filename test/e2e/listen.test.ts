@@ -49,7 +49,10 @@ describe("the sandbox's address", () => {
   });
 
   test("a malformed --host is a usage error (exit 2)", () => {
-    const result = Bun.spawnSync([binary, "sandbox", "--host", "bad host!", "--db", join(dir, "x.sqlite")], { cwd: dir, stderr: "pipe" });
+    const result = Bun.spawnSync([binary, "sandbox", "--host", "bad host!", "--db", join(dir, "x.sqlite")], {
+      cwd: dir,
+      stderr: "pipe",
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr.toString()).toContain("--host");
   });
@@ -60,7 +63,11 @@ describe("a busy port", () => {
     const first = await startBinary(binary, ["sandbox", "--db", join(dir, "first.sqlite")], dir);
     try {
       const port = new URL(first.url).port;
-      const second = Bun.spawn([binary, "sandbox", "--db", join(dir, "second.sqlite"), "--port", port], { cwd: dir, stdout: "ignore", stderr: "pipe" });
+      const second = Bun.spawn([binary, "sandbox", "--db", join(dir, "second.sqlite"), "--port", port], {
+        cwd: dir,
+        stdout: "ignore",
+        stderr: "pipe",
+      });
       const code = await second.exited;
       expect(code).toBe(1);
       expect(await new Response(second.stderr).text()).toMatch(new RegExp(`port ${port} .*already in use`));
@@ -68,7 +75,9 @@ describe("a busy port", () => {
       // Every request reaches the first server: its token is good on all of them.
       const token = await sandboxToken(first.url);
       const statuses = await Promise.all(
-        Array.from({ length: 40 }, () => fetch(`${first.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status)),
+        Array.from({ length: 40 }, () =>
+          fetch(`${first.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status),
+        ),
       );
       expect(new Set(statuses)).toEqual(new Set([200]));
     } finally {
@@ -86,14 +95,27 @@ describe("a busy port", () => {
         JSON.stringify({
           jwtSecret: "a-jwt-secret-long-enough-for-the-listen-test-0123",
           databases: { agency: join(dir, "held.sqlite") },
-          clients: [{ id: "portal", apiKey: "pk_live_portal_listen", secretHash: hashSecret("sk_live_portal_listen"), database: "agency" }],
+          clients: [
+            {
+              id: "portal",
+              apiKey: "pk_live_portal_listen",
+              secretHash: hashSecret("sk_live_portal_listen"),
+              database: "agency",
+            },
+          ],
         }),
       );
-      const second = Bun.spawnSync([binary, "serve", "--config", config, "--host", "127.0.0.1", "--port", port], { cwd: dir, stderr: "pipe" });
+      const second = Bun.spawnSync([binary, "serve", "--config", config, "--host", "127.0.0.1", "--port", port], {
+        cwd: dir,
+        stderr: "pipe",
+      });
       expect(second.exitCode).toBe(1);
       expect(second.stderr.toString()).toMatch(new RegExp(`port ${port} .*already in use`));
       // The production client is unknown to the sandbox that holds the port: no request reached a second server.
-      const refused = await fetch(`${first.url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": "pk_live_portal_listen", "x-api-secret": "sk_live_portal_listen" } });
+      const refused = await fetch(`${first.url}/v1/auth/token`, {
+        method: "POST",
+        headers: { "x-api-key": "pk_live_portal_listen", "x-api-secret": "sk_live_portal_listen" },
+      });
       expect(((await refused.json()) as { code: string }).code).toBe("INVALID_API_KEY");
     } finally {
       expect(await first.stop()).toBe(0);

@@ -11,12 +11,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { ensureBinary, type RunningBinary, startBinary } from "../helpers/binary.ts";
 import { toolForTests } from "../helpers/tools.ts";
-import { parseExposition, sampleValue, type Sample } from "../metrics/parse.ts";
+import { parseExposition, type Sample, sampleValue } from "../metrics/parse.ts";
 import { asListing } from "../modules/portal-feed/helpers.ts";
 
-const PYTHON = toolForTests("python3", ["python3"], "install it with `apt-get install -y python3` to run the slow-reader part of this test");
+const PYTHON = toolForTests(
+  "python3",
+  ["python3"],
+  "install it with `apt-get install -y python3` to run the slow-reader part of this test",
+);
 const dir = mkdtempSync(join(tmpdir(), "pa-portal-e2e-"));
 const LISTINGS = 20_000;
 const METRICS_TOKEN = "metrics-token-for-the-portal-e2e";
@@ -41,17 +45,26 @@ function curl(args: string[]): { status: number; headers: Record<string, string>
   if (result.exitCode !== 0) throw new Error(`curl ${args.join(" ")}: ${result.stderr.toString()}`);
   const lines = require("node:fs").readFileSync(headersFile, "latin1").trim().split("\r\n") as string[];
   const status = Number(lines[0]!.split(" ")[1]);
-  const headers = Object.fromEntries(lines.slice(1).map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines
+      .slice(1)
+      .map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+  );
   return { status, headers, body: result.stdout };
 }
 
 async function token(who: keyof typeof KEYS): Promise<string> {
-  const response = await fetch(`${server.url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": KEYS[who][0], "x-api-secret": KEYS[who][1] } });
+  const response = await fetch(`${server.url}/v1/auth/token`, {
+    method: "POST",
+    headers: { "x-api-key": KEYS[who][0], "x-api-secret": KEYS[who][1] },
+  });
   return ((await response.json()) as { data: { token: string } }).data.token;
 }
 
 async function scrape(): Promise<Sample[]> {
-  return parseExposition(await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text());
+  return parseExposition(
+    await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+  );
 }
 
 async function rssMiB(): Promise<number> {
@@ -62,10 +75,17 @@ async function rssMiB(): Promise<number> {
 beforeAll(async () => {
   binary = ensureBinary();
   db = join(dir, "agency.sqlite");
-  const seeded = Bun.spawnSync([binary, "seed", "--out", db, "--properties", String(LISTINGS), "--leads", "100"], { cwd: dir });
+  const seeded = Bun.spawnSync([binary, "seed", "--out", db, "--properties", String(LISTINGS), "--leads", "100"], {
+    cwd: dir,
+  });
   if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
   const client = (who: keyof typeof KEYS, extra: Record<string, unknown> = {}) => ({
-    id: who, apiKey: KEYS[who][0], secretHash: hashSecret(KEYS[who][1]), database: "agency", rateLimitPerMinute: 100_000, ...extra,
+    id: who,
+    apiKey: KEYS[who][0],
+    secretHash: hashSecret(KEYS[who][1]),
+    database: "agency",
+    rateLimitPerMinute: 100_000,
+    ...extra,
   });
   writeFileSync(
     join(dir, "config.json"),
@@ -82,7 +102,13 @@ beforeAll(async () => {
       ],
     }),
   );
-  server = await startBinary(binary, ["serve", "--config", join(dir, "config.json"), "--host", "127.0.0.1"], dir, {}, { captureStdout: true });
+  server = await startBinary(
+    binary,
+    ["serve", "--config", join(dir, "config.json"), "--host", "127.0.0.1"],
+    dir,
+    {},
+    { captureStdout: true },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -99,7 +125,9 @@ describe("a portal's fetcher: curl with -u key:secret", () => {
     expect(headers["x-feed-skipped"]).toBe("0");
     const xml = body.toString("utf8");
     expect(xml.endsWith("</ListingDataFeed>\n")).toBe(true);
-    const published = new Database(db, { readonly: true }).query<{ n: number }, []>("SELECT count(*) AS n FROM properties WHERE is_published = 1").get()!.n;
+    const published = new Database(db, { readonly: true })
+      .query<{ n: number }, []>("SELECT count(*) AS n FROM properties WHERE is_published = 1")
+      .get()!.n;
     expect(xml.split("<Listing>").length - 1).toBe(published);
   }, 60_000);
 
@@ -126,23 +154,33 @@ describe("a portal's fetcher: curl with -u key:secret", () => {
     await Bun.sleep(1_100); // past the second of any change, so Last-Modified is given
     const first = curl(["-I", "-o", "/dev/null", "-u", KEYS.portal.join(":"), FEED()]);
     expect(first.headers["last-modified"]).toBeString();
-    expect(curl(["-u", KEYS.portal.join(":"), "-H", `If-None-Match: ${first.headers["etag"]}`, FEED()]).status).toBe(304);
-    expect(curl(["-u", KEYS.portal.join(":"), "-H", `If-Modified-Since: ${first.headers["last-modified"]}`, FEED()]).status).toBe(304);
+    expect(curl(["-u", KEYS.portal.join(":"), "-H", `If-None-Match: ${first.headers["etag"]}`, FEED()]).status).toBe(
+      304,
+    );
+    expect(
+      curl(["-u", KEYS.portal.join(":"), "-H", `If-Modified-Since: ${first.headers["last-modified"]}`, FEED()]).status,
+    ).toBe(304);
     const lead = await fetch(`${server.url}/v1/leads`, {
       method: "POST",
       headers: { authorization: `Bearer ${await token("portal")}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "Ana", email: "ana@example.com", phone: "11 99999-0000", message: "Olá" }),
     });
     expect(lead.status).toBe(201);
-    expect(curl(["-u", KEYS.portal.join(":"), "-H", `If-None-Match: ${first.headers["etag"]}`, FEED()]).status).toBe(304);
+    expect(curl(["-u", KEYS.portal.join(":"), "-H", `If-None-Match: ${first.headers["etag"]}`, FEED()]).status).toBe(
+      304,
+    );
     const writer = new Database(db);
     writer.run("PRAGMA busy_timeout = 5000");
-    writer.run("UPDATE properties SET title = title || ' (novo)' WHERE id = (SELECT id FROM properties WHERE is_published = 1 LIMIT 1)");
+    writer.run(
+      "UPDATE properties SET title = title || ' (novo)' WHERE id = (SELECT id FROM properties WHERE is_published = 1 LIMIT 1)",
+    );
     writer.close();
     const after = curl(["-u", KEYS.portal.join(":"), "-H", `If-None-Match: ${first.headers["etag"]}`, FEED()]);
     expect(after.status).toBe(200);
     expect(after.headers["etag"]).not.toBe(first.headers["etag"]);
-    expect(curl(["-u", KEYS.portal.join(":"), "-H", `If-Modified-Since: ${first.headers["last-modified"]}`, FEED()]).status).toBe(200);
+    expect(
+      curl(["-u", KEYS.portal.join(":"), "-H", `If-Modified-Since: ${first.headers["last-modified"]}`, FEED()]).status,
+    ).toBe(200);
   }, 60_000);
 
   test("refusals are JSON with their codes: a wrong secret (401 + WWW-Authenticate), the IP list, a disabled client", () => {
@@ -161,7 +199,11 @@ describe("a portal's fetcher: curl with -u key:secret", () => {
   test("malformed and huge Authorization headers: 401 JSON, or Bun's own 431 past its header limit; never a 5xx", () => {
     const malformed = curl(["-H", `Authorization: Basic ${"A".repeat(8_000)}`, FEED()]);
     expect([malformed.status, JSON.parse(malformed.body.toString()).code]).toEqual([401, "MISSING_CREDENTIALS"]);
-    const notUtf8 = curl(["-H", `Authorization: Basic ${Buffer.from([0xff, 0xfe, 0x3a, 0x41]).toString("base64")}`, FEED()]);
+    const notUtf8 = curl([
+      "-H",
+      `Authorization: Basic ${Buffer.from([0xff, 0xfe, 0x3a, 0x41]).toString("base64")}`,
+      FEED(),
+    ]);
     expect([notUtf8.status, JSON.parse(notUtf8.body.toString()).code]).toEqual([401, "MISSING_CREDENTIALS"]);
     // Bun's HTTP parser refuses a header block over its limit before the app sees it (SECURITY.md).
     expect(curl(["-H", `Authorization: Basic ${"A".repeat(30_000)}`, FEED()]).status).toBe(431);
@@ -192,23 +234,34 @@ describe("round trip: the feed imported into an empty database", () => {
     const feedFile = join(dir, "fetched.xml");
     writeFileSync(feedFile, xml);
     const copy = join(dir, "copy.sqlite");
-    const imported = Bun.spawnSync([binary, "import", "--db", copy, feedFile, "--json"], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    const imported = Bun.spawnSync([binary, "import", "--db", copy, feedFile, "--json"], {
+      cwd: dir,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(imported.exitCode).toBe(0);
     const summary = JSON.parse(imported.stdout.toString());
     expect(summary.rejected).toBe(0);
 
     const bearer = { authorization: `Bearer ${await token("portal")}` };
-    const fields = "id,code,title,description,operationType,status,propertyType,highlight,exclusive,address,coordinates,features,amenities,pricing,financing,photos,updatedAt";
+    const fields =
+      "id,code,title,description,operationType,status,propertyType,highlight,exclusive,address,coordinates,features,amenities,pricing,financing,photos,updatedAt";
     const served: Record<string, unknown>[] = [];
     for (let page = 1; ; page++) {
-      const body = (await (await fetch(`${server.url}/v1/properties?fields=${fields}&limit=100&page=${page}`, { headers: bearer })).json()) as any;
+      const body = (await (
+        await fetch(`${server.url}/v1/properties?fields=${fields}&limit=100&page=${page}`, { headers: bearer })
+      ).json()) as any;
       served.push(...body.data);
       if (page >= body.meta.totalPages) break;
     }
     const copied = new Database(copy, { readonly: true });
     const { projection } = await import("../../src/catalog/sql.ts");
     const { PROPERTY_FIELDS } = await import("../../src/catalog/properties.ts");
-    const rows = copied.query<{ json: string }, []>(`SELECT ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.is_published = 1`).all();
+    const rows = copied
+      .query<{ json: string }, []>(
+        `SELECT ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.is_published = 1`,
+      )
+      .all();
     copied.close();
     const content = (record: Record<string, unknown>) => {
       const { createdAt: _c, isPublished: _p, ...rest } = record;
@@ -247,7 +300,10 @@ print(received)
 `;
 
 function slowReader(python: string, requestId: string, seconds: number): Promise<number> {
-  const proc = Bun.spawn([python, "-c", SLOW_READER, new URL(server.url).port, basicHeader("portal"), requestId, String(seconds)], { stdout: "pipe" });
+  const proc = Bun.spawn(
+    [python, "-c", SLOW_READER, new URL(server.url).port, basicHeader("portal"), requestId, String(seconds)],
+    { stdout: "pipe" },
+  );
   return new Response(proc.stdout).text().then(Number);
 }
 
@@ -255,52 +311,83 @@ describe("readers that read slowly or hang up", () => {
   let samples: Sample[] = [];
   const rss: { before: number; during: number[] } = { before: 0, during: [] };
 
-  test.skipIf(PYTHON === null)("a slow reader is served at its pace with the server's memory flat; hanging up mid-feed stops it", async () => {
-    // The listings VRSync cannot carry are found once per database state (a pass over all of them):
-    // asked here first, so what follows measures the slow body alone.
-    await fetch(FEED(), { method: "HEAD", headers: { authorization: basicHeader("portal") } });
-    await Bun.sleep(500);
-    const feedBytes = (await (await fetch(FEED(), { headers: { authorization: basicHeader("portal") } })).arrayBuffer()).byteLength;
-    const sentBefore = sampleValue(await scrape(), "partner_api_portal_feed_bytes_total", { client: "portal" })!;
-    await Bun.sleep(500);
-    rss.before = await rssMiB();
-    const slow = slowReader(PYTHON!, "slow-reader", 4);
-    for (let i = 0; i < 20; i++) {
-      await Bun.sleep(200);
-      rss.during.push(await rssMiB());
-    }
-    const received = await slow;
-    await Bun.sleep(300);
-    const produced = sampleValue(await scrape(), "partner_api_portal_feed_bytes_total", { client: "portal" })! - sentBefore;
-    expect(received).toBeGreaterThan(100 * 1024);
-    expect(received).toBeLessThan(1024 * 1024);
-    // What the server made for it: what was read plus what the sockets and the stream hold (a few MB),
-    // never the whole feed (about 60 MB) it would have built meanwhile without backpressure.
-    expect(produced).toBeLessThan(8 * 1024 * 1024);
-    expect(feedBytes).toBeGreaterThan(6 * produced);
-    // Memory: the garbage of those few MB comes and goes; nothing stays.
-    expect(Math.max(...rss.during) - rss.before).toBeLessThan(48);
-    expect(rss.during.at(-1)! - rss.before).toBeLessThan(16);
+  test.skipIf(PYTHON === null)(
+    "a slow reader is served at its pace with the server's memory flat; hanging up mid-feed stops it",
+    async () => {
+      // The listings VRSync cannot carry are found once per database state (a pass over all of them):
+      // asked here first, so what follows measures the slow body alone.
+      await fetch(FEED(), { method: "HEAD", headers: { authorization: basicHeader("portal") } });
+      await Bun.sleep(500);
+      const feedBytes = (
+        await (await fetch(FEED(), { headers: { authorization: basicHeader("portal") } })).arrayBuffer()
+      ).byteLength;
+      const sentBefore = sampleValue(await scrape(), "partner_api_portal_feed_bytes_total", { client: "portal" })!;
+      await Bun.sleep(500);
+      rss.before = await rssMiB();
+      const slow = slowReader(PYTHON!, "slow-reader", 4);
+      for (let i = 0; i < 20; i++) {
+        await Bun.sleep(200);
+        rss.during.push(await rssMiB());
+      }
+      const received = await slow;
+      await Bun.sleep(300);
+      const produced =
+        sampleValue(await scrape(), "partner_api_portal_feed_bytes_total", { client: "portal" })! - sentBefore;
+      expect(received).toBeGreaterThan(100 * 1024);
+      expect(received).toBeLessThan(1024 * 1024);
+      // What the server made for it: what was read plus what the sockets and the stream hold (a few MB),
+      // never the whole feed (about 60 MB) it would have built meanwhile without backpressure.
+      expect(produced).toBeLessThan(8 * 1024 * 1024);
+      expect(feedBytes).toBeGreaterThan(6 * produced);
+      // Memory: the garbage of those few MB comes and goes; nothing stays.
+      expect(Math.max(...rss.during) - rss.before).toBeLessThan(48);
+      expect(rss.during.at(-1)! - rss.before).toBeLessThan(16);
 
-    // Another that hangs up after its first bytes.
-    await slowReader(PYTHON!, "hang-up", 0.3);
-    for (let i = 0; i < 50; i++) {
-      samples = await scrape();
-      if ((sampleValue(samples, "partner_api_portal_feed_answers_total", { client: "portal", outcome: "hung_up" }) ?? 0) >= 2) break;
-      await Bun.sleep(100);
-    }
-    expect(sampleValue(samples, "partner_api_portal_feed_answers_total", { client: "portal", outcome: "hung_up" })).toBe(2);
-  }, 60_000);
+      // Another that hangs up after its first bytes.
+      await slowReader(PYTHON!, "hang-up", 0.3);
+      for (let i = 0; i < 50; i++) {
+        samples = await scrape();
+        if (
+          (sampleValue(samples, "partner_api_portal_feed_answers_total", { client: "portal", outcome: "hung_up" }) ??
+            0) >= 2
+        )
+          break;
+        await Bun.sleep(100);
+      }
+      expect(
+        sampleValue(samples, "partner_api_portal_feed_answers_total", { client: "portal", outcome: "hung_up" }),
+      ).toBe(2);
+    },
+    60_000,
+  );
 
-  test.skipIf(PYTHON === null)("no 5xx in /metrics, 499 for the hang-ups, no error line, and their access lines say 499", async () => {
-    const feedRequests = samples.filter((s) => s.name === "partner_api_http_requests_total" && s.labels.route === "/v1/feeds/vrsync.xml");
-    expect(feedRequests.filter((s) => s.labels.status!.startsWith("5"))).toEqual([]);
-    expect(sampleValue(samples, "partner_api_http_requests_total", { route: "/v1/feeds/vrsync.xml", method: "GET", status: "499" })).toBe(2);
-    expect(await server.stop()).toBe(0); // flushes the log lines
-    logLines = (await server.stdout()).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logLines.filter((line) => (line.level as number) >= 50)).toEqual([]);
-    for (const reqId of ["slow-reader", "hang-up"]) {
-      expect(logLines.find((line) => line.reqId === reqId && "status" in line)).toMatchObject({ method: "GET", route: "/v1/feeds/vrsync.xml", status: 499 });
-    }
-  });
+  test.skipIf(PYTHON === null)(
+    "no 5xx in /metrics, 499 for the hang-ups, no error line, and their access lines say 499",
+    async () => {
+      const feedRequests = samples.filter(
+        (s) => s.name === "partner_api_http_requests_total" && s.labels.route === "/v1/feeds/vrsync.xml",
+      );
+      expect(feedRequests.filter((s) => s.labels.status!.startsWith("5"))).toEqual([]);
+      expect(
+        sampleValue(samples, "partner_api_http_requests_total", {
+          route: "/v1/feeds/vrsync.xml",
+          method: "GET",
+          status: "499",
+        }),
+      ).toBe(2);
+      expect(await server.stop()).toBe(0); // flushes the log lines
+      logLines = (await server.stdout())
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(logLines.filter((line) => (line.level as number) >= 50)).toEqual([]);
+      for (const reqId of ["slow-reader", "hang-up"]) {
+        expect(logLines.find((line) => line.reqId === reqId && "status" in line)).toMatchObject({
+          method: "GET",
+          route: "/v1/feeds/vrsync.xml",
+          status: 499,
+        });
+      }
+    },
+  );
 });

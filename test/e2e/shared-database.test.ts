@@ -7,11 +7,15 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binaryInNewFolder, sandboxToken, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { binaryInNewFolder, type RunningBinary, sandboxToken, startBinary } from "../helpers/binary.ts";
 import { shmLocksHeldBy } from "../helpers/locks.ts";
 import { toolForTests } from "../helpers/tools.ts";
 
-const PYTHON = toolForTests("python3", ["python3"], "install it with `apt-get install -y python3` to run the sqlite3-shell part of this test");
+const PYTHON = toolForTests(
+  "python3",
+  ["python3"],
+  "install it with `apt-get install -y python3` to run the sqlite3-shell part of this test",
+);
 
 let dir: string;
 let binary: string;
@@ -37,7 +41,10 @@ function seeded(name: string, properties: number): { path: string; listings: Rec
   expect(run(["seed", "--out", path, "--properties", String(properties), "--leads", "200"]).code).toBe(0);
   const exported = run(["export", "--db", path, "--format", "ndjson"]);
   expect(exported.code).toBe(0);
-  const listings = exported.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  const listings = exported.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   return { path, listings: listings.filter((listing) => typeof listing.code === "string") };
 }
 
@@ -63,9 +70,15 @@ class PartnerLoad {
         const response = await fetch(`${url}/v1/leads`, {
           method: "POST",
           headers: { ...auth, "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
-          body: JSON.stringify({ name: "Ana Souza", email: "ana@example.com", phone: "+55 11 91234-5678", message: "Quero visitar" }),
+          body: JSON.stringify({
+            name: "Ana Souza",
+            email: "ana@example.com",
+            phone: "+55 11 91234-5678",
+            message: "Quero visitar",
+          }),
         });
-        if (response.status === 201) this.createdLeads.push(((await response.clone().json()) as { data: { id: string } }).data.id);
+        if (response.status === 201)
+          this.createdLeads.push(((await response.clone().json()) as { data: { id: string } }).data.id);
         return response;
       }),
     ];
@@ -137,7 +150,9 @@ function storedCounts(path: string, ids: string[]): Map<string, number> {
 }
 
 async function titleOf(url: string, token: string, code: string): Promise<string | undefined> {
-  const response = await fetch(`${url}/v1/properties?code=${encodeURIComponent(code)}&fields=title`, { headers: { authorization: `Bearer ${token}` } });
+  const response = await fetch(`${url}/v1/properties?code=${encodeURIComponent(code)}&fields=title`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   return ((await response.json()) as { data: { title: string }[] }).data[0]?.title;
 }
 
@@ -158,7 +173,11 @@ describe("a served database opened by other processes", () => {
           // Ten listings get a new title in each run: a partial import, from another process.
           const changed = listings.slice((i * 10) % (listings.length - 10), ((i * 10) % (listings.length - 10)) + 10);
           const feed = join(dir, `feed-${i}.ndjson`);
-          writeFileSync(feed, changed.map((listing) => JSON.stringify({ ...listing, title: `${listing.title} (run ${i})` })).join("\n") + "\n");
+          writeFileSync(
+            feed,
+            changed.map((listing) => JSON.stringify({ ...listing, title: `${listing.title} (run ${i})` })).join("\n") +
+              "\n",
+          );
           const imported = run(["import", "--db", path, "--partial", feed]);
           expect({ run: i, code: imported.code, stderr: imported.stderr }).toEqual({ run: i, code: 0, stderr: "" });
           // The import's commit is seen by the very next request: caches stay exact.
@@ -199,81 +218,89 @@ describe("a served database opened by other processes", () => {
     300_000,
   );
 
-  test(
-    "an import killed with -9 in the middle of its write costs the server nothing and leaves whole chunks, which the next import completes",
-    async () => {
-      const { path, listings } = seeded("killed.sqlite", 200);
-      // 6,000 new listings: a write phase long enough to be caught holding the write lock.
-      const feed = join(dir, "big.ndjson");
-      const lines: string[] = [];
-      for (let i = 0; i < 6000; i++) {
-        const { id: _id, ...listing } = listings[i % listings.length]!;
-        lines.push(JSON.stringify({ ...listing, code: `K-${i}` }));
-      }
-      writeFileSync(feed, lines.join("\n") + "\n");
+  test("an import killed with -9 in the middle of its write costs the server nothing and leaves whole chunks, which the next import completes", async () => {
+    const { path, listings } = seeded("killed.sqlite", 200);
+    // 6,000 new listings: a write phase long enough to be caught holding the write lock.
+    const feed = join(dir, "big.ndjson");
+    const lines: string[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const { id: _id, ...listing } = listings[i % listings.length]!;
+      lines.push(JSON.stringify({ ...listing, code: `K-${i}` }));
+    }
+    writeFileSync(feed, lines.join("\n") + "\n");
 
-      const server = await startBinary(binary, ["sandbox", "--db", path, "--rate-limit", "100000000"], dir);
-      started.push(server);
-      const token = await sandboxToken(server.url);
-      const load = new PartnerLoad(server.url, token);
-      let caught = false;
-      try {
-        const importer = Bun.spawn([binary, "import", "--db", path, "--partial", feed], { cwd: dir, stdout: "ignore", stderr: "ignore" });
-        // The WAL write lock is byte 120 of the -shm: held by the importer only while it writes.
-        while (importer.exitCode === null && !caught) {
-          if (shmLocksHeldBy(path, importer.pid).some((lock) => lock.kind === "WRITE" && lock.start === 120)) {
-            importer.kill("SIGKILL");
-            caught = true;
-          } else {
-            await Bun.sleep(2);
-          }
+    const server = await startBinary(binary, ["sandbox", "--db", path, "--rate-limit", "100000000"], dir);
+    started.push(server);
+    const token = await sandboxToken(server.url);
+    const load = new PartnerLoad(server.url, token);
+    let caught = false;
+    try {
+      const importer = Bun.spawn([binary, "import", "--db", path, "--partial", feed], {
+        cwd: dir,
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      // The WAL write lock is byte 120 of the -shm: held by the importer only while it writes.
+      while (importer.exitCode === null && !caught) {
+        if (shmLocksHeldBy(path, importer.pid).some((lock) => lock.kind === "WRITE" && lock.start === 120)) {
+          importer.kill("SIGKILL");
+          caught = true;
+        } else {
+          await Bun.sleep(2);
         }
-        await importer.exited;
-        await Bun.sleep(500); // partners keep going after the crash
-        expect(serverHoldsItsLock(server, path)).toBe(true);
-
-        // What the killed import committed is whole chunks of whole listings (an import into a
-        // served file commits in short chunks, so partners' writes need not wait for all of it).
-        const partial = new Database(path, { readonly: true });
-        const committed = (partial.query("SELECT count(*) AS n FROM properties WHERE code LIKE 'K-%'").get() as { n: number }).n;
-        const committedEvents = (
-          partial
-            .query("SELECT count(*) AS n FROM changes c JOIN properties p ON p.id = c.record_id WHERE c.entity = 'properties' AND p.code LIKE 'K-%'")
-            .get() as { n: number }
-        ).n;
-        partial.close();
-        // Killed while holding the write lock: the chunk it was writing is not there.
-        expect(committed).toBeLessThan(6000);
-        // Each listing that is there came with its change-feed event, in the same commit.
-        expect(committedEvents).toBe(committed);
-
-        // The same import again completes it; the next import into the same file works as usual.
-        expect(run(["import", "--db", path, "--partial", feed]).code).toBe(0);
-        const after = join(dir, "after.ndjson");
-        writeFileSync(after, JSON.stringify({ ...listings[0]!, title: "after the crash" }) + "\n");
-        expect(run(["import", "--db", path, "--partial", after]).code).toBe(0);
-        expect(await titleOf(server.url, token, listings[0]!.code as string)).toBe("after the crash");
-      } finally {
-        await load.stop();
       }
-      expect(caught).toBe(true);
-      expect(load.failures()).toEqual({});
-      expect(await server.stop()).toBe(0);
+      await importer.exited;
+      await Bun.sleep(500); // partners keep going after the crash
+      expect(serverHoldsItsLock(server, path)).toBe(true);
 
-      expect(integrityCheck(path)).toBe("ok");
-      // Every listing once, each with its change-feed event: nothing lost or doubled by the kill.
-      const db = new Database(path, { readonly: true });
-      const imported = db.query("SELECT count(*) AS n, count(DISTINCT code) AS codes FROM properties WHERE code LIKE 'K-%'").get();
-      const events = db
-        .query("SELECT count(*) AS n FROM changes c JOIN properties p ON p.id = c.record_id WHERE c.entity = 'properties' AND p.code LIKE 'K-%'")
-        .get();
-      db.close();
-      expect(imported).toEqual({ n: 6000, codes: 6000 });
-      expect(events).toEqual({ n: 6000 });
-      const counts = storedCounts(path, load.createdLeads);
-      expect(load.createdLeads.length).toBeGreaterThan(10);
-      expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    },
-    300_000,
-  );
+      // What the killed import committed is whole chunks of whole listings (an import into a
+      // served file commits in short chunks, so partners' writes need not wait for all of it).
+      const partial = new Database(path, { readonly: true });
+      const committed = (
+        partial.query("SELECT count(*) AS n FROM properties WHERE code LIKE 'K-%'").get() as { n: number }
+      ).n;
+      const committedEvents = (
+        partial
+          .query(
+            "SELECT count(*) AS n FROM changes c JOIN properties p ON p.id = c.record_id WHERE c.entity = 'properties' AND p.code LIKE 'K-%'",
+          )
+          .get() as { n: number }
+      ).n;
+      partial.close();
+      // Killed while holding the write lock: the chunk it was writing is not there.
+      expect(committed).toBeLessThan(6000);
+      // Each listing that is there came with its change-feed event, in the same commit.
+      expect(committedEvents).toBe(committed);
+
+      // The same import again completes it; the next import into the same file works as usual.
+      expect(run(["import", "--db", path, "--partial", feed]).code).toBe(0);
+      const after = join(dir, "after.ndjson");
+      writeFileSync(after, JSON.stringify({ ...listings[0]!, title: "after the crash" }) + "\n");
+      expect(run(["import", "--db", path, "--partial", after]).code).toBe(0);
+      expect(await titleOf(server.url, token, listings[0]!.code as string)).toBe("after the crash");
+    } finally {
+      await load.stop();
+    }
+    expect(caught).toBe(true);
+    expect(load.failures()).toEqual({});
+    expect(await server.stop()).toBe(0);
+
+    expect(integrityCheck(path)).toBe("ok");
+    // Every listing once, each with its change-feed event: nothing lost or doubled by the kill.
+    const db = new Database(path, { readonly: true });
+    const imported = db
+      .query("SELECT count(*) AS n, count(DISTINCT code) AS codes FROM properties WHERE code LIKE 'K-%'")
+      .get();
+    const events = db
+      .query(
+        "SELECT count(*) AS n FROM changes c JOIN properties p ON p.id = c.record_id WHERE c.entity = 'properties' AND p.code LIKE 'K-%'",
+      )
+      .get();
+    db.close();
+    expect(imported).toEqual({ n: 6000, codes: 6000 });
+    expect(events).toEqual({ n: 6000 });
+    const counts = storedCounts(path, load.createdLeads);
+    expect(load.createdLeads.length).toBeGreaterThan(10);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  }, 300_000);
 });

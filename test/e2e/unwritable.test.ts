@@ -26,7 +26,9 @@ let readOnlyDb: string;
 
 /** The command line that runs the binary as the user without the right. */
 function unprivileged(args: string[]): string[] {
-  return asRoot ? [setpriv!, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", binary, ...args] : [binary, ...args];
+  return asRoot
+    ? [setpriv!, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", binary, ...args]
+    : [binary, ...args];
 }
 
 function run(args: string[]) {
@@ -35,7 +37,9 @@ function run(args: string[]) {
 }
 
 function seed(path: string): void {
-  const result = Bun.spawnSync([binary, "seed", "--out", path, "--properties", "20", "--leads", "10"], { stderr: "pipe" });
+  const result = Bun.spawnSync([binary, "seed", "--out", path, "--properties", "20", "--leads", "10"], {
+    stderr: "pipe",
+  });
   if (result.exitCode !== 0) throw new Error(result.stderr.toString());
 }
 
@@ -67,7 +71,9 @@ afterAll(() => {
 
 /** What every message about the locked folder says: the path, who we are, whose it is, the fix. */
 function expectLockedFolder(stderr: string, target: string, what = "the database"): void {
-  expect(stderr).toContain(`cannot write ${what} ${target}: the folder ${locked} is not writable by this process (uid ${uid}, gid ${gid})`);
+  expect(stderr).toContain(
+    `cannot write ${what} ${target}: the folder ${locked} is not writable by this process (uid ${uid}, gid ${gid})`,
+  );
   expect(stderr).toContain(asRoot ? "it belongs to uid 0, gid 0 with mode 0755" : "with mode 0555");
   expect(stderr).toContain(`Fix: chown -R ${uid}:${gid} ${locked}`);
   expect(stderr).not.toContain("unable to open database file");
@@ -120,7 +126,9 @@ describe.skipIf(!runnable)("a database file the process may not write", () => {
   test("import names the file and the fix", () => {
     const result = run(["import", "--db", readOnlyDb, join(import.meta.dir, "../fixtures/vrsync/complete.xml")]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`cannot write the database ${readOnlyDb}: the file ${readOnlyDb} is not writable by this process (uid ${uid}, gid ${gid})`);
+    expect(result.stderr).toContain(
+      `cannot write the database ${readOnlyDb}: the file ${readOnlyDb} is not writable by this process (uid ${uid}, gid ${gid})`,
+    );
     expect(result.stderr).toContain(`Fix: chown ${uid}:${gid} ${readOnlyDb}`);
   });
 });
@@ -133,26 +141,45 @@ describe.skipIf(!runnable)("serve keeps serving what it can and logs the reason 
       JSON.stringify({
         jwtSecret: "s".repeat(40),
         databases: { locked: join(locked, "agency.sqlite"), readonly: readOnlyDb },
-        clients: [{ id: "portal", apiKey: "pk_live_portal_1", secretHash: hashSecret("sk_live_portal_1"), database: "readonly" }],
+        clients: [
+          {
+            id: "portal",
+            apiKey: "pk_live_portal_1",
+            secretHash: hashSecret("sk_live_portal_1"),
+            database: "readonly",
+          },
+        ],
       }),
     );
     chmodSync(config, 0o644);
     const port = freePort();
-    const server = Bun.spawn(unprivileged(["serve", "--config", config, "--port", String(port)]), { cwd: base, stdout: "pipe", stderr: "pipe" });
+    const server = Bun.spawn(unprivileged(["serve", "--config", config, "--port", String(port)]), {
+      cwd: base,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     // Until it answers or exits: a start-up slowed by a busy machine is no failure (a fixed
     // number of tries was: it gave up at 10 s and killed a server still starting).
     let health = 0;
     while (health === 0 && server.exitCode === null) {
-      health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status, () => 0);
+      health = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (health === 0) await Bun.sleep(50);
     }
     server.kill("SIGTERM");
     expect(await server.exited).toBe(0);
     expect(health).toBe(503); // one configured database cannot be read: degraded
-    const lines = (await new Response(server.stdout).text()).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = (await new Response(server.stdout).text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const about = (name: string) => lines.find((line) => line.database === name);
     expect(about("locked")).toMatchObject({ level: 40, msg: "database unavailable: its clients get NO_DATABASE" });
-    expect(String(about("locked")!.reason)).toContain(`the folder ${locked} is not writable by this process (uid ${uid}, gid ${gid})`);
+    expect(String(about("locked")!.reason)).toContain(
+      `the folder ${locked} is not writable by this process (uid ${uid}, gid ${gid})`,
+    );
     expect(String(about("locked")!.reason)).toContain(`chown -R ${uid}:${gid} ${locked}`);
     expect(about("readonly")).toMatchObject({ level: 40 });
     expect(String(about("readonly")!.msg)).toStartWith("database read-only");

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { hashSecret } from "../../src/security/secrets.ts";
 import { PER_SUBSCRIPTION } from "../../src/modules/webhooks/worker.ts";
-import { binaryInNewFolder, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { hashSecret } from "../../src/security/secrets.ts";
+import { binaryInNewFolder, type RunningBinary, startBinary } from "../helpers/binary.ts";
 
 const CALLS = 300;
 const CLIENTS = {
@@ -29,7 +29,10 @@ const arrived: { type: string; at: number }[] = [];
 beforeAll(async () => {
   let binary: string;
   ({ dir, binary } = binaryInNewFolder("pa-test-flood-"));
-  const seeded = Bun.spawnSync([binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "20", "--leads", "10"], { cwd: dir });
+  const seeded = Bun.spawnSync(
+    [binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "20", "--leads", "10"],
+    { cwd: dir },
+  );
   if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
   hanging = createServer((socket) => {
     open.add(socket);
@@ -55,7 +58,13 @@ beforeAll(async () => {
       jwtSecret: "a-jwt-secret-long-enough-for-the-flood-test-0123",
       databases: { agency: "agency.sqlite" },
       webhooks: { allowHttp: true, allowPrivateTargets: true },
-      clients: Object.values(CLIENTS).map(({ id, apiKey, secret }) => ({ id, apiKey, secretHash: hashSecret(secret), database: "agency", rateLimitPerMinute: 1_000_000 })),
+      clients: Object.values(CLIENTS).map(({ id, apiKey, secret }) => ({
+        id,
+        apiKey,
+        secretHash: hashSecret(secret),
+        database: "agency",
+        rateLimitPerMinute: 1_000_000,
+      })),
     }),
     { mode: 0o600 },
   );
@@ -73,7 +82,10 @@ afterAll(async () => {
 
 async function tokenOf(who: keyof typeof CLIENTS): Promise<string> {
   const { apiKey, secret } = CLIENTS[who];
-  const response = await fetch(`${server.url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": apiKey, "x-api-secret": secret } });
+  const response = await fetch(`${server.url}/v1/auth/token`, {
+    method: "POST",
+    headers: { "x-api-key": apiKey, "x-api-secret": secret },
+  });
   return ((await response.json()) as { data: { token: string } }).data.token;
 }
 
@@ -94,7 +106,9 @@ async function subscribe(token: string, url: string, events: string[]): Promise<
 function rawTestCall(token: string, id: string, onAnswer: () => void): Socket {
   const { port } = new URL(server.url);
   const socket = connect(Number(port), "127.0.0.1", () => {
-    socket.write(`POST /v1/webhooks/${id}/test HTTP/1.1\r\nHost: partner-api.test\r\nAuthorization: Bearer ${token}\r\nContent-Length: 0\r\n\r\n`);
+    socket.write(
+      `POST /v1/webhooks/${id}/test HTTP/1.1\r\nHost: partner-api.test\r\nAuthorization: Bearer ${token}\r\nContent-Length: 0\r\n\r\n`,
+    );
   });
   socket.once("data", onAnswer);
   socket.on("error", () => {});
@@ -113,7 +127,11 @@ describe("test events go through the per-subscription limit", () => {
   test("300 parallel test calls to a receiver that never answers: 16 at a time, and another client's lead.created arrives while they all hang", async () => {
     const hostile = await tokenOf("hostile");
     const crm = await tokenOf("crm");
-    const hostileId = await subscribe(hostile, `http://127.0.0.1:${(hanging.address() as { port: number }).port}/hook`, ["lead.created"]);
+    const hostileId = await subscribe(
+      hostile,
+      `http://127.0.0.1:${(hanging.address() as { port: number }).port}/hook`,
+      ["lead.created"],
+    );
     await subscribe(crm, `http://127.0.0.1:${good.port}/hook`, ["lead.created"]);
     let answeredCalls = 0;
     const calls = Array.from({ length: CALLS }, () => rawTestCall(hostile, hostileId, () => answeredCalls++));
@@ -124,7 +142,12 @@ describe("test events go through the per-subscription limit", () => {
       const created = await fetch(`${server.url}/v1/leads`, {
         method: "POST",
         headers: { authorization: `Bearer ${crm}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "Maria Oliveira", email: "maria@example.com", phone: "+55 11 98765-4321", message: "Quero visitar" }),
+        body: JSON.stringify({
+          name: "Maria Oliveira",
+          email: "maria@example.com",
+          phone: "+55 11 98765-4321",
+          message: "Quero visitar",
+        }),
       });
       expect(created.status).toBe(201);
       await until("the other client's lead.created", () => arrived.some((a) => a.type === "lead.created"), 60_000);

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, sandboxToken, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { ensureBinary, type RunningBinary, sandboxToken, startBinary } from "../helpers/binary.ts";
 
 interface Delivery {
   path: string;
@@ -65,7 +65,10 @@ const receiverUrl = (path: string) => `http://127.0.0.1:${receiver.port}${path}`
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${server.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.text();
@@ -80,12 +83,21 @@ async function subscribe(path: string, events: string[]): Promise<{ id: string; 
 }
 
 async function createLead(marker: string): Promise<string> {
-  const { status, body } = await api("POST", "/v1/leads", { name: "E2E", email: "e2e@example.com", phone: "1", message: marker });
+  const { status, body } = await api("POST", "/v1/leads", {
+    name: "E2E",
+    email: "e2e@example.com",
+    phone: "1",
+    message: marker,
+  });
   expect(status).toBe(201);
   return body.data.id;
 }
 
-async function until<T>(what: string, check: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -113,26 +125,41 @@ describe("webhooks from the compiled binary", () => {
   test("a new lead is delivered, signed and carrying the record GET returns; a test event answers its outcome", async () => {
     const sub = await subscribe("/ok", ["lead.created"]);
     const leadId = await createLead("e2e-first");
-    const delivery = await until("the first delivery", () => deliveredTo("/ok").find((d) => d.payload.data.id === leadId));
+    const delivery = await until("the first delivery", () =>
+      deliveredTo("/ok").find((d) => d.payload.data.id === leadId),
+    );
     expect(delivery.payload.type).toBe("lead.created");
-    const fields = "id,name,email,phone,message,source,status,priority,propertyId,interestedPropertyTitle,createdBy,createdAt,updatedAt";
+    const fields =
+      "id,name,email,phone,message,source,status,priority,propertyId,interestedPropertyTitle,createdBy,createdAt,updatedAt";
     expect(delivery.payload.data.record).toEqual((await api("GET", `/v1/leads/${leadId}?fields=${fields}`)).body.data);
     const tested = await api("POST", `/v1/webhooks/${sub.id}/test`);
     expect(tested.body.data).toMatchObject({ type: "webhook.test", state: "succeeded", lastStatus: 200 });
-    expect(deliveredTo("/ok").some((d) => d.id === tested.body.data.id && d.payload.type === "webhook.test")).toBe(true);
+    expect(deliveredTo("/ok").some((d) => d.id === tested.body.data.id && d.payload.type === "webhook.test")).toBe(
+      true,
+    );
   });
 
   test("a failed delivery is retried about 5 s later with the same webhook-id", async () => {
     behaviour.set("/flaky", { status: (attempt) => (attempt === 0 ? 503 : 200) });
     await subscribe("/flaky", ["lead.created"]);
     const leadId = await createLead("e2e-flaky");
-    const first = await until("the first attempt", () => deliveredTo("/flaky").find((d) => d.payload.data.id === leadId));
+    const first = await until("the first attempt", () =>
+      deliveredTo("/flaky").find((d) => d.payload.data.id === leadId),
+    );
     const firstAt = Date.now();
-    await until("the retry", () => deliveredTo("/flaky").filter((d) => d.payload.data.id === leadId).length === 2, 15_000);
+    await until(
+      "the retry",
+      () => deliveredTo("/flaky").filter((d) => d.payload.data.id === leadId).length === 2,
+      15_000,
+    );
     const elapsed = Date.now() - firstAt;
     expect(elapsed).toBeGreaterThan(3_500);
     expect(elapsed).toBeLessThan(9_000);
-    expect(deliveredTo("/flaky").filter((d) => d.payload.data.id === leadId).map((d) => d.id)).toEqual([first.id, first.id]);
+    expect(
+      deliveredTo("/flaky")
+        .filter((d) => d.payload.data.id === leadId)
+        .map((d) => d.id),
+    ).toEqual([first.id, first.id]);
   }, 30_000);
 
   test("after a rotation every delivery carries both signatures, each verifying with its secret", async () => {
@@ -142,12 +169,16 @@ describe("webhooks from the compiled binary", () => {
     // Only the new secret: the receiver accepts the delivery because one of the two signatures is the new one…
     secrets.set("/rotating", [rotated.body.data.secret]);
     const leadId = await createLead("e2e-rotation");
-    const delivery = await until("the rotated delivery", () => deliveredTo("/rotating").find((d) => d.payload.data.id === leadId));
+    const delivery = await until("the rotated delivery", () =>
+      deliveredTo("/rotating").find((d) => d.payload.data.id === leadId),
+    );
     expect(delivery.signatures).toBe(2);
     // …and with only the old one, the same delivery verifies too (a receiver not yet switched).
     secrets.set("/rotating", [sub.secret]);
     const next = await createLead("e2e-rotation-2");
-    await until("the delivery under the old secret", () => deliveredTo("/rotating").find((d) => d.payload.data.id === next));
+    await until("the delivery under the old secret", () =>
+      deliveredTo("/rotating").find((d) => d.payload.data.id === next),
+    );
   });
 
   test("410 disables the subscription at once, with its reason", async () => {
@@ -184,7 +215,10 @@ describe("webhooks from the compiled binary", () => {
     const sub = await subscribe("/durable", ["lead.created"]);
     const acknowledged = await Promise.all(Array.from({ length: 150 }, (_, i) => createLead(`e2e-kill-${i}`)));
     // Not yet dispatched counts as pending too: the change log holds it.
-    await until("the leads dispatched", async () => (await api("GET", `/v1/webhooks/${sub.id}/deliveries?limit=1`)).body.meta.total >= 100);
+    await until(
+      "the leads dispatched",
+      async () => (await api("GET", `/v1/webhooks/${sub.id}/deliveries?limit=1`)).body.meta.total >= 100,
+    );
     const pending = (await api("GET", `/v1/webhooks/${sub.id}/deliveries?state=pending&limit=1`)).body.meta.total;
     server.proc.kill("SIGKILL");
     await server.proc.exited;
@@ -195,12 +229,22 @@ describe("webhooks from the compiled binary", () => {
     token = await sandboxToken(server.url);
     behaviour.set("/durable", { status: () => 200 });
     // Deliveries in flight at the kill wait out their lease (20 s); the rest go at once.
-    await until("every acknowledged lead delivered", () => acknowledged.every((id) => deliveredTo("/durable").some((d) => d.payload.data.id === id)), 60_000);
+    await until(
+      "every acknowledged lead delivered",
+      () => acknowledged.every((id) => deliveredTo("/durable").some((d) => d.payload.data.id === id)),
+      60_000,
+    );
     // Then those in flight at the kill come again once their lease runs out, and nothing stays pending.
-    await until("nothing pending", async () => (await api("GET", `/v1/webhooks/${sub.id}/deliveries?state=pending&limit=1`)).body.meta.total === 0, 60_000);
+    await until(
+      "nothing pending",
+      async () => (await api("GET", `/v1/webhooks/${sub.id}/deliveries?state=pending&limit=1`)).body.meta.total === 0,
+      60_000,
+    );
     const idsByLead = new Map<string, Set<string>>();
-    for (const d of deliveredTo("/durable")) idsByLead.set(d.payload.data.id, (idsByLead.get(d.payload.data.id) ?? new Set()).add(d.id));
-    for (const id of acknowledged) expect({ lead: id, webhookIds: idsByLead.get(id)!.size }).toEqual({ lead: id, webhookIds: 1 });
+    for (const d of deliveredTo("/durable"))
+      idsByLead.set(d.payload.data.id, (idsByLead.get(d.payload.data.id) ?? new Set()).add(d.id));
+    for (const id of acknowledged)
+      expect({ lead: id, webhookIds: idsByLead.get(id)!.size }).toEqual({ lead: id, webhookIds: 1 });
     expect(unverified).toEqual([]);
   }, 120_000);
 });
@@ -208,7 +252,9 @@ describe("webhooks from the compiled binary", () => {
 describe("two serve processes on one database", () => {
   test("each delivery is attempted by exactly one of them: every lead arrives once, whichever process took it", async () => {
     const shared = join(dir, "agency.sqlite");
-    const seeded = Bun.spawnSync([binary, "seed", "--out", shared, "--properties", "20", "--leads", "20"], { cwd: dir });
+    const seeded = Bun.spawnSync([binary, "seed", "--out", shared, "--properties", "20", "--leads", "20"], {
+      cwd: dir,
+    });
     expect(seeded.exitCode).toBe(0);
     const config = join(dir, "agency.json");
     await Bun.write(
@@ -216,7 +262,15 @@ describe("two serve processes on one database", () => {
       JSON.stringify({
         jwtSecret: "a-jwt-secret-long-enough-for-the-webhooks-test-01",
         databases: { agency: shared },
-        clients: [{ id: "crm", apiKey: "pk_live_crm_webhooks", secretHash: hashSecret("sk_live_crm"), database: "agency", rateLimitPerMinute: 100_000 }],
+        clients: [
+          {
+            id: "crm",
+            apiKey: "pk_live_crm_webhooks",
+            secretHash: hashSecret("sk_live_crm"),
+            database: "agency",
+            rateLimitPerMinute: 100_000,
+          },
+        ],
         webhooks: { allowHttp: true, allowPrivateTargets: true },
       }),
     );
@@ -224,7 +278,14 @@ describe("two serve processes on one database", () => {
     const b = await startBinary(binary, ["serve", "--config", config], dir);
     try {
       const tokenOf = async (url: string) =>
-        ((await (await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": "pk_live_crm_webhooks", "x-api-secret": "sk_live_crm" } })).json()) as { data: { token: string } }).data.token;
+        (
+          (await (
+            await fetch(`${url}/v1/auth/token`, {
+              method: "POST",
+              headers: { "x-api-key": "pk_live_crm_webhooks", "x-api-secret": "sk_live_crm" },
+            })
+          ).json()) as { data: { token: string } }
+        ).data.token;
       const tokens = [await tokenOf(a.url), await tokenOf(b.url)];
       const created = await fetch(`${a.url}/v1/webhooks`, {
         method: "POST",
@@ -245,7 +306,9 @@ describe("two serve processes on one database", () => {
           return ((await response.json()) as { data: { id: string } }).data.id;
         }),
       );
-      await until("every lead delivered", () => leads.every((id) => deliveredTo("/shared").some((d) => d.payload.data.id === id)));
+      await until("every lead delivered", () =>
+        leads.every((id) => deliveredTo("/shared").some((d) => d.payload.data.id === id)),
+      );
       await Bun.sleep(1000); // a second attempt by the other process would arrive by now
       const ids = deliveredTo("/shared").map((d) => d.id);
       expect(ids.length).toBe(200);

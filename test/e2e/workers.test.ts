@@ -4,10 +4,10 @@
 // every worker, a dead worker comes back, and Redis killed under load costs no 5xx.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fc from "fast-check";
-import { RedisClient } from "bun";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RedisClient } from "bun";
+import fc from "fast-check";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { binaryInNewFolder, freePort, waitHealthy } from "../helpers/binary.ts";
 import { REDIS_SERVER, startRedis, type TestRedis } from "../helpers/redis.ts";
@@ -20,7 +20,10 @@ const started: ReturnType<typeof Bun.spawn>[] = [];
 
 beforeAll(async () => {
   ({ dir, binary } = binaryInNewFolder("pa-workers-"));
-  const seeded = Bun.spawnSync([binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "60", "--leads", "60"], { cwd: dir });
+  const seeded = Bun.spawnSync(
+    [binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "60", "--leads", "60"],
+    { cwd: dir },
+  );
   if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
   if (REDIS_SERVER !== null) redis = await startRedis();
 }, 120_000);
@@ -59,7 +62,11 @@ interface Served {
 
 async function serve(args: string[], port = freePort()): Promise<Served> {
   let log = "";
-  const proc = Bun.spawn([binary, "serve", ...args, "--port", String(port)], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([binary, "serve", ...args, "--port", String(port)], {
+    cwd: dir,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   started.push(proc);
   for (const stream of [proc.stdout, proc.stderr]) {
     void (async () => {
@@ -73,11 +80,18 @@ async function serve(args: string[], port = freePort()): Promise<Served> {
 
 /** A request on a connection of its own, so the kernel may hand it to any worker. */
 function fresh(url: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), connection: "close" }, keepalive: false });
+  return fetch(url, {
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), connection: "close" },
+    keepalive: false,
+  });
 }
 
 async function tokenAt(url: string): Promise<string> {
-  const response = await fresh(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": PORTAL.apiKey, "x-api-secret": SECRET } });
+  const response = await fresh(`${url}/v1/auth/token`, {
+    method: "POST",
+    headers: { "x-api-key": PORTAL.apiKey, "x-api-secret": SECRET },
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: { token: string } }).data.token;
 }
@@ -104,7 +118,10 @@ async function stop(served: Served): Promise<number> {
 
 describe("serve --workers N", () => {
   test("without redis in the config it refuses to start, exit 2, saying why", () => {
-    const result = Bun.spawnSync([binary, "serve", "--config", writeConfig("alone", {}, null), "--workers", "2", "--port", String(freePort())], { cwd: dir, stderr: "pipe" });
+    const result = Bun.spawnSync(
+      [binary, "serve", "--config", writeConfig("alone", {}, null), "--workers", "2", "--port", String(freePort())],
+      { cwd: dir, stderr: "pipe" },
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stderr.toString()).toContain('needs "redis"');
   });
@@ -124,17 +141,29 @@ describe("serve --workers N", () => {
 
         const token = await tokenAt(served.url);
         const statuses: number[] = [];
-        for (let i = 0; i < 15; i++) statuses.push((await fresh(`${served.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).status);
+        for (let i = 0; i < 15; i++)
+          statuses.push(
+            (await fresh(`${served.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).status,
+          );
         expect(statuses.filter((s) => s === 200)).toHaveLength(10);
         expect(statuses.slice(10)).toEqual([429, 429, 429, 429, 429]);
 
         // /metrics, whichever worker the scrape reaches, counts every worker's requests: 15
         // answers to /v1/fields (10 × 200, 5 × 429), the database's size once, Redis up.
         for (let i = 0; i < 6; i++) {
-          const scrape = await (await fresh(`${served.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-          const count = (status: number) => Number(new RegExp(`partner_api_http_requests_total\\{route="/v1/fields",method="GET",status="${status}"\\} (\\d+)`).exec(scrape)?.[1]);
+          const scrape = await (
+            await fresh(`${served.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+          ).text();
+          const count = (status: number) =>
+            Number(
+              new RegExp(
+                `partner_api_http_requests_total\\{route="/v1/fields",method="GET",status="${status}"\\} (\\d+)`,
+              ).exec(scrape)?.[1],
+            );
           expect({ ok: count(200), limited: count(429) }).toEqual({ ok: 10, limited: 5 });
-          const size = Number(/partner_api_database_size_bytes\{database="agency",file="main"\} (\d+)/.exec(scrape)?.[1]);
+          const size = Number(
+            /partner_api_database_size_bytes\{database="agency",file="main"\} (\d+)/.exec(scrape)?.[1],
+          );
           expect(size).toBe(statSync(join(dir, "agency.sqlite")).size);
           expect(scrape).toContain("partner_api_redis_available 1");
         }
@@ -146,7 +175,14 @@ describe("serve --workers N", () => {
         let codes: string[] = [];
         while (Date.now() < deadline) {
           codes = [];
-          for (let i = 0; i < 12; i++) codes.push(((await (await fresh(`${served.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).json()) as { code: string }).code);
+          for (let i = 0; i < 12; i++)
+            codes.push(
+              (
+                (await (
+                  await fresh(`${served.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })
+                ).json()) as { code: string }
+              ).code,
+            );
           if (codes.every((code) => code === "API_DISABLED")) break;
           await Bun.sleep(50);
         }
@@ -155,7 +191,14 @@ describe("serve --workers N", () => {
         // A worker killed outright is started again, and the port keeps answering.
         process.kill(pids[0]!, "SIGKILL");
         const back = Date.now() + 10_000;
-        while (Date.now() < back && !(workersOf(served.proc.pid).length === 2 && !workersOf(served.proc.pid).includes(pids[0]!) && listeners(served.port) === 2)) {
+        while (
+          Date.now() < back &&
+          !(
+            workersOf(served.proc.pid).length === 2 &&
+            !workersOf(served.proc.pid).includes(pids[0]!) &&
+            listeners(served.port) === 2
+          )
+        ) {
           await Bun.sleep(50);
         }
         expect(workersOf(served.proc.pid)).toHaveLength(2);
@@ -197,9 +240,28 @@ describe("serve --workers N", () => {
   );
 
   test("a port another server holds is refused, exit 1", async () => {
-    const other = Bun.serve({ port: 0, hostname: "127.0.0.1", reusePort: true, fetch: () => new Response("someone else") });
+    const other = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      reusePort: true,
+      fetch: () => new Response("someone else"),
+    });
     try {
-      const result = Bun.spawnSync([binary, "serve", "--config", writeConfig("busy", {}, "redis://127.0.0.1:1/0"), "--workers", "2", "--host", "127.0.0.1", "--port", String(other.port)], { cwd: dir, stderr: "pipe" });
+      const result = Bun.spawnSync(
+        [
+          binary,
+          "serve",
+          "--config",
+          writeConfig("busy", {}, "redis://127.0.0.1:1/0"),
+          "--workers",
+          "2",
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(other.port),
+        ],
+        { cwd: dir, stderr: "pipe" },
+      );
       expect(result.exitCode).toBe(1);
       expect(result.stderr.toString()).toContain("already in use");
     } finally {
@@ -209,16 +271,19 @@ describe("serve --workers N", () => {
 });
 
 describe.skipIf(REDIS_SERVER === null)("two serve processes on the same files, sharing Redis", () => {
-  test(
-    "one client's limit holds exactly over random interleavings of the two, sent one by one and at once (an exact log of sends)",
-    async () => {
-      const config = writeConfig("pair", { rateLimitPerMinute: 12 }, redis.url);
-      const [a, b] = [await serve(["--config", config]), await serve(["--config", config])];
-      const admin = new RedisClient(redis.url);
-      try {
-        await fc.assert(
-          // Batches in turn; the sends of one batch go to random processes at the same time.
-          fc.asyncProperty(fc.array(fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }), async (batches) => {
+  test("one client's limit holds exactly over random interleavings of the two, sent one by one and at once (an exact log of sends)", async () => {
+    const config = writeConfig("pair", { rateLimitPerMinute: 12 }, redis.url);
+    const [a, b] = [await serve(["--config", config]), await serve(["--config", config])];
+    const admin = new RedisClient(redis.url);
+    try {
+      await fc.assert(
+        // Batches in turn; the sends of one batch go to random processes at the same time.
+        fc.asyncProperty(
+          fc.array(fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 1, maxLength: 6 }), {
+            minLength: 1,
+            maxLength: 8,
+          }),
+          async (batches) => {
             await admin.send("FLUSHALL", []);
             const token = await tokenAt(a.url);
             let sent = 0;
@@ -226,7 +291,9 @@ describe.skipIf(REDIS_SERVER === null)("two serve processes on the same files, s
             for (const batch of batches) {
               const answers = await Promise.all(
                 batch.map(async (which) => {
-                  const response = await fetch(`${(which === 0 ? a : b).url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } });
+                  const response = await fetch(`${(which === 0 ? a : b).url}/v1/fields`, {
+                    headers: { authorization: `Bearer ${token}` },
+                  });
                   await response.arrayBuffer();
                   return { status: response.status, remaining: Number(response.headers.get("x-ratelimit-remaining")) };
                 }),
@@ -236,109 +303,123 @@ describe.skipIf(REDIS_SERVER === null)("two serve processes on the same files, s
               sent += batch.length;
               const passed = answers.filter((x) => x.status === 200);
               expect(passed).toHaveLength(Math.min(12, sent) - passedBefore);
-              expect(answers.filter((x) => x.status !== 200)).toEqual(answers.filter((x) => x.status === 429 && x.remaining === 0));
+              expect(answers.filter((x) => x.status !== 200)).toEqual(
+                answers.filter((x) => x.status === 429 && x.remaining === 0),
+              );
               remainingSeen.push(...passed.map((x) => x.remaining));
             }
             // Each pass left one less, whichever process answered: 11, 10, … with none twice.
-            expect(remainingSeen.sort((x, y) => y - x)).toEqual(Array.from({ length: Math.min(12, sent) }, (_, i) => 11 - i));
-          }),
-          { numRuns: 15 },
+            expect(remainingSeen.sort((x, y) => y - x)).toEqual(
+              Array.from({ length: Math.min(12, sent) }, (_, i) => 11 - i),
+            );
+          },
+        ),
+        { numRuns: 15 },
+      );
+    } finally {
+      admin.close();
+      expect(await stop(a)).toBe(0);
+      expect(await stop(b)).toBe(0);
+    }
+  }, 120_000);
+
+  test("one Idempotency-Key sent to both at once makes one lead", async () => {
+    const config = writeConfig("idem", { rateLimitPerMinute: 10_000 }, redis.url);
+    const [a, b] = [await serve(["--config", config]), await serve(["--config", config])];
+    try {
+      const token = await tokenAt(a.url);
+      for (let round = 0; round < 5; round++) {
+        const key = `form-${round}-${crypto.randomUUID()}`;
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            fetch(`${(i % 2 === 0 ? a : b).url}/v1/leads`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": key },
+              body: JSON.stringify({
+                name: "Ana",
+                email: "ana@example.com",
+                phone: "11999999999",
+                message: `round ${round}`,
+              }),
+            }).then(async (r) => ({ status: r.status, id: ((await r.json()) as { data: { id: string } }).data.id })),
+          ),
         );
-      } finally {
-        admin.close();
-        expect(await stop(a)).toBe(0);
-        expect(await stop(b)).toBe(0);
+        expect(new Set(answers.map((x) => x.status))).toEqual(new Set([201]));
+        expect(new Set(answers.map((x) => x.id)).size).toBe(1);
       }
-    },
-    120_000,
-  );
+    } finally {
+      expect(await stop(a)).toBe(0);
+      expect(await stop(b)).toBe(0);
+    }
+    const db = new Database(join(dir, "agency.sqlite"), { readonly: true });
+    const rounds = db
+      .query("SELECT message, count(*) AS n FROM leads WHERE message LIKE 'round %' GROUP BY message")
+      .all() as { n: number }[];
+    db.close();
+    expect(rounds).toHaveLength(5);
+    expect(rounds.every((r) => r.n === 1)).toBe(true);
+  }, 60_000);
 
-  test(
-    "one Idempotency-Key sent to both at once makes one lead",
-    async () => {
-      const config = writeConfig("idem", { rateLimitPerMinute: 10_000 }, redis.url);
-      const [a, b] = [await serve(["--config", config]), await serve(["--config", config])];
-      try {
-        const token = await tokenAt(a.url);
-        for (let round = 0; round < 5; round++) {
-          const key = `form-${round}-${crypto.randomUUID()}`;
-          const answers = await Promise.all(
-            Array.from({ length: 10 }, (_, i) =>
-              fetch(`${(i % 2 === 0 ? a : b).url}/v1/leads`, {
-                method: "POST",
-                headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": key },
-                body: JSON.stringify({ name: "Ana", email: "ana@example.com", phone: "11999999999", message: `round ${round}` }),
-              }).then(async (r) => ({ status: r.status, id: ((await r.json()) as { data: { id: string } }).data.id })),
-            ),
-          );
-          expect(new Set(answers.map((x) => x.status))).toEqual(new Set([201]));
-          expect(new Set(answers.map((x) => x.id)).size).toBe(1);
-        }
-      } finally {
-        expect(await stop(a)).toBe(0);
-        expect(await stop(b)).toBe(0);
-      }
-      const db = new Database(join(dir, "agency.sqlite"), { readonly: true });
-      const rounds = db.query("SELECT message, count(*) AS n FROM leads WHERE message LIKE 'round %' GROUP BY message").all() as { n: number }[];
-      db.close();
-      expect(rounds).toHaveLength(5);
-      expect(rounds.every((r) => r.n === 1)).toBe(true);
-    },
-    60_000,
-  );
-
-  test(
-    "Redis killed and started again under load: no 5xx, no failed request, limits shared again after",
-    async () => {
-      const config = writeConfig("outage", { rateLimitPerMinute: 1_000_000 }, redis.url);
-      const [a, b] = [await serve(["--config", config]), await serve(["--config", config])];
-      const statuses = new Map<number, number>();
-      let running = true;
-      try {
-        const token = await tokenAt(a.url);
-        const loop = async (url: string) => {
-          while (running) {
-            let status = 0;
-            try {
-              const response = await fetch(`${url}/v1/properties?fields=id,title&limit=5`, { headers: { authorization: `Bearer ${token}` } });
-              status = response.status;
-              await response.arrayBuffer();
-            } catch {
-              status = 0;
-            }
-            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  test("Redis killed and started again under load: no 5xx, no failed request, limits shared again after", async () => {
+    const config = writeConfig("outage", { rateLimitPerMinute: 1_000_000 }, redis.url);
+    const [a, b] = [await serve(["--config", config]), await serve(["--config", config])];
+    const statuses = new Map<number, number>();
+    let running = true;
+    try {
+      const token = await tokenAt(a.url);
+      const loop = async (url: string) => {
+        while (running) {
+          let status = 0;
+          try {
+            const response = await fetch(`${url}/v1/properties?fields=id,title&limit=5`, {
+              headers: { authorization: `Bearer ${token}` },
+            });
+            status = response.status;
+            await response.arrayBuffer();
+          } catch {
+            status = 0;
           }
-        };
-        const loops = [loop(a.url), loop(b.url), loop(a.url), loop(b.url)];
-        await Bun.sleep(300);
-        await redis.kill();
-        await Bun.sleep(1_500);
-        await redis.start();
-        await Bun.sleep(2_000);
-        running = false;
-        await Promise.all(loops);
-        // Back on Redis: both count into one window again.
-        const first = Number((await fetch(`${a.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).headers.get("x-ratelimit-remaining"));
-        const second = Number((await fetch(`${b.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).headers.get("x-ratelimit-remaining"));
-        expect(second).toBe(first - 1);
-        // Each counted its fall-back once, and says Redis is back.
-        for (const served of [a, b]) {
-          const scrape = await (await fetch(`${served.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-          expect(scrape).toContain("partner_api_redis_fallbacks_total 1");
-          expect(scrape).toContain("partner_api_redis_available 1");
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
         }
-      } finally {
-        running = false;
-        expect(await stop(a)).toBe(0);
-        expect(await stop(b)).toBe(0);
-      }
-      expect([...statuses.keys()]).toEqual([200]);
-      expect(statuses.get(200)!).toBeGreaterThan(100);
+      };
+      const loops = [loop(a.url), loop(b.url), loop(a.url), loop(b.url)];
+      await Bun.sleep(300);
+      await redis.kill();
+      await Bun.sleep(1_500);
+      await redis.start();
+      await Bun.sleep(2_000);
+      running = false;
+      await Promise.all(loops);
+      // Back on Redis: both count into one window again.
+      const first = Number(
+        (await fetch(`${a.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).headers.get(
+          "x-ratelimit-remaining",
+        ),
+      );
+      const second = Number(
+        (await fetch(`${b.url}/v1/fields`, { headers: { authorization: `Bearer ${token}` } })).headers.get(
+          "x-ratelimit-remaining",
+        ),
+      );
+      expect(second).toBe(first - 1);
+      // Each counted its fall-back once, and says Redis is back.
       for (const served of [a, b]) {
-        expect(served.log().match(/redis unavailable/g)?.length).toBe(1);
-        expect(served.log()).toContain("redis available again");
+        const scrape = await (
+          await fetch(`${served.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+        ).text();
+        expect(scrape).toContain("partner_api_redis_fallbacks_total 1");
+        expect(scrape).toContain("partner_api_redis_available 1");
       }
-    },
-    60_000,
-  );
+    } finally {
+      running = false;
+      expect(await stop(a)).toBe(0);
+      expect(await stop(b)).toBe(0);
+    }
+    expect([...statuses.keys()]).toEqual([200]);
+    expect(statuses.get(200)!).toBeGreaterThan(100);
+    for (const served of [a, b]) {
+      expect(served.log().match(/redis unavailable/g)?.length).toBe(1);
+      expect(served.log()).toContain("redis available again");
+    }
+  }, 60_000);
 });

@@ -7,14 +7,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { follow, fullRead, getToken } from "../../examples/sync.ts";
-import { ensureBinary, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { ensureBinary, type RunningBinary, startBinary } from "../helpers/binary.ts";
 
 let dir: string;
 let server: RunningBinary;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pa-sync-"));
-  server = await startBinary(ensureBinary(), ["sandbox", "--db", join(dir, "sandbox.sqlite"), "--rate-limit", "100000"], dir);
+  server = await startBinary(
+    ensureBinary(),
+    ["sandbox", "--db", join(dir, "sandbox.sqlite"), "--rate-limit", "100000"],
+    dir,
+  );
 });
 afterAll(async () => {
   await server.stop();
@@ -37,7 +41,12 @@ test("examples/sync.ts ends with exactly the published set", async () => {
   );
   await follow(server.url, token, copy, cursor);
 
-  const published = new Set(db.query("SELECT id FROM properties WHERE is_published = 1").values().map((r) => r[0] as string));
+  const published = new Set(
+    db
+      .query("SELECT id FROM properties WHERE is_published = 1")
+      .values()
+      .map((r) => r[0] as string),
+  );
   db.close();
   expect(new Set(copy.keys())).toEqual(published);
   expect(copy.has(gone)).toBe(false);

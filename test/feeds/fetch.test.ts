@@ -2,7 +2,7 @@
 // 304, HTTP errors, bodies cut short, stalls and slow servers, size limits (announced, counted,
 // inflated), and the redirect rules (how many, which schemes, where the configured headers go).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fetchFeed, MAX_REDIRECTS, type FetchLimits } from "../../src/feeds/fetch.ts";
+import { type FetchLimits, fetchFeed, MAX_REDIRECTS } from "../../src/feeds/fetch.ts";
 import { FeedError } from "../../src/feeds/listing.ts";
 import { openFeedSource } from "../../src/feeds/source.ts";
 
@@ -54,19 +54,39 @@ beforeAll(() => {
           return new Response("boom", { status: 500, statusText: "Internal Server Error" });
         case "/stall":
           // Headers at once, then one chunk, then nothing.
-          return new Response(slowBody(["<ListingDataFeed>", ""], 0).pipeThrough(new TransformStream({ async flush() { await Bun.sleep(60_000); } })));
+          return new Response(
+            slowBody(["<ListingDataFeed>", ""], 0).pipeThrough(
+              new TransformStream({
+                async flush() {
+                  await Bun.sleep(60_000);
+                },
+              }),
+            ),
+          );
         case "/slow-headers":
           await Bun.sleep(5_000);
           return new Response(XML);
         case "/trickle":
           // A byte every 300 ms: never stalled, but over the whole-download limit.
-          return new Response(slowBody(Array.from({ length: 40 }, () => " "), 300));
+          return new Response(
+            slowBody(
+              Array.from({ length: 40 }, () => " "),
+              300,
+            ),
+          );
         case "/announced-big":
           return new Response("x".repeat(2 * 1024 * 1024), { headers: { "content-type": "application/xml" } });
         case "/chunked-big":
-          return new Response(slowBody(Array.from({ length: 40 }, () => "x".repeat(64 * 1024)), 0));
+          return new Response(
+            slowBody(
+              Array.from({ length: 40 }, () => "x".repeat(64 * 1024)),
+              0,
+            ),
+          );
         case "/bomb.gz":
-          return new Response(Bun.gzipSync(Buffer.concat([Buffer.from("<ListingDataFeed>"), Buffer.alloc(8 * 1024 * 1024, 0x20)])));
+          return new Response(
+            Bun.gzipSync(Buffer.concat([Buffer.from("<ListingDataFeed>"), Buffer.alloc(8 * 1024 * 1024, 0x20)])),
+          );
         case "/redirect":
           return Response.redirect(at(url.searchParams.get("to") ?? "/feed.xml"), 302);
         case "/redirect-away":
@@ -85,7 +105,9 @@ beforeAll(() => {
     port: 0,
     socket: {
       data(socket) {
-        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\nContent-Type: application/xml\r\n\r\n<ListingDataFeed><Listings><Listing>");
+        socket.write(
+          "HTTP/1.1 200 OK\r\nContent-Length: 5000\r\nContent-Type: application/xml\r\n\r\n<ListingDataFeed><Listings><Listing>",
+        );
         socket.end();
       },
     },
@@ -131,8 +153,13 @@ describe("conditional requests", () => {
   });
 
   test("openFeedSource says not-modified too, and reads the feed otherwise", async () => {
-    expect(await openFeedSource(at("/feed.xml"), { validators: { etag: '"v1"', lastModified: null }, limits: LIMITS })).toEqual({ status: "not-modified" });
-    const opened = await openFeedSource(at("/feed.xml"), { validators: { etag: '"old"', lastModified: null }, limits: LIMITS });
+    expect(
+      await openFeedSource(at("/feed.xml"), { validators: { etag: '"v1"', lastModified: null }, limits: LIMITS }),
+    ).toEqual({ status: "not-modified" });
+    const opened = await openFeedSource(at("/feed.xml"), {
+      validators: { etag: '"old"', lastModified: null },
+      limits: LIMITS,
+    });
     expect(opened.status === "ok" && opened.format).toBe("vrsync");
   });
 });
@@ -150,7 +177,9 @@ describe("failures are FeedErrors naming the feed without its secrets", () => {
       probe.stop(true);
       return p;
     })();
-    expect((await failure(`http://127.0.0.1:${port}/feed.xml`)).message).toStartWith(`cannot fetch http://127.0.0.1:${port}/feed.xml: `);
+    expect((await failure(`http://127.0.0.1:${port}/feed.xml`)).message).toStartWith(
+      `cannot fetch http://127.0.0.1:${port}/feed.xml: `,
+    );
   });
 
   test("a body shorter than its Content-Length is cut short, not a feed", async () => {
@@ -185,7 +214,9 @@ describe("failures are FeedErrors naming the feed without its secrets", () => {
 
 describe("size limits", () => {
   test("an announced length over the limit is refused before reading", async () => {
-    expect((await failure(at("/announced-big"))).message).toContain("the feed announces 2 MiB, more than its size limit (1 MiB");
+    expect((await failure(at("/announced-big"))).message).toContain(
+      "the feed announces 2 MiB, more than its size limit (1 MiB",
+    );
   });
 
   test("a body without a length is counted and stopped past the limit", async () => {
@@ -209,7 +240,10 @@ describe("size limits", () => {
 
 describe("redirects", () => {
   test("followed within one origin, with the configured headers", async () => {
-    const fetched = await fetchFeed(at("/redirect?to=/feed.xml"), { limits: LIMITS, headers: { authorization: "Bearer s3cret" } });
+    const fetched = await fetchFeed(at("/redirect?to=/feed.xml"), {
+      limits: LIMITS,
+      headers: { authorization: "Bearer s3cret" },
+    });
     expect(fetched.status).toBe("ok");
     const hops = seen.slice(-2);
     expect(hops.map((h) => h.path)).toEqual(["/redirect", "/feed.xml"]);
@@ -217,7 +251,10 @@ describe("redirects", () => {
   });
 
   test("to another origin: followed, without the configured headers", async () => {
-    const fetched = await fetchFeed(at("/redirect-away"), { limits: LIMITS, headers: { authorization: "Bearer s3cret", "x-api-token": "t0k3n" } });
+    const fetched = await fetchFeed(at("/redirect-away"), {
+      limits: LIMITS,
+      headers: { authorization: "Bearer s3cret", "x-api-token": "t0k3n" },
+    });
     expect(fetched.status).toBe("ok");
     const away = seen.at(-1)!;
     expect(away.path).toBe("other/feed.xml");

@@ -27,9 +27,29 @@ const apiProperty = {
   isPublished: true,
   createdAt: "2025-01-01T00:00:00.000Z",
   updatedAt: "2025-01-02T00:00:00.000Z",
-  address: { street: "Rua B", number: "10", complement: null, neighborhood: "Centro", city: "Curitiba", state: null, uf: "PR", cep: "80000000", visibility: "STREET" as const },
+  address: {
+    street: "Rua B",
+    number: "10",
+    complement: null,
+    neighborhood: "Centro",
+    city: "Curitiba",
+    state: null,
+    uf: "PR",
+    cep: "80000000",
+    visibility: "STREET" as const,
+  },
   coordinates: { latitude: -25.4, longitude: -49.2 },
-  features: { totalArea: 60, builtArea: 55.5, bedrooms: 2, bathrooms: 1, suites: 0, parkingSpaces: 1, floor: 3, totalFloors: 8, isFurnished: false },
+  features: {
+    totalArea: 60,
+    builtArea: 55.5,
+    bedrooms: 2,
+    bathrooms: 1,
+    suites: 0,
+    parkingSpaces: 1,
+    floor: 3,
+    totalFloors: 8,
+    isFurnished: false,
+  },
   amenities: ["Piscina", " Academia ", "Piscina"],
   pricing: { salePrice: null, rentalPrice: 2300, condominiumFee: 400, iptu: 900 },
   financing: { acceptsFinancing: false },
@@ -47,10 +67,19 @@ describe("NDJSON: properties in the API's shape", () => {
       line: 1,
       warnings: [],
       listing: {
-        code: "AP-1", title: "Apartamento", description: "Desc", operationType: "RENT", status: "AVAILABLE",
-        propertyType: "Apartamento", highlight: "PREMIUM", exclusive: false,
+        code: "AP-1",
+        title: "Apartamento",
+        description: "Desc",
+        operationType: "RENT",
+        status: "AVAILABLE",
+        propertyType: "Apartamento",
+        highlight: "PREMIUM",
+        exclusive: false,
         address: { ...apiProperty.address, state: "Paraná", cep: "80000-000" },
-        coordinates: apiProperty.coordinates, features: apiProperty.features, amenities: ["Piscina", "Academia"], pricing: apiProperty.pricing,
+        coordinates: apiProperty.coordinates,
+        features: apiProperty.features,
+        amenities: ["Piscina", "Academia"],
+        pricing: apiProperty.pricing,
         financing: apiProperty.financing,
         photos: [
           { id: "a", url: "https://img.example/1.jpg", alt: "Sala", order: 1, isMain: true },
@@ -65,7 +94,14 @@ describe("NDJSON: properties in the API's shape", () => {
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({
       kind: "listing",
-      listing: { code: "M", status: "AVAILABLE", highlight: "STANDARD", photos: [], amenities: [], address: { city: null, visibility: "ALL" } },
+      listing: {
+        code: "M",
+        status: "AVAILABLE",
+        highlight: "STANDARD",
+        photos: [],
+        amenities: [],
+        address: { city: null, visibility: "ALL" },
+      },
     });
   });
 
@@ -87,7 +123,15 @@ describe("NDJSON rejections: each bad line alone, by line number", () => {
       JSON.stringify({ code: "OK-2", title: "t", operationType: "RENT" }),
     ];
     const items = await read(lines.join("\n") + "\n");
-    expect(items.map((i) => (i.kind === "listing" ? i.listing.code : `x:${i.code}`))).toEqual(["OK-1", "x:null", "x:null", "x:T-1", "x:N-1", "x:null", "OK-2"]);
+    expect(items.map((i) => (i.kind === "listing" ? i.listing.code : `x:${i.code}`))).toEqual([
+      "OK-1",
+      "x:null",
+      "x:null",
+      "x:T-1",
+      "x:N-1",
+      "x:null",
+      "OK-2",
+    ]);
     const reasons = items.flatMap((i) => (i.kind === "rejected" ? [i.reason] : []));
     expect(reasons[0]).toMatch(/^line 2: not valid JSON/);
     expect(reasons[1]).toBe("line 3: code: is required (imports match listings on it)");
@@ -102,7 +146,10 @@ describe("NDJSON rejections: each bad line alone, by line number", () => {
 
   test("a runaway line is refused without being held whole", async () => {
     const long = `{"code":"L","title":"${"x".repeat(MAX_LINE_CHARS + 100)}"}`;
-    const items = await read(`${long}\n${JSON.stringify({ code: "AFTER", title: "t", operationType: "SALE" })}\n`, 1 << 20);
+    const items = await read(
+      `${long}\n${JSON.stringify({ code: "AFTER", title: "t", operationType: "SALE" })}\n`,
+      1 << 20,
+    );
     expect(items.map((i) => i.kind)).toEqual(["rejected", "listing"]);
     expect(items[0]).toMatchObject({ reason: `line 1: longer than ${MAX_LINE_CHARS} characters` });
   });

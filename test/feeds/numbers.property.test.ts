@@ -22,10 +22,19 @@ function styles(whole: number, cents: number): string[] {
     `${whole},${two}`,
     cents % 10 === 0 && cents !== 0 ? `${grouped(whole, ".")},${two[0]}` : `${whole}${decimals[0]}`,
   ];
-  return written.flatMap((text) => [text, `R$ ${text}`, `R$${text}`, `BRL ${text}`, `${text} reais`, `R$\u00a0${text}`]);
+  return written.flatMap((text) => [
+    text,
+    `R$ ${text}`,
+    `R$${text}`,
+    `BRL ${text}`,
+    `${text} reais`,
+    `R$\u00a0${text}`,
+  ]);
 }
 
-const amount = fc.record({ whole: fc.integer({ min: 0, max: 99_999_999 }), cents: fc.integer({ min: 0, max: 99 }) }).filter(({ whole, cents }) => whole + cents > 0);
+const amount = fc
+  .record({ whole: fc.integer({ min: 0, max: 99_999_999 }), cents: fc.integer({ min: 0, max: 99 }) })
+  .filter(({ whole, cents }) => whole + cents > 0);
 
 describe("every number style reads to the same value", () => {
   test("money: plain, Brazilian and international separators, with R$, BRL, reais and no-break spaces", () => {
@@ -70,9 +79,18 @@ describe("every number style reads to the same value", () => {
           `<ListingDataFeed><Listings><Listing><ListingID>P</ListingID><Title>t</Title><TransactionType>Venda</TransactionType>` +
           `<Details><ListPrice currency="BRL">R$ ${text}</ListPrice><LivingArea unit="m²">${text}</LivingArea></Details></Listing></Listings></ListingDataFeed>`;
         const items: FeedItem[] = [];
-        for await (const item of readVrsync((async function* () { yield xml; })())) items.push(item);
+        for await (const item of readVrsync(
+          (async function* () {
+            yield xml;
+          })(),
+        ))
+          items.push(item);
         const value = (whole * 100 + cents) / 100;
-        expect(items[0]).toMatchObject({ kind: "listing", warnings: [], listing: { pricing: { salePrice: value }, features: { builtArea: value } } });
+        expect(items[0]).toMatchObject({
+          kind: "listing",
+          warnings: [],
+          listing: { pricing: { salePrice: value }, features: { builtArea: value } },
+        });
       }),
       { numRuns: 200 },
     );

@@ -62,7 +62,10 @@ describe("feed sources", () => {
 
   test("a Latin-1 feed that says so in its declaration is decoded as Latin-1", async () => {
     const path = join(dir, "latin1.xml");
-    writeFileSync(path, Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><ListingDataFeed>São</ListingDataFeed>', "latin1"));
+    writeFileSync(
+      path,
+      Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><ListingDataFeed>São</ListingDataFeed>', "latin1"),
+    );
     expect((await text(path)).text).toContain("São");
   });
 
@@ -70,7 +73,10 @@ describe("feed sources", () => {
     const path = join(dir, "bad-utf8.xml");
     // UTF-8 around Latin-1 bytes (ã = 0xE3, ç = 0xE7) and a windows-1252 en dash (0x96).
     const latin = Buffer.from([0x4a, 0x6f, 0xe3, 0x6f, 0x20, 0x96, 0x20, 0x61, 0xe7, 0xe3, 0x6f, 0x0a]);
-    writeFileSync(path, Buffer.concat([Buffer.from("<ListingDataFeed>\nSão "), latin, Buffer.from("€ ok</ListingDataFeed>")]));
+    writeFileSync(
+      path,
+      Buffer.concat([Buffer.from("<ListingDataFeed>\nSão "), latin, Buffer.from("€ ok</ListingDataFeed>")]),
+    );
     const feed = await openFeed(path);
     let all = "";
     for await (const chunk of feed.text) all += chunk;
@@ -94,7 +100,11 @@ describe("feed sources that cannot be read", () => {
     ["an unreachable host", () => "http://127.0.0.1:1/feed.xml", /cannot fetch/],
     ["another scheme", () => "ftp://example.com/feed.xml", /unsupported feed address/],
     ["an empty file", () => (writeFileSync(join(dir, "empty.xml"), "  \n"), join(dir, "empty.xml")), /empty/],
-    ["neither XML nor NDJSON", () => (writeFileSync(join(dir, "csv.txt"), "a,b,c\n"), join(dir, "csv.txt")), /unrecognised feed/],
+    [
+      "neither XML nor NDJSON",
+      () => (writeFileSync(join(dir, "csv.txt"), "a,b,c\n"), join(dir, "csv.txt")),
+      /unrecognised feed/,
+    ],
   ];
   for (const [name, location, message] of cases) {
     test(`${name} is a FeedError`, async () => {

@@ -2,20 +2,55 @@
 // values out, and what it cannot read named as a problem of the right kind.
 import { describe, expect, test } from "bun:test";
 import { readCep, readState } from "../../src/feeds/values/address.ts";
-import { parseDecimal, readArea, readCoordinate, readCount, readFloor, readMoney } from "../../src/feeds/values/numbers.ts";
+import {
+  parseDecimal,
+  readArea,
+  readCoordinate,
+  readCount,
+  readFloor,
+  readMoney,
+} from "../../src/feeds/values/numbers.ts";
 import { readPhotoUrl } from "../../src/feeds/values/photos.ts";
 import { readPropertyType, vrsyncPropertyType } from "../../src/feeds/values/property-type.ts";
 import { readText } from "../../src/feeds/values/text.ts";
 import { areaFactor, feePeriod, rentPeriod, taxPeriod } from "../../src/feeds/values/units.ts";
-import { type Deals, dealsOf, isBrl, isPhotoMedium, isPrimary, readBoolean, readStatus, readTier, readVisibility } from "../../src/feeds/values/vocabularies.ts";
+import {
+  type Deals,
+  dealsOf,
+  isBrl,
+  isPhotoMedium,
+  isPrimary,
+  readBoolean,
+  readStatus,
+  readTier,
+  readVisibility,
+} from "../../src/feeds/values/vocabularies.ts";
 
 describe("numbers: separators", () => {
   const cases: [string, number | null][] = [
-    ["350000", 350000], ["350.000", 350000], ["1.234.567", 1234567], ["350.000,00", 350000], ["1.234,56", 1234.56],
-    ["1,234.56", 1234.56], ["1,234,567.89", 1234567.89], ["1,5", 1.5], ["1,50", 1.5], ["1,500", 1500], ["12,5000", 125000],
-    ["1.5", 1.5], ["1234.5", 1234.5], ["1.23.4", null], ["1,2.3,4", null], ["", null], ["abc", null], ["-2", -2], ["+3", 3], [".5", 0.5],
+    ["350000", 350000],
+    ["350.000", 350000],
+    ["1.234.567", 1234567],
+    ["350.000,00", 350000],
+    ["1.234,56", 1234.56],
+    ["1,234.56", 1234.56],
+    ["1,234,567.89", 1234567.89],
+    ["1,5", 1.5],
+    ["1,50", 1.5],
+    ["1,500", 1500],
+    ["12,5000", 125000],
+    ["1.5", 1.5],
+    ["1234.5", 1234.5],
+    ["1.23.4", null],
+    ["1,2.3,4", null],
+    ["", null],
+    ["abc", null],
+    ["-2", -2],
+    ["+3", 3],
+    [".5", 0.5],
   ];
-  for (const [text, value] of cases) test(`${JSON.stringify(text)} → ${value}`, () => expect(parseDecimal(text)).toBe(value));
+  for (const [text, value] of cases)
+    test(`${JSON.stringify(text)} → ${value}`, () => expect(parseDecimal(text)).toBe(value));
 
   test("coordinates take a single . or , as the decimal mark", () => {
     expect(readCoordinate("-23,5989").value).toBe(-23.5989);
@@ -57,8 +92,18 @@ describe("numbers: money, areas, counts, floors", () => {
 
   test("floors: Térreo/T → 0, Subsolo → -1, ordinals and andar", () => {
     const floors: [string, number][] = [
-      ["Térreo", 0], ["terreo", 0], ["T", 0], ["Subsolo", -1], ["2º subsolo", -2], ["5º", 5], ["5°", 5], ["5o andar", 5], ["5ª", 5],
-      ["12º andar", 12], ["-1", -1], ["3.0", 3],
+      ["Térreo", 0],
+      ["terreo", 0],
+      ["T", 0],
+      ["Subsolo", -1],
+      ["2º subsolo", -2],
+      ["5º", 5],
+      ["5°", 5],
+      ["5o andar", 5],
+      ["5ª", 5],
+      ["12º andar", 12],
+      ["-1", -1],
+      ["3.0", 3],
     ];
     for (const [text, floor] of floors) expect([text, readFloor(text).value]).toEqual([text, floor]);
     expect(readFloor("Cobertura").problem?.kind).toBe("UNREADABLE_NUMBER");
@@ -67,7 +112,17 @@ describe("numbers: money, areas, counts, floors", () => {
 
 describe("units and periods", () => {
   test("square metres in any spelling, hectares, alqueires by state or by name; unknown units are problems", () => {
-    for (const unit of ["square metres", "Square Meters", "square meter", "meter square", "SQM", "m2", "m²", "metros quadrados", null]) {
+    for (const unit of [
+      "square metres",
+      "Square Meters",
+      "square meter",
+      "meter square",
+      "SQM",
+      "m2",
+      "m²",
+      "metros quadrados",
+      null,
+    ]) {
       expect([unit, areaFactor(unit, null).value]).toEqual([unit, 1]);
     }
     expect(areaFactor("ha", null).value).toBe(10_000);
@@ -82,7 +137,8 @@ describe("units and periods", () => {
   });
 
   test("rent periods → monthly (by the day or week: a holiday let); fee → monthly; IPTU → annual", () => {
-    for (const period of ["Monthly", "Month", "Mensal", null]) expect(rentPeriod(period).value).toEqual({ factor: 1, seasonal: false });
+    for (const period of ["Monthly", "Month", "Mensal", null])
+      expect(rentPeriod(period).value).toEqual({ factor: 1, seasonal: false });
     expect(rentPeriod("Daily").value).toEqual({ factor: 30, seasonal: true });
     expect(rentPeriod("Diária").value).toEqual({ factor: 30, seasonal: true });
     expect(rentPeriod("Weekly").value?.seasonal).toBe(true);
@@ -102,10 +158,26 @@ describe("vocabularies", () => {
     const both = { sale: true, rent: true, seasonal: false };
     const seasonal = { sale: false, rent: false, seasonal: true };
     const cases: [string, Deals | null][] = [
-      ["For Sale", sale], ["Sale", sale], ["VENDA", sale], ["For Rent", rent], ["rent", rent], ["Aluguel", rent], ["Locação", rent],
-      ["locacao", rent], ["Sale/Rent", both], ["For Sale/Rent", both], ["For Sale / For Rent", both], ["SaleAndRent", both],
-      ["Venda/Locação", both], ["Venda e Aluguel", both], ["Sale & Rent", both], ["Seasonal", seasonal], ["Temporada", seasonal],
-      ["Permuta", null], ["", null], ["Sale/Permuta", null],
+      ["For Sale", sale],
+      ["Sale", sale],
+      ["VENDA", sale],
+      ["For Rent", rent],
+      ["rent", rent],
+      ["Aluguel", rent],
+      ["Locação", rent],
+      ["locacao", rent],
+      ["Sale/Rent", both],
+      ["For Sale/Rent", both],
+      ["For Sale / For Rent", both],
+      ["SaleAndRent", both],
+      ["Venda/Locação", both],
+      ["Venda e Aluguel", both],
+      ["Sale & Rent", both],
+      ["Seasonal", seasonal],
+      ["Temporada", seasonal],
+      ["Permuta", null],
+      ["", null],
+      ["Sale/Permuta", null],
     ];
     for (const [text, deals] of cases) expect([text, dealsOf(text)]).toEqual([text, deals]);
   });
@@ -144,7 +216,10 @@ describe("property types", () => {
     expect(read("Residencial / Casa").value).toBe("Casa");
     expect(read("Sobrado").value).toBe("Sobrado");
     expect(read("  Flat  ").value).toBe("Flat");
-    expect(read(" Pousada   de   Charme ")).toMatchObject({ value: "Pousada de Charme", problem: { kind: "UNKNOWN_PROPERTY_TYPE" } });
+    expect(read(" Pousada   de   Charme ")).toMatchObject({
+      value: "Pousada de Charme",
+      problem: { kind: "UNKNOWN_PROPERTY_TYPE" },
+    });
   });
 
   test("every name of the table reads back from its VRSync type (an export re-imports to the same type)", () => {
@@ -169,8 +244,16 @@ describe("addresses", () => {
     expect(readState("Sao Paulo", null)).toEqual({ state: "São Paulo", uf: "SP" });
     expect(readState("Sao Paulo - SP", null)).toEqual({ state: "São Paulo", uf: "SP" });
     expect(readState("Rio de Janeiro/RJ", null)).toEqual({ state: "Rio de Janeiro", uf: "RJ" });
-    expect(readState("São Paulo", "RJ")).toMatchObject({ state: "Rio de Janeiro", uf: "RJ", problem: { kind: "STATE_MISMATCH" } });
-    expect(readState("Minas Gerais", "XX")).toMatchObject({ state: "Minas Gerais", uf: "MG", problem: { kind: "UNKNOWN_STATE" } });
+    expect(readState("São Paulo", "RJ")).toMatchObject({
+      state: "Rio de Janeiro",
+      uf: "RJ",
+      problem: { kind: "STATE_MISMATCH" },
+    });
+    expect(readState("Minas Gerais", "XX")).toMatchObject({
+      state: "Minas Gerais",
+      uf: "MG",
+      problem: { kind: "UNKNOWN_STATE" },
+    });
     expect(readState("Lisboa", null)).toMatchObject({ state: "Lisboa", uf: null, problem: { kind: "UNKNOWN_STATE" } });
     expect(readState(null, null)).toEqual({ state: null, uf: null });
   });
@@ -183,7 +266,14 @@ describe("photos and text", () => {
     expect(readPhotoUrl("WWW.a.com/1.jpg").value).toBe("https://WWW.a.com/1.jpg");
     expect(readPhotoUrl("http://a.com/foto 1.jpg").value).toBe("http://a.com/foto%201.jpg");
     expect(readPhotoUrl("https://a.com/ação.jpg").value).toBe("https://a.com/ação.jpg");
-    for (const bad of ["", "fotos/1.jpg", "/fotos/1.jpg", "ftp://a.com/1.jpg", "javascript:alert(1)", `https://a.com/${"x".repeat(2100)}`]) {
+    for (const bad of [
+      "",
+      "fotos/1.jpg",
+      "/fotos/1.jpg",
+      "ftp://a.com/1.jpg",
+      "javascript:alert(1)",
+      `https://a.com/${"x".repeat(2100)}`,
+    ]) {
       expect([bad.slice(0, 30), readPhotoUrl(bad).problem?.kind]).toEqual([bad.slice(0, 30), "PHOTO_DROPPED"]);
     }
   });
@@ -191,9 +281,15 @@ describe("photos and text", () => {
   test("text: trimmed, an escaped CDATA wrapper unwrapped, controls removed, overlong cut", () => {
     expect(readText("  Casa  ", 500)).toEqual({ value: "Casa" });
     expect(readText("   ", 500)).toEqual({ value: null });
-    expect(readText("<![CDATA[Casa & jardim]]>", 500)).toMatchObject({ value: "Casa & jardim", problem: { kind: "TEXT_CLEANED" } });
+    expect(readText("<![CDATA[Casa & jardim]]>", 500)).toMatchObject({
+      value: "Casa & jardim",
+      problem: { kind: "TEXT_CLEANED" },
+    });
     expect(readText("Ca\u0007sa\u0085", 500)).toMatchObject({ value: "Casa", problem: { kind: "TEXT_CLEANED" } });
     expect(readText("linha 1\n\tlinha 2", 500)).toEqual({ value: "linha 1\n\tlinha 2" });
-    expect(readText("x".repeat(600), 500)).toMatchObject({ value: "x".repeat(500), problem: { kind: "TEXT_TRUNCATED" } });
+    expect(readText("x".repeat(600), 500)).toMatchObject({
+      value: "x".repeat(500),
+      problem: { kind: "TEXT_TRUNCATED" },
+    });
   });
 });

@@ -4,9 +4,9 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { FeedError, type FeedItem, type Listing } from "../../src/feeds/listing.ts";
-import type { FeedWarning } from "../../src/feeds/warnings.ts";
 import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
 import { MAX_LISTING_CHARS } from "../../src/feeds/vrsync/tree.ts";
+import type { FeedWarning } from "../../src/feeds/warnings.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/vrsync");
 
@@ -23,7 +23,9 @@ async function read(text: string, notices: FeedWarning[] = []): Promise<FeedItem
 
 async function listings(file: string): Promise<Map<string, Listing>> {
   const items = await read(await Bun.file(join(FIXTURES, file)).text());
-  return new Map(items.flatMap((item) => (item.kind === "listing" ? [[item.listing.code, item.listing] as const] : [])));
+  return new Map(
+    items.flatMap((item) => (item.kind === "listing" ? [[item.listing.code, item.listing] as const] : [])),
+  );
 }
 
 const feed = (listingsXml: string, extraNs = "") =>
@@ -42,13 +44,27 @@ describe("VRSync mapping: every element with a home in SPEC's property", () => {
       highlight: "SUPER_PREMIUM",
       exclusive: false,
       address: {
-        street: "Avenida Ibirapuera", number: "2120", complement: "Apto 71", neighborhood: "Moema",
-        city: "São Paulo", state: "São Paulo", uf: "SP", cep: "04028-001", visibility: "ALL",
+        street: "Avenida Ibirapuera",
+        number: "2120",
+        complement: "Apto 71",
+        neighborhood: "Moema",
+        city: "São Paulo",
+        state: "São Paulo",
+        uf: "SP",
+        cep: "04028-001",
+        visibility: "ALL",
       },
       coordinates: { latitude: -23.6021, longitude: -46.6653 },
       features: {
-        totalArea: 110, builtArea: 92.5, bedrooms: 3, bathrooms: 2, suites: 1, parkingSpaces: 2,
-        floor: 7, totalFloors: 15, isFurnished: true,
+        totalArea: 110,
+        builtArea: 92.5,
+        bedrooms: 3,
+        bathrooms: 2,
+        suites: 1,
+        parkingSpaces: 2,
+        floor: 7,
+        totalFloors: 15,
+        isFurnished: true,
       },
       amenities: ["Pool", "Furnished"],
       pricing: { salePrice: 850000, rentalPrice: null, condominiumFee: 1200.5, iptu: 3600 },
@@ -80,18 +96,33 @@ describe("VRSync mapping: every element with a home in SPEC's property", () => {
   test("a daily or weekly rent is SEASONAL, converted to a monthly amount; Temporada is SEASONAL too", async () => {
     const all = await listings("complete.xml");
     expect(all.get("FL-300")!).toMatchObject({ operationType: "SEASONAL", pricing: { rentalPrice: 10500 } });
-    expect(all.get("TE-600")!).toMatchObject({ operationType: "SEASONAL", pricing: { rentalPrice: 3000 }, features: { totalArea: 10000 } });
+    expect(all.get("TE-600")!).toMatchObject({
+      operationType: "SEASONAL",
+      pricing: { rentalPrice: 3000 },
+      features: { totalArea: 10000 },
+    });
   });
 
   test("Sale/Rent is a SALE that keeps both prices; PublicationType is case-insensitive", async () => {
     const co = (await listings("complete.xml")).get("CO-400")!;
-    expect(co).toMatchObject({ operationType: "SALE", highlight: "PREMIUM", pricing: { salePrice: 2400000, rentalPrice: 12000 } });
+    expect(co).toMatchObject({
+      operationType: "SALE",
+      highlight: "PREMIUM",
+      pricing: { salePrice: 2400000, rentalPrice: 12000 },
+    });
   });
 
   test("the partner-api extension carries status, exclusivity, financing and photo ids", async () => {
     const so = (await listings("complete.xml")).get("SO-500")!;
-    expect(so).toMatchObject({ status: "RESERVED", exclusive: true, financing: { acceptsFinancing: true }, propertyType: "Sobrado" });
-    expect(so.photos).toEqual([{ id: "photo-so-500-1", url: "https://img.exemplo.com.br/so-500/1.jpg", alt: "Frente", order: 1, isMain: true }]);
+    expect(so).toMatchObject({
+      status: "RESERVED",
+      exclusive: true,
+      financing: { acceptsFinancing: true },
+      propertyType: "Sobrado",
+    });
+    expect(so.photos).toEqual([
+      { id: "photo-so-500-1", url: "https://img.exemplo.com.br/so-500/1.jpg", alt: "Frente", order: 1, isMain: true },
+    ]);
   });
 
   test("without a primary photo the first one is main; with several, the first marked", async () => {
@@ -104,7 +135,10 @@ describe("VRSync mapping: every element with a home in SPEC's property", () => {
       ),
     );
     const mains = items.map((item) => item.kind === "listing" && item.listing.photos.map((p) => p.isMain));
-    expect(mains).toEqual([[true, false], [false, true, false]]);
+    expect(mains).toEqual([
+      [true, false],
+      [false, true, false],
+    ]);
   });
 
   test("elements of other vocabularies are ignored; a prefixed VRSync namespace is understood", async () => {
@@ -124,21 +158,38 @@ describe("VRSync refusals: only a listing that cannot be one is refused; the res
     expect(rejected.map((item) => item.code)).toEqual([null, "TT-1", "NOTITLE-1"]);
     const reasons = rejected.map((item) => (item.kind === "rejected" ? item.reason : ""));
     expect(reasons[0]).toMatch(/^line \d+: ListingID: is required$/);
-    expect(reasons[1]).toContain('TransactionType: "Lease To Own" is not a known transaction type, and neither ListPrice nor RentalPrice tells sale from rent');
+    expect(reasons[1]).toContain(
+      'TransactionType: "Lease To Own" is not a known transaction type, and neither ListPrice nor RentalPrice tells sale from rent',
+    );
     expect(reasons[2]).toContain("Title: is required");
-    const read_ = new Map(items.flatMap((item) => (item.kind === "listing" ? [[item.listing.code, item] as const] : [])));
-    expect(read_.get("NEG-1")).toMatchObject({ listing: { pricing: { salePrice: null } }, warnings: [{ kind: "OUT_OF_RANGE", code: "NEG-1", element: "Details/ListPrice", value: "-100" }] });
-    expect(read_.get("USD-1")).toMatchObject({ listing: { pricing: { salePrice: null } }, warnings: [{ kind: "FOREIGN_CURRENCY", element: "Details/ListPrice@currency", value: "USD" }] });
+    const read_ = new Map(
+      items.flatMap((item) => (item.kind === "listing" ? [[item.listing.code, item] as const] : [])),
+    );
+    expect(read_.get("NEG-1")).toMatchObject({
+      listing: { pricing: { salePrice: null } },
+      warnings: [{ kind: "OUT_OF_RANGE", code: "NEG-1", element: "Details/ListPrice", value: "-100" }],
+    });
+    expect(read_.get("USD-1")).toMatchObject({
+      listing: { pricing: { salePrice: null } },
+      warnings: [{ kind: "FOREIGN_CURRENCY", element: "Details/ListPrice@currency", value: "USD" }],
+    });
     expect(read_.get("SEP-1")).toMatchObject({ listing: { pricing: { salePrice: 350000 } }, warnings: [] }); // 350.000 is grouping
-    expect(read_.get("TYPE-1")).toMatchObject({ listing: { propertyType: "Residential / Igloo" }, warnings: [{ kind: "UNKNOWN_PROPERTY_TYPE" }] });
-    const good = items.filter((item) => item.kind === "listing").map((item) => item.kind === "listing" && item.listing.code);
+    expect(read_.get("TYPE-1")).toMatchObject({
+      listing: { propertyType: "Residential / Igloo" },
+      warnings: [{ kind: "UNKNOWN_PROPERTY_TYPE" }],
+    });
+    const good = items
+      .filter((item) => item.kind === "listing")
+      .map((item) => item.kind === "listing" && item.listing.code);
     expect(good).toEqual(["GOOD-1", "NEG-1", "USD-1", "SEP-1", "TYPE-1", "GOOD-1", "GOOD-2"]); // the repeated code is the importer's to settle
   });
 
   test("each value that cannot be read is its own warning, with the element's line, path and value; the listing is kept", async () => {
     const [item] = await read(
-      feed("<Listing><ListingID>MANY</ListingID><Title>t</Title><TransactionType>For Sale</TransactionType><Details><Bedrooms>two</Bedrooms>\n" +
-        "<ListPrice>-1</ListPrice></Details><Location><Latitude>95</Latitude><Longitude>10</Longitude>\n<PostalCode>123</PostalCode></Location></Listing>"),
+      feed(
+        "<Listing><ListingID>MANY</ListingID><Title>t</Title><TransactionType>For Sale</TransactionType><Details><Bedrooms>two</Bedrooms>\n" +
+          "<ListPrice>-1</ListPrice></Details><Location><Latitude>95</Latitude><Longitude>10</Longitude>\n<PostalCode>123</PostalCode></Location></Listing>",
+      ),
     );
     expect(item!.kind).toBe("listing");
     const warnings = item!.kind === "listing" ? item!.warnings : [];
@@ -148,12 +199,23 @@ describe("VRSync refusals: only a listing that cannot be one is refused; the res
       { kind: "OUT_OF_RANGE", element: "Details/ListPrice", value: "-1", line: 2 },
       { kind: "UNREADABLE_NUMBER", element: "Details/Bedrooms", value: "two", line: 1 },
     ]);
-    expect(item).toMatchObject({ listing: { features: { bedrooms: null }, pricing: { salePrice: null }, coordinates: { latitude: null, longitude: null }, address: { cep: null } } });
+    expect(item).toMatchObject({
+      listing: {
+        features: { bedrooms: null },
+        pricing: { salePrice: null },
+        coordinates: { latitude: null, longitude: null },
+        address: { cep: null },
+      },
+    });
   });
 
   test("a listing over the size cap is refused by its code without holding it in memory", async () => {
     const huge = "x".repeat(MAX_LISTING_CHARS + 10);
-    const [item] = await read(feed(`<Listing><ListingID>BIG</ListingID><Title>t</Title><Details><Description>${huge}</Description></Details></Listing>`));
+    const [item] = await read(
+      feed(
+        `<Listing><ListingID>BIG</ListingID><Title>t</Title><Details><Description>${huge}</Description></Details></Listing>`,
+      ),
+    );
     expect(item).toMatchObject({ kind: "rejected", code: "BIG" });
   });
 });
@@ -176,8 +238,11 @@ describe("VRSync malformed documents: refused whole, with line and column", () =
   });
 
   test("an entity a DTD declares is expanded as its text", async () => {
-    const xml = '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY agency "Imobiliária &amp; Cia">]>' +
-      feed("<Listing><ListingID>E-1</ListingID><Title>&agency;</Title><TransactionType>For Sale</TransactionType></Listing>").replace(/^<\?xml[^>]*>/, "");
+    const xml =
+      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY agency "Imobiliária &amp; Cia">]>' +
+      feed(
+        "<Listing><ListingID>E-1</ListingID><Title>&agency;</Title><TransactionType>For Sale</TransactionType></Listing>",
+      ).replace(/^<\?xml[^>]*>/, "");
     const [item] = await read(xml);
     expect(item).toMatchObject({ kind: "listing", listing: { title: "Imobiliária & Cia" } });
   });

@@ -14,7 +14,10 @@ async function* once(text: string): AsyncGenerator<string> {
 
 /** The listings read back from the writer's XML; what the writer writes must raise no warning. */
 async function roundTrip(listings: FeedListing[]): Promise<FeedListing[]> {
-  const xml = vrsyncHeader("test", "2026-01-01T00:00:00.000Z") + listings.map((listing) => vrsyncListing(listing)).join("") + VRSYNC_FOOTER;
+  const xml =
+    vrsyncHeader("test", "2026-01-01T00:00:00.000Z") +
+    listings.map((listing) => vrsyncListing(listing)).join("") +
+    VRSYNC_FOOTER;
   const items: FeedItem[] = [];
   for await (const item of readVrsync(once(xml))) items.push(item);
   return items.map((item) => {
@@ -27,21 +30,47 @@ async function roundTrip(listings: FeedListing[]): Promise<FeedListing[]> {
 function full(code: string): FeedListing {
   return {
     ...blankListing(code),
-    title: "Título com <tags> & \"aspas\"",
+    title: 'Título com <tags> & "aspas"',
     description: "Linha 1\r\nLinha 2\n\tcom tab ]]> e <b>negrito</b>",
     operationType: "RENT",
     status: "RENTED",
     propertyType: "Sala Comercial",
     highlight: "TRIPLE",
     exclusive: true,
-    address: { street: "Rua A", number: "S/N", complement: "Sala 3", neighborhood: "Centro", city: "Recife", state: "Pernambuco", uf: "PE", cep: "50000-000", visibility: "STREET" },
+    address: {
+      street: "Rua A",
+      number: "S/N",
+      complement: "Sala 3",
+      neighborhood: "Centro",
+      city: "Recife",
+      state: "Pernambuco",
+      uf: "PE",
+      cep: "50000-000",
+      visibility: "STREET",
+    },
     coordinates: { latitude: -8.0539, longitude: -34.8811 },
-    features: { totalArea: 48.75, builtArea: 40, bedrooms: null, bathrooms: 1, suites: null, parkingSpaces: 0, floor: -1, totalFloors: 12, isFurnished: true },
+    features: {
+      totalArea: 48.75,
+      builtArea: 40,
+      bedrooms: null,
+      bathrooms: 1,
+      suites: null,
+      parkingSpaces: 0,
+      floor: -1,
+      totalFloors: 12,
+      isFurnished: true,
+    },
     amenities: ["Ar-condicionado", "Mobiliado", "Copa & cozinha <integrada>"],
     pricing: { salePrice: 320000, rentalPrice: 2100.9, condominiumFee: 0, iptu: 980 },
     financing: { acceptsFinancing: true },
     photos: [
-      { id: "ph-1", url: "https://img.example/1.jpg?w=800&h=600", alt: 'Vista "frontal"\tcom tab', order: 1, isMain: false },
+      {
+        id: "ph-1",
+        url: "https://img.example/1.jpg?w=800&h=600",
+        alt: 'Vista "frontal"\tcom tab',
+        order: 1,
+        isMain: false,
+      },
       { id: "ph-2", url: "https://img.example/2.jpg", alt: null, order: 2, isMain: true },
     ],
   };
@@ -64,7 +93,11 @@ describe("VRSync writer: an export re-imports to the same listing", () => {
   });
 
   test("a furnished listing whose amenities do not say so gets a Furnished feature", async () => {
-    const listing = { ...blankListing("F"), title: "t", features: { ...blankListing("F").features, isFurnished: true } };
+    const listing = {
+      ...blankListing("F"),
+      title: "t",
+      features: { ...blankListing("F").features, isFurnished: true },
+    };
     expect(vrsyncListing(listing)).toContain("<Feature>Furnished</Feature>");
     expect(await roundTrip([listing])).toEqual([{ ...listing, amenities: ["Furnished"] }]);
   });
@@ -82,8 +115,12 @@ describe("VRSync writer: an export re-imports to the same listing", () => {
 
   test("a rent or holiday let with a sale price but no rent: its rent is written as 0 (on request), so the sale price is not read as the rent", async () => {
     const base = { ...blankListing("X"), title: "t", pricing: { ...blankListing("X").pricing, salePrice: 200000 } };
-    const listings: FeedListing[] = [{ ...base, code: "R", operationType: "RENT" }, { ...base, code: "SE", operationType: "SEASONAL" }];
-    for (const listing of listings) expect(vrsyncListing(listing)).toContain('<RentalPrice currency="BRL" period="Monthly">0</RentalPrice>');
+    const listings: FeedListing[] = [
+      { ...base, code: "R", operationType: "RENT" },
+      { ...base, code: "SE", operationType: "SEASONAL" },
+    ];
+    for (const listing of listings)
+      expect(vrsyncListing(listing)).toContain('<RentalPrice currency="BRL" period="Monthly">0</RentalPrice>');
     expect(vrsyncListing({ ...base, operationType: "SALE" })).not.toContain("<RentalPrice");
     expect(await roundTrip(listings)).toEqual(listings);
   });
@@ -105,7 +142,20 @@ describe("VRSync writer: what it cannot write (unwritableReason)", () => {
   const anyText = fc.oneof(
     fc.string({ maxLength: 20 }),
     fc.string({ unit: "binary", maxLength: 12 }),
-    fc.constantFrom("", "  ", "\t\n", "\u0007", "a\u000bb", "\ud800", "x\udc00", "\ufffe", "ok & <fine>", "\u0085\u00a0", "\u007f", "<![CDATA[ ]]>"),
+    fc.constantFrom(
+      "",
+      "  ",
+      "\t\n",
+      "\u0007",
+      "a\u000bb",
+      "\ud800",
+      "x\udc00",
+      "\ufffe",
+      "ok & <fine>",
+      "\u0085\u00a0",
+      "\u007f",
+      "<![CDATA[ ]]>",
+    ),
   );
   const orNull = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
   const stored = fc
@@ -163,7 +213,10 @@ describe("VRSync writer: what it cannot write (unwritableReason)", () => {
         const xml = vrsyncHeader("test", "2026-01-01T00:00:00.000Z") + vrsyncListing(listing) + VRSYNC_FOOTER;
         const writable = unwritableReason(listing) === null;
         const usable = wellFormed(xml) && (await readerTakes(xml));
-        expect({ reason: unwritableReason(listing), usable }).toEqual({ reason: unwritableReason(listing), usable: writable });
+        expect({ reason: unwritableReason(listing), usable }).toEqual({
+          reason: unwritableReason(listing),
+          usable: writable,
+        });
       }),
       { numRuns: 400 },
     );
@@ -176,8 +229,14 @@ describe("VRSync writer: what it cannot write (unwritableReason)", () => {
     expect(unwritableReason({ ...good, code: "C".repeat(101) })).toBe("ListingID: longer than 100 characters");
     expect(unwritableReason({ ...good, title: " \n" })).toBe("Title: is empty");
     expect(unwritableReason({ ...good, title: "\u0085\u00a0" })).toBe("Title: is empty"); // C1 controls: readers drop them
-    expect(unwritableReason({ ...good, description: "sino \u0007" })).toBe("Description: contains characters XML cannot carry");
-    expect(unwritableReason({ ...good, amenities: ["Piscina", 3 as unknown as string] })).toBe("Features: not a list of names");
-    expect(unwritableReason({ ...good, photos: [{ ...good.photos[0]!, alt: "\ud83d" }] })).toBe("Media/Item@caption: contains characters XML cannot carry");
+    expect(unwritableReason({ ...good, description: "sino \u0007" })).toBe(
+      "Description: contains characters XML cannot carry",
+    );
+    expect(unwritableReason({ ...good, amenities: ["Piscina", 3 as unknown as string] })).toBe(
+      "Features: not a list of names",
+    );
+    expect(unwritableReason({ ...good, photos: [{ ...good.photos[0]!, alt: "\ud83d" }] })).toBe(
+      "Media/Item@caption: contains characters XML cannot carry",
+    );
   });
 });

@@ -69,7 +69,14 @@ function excerpt(body: string, pattern: RegExp): string {
 }
 
 /** The token endpoint's OAuth 2.0 grant answers RFC 6749 §5.2's shape, with the contract's code beside it. */
-const OAUTH_ERRORS = new Set(["invalid_request", "invalid_client", "unsupported_grant_type", "unauthorized_client", "temporarily_unavailable", "server_error"]);
+const OAUTH_ERRORS = new Set([
+  "invalid_request",
+  "invalid_client",
+  "unsupported_grant_type",
+  "unauthorized_client",
+  "temporarily_unavailable",
+  "server_error",
+]);
 const OAUTH_KEYS = new Set(["error", "error_description", "code"]);
 
 /**
@@ -87,12 +94,16 @@ export function errorBodyViolations(status: number, headers: Headers, body: stri
   } catch {
     return [...found, `error body is not JSON: ${JSON.stringify(body.slice(0, 120))}`];
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return [...found, "error body is not an object"];
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    return [...found, "error body is not an object"];
   const record = parsed as Record<string, unknown>;
   const oauth = "error_description" in record;
-  for (const key of Object.keys(record)) if (!(oauth ? OAUTH_KEYS : ERROR_KEYS).has(key)) found.push(`unexpected key "${key}" in error body`);
-  if (oauth && !OAUTH_ERRORS.has(record.error as string)) found.push(`error ${JSON.stringify(record.error)} is no RFC 6749 error`);
-  if (oauth && (typeof record.error_description !== "string" || record.error_description === "")) found.push("error_description is not a non-empty string");
+  for (const key of Object.keys(record))
+    if (!(oauth ? OAUTH_KEYS : ERROR_KEYS).has(key)) found.push(`unexpected key "${key}" in error body`);
+  if (oauth && !OAUTH_ERRORS.has(record.error as string))
+    found.push(`error ${JSON.stringify(record.error)} is no RFC 6749 error`);
+  if (oauth && (typeof record.error_description !== "string" || record.error_description === ""))
+    found.push("error_description is not a non-empty string");
   if (typeof record.error !== "string" || record.error === "") found.push("error message is not a non-empty string");
   const code = record.code;
   if (typeof code !== "string" || !(code in ERRORS)) return [...found, `unknown error code ${JSON.stringify(code)}`];

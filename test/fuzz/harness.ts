@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { client, createTestApp, PEER_HEADER, seededDatabase, type TestApp } from "../helpers/app.ts";
-import { echoOf, violations, type Observed } from "./contract.ts";
-import { bodyInit, canHaveBody, describeSpec, type AuthSpec, type RequestSpec } from "./spec.ts";
+import { echoOf, type Observed, violations } from "./contract.ts";
+import { type AuthSpec, bodyInit, canHaveBody, describeSpec, type RequestSpec } from "./spec.ts";
 
 /** Limits no fuzz run reaches, so generated requests explore validation rather than 429s. */
 const UNREACHABLE_LIMIT = 1_000_000_000;
@@ -52,7 +52,14 @@ function idsOf(path: string): Ids {
 }
 
 /** Path placeholders a generator may use; they become real ids of either tenant. */
-export const PLACEHOLDERS = [":ownProperty", ":ownLead", ":otherProperty", ":otherLead", ":unpublished", ":ownCode"] as const;
+export const PLACEHOLDERS = [
+  ":ownProperty",
+  ":ownLead",
+  ":otherProperty",
+  ":otherLead",
+  ":unpublished",
+  ":ownCode",
+] as const;
 
 /** Protected routes (by method and path pattern), for the Cache-Control check. */
 function protectedRoute(t: TestApp, method: string, pathname: string): boolean {
@@ -127,13 +134,20 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
       ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
     } as RequestInit);
     const response = await t.app.handle(request);
-    const observed: Observed = { method: request.method, status: response.status, headers: response.headers, body: await response.text() };
-    const bodyText = spec.body.kind === "text" ? spec.body.text : spec.body.kind === "chunked" ? spec.body.chunks.join("") : "";
+    const observed: Observed = {
+      method: request.method,
+      status: response.status,
+      headers: response.headers,
+      body: await response.text(),
+    };
+    const bodyText =
+      spec.body.kind === "text" ? spec.body.text : spec.body.kind === "chunked" ? spec.body.chunks.join("") : "";
     const problems = violations(observed, {
       echo: echoOf(request.url, [...headers], bodyText),
       protectedRoute: protectedRoute(t, request.method, new URL(request.url).pathname),
     });
-    if (problems.length > 0) problems.push(`request: ${describeSpec(spec)}`, `response: ${observed.status} ${observed.body.slice(0, 300)}`);
+    if (problems.length > 0)
+      problems.push(`request: ${describeSpec(spec)}`, `response: ${observed.status} ${observed.body.slice(0, 300)}`);
     return { observed, problems };
   };
 
@@ -145,7 +159,11 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
     send,
     leadCount: () => counter.query("SELECT count(*) FROM leads").values()[0]![0] as number,
     publishedByCode: (code) =>
-      counter.query<{ id: string; title: string }, [string]>("SELECT id, title FROM properties WHERE code = ? AND is_published = 1").get(code),
+      counter
+        .query<{ id: string; title: string }, [string]>(
+          "SELECT id, title FROM properties WHERE code = ? AND is_published = 1",
+        )
+        .get(code),
     close() {
       counter.close();
       t.close();

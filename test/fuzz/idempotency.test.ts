@@ -27,7 +27,10 @@ const post = (who: "portal" | "other", key: string, body: number) =>
   target.send({
     method: "POST",
     path: "/v1/leads",
-    headers: [["content-type", "application/json"], ["idempotency-key", key]],
+    headers: [
+      ["content-type", "application/json"],
+      ["idempotency-key", key],
+    ],
     auth: { kind: who === "portal" ? "valid" : "otherTenant" },
     body: { kind: "text", text: JSON.stringify(BODIES[body]) },
   });
@@ -35,7 +38,11 @@ const post = (who: "portal" | "other", key: string, body: number) =>
 const totalOf = async (token: string) =>
   ((await (await target.t.get("/v1/leads?fields=id&limit=1", token)).json()) as { meta: { total: number } }).meta.total;
 
-const op = fc.record({ who: fc.constantFrom("portal" as const, "other" as const), key: fc.constantFrom("k1", "k2", "K1", "k1 "), body: fc.nat(3) });
+const op = fc.record({
+  who: fc.constantFrom("portal" as const, "other" as const),
+  key: fc.constantFrom("k1", "k2", "K1", "k1 "),
+  body: fc.nat(3),
+});
 
 const sequenceProperty = () =>
   fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 8 }), async (ops) => {
@@ -57,7 +64,8 @@ const sequenceProperty = () =>
         model.set(slot, { body: normalised(body), id: answer.data.id });
         created[who]++;
       } else if (first.body === normalised(body)) {
-        if (observed.status !== 201 || !replayed || answer.data.id !== first.id) throw new Error(`same body must replay ${first.id}: ${where}`);
+        if (observed.status !== 201 || !replayed || answer.data.id !== first.id)
+          throw new Error(`same body must replay ${first.id}: ${where}`);
       } else if (observed.status !== 422 || answer.code !== "IDEMPOTENCY_KEY_REUSED") {
         throw new Error(`another body must be 422: ${where}`);
       }
@@ -76,21 +84,40 @@ const burstProperty = () =>
     const results = await Promise.all(Array.from({ length: n }, () => post("portal", key, body)));
     const ids = new Set(results.map((r) => JSON.parse(r.observed.body).data?.id));
     const replays = results.filter((r) => r.observed.headers.get("idempotent-replayed") === "true").length;
-    if (results.some((r) => r.observed.status !== 201) || ids.size !== 1 || replays !== n - 1 || target.leadCount() !== before + 1) {
-      throw new Error(`burst of ${n}: statuses ${results.map((r) => r.observed.status)}, ids ${[...ids]}, replays ${replays}, leads +${target.leadCount() - before}`);
+    if (
+      results.some((r) => r.observed.status !== 201) ||
+      ids.size !== 1 ||
+      replays !== n - 1 ||
+      target.leadCount() !== before + 1
+    ) {
+      throw new Error(
+        `burst of ${n}: statuses ${results.map((r) => r.observed.status)}, ids ${[...ids]}, replays ${replays}, leads +${target.leadCount() - before}`,
+      );
     }
   });
 
 describe("fuzz: Idempotency-Key against a model", () => {
-  test("sequences: create once, replay the same body, 422 another, keys scoped per client", async () => {
-    await fc.assert(sequenceProperty(), fuzzParameters(120, 3_000));
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    "sequences: create once, replay the same body, 422 another, keys scoped per client",
+    async () => {
+      await fc.assert(sequenceProperty(), fuzzParameters(120, 3_000));
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  test("bursts of one keyed request: never two leads", async () => {
-    await fc.assert(burstProperty(), fuzzParameters(30, 2_000));
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    "bursts of one keyed request: never two leads",
+    async () => {
+      await fc.assert(burstProperty(), fuzzParameters(30, 2_000));
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  test("stored regression seeds", async () => {
-    for (const parameters of replays("idempotency")) await fc.assert(sequenceProperty(), parameters);
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    "stored regression seeds",
+    async () => {
+      for (const parameters of replays("idempotency")) await fc.assert(sequenceProperty(), parameters);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

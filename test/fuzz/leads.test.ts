@@ -25,15 +25,27 @@ const ok = (value: fc.Arbitrary<unknown>): fc.Arbitrary<Choice> => value.map((v)
 const bad = (value: fc.Arbitrary<unknown>): fc.Arbitrary<Choice> => value.map((v) => ({ value: v, valid: false }));
 
 const padded = (text: fc.Arbitrary<string>) =>
-  fc.tuple(fc.constantFrom("", " ", "\t", "\n ", "\u00a0"), text, fc.constantFrom("", " ", "  \n")).map(([a, s, b]) => a + s + b);
+  fc
+    .tuple(fc.constantFrom("", " ", "\t", "\n ", "\u00a0"), text, fc.constantFrom("", " ", "  \n"))
+    .map(([a, s, b]) => a + s + b);
 
 /** Text whose trimmed length is 1..max and that is well-formed Unicode. */
 const goodText = (max: number) =>
   fc
-    .oneof(fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max }).map((n) => "x".repeat(n)))
+    .oneof(
+      fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
+      fc.integer({ min: 1, max }).map((n) => "x".repeat(n)),
+    )
     .filter((s) => s.trim().length >= 1 && s.trim().length <= max && s.isWellFormed());
 
-const wrongType = fc.oneof(fc.integer(), fc.boolean(), fc.constant([]), fc.array(fc.string(), { minLength: 1, maxLength: 2 }), fc.constant({}), fc.double({ noNaN: true, noDefaultInfinity: true }));
+const wrongType = fc.oneof(
+  fc.integer(),
+  fc.boolean(),
+  fc.constant([]),
+  fc.array(fc.string(), { minLength: 1, maxLength: 2 }),
+  fc.constant({}),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
 const blank = fc.constantFrom("", " ", "\t\n", "\u3000");
 const tooLong = (max: number) => fc.integer({ min: max + 1, max: max + 40 }).map((n) => "y".repeat(n));
 const unpaired = fc.constantFrom("\ud800", "a\udc00b", "\udbff");
@@ -43,7 +55,11 @@ const pick = (good: fc.Arbitrary<Choice>, worse: fc.Arbitrary<Choice>[], clean: 
   clean ? good : fc.oneof({ weight: 4, arbitrary: good }, ...worse.map((arbitrary) => ({ weight: 1, arbitrary })));
 
 const required = (max: number, clean: boolean) =>
-  pick(ok(padded(goodText(max))), [bad(fc.constantFrom(undefined, null)), bad(fc.oneof(blank, tooLong(max), unpaired, wrongType))], clean);
+  pick(
+    ok(padded(goodText(max))),
+    [bad(fc.constantFrom(undefined, null)), bad(fc.oneof(blank, tooLong(max), unpaired, wrongType))],
+    clean,
+  );
 
 const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,8}[a-z0-9])?$/);
 const goodEmail = fc
@@ -53,17 +69,38 @@ const email = (clean: boolean) =>
   pick(
     ok(padded(goodEmail)),
     [
-      bad(fc.constantFrom(undefined, null, "", "no-at", "a@b", "a@@b.co", "a b@c.co", "@b.co", "a@-b.co", `${"l".repeat(65)}@b.co`)),
+      bad(
+        fc.constantFrom(
+          undefined,
+          null,
+          "",
+          "no-at",
+          "a@b",
+          "a@@b.co",
+          "a b@c.co",
+          "@b.co",
+          "a@-b.co",
+          `${"l".repeat(65)}@b.co`,
+        ),
+      ),
       bad(fc.oneof(wrongType, unpaired)),
     ],
     clean,
   );
 
 const optional = (max: number, clean: boolean) =>
-  pick(fc.oneof(ok(fc.constantFrom(undefined, null, "", "  ")), ok(padded(goodText(max)))), [bad(fc.oneof(tooLong(max), unpaired, wrongType))], clean);
+  pick(
+    fc.oneof(ok(fc.constantFrom(undefined, null, "", "  ")), ok(padded(goodText(max)))),
+    [bad(fc.oneof(tooLong(max), unpaired, wrongType))],
+    clean,
+  );
 
 const source = (clean: boolean) =>
-  pick(ok(fc.constantFrom(undefined, null, ...LEAD_SOURCES)), [bad(fc.oneof(fc.constantFrom("api", "Website", "", " API", "NONE"), wrongType))], clean);
+  pick(
+    ok(fc.constantFrom(undefined, null, ...LEAD_SOURCES)),
+    [bad(fc.oneof(fc.constantFrom("api", "Website", "", " API", "NONE"), wrongType))],
+    clean,
+  );
 
 /** propertyCode: one of ours, one that is unpublished, the other tenant's, or junk. */
 const propertyCode = (clean: boolean) =>
@@ -71,12 +108,35 @@ const propertyCode = (clean: boolean) =>
 
 /** Keys the server must ignore: read-only lead fields and anything else. */
 const ignored = fc.dictionary(
-  fc.oneof(fc.constantFrom("id", "status", "priority", "propertyId", "createdAt", "updatedAt", "isPublished", "constructor", "__proto__"), fc.string({ maxLength: 10 })),
+  fc.oneof(
+    fc.constantFrom(
+      "id",
+      "status",
+      "priority",
+      "propertyId",
+      "createdAt",
+      "updatedAt",
+      "isPublished",
+      "constructor",
+      "__proto__",
+    ),
+    fc.string({ maxLength: 10 }),
+  ),
   fc.jsonValue({ maxDepth: 2 }),
   { maxKeys: 4 },
 );
 
-const FIELDS = ["name", "email", "phone", "message", "source", "propertyCode", "interestedPropertyTitle", "interestedPropertyLink", "trafficOrigin"] as const;
+const FIELDS = [
+  "name",
+  "email",
+  "phone",
+  "message",
+  "source",
+  "propertyCode",
+  "interestedPropertyTitle",
+  "interestedPropertyLink",
+  "trafficOrigin",
+] as const;
 
 const leadOf = (clean: boolean) =>
   fc.record({
@@ -96,8 +156,16 @@ const leadArb = fc.oneof({ weight: 1, arbitrary: leadOf(true) }, { weight: 2, ar
 
 /** The same JSON sent whole, pretty, or streamed in chunks cut at arbitrary code points. */
 const framing = fc.constantFrom("plain", "pretty", "chunked");
-const JSON_TYPES = ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/vnd.partner+json"];
-const contentType = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...JSON_TYPES) }, { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "") });
+const JSON_TYPES = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "Application/JSON",
+  "application/vnd.partner+json",
+];
+const contentType = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...JSON_TYPES) },
+  { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "") },
+);
 
 function bodyOf(text: string, how: string, cuts: number[]): BodySpec {
   if (how === "plain") return { kind: "text", text };
@@ -113,11 +181,21 @@ function bodyOf(text: string, how: string, cuts: number[]): BodySpec {
   return { kind: "chunked", chunks };
 }
 
-const caseArb = fc.record({ lead: leadArb, extra: ignored, how: framing, cuts: fc.array(fc.nat(), { maxLength: 4 }), type: contentType });
+const caseArb = fc.record({
+  lead: leadArb,
+  extra: ignored,
+  how: framing,
+  cuts: fc.array(fc.nat(), { maxLength: 4 }),
+  type: contentType,
+});
 
 const property = () =>
   fc.asyncProperty(caseArb, async ({ lead, extra, how, cuts, type }) => {
-    const codes: Record<string, string> = { ":ownCode": target.own.propertyCode, ":unpublishedCode": target.own.unpublishedCode, ":otherCode": target.other.propertyCode };
+    const codes: Record<string, string> = {
+      ":ownCode": target.own.propertyCode,
+      ":unpublishedCode": target.own.unpublishedCode,
+      ":otherCode": target.other.propertyCode,
+    };
     const body: Record<string, unknown> = { ...extra };
     for (const field of FIELDS) {
       let value = lead[field].value;
@@ -135,7 +213,9 @@ const property = () =>
       body: bodyOf(JSON.stringify(body), how, cuts),
     });
     const fail = (why: string) => {
-      throw new Error(`${why}\nbody: ${JSON.stringify(body).slice(0, 500)}\n${observed.status} ${observed.body.slice(0, 400)}`);
+      throw new Error(
+        `${why}\nbody: ${JSON.stringify(body).slice(0, 500)}\n${observed.status} ${observed.body.slice(0, 400)}`,
+      );
     };
     if (problems.length > 0) throw new Error(problems.join("\n"));
     const answer = JSON.parse(observed.body);
@@ -154,26 +234,48 @@ const property = () =>
     if (observed.status !== 201) fail("a valid lead must be created");
     const data = answer.data;
     const trimmed = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
-    const link = typeof body.propertyCode === "string" && body.propertyCode.trim() !== "" ? target.publishedByCode(body.propertyCode.trim()) : null;
+    const link =
+      typeof body.propertyCode === "string" && body.propertyCode.trim() !== ""
+        ? target.publishedByCode(body.propertyCode.trim())
+        : null;
     const expected = {
-      name: trimmed(body.name), email: trimmed(body.email), phone: trimmed(body.phone), message: trimmed(body.message),
-      source: body.source ?? "API", status: "NEW_LEAD", priority: "MEDIUM",
-      propertyId: link?.id ?? null, interestedPropertyTitle: trimmed(body.interestedPropertyTitle) ?? link?.title ?? null,
+      name: trimmed(body.name),
+      email: trimmed(body.email),
+      phone: trimmed(body.phone),
+      message: trimmed(body.message),
+      source: body.source ?? "API",
+      status: "NEW_LEAD",
+      priority: "MEDIUM",
+      propertyId: link?.id ?? null,
+      interestedPropertyTitle: trimmed(body.interestedPropertyTitle) ?? link?.title ?? null,
     };
-    for (const [key, value] of Object.entries(expected)) if (data[key] !== value) fail(`${key}: ${JSON.stringify(data[key])} ≠ ${JSON.stringify(value)}`);
+    for (const [key, value] of Object.entries(expected))
+      if (data[key] !== value) fail(`${key}: ${JSON.stringify(data[key])} ≠ ${JSON.stringify(value)}`);
     if (data.id === body.id || data.createdAt !== data.updatedAt) fail("read-only keys leaked into the lead");
-    const stored = await target.t.get(`/v1/leads/${data.id}?fields=${Object.keys(data).join(",")}`, target.tokens.portal);
-    if (JSON.stringify((await stored.json() as { data: unknown }).data) !== JSON.stringify(data)) fail("stored lead differs from the 201");
+    const stored = await target.t.get(
+      `/v1/leads/${data.id}?fields=${Object.keys(data).join(",")}`,
+      target.tokens.portal,
+    );
+    if (JSON.stringify(((await stored.json()) as { data: unknown }).data) !== JSON.stringify(data))
+      fail("stored lead differs from the 201");
   });
 
 describe("fuzz: lead bodies against a field-by-field model", () => {
-  test("201 exactly when every field is valid, with the values stored as answered; else 400 naming exactly the bad fields", async () => {
-    await fc.assert(property(), fuzzParameters(400, 6_000));
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    "201 exactly when every field is valid, with the values stored as answered; else 400 naming exactly the bad fields",
+    async () => {
+      await fc.assert(property(), fuzzParameters(400, 6_000));
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  test("stored regression seeds", async () => {
-    for (const parameters of replays("leads")) await fc.assert(property(), parameters);
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    "stored regression seeds",
+    async () => {
+      for (const parameters of replays("leads")) await fc.assert(property(), parameters);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   test("the other tenant's database got no lead from any of it", async () => {
     const response = await target.t.get("/v1/leads?fields=id&limit=1", target.tokens.other);

@@ -11,7 +11,7 @@ export type Suite = "requests" | "queries" | "leads" | "idempotency";
  * run fails: fast-check prints `{ seed, path }` in its report.
  */
 export const REGRESSION_SEEDS: { suite: Suite; seed: number; path?: string; found: string }[] = [
-  { suite: "leads", seed: -1686267018, found: "trafficOrigin \"\\ud800\" answered 201 but stored as U+FFFD" },
+  { suite: "leads", seed: -1686267018, found: 'trafficOrigin "\\ud800" answered 201 but stored as U+FFFD' },
 ];
 
 export interface RegressionCase {
@@ -28,13 +28,25 @@ const json = [["content-type", "application/json"]] as [string, string][];
 export const REGRESSION_CASES: RegressionCase[] = [
   {
     found: "single-record route with an id that is not valid percent-encoding answered 500 (Elysia passes null)",
-    spec: { method: "GET", path: "/v1/properties/%zz?fields=id", headers: [], auth: { kind: "valid" }, body: { kind: "none" } },
+    spec: {
+      method: "GET",
+      path: "/v1/properties/%zz?fields=id",
+      headers: [],
+      auth: { kind: "valid" },
+      body: { kind: "none" },
+    },
     status: 404,
     code: "NOT_FOUND",
   },
   {
     found: "the same on leads, with a truncated UTF-8 escape",
-    spec: { method: "GET", path: "/v1/leads/%E0%A4%A?fields=id", headers: [], auth: { kind: "valid" }, body: { kind: "none" } },
+    spec: {
+      method: "GET",
+      path: "/v1/leads/%E0%A4%A?fields=id",
+      headers: [],
+      auth: { kind: "valid" },
+      body: { kind: "none" },
+    },
     status: 404,
     code: "NOT_FOUND",
   },
@@ -75,7 +87,9 @@ export function fuzzParameters(runs: number, budgetMs: number): Parameters<unkno
     numRuns: Math.max(1, Math.round(runs * (Number.isFinite(scale) && scale > 0 ? scale : 1))),
     ...(seed === undefined ? {} : { seed }),
     // The test command stays bounded however slow the machine: stop early, count as a pass.
-    ...(process.env.FUZZ_RUNS === undefined ? { interruptAfterTimeLimit: budgetMs, markInterruptAsFailure: false } : {}),
+    ...(process.env.FUZZ_RUNS === undefined
+      ? { interruptAfterTimeLimit: budgetMs, markInterruptAsFailure: false }
+      : {}),
   };
 }
 

@@ -20,13 +20,21 @@ const property = () =>
   });
 
 describe("fuzz: any request keeps the contract", () => {
-  test("no 5xx, contract-shaped errors, nosniff and request id, nothing leaked", async () => {
-    await fc.assert(property(), fuzzParameters(700, 7_000));
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    "no 5xx, contract-shaped errors, nosniff and request id, nothing leaked",
+    async () => {
+      await fc.assert(property(), fuzzParameters(700, 7_000));
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  test("stored regression seeds", async () => {
-    for (const parameters of replays("requests")) await fc.assert(property(), parameters);
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    "stored regression seeds",
+    async () => {
+      for (const parameters of replays("requests")) await fc.assert(property(), parameters);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   test("afterwards the app is healthy and serves a real request", async () => {
     expect((await target.t.request("/health")).status).toBe(200);

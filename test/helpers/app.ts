@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { resolveConfig, validateConfig } from "../../src/config/load.ts";
 import type { ConfigFile } from "../../src/config/schema.ts";
-import { silentLogger, type Logger } from "../../src/logging.ts";
+import { type Logger, silentLogger } from "../../src/logging.ts";
 import { createServerWebhooks, type ServerWebhooks } from "../../src/modules/webhooks/service.ts";
 import { Runtime } from "../../src/runtime.ts";
 import { SCOPES } from "../../src/security/scopes.ts";
@@ -24,7 +24,10 @@ export const DEFAULT_PEER = "203.0.113.10";
  * so a test that writes through another connection and then asks must let a turn pass, as
  * every real request does.
  */
-export async function handleInNewTurn(app: { handle(request: Request): Promise<Response> }, request: Request): Promise<Response> {
+export async function handleInNewTurn(
+  app: { handle(request: Request): Promise<Response> },
+  request: Request,
+): Promise<Response> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   return app.handle(request);
 }
@@ -50,10 +53,21 @@ export interface TestClient {
  * as the sandbox's client does, unless `extra` says otherwise (`scopes: undefined` gives the
  * config's defaults: a portal or a website).
  */
-export function client(id: string, extra: Partial<ConfigFile["clients"][number]> = {}): TestClient & { entry: ConfigFile["clients"][number] } {
+export function client(
+  id: string,
+  extra: Partial<ConfigFile["clients"][number]> = {},
+): TestClient & { entry: ConfigFile["clients"][number] } {
   const apiKey = `pk_live_${id}_key`;
   const secret = `sk_live_${id}_secret`;
-  const entry: ConfigFile["clients"][number] = { id, apiKey, secretHash: hashSecret(secret), database: "main", rateLimitPerMinute: 1000, scopes: [...SCOPES], ...extra };
+  const entry: ConfigFile["clients"][number] = {
+    id,
+    apiKey,
+    secretHash: hashSecret(secret),
+    database: "main",
+    rateLimitPerMinute: 1000,
+    scopes: [...SCOPES],
+    ...extra,
+  };
   if (entry.scopes === undefined) delete entry.scopes;
   return { id, apiKey, secret, entry };
 }
@@ -127,8 +141,11 @@ export interface TestApp {
 
 export function createTestApp(options: TestAppOptions = {}): TestApp {
   const dir = mkdtempSync(join(tmpdir(), "pa-test-"));
-  const webhooks = options.webhooks ?? ((runtime: Runtime) => createServerWebhooks(runtime, { logger: silentLogger() }));
-  return testAppOn(dir, configFileFor(dir, options), new FakeClock(), options.logger ?? silentLogger(), webhooks, () => rmSync(dir, { recursive: true, force: true }));
+  const webhooks =
+    options.webhooks ?? ((runtime: Runtime) => createServerWebhooks(runtime, { logger: silentLogger() }));
+  return testAppOn(dir, configFileFor(dir, options), new FakeClock(), options.logger ?? silentLogger(), webhooks, () =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
 }
 
 function testAppOn(
@@ -170,7 +187,8 @@ function testAppOn(
     webhooks,
     request,
     token,
-    get: (path, bearer, peer) => request(path, { headers: { authorization: `Bearer ${bearer}` }, ...(peer ? { peer } : {}) }),
+    get: (path, bearer, peer) =>
+      request(path, { headers: { authorization: `Bearer ${bearer}` }, ...(peer ? { peer } : {}) }),
     reload: (changes) => runtime.reload(resolveTestConfig(dir, { ...file, ...changes })),
     sibling() {
       const other = testAppOn(dir, file, clock, logger, makeWebhooks, () => {});

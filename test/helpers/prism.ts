@@ -16,16 +16,20 @@ export interface RunningPrism {
 
 export async function startPrism(upstream: string, document = CLIENT_DOCUMENT): Promise<RunningPrism> {
   const port = freePort();
-  const proc = Bun.spawn([PRISM, "proxy", document, upstream, "--port", String(port), "--host", "127.0.0.1", "--errors"], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [PRISM, "proxy", document, upstream, "--port", String(port), "--host", "127.0.0.1", "--errors"],
+    {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   let log = "";
   const collect = async (stream: ReadableStream<Uint8Array>) => {
     const reader = stream.getReader();
     const decoder = new TextDecoder();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) log += decoder.decode(read.value, { stream: true });
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      log += decoder.decode(read.value, { stream: true });
   };
   void collect(proc.stdout);
   void collect(proc.stderr);

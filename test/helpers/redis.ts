@@ -7,7 +7,11 @@ import { join } from "node:path";
 import { freePort } from "./binary.ts";
 import { toolForTests } from "./tools.ts";
 
-export const REDIS_SERVER = toolForTests("redis-server", ["redis-server", "/usr/bin/redis-server"], "install it with `apt-get install -y redis-server` to run the tests of shared limits");
+export const REDIS_SERVER = toolForTests(
+  "redis-server",
+  ["redis-server", "/usr/bin/redis-server"],
+  "install it with `apt-get install -y redis-server` to run the tests of shared limits",
+);
 
 export interface TestRedis {
   url: string;
@@ -43,10 +47,13 @@ export async function startRedis(): Promise<TestRedis> {
   const port = freePort();
   let proc: ReturnType<typeof Bun.spawn> | null = null;
   const start = async () => {
-    proc = Bun.spawn([REDIS_SERVER!, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    proc = Bun.spawn(
+      [REDIS_SERVER!, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      {
+        stdout: "ignore",
+        stderr: "ignore",
+      },
+    );
     await waitForPort(port, true);
   };
   const kill = async () => {

@@ -10,7 +10,12 @@ import { join } from "node:path";
 /** Tools CI requires, from REQUIRE_TOOLS. */
 function requiredTools(): { all: boolean; names: Set<string> } {
   const value = (process.env.REQUIRE_TOOLS ?? "").trim();
-  const names = new Set(value.split(",").map((name) => name.trim()).filter((name) => name !== ""));
+  const names = new Set(
+    value
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
+  );
   return { all: names.has("all"), names };
 }
 

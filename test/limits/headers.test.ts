@@ -51,7 +51,13 @@ describe("refused request", () => {
 describe("the failed-authentication bucket", () => {
   test("uses its own policy name", () => {
     const headers: Record<string, string> = {};
-    writeAuthRateLimitHeaders(headers, { allowed: false, limit: 20, remaining: 0, retryAfterSeconds: 3, resetSeconds: 3 });
+    writeAuthRateLimitHeaders(headers, {
+      allowed: false,
+      limit: 20,
+      remaining: 0,
+      retryAfterSeconds: 3,
+      resetSeconds: 3,
+    });
     expect(headers["ratelimit-policy"]).toBe('"auth";q=20;w=60');
     expect(headers.ratelimit).toBe('"auth";r=0;t=3');
     expect(headers["retry-after"]).toBe("3");
@@ -73,14 +79,24 @@ describe("consistency with the limiters", () => {
         write(headers, decision);
         expect(headers.ratelimit).toEndWith(`;r=${headers["x-ratelimit-remaining"]};t=${decision.resetSeconds}`);
         expect("retry-after" in headers).toBe(!decision.allowed);
-        expect(Object.keys(headers)).not.toContainAnyValues(["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]);
+        expect(Object.keys(headers)).not.toContainAnyValues([
+          "ratelimit-limit",
+          "ratelimit-remaining",
+          "ratelimit-reset",
+        ]);
       }
     }
   });
 
   test("writes into Elysia-style records and yields valid Fetch headers", () => {
     const set: Record<string, string | number> = { "x-request-id": "abc" };
-    writeClientRateLimitHeaders(set, { allowed: false, limit: 5, remaining: 0, retryAfterSeconds: 60, resetSeconds: 60 });
+    writeClientRateLimitHeaders(set, {
+      allowed: false,
+      limit: 5,
+      remaining: 0,
+      retryAfterSeconds: 60,
+      resetSeconds: 60,
+    });
     const response = new Response(null, { headers: set as Record<string, string> });
     expect(response.headers.get("RateLimit-Policy")).toBe('"minute";q=5;w=60');
     expect(response.headers.get("Retry-After")).toBe("60");
@@ -91,7 +107,13 @@ describe("consistency with the limiters", () => {
 describe("policy definition", () => {
   test("a custom policy names its window", () => {
     const headers: Record<string, string> = {};
-    rateLimitHeaderWriter("burst", 1)(headers, { allowed: true, limit: 10, remaining: 9, retryAfterSeconds: 0, resetSeconds: 1 });
+    rateLimitHeaderWriter("burst", 1)(headers, {
+      allowed: true,
+      limit: 10,
+      remaining: 9,
+      retryAfterSeconds: 0,
+      resetSeconds: 1,
+    });
     expect(headers["ratelimit-policy"]).toBe('"burst";q=10;w=1');
   });
 

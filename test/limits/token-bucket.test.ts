@@ -46,7 +46,13 @@ describe("failed-authentication bucket: 20, refilled 20 a minute", () => {
     const { advance, bucket } = setup({ refillPerMinute: 20 }, 20);
     bucket.take("ip");
     advance(3600);
-    expect(bucket.peek("ip")).toEqual({ allowed: true, limit: 20, remaining: 20, retryAfterSeconds: 0, resetSeconds: 0 });
+    expect(bucket.peek("ip")).toEqual({
+      allowed: true,
+      limit: 20,
+      remaining: 20,
+      retryAfterSeconds: 0,
+      resetSeconds: 0,
+    });
     for (let i = 0; i < 20; i++) expect(bucket.take("ip").allowed).toBe(true);
     expect(bucket.take("ip").allowed).toBe(false);
   });

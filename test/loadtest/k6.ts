@@ -6,7 +6,11 @@ import { join } from "node:path";
 import { k6Candidates, ROOT } from "../../scripts/loadtest/k6.ts";
 import { toolForTests } from "../helpers/tools.ts";
 
-export const K6 = toolForTests("k6", k6Candidates(), "set K6=/path/to/k6, or keep the team's k6 at ../shared/tools/k6/k6 beside the repository");
+export const K6 = toolForTests(
+  "k6",
+  k6Candidates(),
+  "set K6=/path/to/k6, or keep the team's k6 at ../shared/tools/k6/k6 beside the repository",
+);
 
 export interface CheckCount {
   passes: number;
@@ -37,12 +41,19 @@ export async function runK6(script: string, env: Record<string, string>, extraAr
   const summaryPath = join(dir, "summary.json");
   try {
     const settings = Object.entries(env).flatMap(([name, value]) => ["-e", `${name}=${value}`]);
-    const proc = Bun.spawn([K6!, "run", "--quiet", "--no-color", ...settings, ...extraArgs, "--summary-export", summaryPath, script], {
-      cwd: ROOT,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn(
+      [K6!, "run", "--quiet", "--no-color", ...settings, ...extraArgs, "--summary-export", summaryPath, script],
+      {
+        cwd: ROOT,
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     let summary: K6Summary | null = null;
     try {
       summary = JSON.parse(readFileSync(summaryPath, "utf8")) as K6Summary;

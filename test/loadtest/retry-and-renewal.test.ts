@@ -36,7 +36,9 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 }
 
 function tooMany(retryAfter: number): Response {
-  return json({ error: "Rate limit exceeded", code: "RATE_LIMIT_EXCEEDED" }, 429, { "Retry-After": String(retryAfter) });
+  return json({ error: "Rate limit exceeded", code: "RATE_LIMIT_EXCEEDED" }, 429, {
+    "Retry-After": String(retryAfter),
+  });
 }
 
 function fakeServer(script: Script): { baseUrl: string; seen: Seen } {
@@ -76,50 +78,66 @@ const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
 const describeWithK6 = K6 === null ? describe.skip : describe;
 
 describeWithK6("429 RATE_LIMIT_EXCEEDED", () => {
-  test("waits Retry-After seconds, then retries the same call, at the token endpoint and after", async () => {
-    const { baseUrl, seen } = fakeServer({ token429s: [1], properties429s: [2], expiresIn: 3600 });
-    const run = await runK6(FIXTURE, { BASE_URL: baseUrl, ITERATIONS: "2" });
+  test(
+    "waits Retry-After seconds, then retries the same call, at the token endpoint and after",
+    async () => {
+      const { baseUrl, seen } = fakeServer({ token429s: [1], properties429s: [2], expiresIn: 3600 });
+      const run = await runK6(FIXTURE, { BASE_URL: baseUrl, ITERATIONS: "2" });
 
-    expect(run.exitCode).toBe(0);
-    expect(failedChecks(run.summary!)).toEqual([]);
-    expect(seen.tokenAt).toHaveLength(2);
-    expect(gaps(seen.tokenAt)[0]).toBeGreaterThanOrEqual(1000 - EARLY_MS);
-    // The 429, its retry after 2 s, then the second iteration's call.
-    expect(seen.propertiesAt).toHaveLength(3);
-    expect(gaps(seen.propertiesAt)[0]).toBeGreaterThanOrEqual(2000 - EARLY_MS);
-    expect(metric(run.summary!, "rate_limited_responses", "count")).toBe(2);
-  }, K6_RUN_MS);
+      expect(run.exitCode).toBe(0);
+      expect(failedChecks(run.summary!)).toEqual([]);
+      expect(seen.tokenAt).toHaveLength(2);
+      expect(gaps(seen.tokenAt)[0]).toBeGreaterThanOrEqual(1000 - EARLY_MS);
+      // The 429, its retry after 2 s, then the second iteration's call.
+      expect(seen.propertiesAt).toHaveLength(3);
+      expect(gaps(seen.propertiesAt)[0]).toBeGreaterThanOrEqual(2000 - EARLY_MS);
+      expect(metric(run.summary!, "rate_limited_responses", "count")).toBe(2);
+    },
+    K6_RUN_MS,
+  );
 
-  test("gives up after three retries, and the failure shows as a failed check", async () => {
-    const { baseUrl, seen } = fakeServer({ properties429s: "always", expiresIn: 3600 });
-    const run = await runK6(FIXTURE, { BASE_URL: baseUrl });
+  test(
+    "gives up after three retries, and the failure shows as a failed check",
+    async () => {
+      const { baseUrl, seen } = fakeServer({ properties429s: "always", expiresIn: 3600 });
+      const run = await runK6(FIXTURE, { BASE_URL: baseUrl });
 
-    expect(seen.propertiesAt).toHaveLength(4); // the first try and three retries
-    for (const gap of gaps(seen.propertiesAt)) expect(gap).toBeGreaterThanOrEqual(1000 - EARLY_MS);
-    expect(failedChecks(run.summary!)).toContain("properties_list: status 200");
-    expect(metric(run.summary!, "rate_limited_responses", "count")).toBe(4);
-  }, K6_RUN_MS);
+      expect(seen.propertiesAt).toHaveLength(4); // the first try and three retries
+      for (const gap of gaps(seen.propertiesAt)) expect(gap).toBeGreaterThanOrEqual(1000 - EARLY_MS);
+      expect(failedChecks(run.summary!)).toContain("properties_list: status 200");
+      expect(metric(run.summary!, "rate_limited_responses", "count")).toBe(4);
+    },
+    K6_RUN_MS,
+  );
 });
 
 describeWithK6("token renewal", () => {
-  test("a VU keeps the setup() token while it has more than a minute left", async () => {
-    const { baseUrl, seen } = fakeServer({ expiresIn: 3600 });
-    const run = await runK6(FIXTURE, { BASE_URL: baseUrl, ITERATIONS: "3" });
+  test(
+    "a VU keeps the setup() token while it has more than a minute left",
+    async () => {
+      const { baseUrl, seen } = fakeServer({ expiresIn: 3600 });
+      const run = await runK6(FIXTURE, { BASE_URL: baseUrl, ITERATIONS: "3" });
 
-    expect(run.exitCode).toBe(0);
-    expect(failedChecks(run.summary!)).toEqual([]);
-    expect(seen.tokenAt).toHaveLength(1);
-    expect(seen.authorizations).toEqual(["Bearer t1", "Bearer t1", "Bearer t1"]);
-  }, K6_RUN_MS);
+      expect(run.exitCode).toBe(0);
+      expect(failedChecks(run.summary!)).toEqual([]);
+      expect(seen.tokenAt).toHaveLength(1);
+      expect(seen.authorizations).toEqual(["Bearer t1", "Bearer t1", "Bearer t1"]);
+    },
+    K6_RUN_MS,
+  );
 
-  test("a VU asks for a fresh token once less than a minute is left", async () => {
-    // 30 s tokens are always inside the renewal margin: every iteration must renew.
-    const { baseUrl, seen } = fakeServer({ expiresIn: 30 });
-    const run = await runK6(FIXTURE, { BASE_URL: baseUrl, ITERATIONS: "3" });
+  test(
+    "a VU asks for a fresh token once less than a minute is left",
+    async () => {
+      // 30 s tokens are always inside the renewal margin: every iteration must renew.
+      const { baseUrl, seen } = fakeServer({ expiresIn: 30 });
+      const run = await runK6(FIXTURE, { BASE_URL: baseUrl, ITERATIONS: "3" });
 
-    expect(run.exitCode).toBe(0);
-    expect(failedChecks(run.summary!)).toEqual([]);
-    expect(seen.tokenAt).toHaveLength(4); // setup() and one renewal per iteration
-    expect(seen.authorizations).toEqual(["Bearer t2", "Bearer t3", "Bearer t4"]);
-  }, K6_RUN_MS);
+      expect(run.exitCode).toBe(0);
+      expect(failedChecks(run.summary!)).toEqual([]);
+      expect(seen.tokenAt).toHaveLength(4); // setup() and one renewal per iteration
+      expect(seen.authorizations).toEqual(["Bearer t2", "Bearer t3", "Bearer t4"]);
+    },
+    K6_RUN_MS,
+  );
 });

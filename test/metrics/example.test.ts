@@ -22,7 +22,11 @@ test("every family, type, help text and label set of the example is what the reg
   requests.observe("/v1/properties", "GET", 200, 1.8, "portal-x", undefined, false);
   requests.observe("/v1/properties", "GET", 429, 0.1, "portal-x", "RATE_LIMIT_EXCEEDED", false);
   requests.observe("/v1/leads", "POST", 201, 4.2, "portal-x", undefined, false);
-  const real = await registry.render({ version: "9.9.9", environment: "production", databases: [{ database: "agency", file: "main", bytes: 1 }] });
+  const real = await registry.render({
+    version: "9.9.9",
+    environment: "production",
+    databases: [{ database: "agency", file: "main", bytes: 1 }],
+  });
   const example = metricsExample("9.9.9");
 
   const realTypes = familyTypes(real);
@@ -34,7 +38,10 @@ test("every family, type, help text and label set of the example is what the reg
   const realSamples = parseExposition(real);
   for (const sample of parseExposition(example)) {
     const shapes = new Set(realSamples.filter((s) => s.name === sample.name).map((s) => labelNames(s.labels)));
-    expect({ name: sample.name, labels: shapes.has(labelNames(sample.labels)) }).toEqual({ name: sample.name, labels: true });
+    expect({ name: sample.name, labels: shapes.has(labelNames(sample.labels)) }).toEqual({
+      name: sample.name,
+      labels: true,
+    });
   }
   expect(example).toContain('partner_api_build_info{version="9.9.9",environment="production"} 1');
 });

@@ -7,7 +7,12 @@ import { LATENCY_BUCKETS_SECONDS } from "../../src/metrics/buckets.ts";
 import { histogramSeries } from "../../src/metrics/histogram-series.ts";
 
 function twin() {
-  const config = { name: "t_seconds", help: "t", labelNames: ["route", "method"] as const, buckets: LATENCY_BUCKETS_SECONDS };
+  const config = {
+    name: "t_seconds",
+    help: "t",
+    labelNames: ["route", "method"] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+  };
   const viaPromClient = new Histogram({ ...config, registers: [new Registry()] });
   const viaSeries = new Histogram({ ...config, registers: [new Registry()] });
   return { viaPromClient, viaSeries };
@@ -19,7 +24,10 @@ const VALUES = [0, 0.0001, 0.0005, 0.0007, 0.001, 0.003, 0.025, 0.3, 1, 4.9, 5, 
 describe("histogramSeries", () => {
   test("renders exactly as prom-client's own observe, series by series", async () => {
     const { viaPromClient, viaSeries } = twin();
-    const series = [histogramSeries(viaSeries, { route: "/a", method: "GET" }), histogramSeries(viaSeries, { route: "/b", method: "POST" })];
+    const series = [
+      histogramSeries(viaSeries, { route: "/a", method: "GET" }),
+      histogramSeries(viaSeries, { route: "/b", method: "POST" }),
+    ];
     VALUES.forEach((value, i) => {
       viaPromClient.labels(i % 2 === 0 ? "/a" : "/b", i % 2 === 0 ? "GET" : "POST").observe(value);
       series[i % 2]!.observe(value);

@@ -39,7 +39,11 @@ export function parseExposition(text: string): Sample[] {
     const match = SAMPLE.exec(line);
     if (!match) throw new Error(`not a sample line: ${line}`);
     const [, name, rawLabels = "", value] = match;
-    const family = types.has(name!) ? name! : SUFFIXES.map((s) => (name!.endsWith(s) ? name!.slice(0, -s.length) : "")).find((f) => types.get(f) === "histogram");
+    const family = types.has(name!)
+      ? name!
+      : SUFFIXES.map((s) => (name!.endsWith(s) ? name!.slice(0, -s.length) : "")).find(
+          (f) => types.get(f) === "histogram",
+        );
     if (!family) throw new Error(`sample of an undeclared family: ${line}`);
     const labels: Record<string, string> = {};
     LABEL.lastIndex = 0;

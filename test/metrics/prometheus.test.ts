@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, freePort, ROOT, startBinary, waitHealthy, type RunningBinary } from "../helpers/binary.ts";
+import { ensureBinary, freePort, ROOT, type RunningBinary, startBinary, waitHealthy } from "../helpers/binary.ts";
 import { hangUpMidBody } from "../helpers/hang-up.ts";
 import { REDIS_SERVER, startRedis, type TestRedis } from "../helpers/redis.ts";
 import { toolForTests } from "../helpers/tools.ts";
@@ -63,13 +63,19 @@ function grafanaToPromQL(expr: string): string {
 
 /** Each alert's expression as Prometheus's rule files hold it. */
 function alertExpressions(): { alert: string; expr: string }[] {
-  const rules = Bun.YAML.parse(readFileSync(ALERT_RULES, "utf8")) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  const rules = Bun.YAML.parse(readFileSync(ALERT_RULES, "utf8")) as {
+    groups: { rules: { alert: string; expr: string }[] }[];
+  };
   return rules.groups.flatMap((group) => group.rules.map(({ alert, expr }) => ({ alert, expr: expr.trim() })));
 }
 
 function dashboardExpressions(): { panel: string; expr: string }[] {
-  const dashboard = JSON.parse(readFileSync(DASHBOARD, "utf8")) as { panels: { title: string; targets?: { expr: string }[] }[] };
-  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map(({ expr }) => ({ panel: panel.title, expr: grafanaToPromQL(expr) })));
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, "utf8")) as {
+    panels: { title: string; targets?: { expr: string }[] }[];
+  };
+  return dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map(({ expr }) => ({ panel: panel.title, expr: grafanaToPromQL(expr) })),
+  );
 }
 
 /** The metric names an expression reads. */
@@ -102,7 +108,8 @@ test("promtool check rules accepts the alert rules", () => {
 });
 
 // With a Redis in the config, so the shared-limit families are there to be ingested and graphed.
-const describeWithPrometheus = PROMETHEUS === null || PROMTOOL === null || REDIS_SERVER === null ? describe.skip : describe;
+const describeWithPrometheus =
+  PROMETHEUS === null || PROMTOOL === null || REDIS_SERVER === null ? describe.skip : describe;
 
 describeWithPrometheus("a real Prometheus scraping the binary", () => {
   let dir: string;
@@ -128,11 +135,15 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
   /** Sends the traffic the dashboard and alerts read: every route, errors, 429s, a hang-up. */
   async function driveTraffic(url: string): Promise<void> {
     const tokenOf = async (id: string) => {
-      const response = await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": `pk_live_${id}_key`, "x-api-secret": `sk_live_${id}_secret` } });
+      const response = await fetch(`${url}/v1/auth/token`, {
+        method: "POST",
+        headers: { "x-api-key": `pk_live_${id}_key`, "x-api-secret": `sk_live_${id}_secret` },
+      });
       return ((await response.json()) as { data: { token: string } }).data.token;
     };
     const portal = await tokenOf("portal");
-    const get = (path: string, token = portal) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const get = (path: string, token = portal) =>
+      fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
     for (let i = 0; i < 3; i++) await get("/v1/properties?fields=id,title&limit=5"); // the page cache: a miss, then hits
     const listed = (await (await get("/v1/properties?fields=id&limit=1")).json()) as { data: { id: string }[] };
     await get(`/v1/properties/${listed.data[0]!.id}?fields=id`);
@@ -150,7 +161,10 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     }
     const tiny = await tokenOf("tiny");
     for (let i = 0; i < 4; i++) await get("/v1/fields", tiny); // over its limit of 2: 429s
-    await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": "pk_live_portal_key", "x-api-secret": "wrong" } });
+    await fetch(`${url}/v1/auth/token`, {
+      method: "POST",
+      headers: { "x-api-key": "pk_live_portal_key", "x-api-secret": "wrong" },
+    });
     await get("/v1/fields", "not-a-token");
     await hangUpMidBody(url, portal, "hang-up", "Content-Length: 400\r\n");
     // A portal's lead posts: one taken, one with a password the client no longer has.
@@ -167,11 +181,14 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
   async function scrapedAfter(since: number, scrapes: number): Promise<void> {
     for (let i = 0; i < 300; i++) {
       const response = await fetch(`${api}/api/v1/targets`);
-      const target = ((await response.json()) as { data: { activeTargets: { health: string; lastError: string }[] } }).data.activeTargets[0];
+      const target = ((await response.json()) as { data: { activeTargets: { health: string; lastError: string }[] } })
+        .data.activeTargets[0];
       if (target?.health === "down") throw new Error(`Prometheus cannot scrape the binary: ${target.lastError}`);
       const window = Math.floor((Date.now() - since) / 1000);
       if (window >= 1) {
-        const counted = (await query(`count_over_time(up{job="partner-api"}[${window}s])`)).data?.result[0] as { value: [number, string] } | undefined;
+        const counted = (await query(`count_over_time(up{job="partner-api"}[${window}s])`)).data?.result[0] as
+          | { value: [number, string] }
+          | undefined;
         if (Number(counted?.value[1] ?? 0) >= scrapes) return;
       }
       await Bun.sleep(200);
@@ -183,7 +200,9 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     dir = mkdtempSync(join(tmpdir(), "pa-prometheus-"));
     const binary = ensureBinary();
     const db = join(dir, "agency.sqlite");
-    const seeded = Bun.spawnSync([binary, "seed", "--out", db, "--properties", "200", "--leads", "200"], { stderr: "pipe" });
+    const seeded = Bun.spawnSync([binary, "seed", "--out", db, "--properties", "200", "--leads", "200"], {
+      stderr: "pipe",
+    });
     if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
     const client = (id: string, rateLimitPerMinute: number) => ({
       id,
@@ -194,7 +213,11 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     });
     const feed = readFileSync(join(ROOT, "test/fixtures/vrsync/complete.xml"));
     redis = await startRedis();
-    crm = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(feed, { headers: { "content-type": "application/xml" } }) });
+    crm = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response(feed, { headers: { "content-type": "application/xml" } }),
+    });
     writeFileSync(
       join(dir, "config.json"),
       JSON.stringify({
@@ -202,11 +225,16 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
         jwtSecret: "a-jwt-secret-for-the-prometheus-test-0123456789",
         databases: { agency: db },
         clients: [
-          { ...client("portal", 100_000), inbound: { format: "grupozap", username: "vivareal", passwordHash: hashSecret("portal-lead-secret") } },
+          {
+            ...client("portal", 100_000),
+            inbound: { format: "grupozap", username: "vivareal", passwordHash: hashSecret("portal-lead-secret") },
+          },
           client("tiny", 2),
         ],
         metrics: { token: METRICS_TOKEN },
-        feeds: [{ id: "crm", database: "agency", url: `http://127.0.0.1:${crm.port}/feed.xml`, every: "1h", mode: "partial" }],
+        feeds: [
+          { id: "crm", database: "agency", url: `http://127.0.0.1:${crm.port}/feed.xml`, every: "1h", mode: "partial" },
+        ],
         redis: { url: redis.url },
       }),
     );
@@ -217,7 +245,11 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     const config = Bun.YAML.parse(readFileSync(SCRAPE_CONFIG, "utf8")) as {
       global: Record<string, string>;
       rule_files: string[];
-      scrape_configs: { job_name: string; authorization: { credentials_file: string }; static_configs: { targets: string[] }[] }[];
+      scrape_configs: {
+        job_name: string;
+        authorization: { credentials_file: string };
+        static_configs: { targets: string[] }[];
+      }[];
     };
     writeFileSync(join(dir, "metrics-token"), METRICS_TOKEN, { mode: 0o600 });
     config.global.scrape_interval = "1s";
@@ -227,13 +259,21 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     job.authorization.credentials_file = join(dir, "metrics-token");
     job.static_configs = [{ targets: [new URL(server.url).host] }];
     writeFileSync(join(dir, "prometheus.yml"), JSON.stringify(config));
-    const checked = Bun.spawnSync([PROMTOOL!, "check", "config", join(dir, "prometheus.yml")], { stdout: "pipe", stderr: "pipe" });
+    const checked = Bun.spawnSync([PROMTOOL!, "check", "config", join(dir, "prometheus.yml")], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     if (checked.exitCode !== 0) throw new Error(`promtool check config: ${checked.stdout}${checked.stderr}`);
 
     const port = freePort();
     api = `http://127.0.0.1:${port}`;
     prometheus = Bun.spawn(
-      [PROMETHEUS!, `--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`],
+      [
+        PROMETHEUS!,
+        `--config.file=${join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(dir, "tsdb")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
       { cwd: dir, stdout: "ignore", stderr: "pipe" },
     );
     await waitPrometheusReady();
@@ -241,14 +281,18 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     await driveTraffic(server.url);
     await Bun.sleep(200); // the hang-up is recorded once the server gives up on its body
     const trafficDone = Date.now();
-    scrape = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    scrape = await (
+      await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     await scrapedAfter(trafficDone, 3); // rates need two samples after the traffic
   }, SETUP_MS);
 
   /** Waits for the run of the feed that serve starts with, so the feed families have a run to show. */
   async function feedRunFinished(url: string): Promise<void> {
     for (let i = 0; i < 300; i++) {
-      const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      const text = await (
+        await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+      ).text();
       if (/partner_api_feed_last_run_timestamp_seconds\{[^}]*\} [1-9]/.test(text)) return;
       await Bun.sleep(100);
     }
@@ -282,8 +326,15 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
   });
 
   test("promtool check metrics finds nothing to fix in the scrape", () => {
-    const result = Bun.spawnSync([PROMTOOL!, "check", "metrics"], { stdin: new TextEncoder().encode(scrape), stdout: "pipe", stderr: "pipe" });
-    expect({ exitCode: result.exitCode, output: result.stdout.toString() + result.stderr.toString() }).toEqual({ exitCode: 0, output: "" });
+    const result = Bun.spawnSync([PROMTOOL!, "check", "metrics"], {
+      stdin: new TextEncoder().encode(scrape),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect({ exitCode: result.exitCode, output: result.stdout.toString() + result.stderr.toString() }).toEqual({
+      exitCode: 0,
+      output: "",
+    });
   });
 
   test("every family of the scrape has samples, and each family carries its labels", () => {
@@ -302,7 +353,9 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
     const missing: string[] = [];
     for (const [name, samples] of byName) {
       const stored = new Set(
-        (await series(`${name}{job="partner-api"}`)).map(({ __name__, job, instance, ...labels }) => JSON.stringify(Object.entries(labels).sort())),
+        (await series(`${name}{job="partner-api"}`)).map(({ __name__, job, instance, ...labels }) =>
+          JSON.stringify(Object.entries(labels).sort()),
+        ),
       );
       for (const sample of samples) {
         const labels = JSON.stringify(Object.entries(sample.labels).sort());
@@ -313,7 +366,8 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
   });
 
   test("the traffic is in Prometheus: 429s by client, authentication failures, a client hang-up as 499 and no 5xx", async () => {
-    const value = async (expr: string) => Number(((await query(expr)).data!.result[0] as { value: [number, string] } | undefined)?.value[1] ?? NaN);
+    const value = async (expr: string) =>
+      Number(((await query(expr)).data!.result[0] as { value: [number, string] } | undefined)?.value[1] ?? NaN);
     expect(await value('sum(partner_api_rate_limited_total{client="tiny"})')).toBe(2);
     expect(await value('sum(partner_api_auth_failures_total{code="INVALID_API_SECRET"})')).toBe(2); // the token endpoint's wrong secret and the portal lead post's old password
     expect(await value('sum(partner_api_http_requests_total{status="499"})')).toBe(1);
@@ -329,7 +383,8 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
       const answer = await query(expr);
       if (answer.status !== "success") problems.push(`${panel}: ${answer.error}`);
       else if (answer.data!.result.length === 0) problems.push(`${panel}: no series for ${expr}`);
-      for (const name of metricNames(expr)) if ((await series(name)).length === 0) problems.push(`${panel}: no series named ${name}`);
+      for (const name of metricNames(expr))
+        if ((await series(name)).length === 0) problems.push(`${panel}: no series named ${name}`);
     }
     expect(problems).toEqual([]);
   });
@@ -342,18 +397,32 @@ describeWithPrometheus("a real Prometheus scraping the binary", () => {
       for (const side of comparisonSides(expr)) {
         if (/^[\d.e+]+$/.test(side)) continue; // a threshold
         const sideAnswer = await query(side);
-        if (sideAnswer.status !== "success" || sideAnswer.data!.result.length === 0) problems.push(`${alert}: no series for ${side}`);
+        if (sideAnswer.status !== "success" || sideAnswer.data!.result.length === 0)
+          problems.push(`${alert}: no series for ${side}`);
       }
-      for (const name of metricNames(expr)) if ((await series(name)).length === 0) problems.push(`${alert}: no series named ${name}`);
+      for (const name of metricNames(expr))
+        if ((await series(name)).length === 0) problems.push(`${alert}: no series named ${name}`);
     }
     expect(problems).toEqual([]);
   });
 
   test("Prometheus itself evaluates the alert rules without error", async () => {
     const response = await fetch(`${api}/api/v1/rules`);
-    const groups = ((await response.json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] } }).data.groups;
+    const groups = (
+      (await response.json()) as {
+        data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
+      }
+    ).data.groups;
     const rules = groups.flatMap((group) => group.rules);
-    expect(rules.map((rule) => rule.name).sort()).toEqual(alertExpressions().map((rule) => rule.alert).sort());
-    expect(rules.filter((rule) => rule.health !== "ok").map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ""}`)).toEqual([]);
+    expect(rules.map((rule) => rule.name).sort()).toEqual(
+      alertExpressions()
+        .map((rule) => rule.alert)
+        .sort(),
+    );
+    expect(
+      rules
+        .filter((rule) => rule.health !== "ok")
+        .map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ""}`),
+    ).toEqual([]);
   });
 });

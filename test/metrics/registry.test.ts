@@ -23,9 +23,15 @@ describe("requests by route and status", () => {
     recorder(m).observe("/v1/leads/:id", "GET", 404, 1, "portal", "NOT_FOUND", false);
     recorder(m).observe("/v1/leads", "POST", 201, 1, "portal", undefined, false);
     const s = await scrape(m);
-    expect(sampleValue(s, "partner_api_http_requests_total", { route: "/v1/leads/:id", method: "GET", status: "200" })).toBe(2);
-    expect(sampleValue(s, "partner_api_http_requests_total", { route: "/v1/leads/:id", method: "GET", status: "404" })).toBe(1);
-    expect(sampleValue(s, "partner_api_http_requests_total", { route: "/v1/leads", method: "POST", status: "201" })).toBe(1);
+    expect(
+      sampleValue(s, "partner_api_http_requests_total", { route: "/v1/leads/:id", method: "GET", status: "200" }),
+    ).toBe(2);
+    expect(
+      sampleValue(s, "partner_api_http_requests_total", { route: "/v1/leads/:id", method: "GET", status: "404" }),
+    ).toBe(1);
+    expect(
+      sampleValue(s, "partner_api_http_requests_total", { route: "/v1/leads", method: "POST", status: "201" }),
+    ).toBe(1);
   });
 
   test("requests no route matched share one label, never their raw path", async () => {
@@ -33,13 +39,21 @@ describe("requests by route and status", () => {
     recorder(m).observe(null, "GET", 404, 1, undefined, "NOT_FOUND", false);
     recorder(m).observe(null, "GET", 404, 1, undefined, "NOT_FOUND", false);
     const s = await scrape(m);
-    expect(sampleValue(s, "partner_api_http_requests_total", { route: UNMATCHED_ROUTE, method: "GET", status: "404" })).toBe(2);
+    expect(
+      sampleValue(s, "partner_api_http_requests_total", { route: UNMATCHED_ROUTE, method: "GET", status: "404" }),
+    ).toBe(2);
   });
 
   test("unknown methods are folded into OTHER", async () => {
     const m = new MetricsRegistry();
     recorder(m).observe(null, "BREW", 404, 1, undefined, undefined, false);
-    expect(sampleValue(await scrape(m), "partner_api_http_requests_total", { route: UNMATCHED_ROUTE, method: "OTHER", status: "404" })).toBe(1);
+    expect(
+      sampleValue(await scrape(m), "partner_api_http_requests_total", {
+        route: UNMATCHED_ROUTE,
+        method: "OTHER",
+        status: "404",
+      }),
+    ).toBe(1);
   });
 
   test("the route label set is capped: past the cap, new routes share the overflow label", async () => {
@@ -48,7 +62,9 @@ describe("requests by route and status", () => {
     const s = await scrape(m);
     const routes = new Set(s.filter((x) => x.name === "partner_api_http_requests_total").map((x) => x.labels.route));
     expect(routes.size).toBe(101);
-    expect(sampleValue(s, "partner_api_http_requests_total", { route: OVERFLOW_LABEL, method: "GET", status: "200" })).toBe(50);
+    expect(
+      sampleValue(s, "partner_api_http_requests_total", { route: OVERFLOW_LABEL, method: "GET", status: "200" }),
+    ).toBe(50);
   });
 });
 
@@ -83,7 +99,8 @@ describe("429s by client", () => {
 
   test("the client label set is capped", async () => {
     const m = new MetricsRegistry();
-    for (let i = 0; i < 1100; i++) recorder(m).observe("/v1/leads", "GET", 429, 1, `c${i}`, "RATE_LIMIT_EXCEEDED", false);
+    for (let i = 0; i < 1100; i++)
+      recorder(m).observe("/v1/leads", "GET", 429, 1, `c${i}`, "RATE_LIMIT_EXCEEDED", false);
     const s = await scrape(m);
     expect(s.filter((x) => x.name === "partner_api_rate_limited_total").length).toBe(1001);
     expect(sampleValue(s, "partner_api_rate_limited_total", { client: OVERFLOW_LABEL })).toBe(100);
@@ -165,7 +182,14 @@ describe("the process", () => {
 
   test("default metrics Bun never feeds are left out rather than shown empty or at zero", async () => {
     const names = [...familyTypes(await new MetricsRegistry().render(FACTS)).keys()];
-    expect(names.filter((name) => name === "nodejs_gc_duration_seconds" || name.startsWith("nodejs_active_") || name.startsWith("nodejs_heap_space_"))).toEqual([]);
+    expect(
+      names.filter(
+        (name) =>
+          name === "nodejs_gc_duration_seconds" ||
+          name.startsWith("nodejs_active_") ||
+          name.startsWith("nodejs_heap_space_"),
+      ),
+    ).toEqual([]);
   });
 
   test("every family declared in a scrape has samples", async () => {
@@ -200,9 +224,17 @@ describe("servers side by side", () => {
     const a = new MetricsRegistry();
     const b = new MetricsRegistry();
     recorder(a).observe("/v1/leads", "GET", 200, 1, "p", undefined, false);
-    expect(sampleValue(await scrape(a), "partner_api_http_requests_total", { route: "/v1/leads", method: "GET", status: "200" })).toBe(1);
+    expect(
+      sampleValue(await scrape(a), "partner_api_http_requests_total", {
+        route: "/v1/leads",
+        method: "GET",
+        status: "200",
+      }),
+    ).toBe(1);
     const other = await scrape(b);
-    expect(sampleValue(other, "partner_api_http_requests_total", { route: "/v1/leads", method: "GET", status: "200" })).toBeUndefined();
+    expect(
+      sampleValue(other, "partner_api_http_requests_total", { route: "/v1/leads", method: "GET", status: "200" }),
+    ).toBeUndefined();
     expect(sampleValue(other, "process_open_fds", {})).toBeGreaterThan(0);
   });
 });
@@ -210,7 +242,12 @@ describe("servers side by side", () => {
 describe("adding a feature's metrics", () => {
   test("a metric registered on the server's registry is in its scrape", async () => {
     const m = new MetricsRegistry();
-    const deliveries = new Counter({ name: "partner_api_test_deliveries_total", help: "Test deliveries.", labelNames: ["outcome"], registers: [m.registry] });
+    const deliveries = new Counter({
+      name: "partner_api_test_deliveries_total",
+      help: "Test deliveries.",
+      labelNames: ["outcome"],
+      registers: [m.registry],
+    });
     deliveries.labels("succeeded").inc(3);
     expect(sampleValue(await scrape(m), "partner_api_test_deliveries_total", { outcome: "succeeded" })).toBe(3);
   });
@@ -231,7 +268,15 @@ describe("request metrics off", () => {
   test("no request family is shown at a false zero; the facts and the process are", async () => {
     const text = await new MetricsRegistry({ requests: false }).render(FACTS);
     const names = [...familyTypes(text).keys()];
-    expect(names.filter((name) => name.startsWith("partner_api_http") || name.includes("rate_limited") || name.includes("auth_failures") || name.includes("leads_created"))).toEqual([]);
+    expect(
+      names.filter(
+        (name) =>
+          name.startsWith("partner_api_http") ||
+          name.includes("rate_limited") ||
+          name.includes("auth_failures") ||
+          name.includes("leads_created"),
+      ),
+    ).toEqual([]);
     expect(names).toContain("partner_api_build_info");
     expect(names).toContain("process_resident_memory_bytes");
   });

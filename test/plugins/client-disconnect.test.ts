@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENT_CLOSED_REQUEST } from "../../src/metrics/requests.ts";
-import { ensureBinary, sandboxToken, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { ensureBinary, type RunningBinary, sandboxToken, startBinary } from "../helpers/binary.ts";
 import { hangUpMidBody } from "../helpers/hang-up.ts";
-import { parseExposition, sampleValue, type Sample } from "../metrics/parse.ts";
+import { parseExposition, type Sample, sampleValue } from "../metrics/parse.ts";
 
 let dir: string;
 let server: RunningBinary;
@@ -21,11 +21,19 @@ async function scrape() {
 }
 
 const leadPosts = (samples: Sample[]) =>
-  samples.filter((s) => s.name === "partner_api_http_requests_total" && s.labels.route === "/v1/leads" && s.labels.method === "POST");
+  samples.filter(
+    (s) => s.name === "partner_api_http_requests_total" && s.labels.route === "/v1/leads" && s.labels.method === "POST",
+  );
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pa-hangup-"));
-  server = await startBinary(ensureBinary(), ["sandbox", "--db", join(dir, "sandbox.sqlite")], dir, {}, { captureStdout: true });
+  server = await startBinary(
+    ensureBinary(),
+    ["sandbox", "--db", join(dir, "sandbox.sqlite")],
+    dir,
+    {},
+    { captureStdout: true },
+  );
   token = await sandboxToken(server.url);
 
   await hangUpMidBody(server.url, token, "hangup-declared", "Content-Length: 400\r\n");
@@ -37,7 +45,10 @@ beforeAll(async () => {
     await Bun.sleep(50);
   }
   expect(await server.stop()).toBe(0); // flushes the buffered log lines
-  logLines = (await server.stdout()).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  logLines = (await server.stdout())
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,13 +61,23 @@ describe("a client hanging up mid-body", () => {
 
   test("its access line says the client closed the request, not 500", () => {
     for (const reqId of ["hangup-declared", "hangup-chunked"]) {
-      expect(logLines.find((line) => line.reqId === reqId && "status" in line)).toMatchObject({ method: "POST", route: "/v1/leads", status: CLIENT_CLOSED_REQUEST });
+      expect(logLines.find((line) => line.reqId === reqId && "status" in line)).toMatchObject({
+        method: "POST",
+        route: "/v1/leads",
+        status: CLIENT_CLOSED_REQUEST,
+      });
     }
   });
 
   test("/metrics counts it under its own status, never as 5xx", () => {
     expect(leadPosts(samples).filter((s) => s.labels.status!.startsWith("5"))).toEqual([]);
-    expect(sampleValue(samples, "partner_api_http_requests_total", { route: "/v1/leads", method: "POST", status: String(CLIENT_CLOSED_REQUEST) })).toBe(2);
+    expect(
+      sampleValue(samples, "partner_api_http_requests_total", {
+        route: "/v1/leads",
+        method: "POST",
+        status: String(CLIENT_CLOSED_REQUEST),
+      }),
+    ).toBe(2);
   });
 
   test("no lead is created from half a body", () => {

@@ -84,9 +84,13 @@ describe("tokens are verified per RFC 8725", () => {
   test("a token living longer than 3600 s is refused, however it is signed", async () => {
     t = createTestApp({ clients: [portal.entry] });
     const now = t.clock.now();
-    const long = await new SignJWT(claims(now, { exp: Math.floor(now / 1000) + 3601 })).setProtectedHeader({ alg: "HS256" }).sign(key);
+    const long = await new SignJWT(claims(now, { exp: Math.floor(now / 1000) + 3601 }))
+      .setProtectedHeader({ alg: "HS256" })
+      .sign(key);
     await expectInvalidToken(await t.get("/v1/fields", long));
-    const exact = await new SignJWT(claims(now, { exp: Math.floor(now / 1000) + 3600 })).setProtectedHeader({ alg: "HS256" }).sign(key);
+    const exact = await new SignJWT(claims(now, { exp: Math.floor(now / 1000) + 3600 }))
+      .setProtectedHeader({ alg: "HS256" })
+      .sign(key);
     expect((await t.get("/v1/fields", exact)).status).toBe(200);
   });
 
@@ -94,14 +98,20 @@ describe("tokens are verified per RFC 8725", () => {
     t = createTestApp({ clients: [portal.entry] });
     const body = claims(t.clock.now());
     delete (body as Record<string, unknown>).cred;
-    await expectInvalidToken(await t.get("/v1/fields", await new SignJWT(body).setProtectedHeader({ alg: "HS256" }).sign(key)));
-    const other = await new SignJWT(claims(t.clock.now(), { cred: "AAAAAAAAAAAAAAAAAAAAAA" })).setProtectedHeader({ alg: "HS256" }).sign(key);
+    await expectInvalidToken(
+      await t.get("/v1/fields", await new SignJWT(body).setProtectedHeader({ alg: "HS256" }).sign(key)),
+    );
+    const other = await new SignJWT(claims(t.clock.now(), { cred: "AAAAAAAAAAAAAAAAAAAAAA" }))
+      .setProtectedHeader({ alg: "HS256" })
+      .sign(key);
     await expectInvalidToken(await t.get("/v1/fields", other));
   });
 
   test("a token with another issuer is refused", async () => {
     t = createTestApp({ clients: [portal.entry] });
-    const token = await new SignJWT(claims(t.clock.now(), { iss: "someone" })).setProtectedHeader({ alg: "HS256" }).sign(key);
+    const token = await new SignJWT(claims(t.clock.now(), { iss: "someone" }))
+      .setProtectedHeader({ alg: "HS256" })
+      .sign(key);
     await expectInvalidToken(await t.get("/v1/fields", token));
   });
 
@@ -118,7 +128,9 @@ describe("tokens are verified per RFC 8725", () => {
   test("a production token is refused by a sandbox and a sandbox token by production", async () => {
     t = createTestApp({ clients: [portal.entry] });
     const production = await t.token(portal);
-    const sandboxToken = await new SignJWT(claims(t.clock.now(), { env: "sandbox" })).setProtectedHeader({ alg: "HS256" }).sign(key);
+    const sandboxToken = await new SignJWT(claims(t.clock.now(), { env: "sandbox" }))
+      .setProtectedHeader({ alg: "HS256" })
+      .sign(key);
     await expectInvalidToken(await t.get("/v1/fields", sandboxToken));
     t.close();
 
@@ -271,7 +283,11 @@ describe("client IP (docs/reference/behaviour.md §7)", () => {
     const response = await t.request("/v1/auth/token", {
       method: "POST",
       peer: "10.1.2.3",
-      headers: { "x-api-key": proxied.apiKey, "x-api-secret": proxied.secret, "x-forwarded-for": "198.51.100.7, 192.0.2.66" },
+      headers: {
+        "x-api-key": proxied.apiKey,
+        "x-api-secret": proxied.secret,
+        "x-forwarded-for": "198.51.100.7, 192.0.2.66",
+      },
     });
     expect((await read(response)).body.code).toBe("IP_BLOCKED");
   });
@@ -279,7 +295,11 @@ describe("client IP (docs/reference/behaviour.md §7)", () => {
   test("IPv6 peers match IPv6 ranges; IPv4-mapped IPv6 equals its IPv4 form", async () => {
     t = createTestApp({ clients: [proxied.entry] });
     const ask = (peer: string) =>
-      t.request("/v1/auth/token", { method: "POST", peer, headers: { "x-api-key": proxied.apiKey, "x-api-secret": proxied.secret } });
+      t.request("/v1/auth/token", {
+        method: "POST",
+        peer,
+        headers: { "x-api-key": proxied.apiKey, "x-api-secret": proxied.secret },
+      });
     expect((await ask("2001:db8::1")).status).toBe(200);
     expect((await ask("2001:db9::1")).status).toBe(403);
     expect((await ask("::ffff:198.51.100.7")).status).toBe(200);

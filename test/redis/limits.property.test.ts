@@ -23,7 +23,9 @@ beforeAll(async () => {
   admin = new RedisClient(redis.url);
   for (let i = 0; i < 2; i++) {
     const connection = new RedisConnection({ url: redis.url, logger: silentLogger(), timeoutMs: 2_000 });
-    processes.push(new SharedLimits(connection, "test:", new TokenBucketLimiter({ ...AUTH, clock: new FakeClock() }).shape));
+    processes.push(
+      new SharedLimits(connection, "test:", new TokenBucketLimiter({ ...AUTH, clock: new FakeClock() }).shape),
+    );
   }
 });
 afterAll(async () => {
@@ -41,13 +43,20 @@ type Step = { kind: "hit" | "peek"; process: number } | { kind: "wait"; ms: numb
 const steps = fc.array(
   fc.oneof(
     { weight: 6, arbitrary: fc.record({ kind: fc.constant("hit" as const), process: fc.integer({ min: 0, max: 1 }) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("peek" as const), process: fc.integer({ min: 0, max: 1 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant("peek" as const), process: fc.integer({ min: 0, max: 1 }) }),
+    },
     {
       weight: 3,
       arbitrary: fc.record({
         kind: fc.constant("wait" as const),
         // Within a second, across the window's edge, and whole seconds (counters landing exactly on it).
-        ms: fc.oneof(fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 55_000, max: 65_000 }), fc.integer({ min: 0, max: 61 }).map((s) => s * 1000)),
+        ms: fc.oneof(
+          fc.integer({ min: 0, max: 1500 }),
+          fc.integer({ min: 55_000, max: 65_000 }),
+          fc.integer({ min: 0, max: 61 }).map((s) => s * 1000),
+        ),
       }),
     },
   ),
@@ -67,7 +76,10 @@ describe.skipIf(REDIS_SERVER === null)("the shared limits equal the in-memory on
             continue;
           }
           const shared = processes[step.process]!;
-          const got = step.kind === "hit" ? (await shared.admit("c", limit, null, clock.now())).window : await shared.windowPeek("c", limit, clock.now());
+          const got =
+            step.kind === "hit"
+              ? (await shared.admit("c", limit, null, clock.now())).window
+              : await shared.windowPeek("c", limit, clock.now());
           expect(got).toEqual(step.kind === "hit" ? exact.hit("c", limit) : exact.peek("c", limit));
         }
       }),
@@ -77,22 +89,30 @@ describe.skipIf(REDIS_SERVER === null)("the shared limits equal the in-memory on
 
   test("burst cap then window, in one round trip, as the guard's last step does it", async () => {
     await fc.assert(
-      fc.asyncProperty(steps, fc.integer({ min: 2, max: 8 }), fc.integer({ min: 1, max: 3 }), async (run, limit, perSecond) => {
-        await admin.send("FLUSHALL", []);
-        const clock = new FakeClock();
-        const window = new SlidingWindowLimiter({ clock });
-        const burst = new TokenBucketLimiter({ capacity: perSecond, refillPerSecond: perSecond, clock });
-        for (const step of run) {
-          if (step.kind === "wait") {
-            clock.advance(step.ms);
-            continue;
+      fc.asyncProperty(
+        steps,
+        fc.integer({ min: 2, max: 8 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (run, limit, perSecond) => {
+          await admin.send("FLUSHALL", []);
+          const clock = new FakeClock();
+          const window = new SlidingWindowLimiter({ clock });
+          const burst = new TokenBucketLimiter({ capacity: perSecond, refillPerSecond: perSecond, clock });
+          for (const step of run) {
+            if (step.kind === "wait") {
+              clock.advance(step.ms);
+              continue;
+            }
+            const got = await processes[step.process]!.admit("c", limit, burst.shape, clock.now());
+            const burstDecision = burst.take("c");
+            const expected = {
+              burst: burstDecision,
+              window: burstDecision.allowed ? window.hit("c", limit) : window.peek("c", limit),
+            };
+            expect(got).toEqual(expected);
           }
-          const got = await processes[step.process]!.admit("c", limit, burst.shape, clock.now());
-          const burstDecision = burst.take("c");
-          const expected = { burst: burstDecision, window: burstDecision.allowed ? window.hit("c", limit) : window.peek("c", limit) };
-          expect(got).toEqual(expected);
-        }
-      }),
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -103,7 +123,10 @@ describe.skipIf(REDIS_SERVER === null)("the shared limits equal the in-memory on
         fc.array(
           fc.record({
             process: fc.integer({ min: 0, max: 1 }),
-            requests: fc.array(fc.record({ client: fc.constantFrom("a", "b"), burst: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+            requests: fc.array(fc.record({ client: fc.constantFrom("a", "b"), burst: fc.boolean() }), {
+              minLength: 1,
+              maxLength: 12,
+            }),
           }),
           { minLength: 1, maxLength: 8 },
         ),
@@ -112,15 +135,22 @@ describe.skipIf(REDIS_SERVER === null)("the shared limits equal the in-memory on
           await admin.send("FLUSHALL", []);
           const clock = new FakeClock();
           const windows = new SlidingWindowLimiter({ clock });
-          const bursts = new Map(["a", "b"].map((c) => [c, new TokenBucketLimiter({ capacity: 3, refillPerSecond: 3, clock })]));
+          const bursts = new Map(
+            ["a", "b"].map((c) => [c, new TokenBucketLimiter({ capacity: 3, refillPerSecond: 3, clock })]),
+          );
           for (const { process, requests } of turns) {
             // Asked together, without waiting for one another: one batch, one script run.
             const got = await Promise.all(
-              requests.map(({ client, burst }) => processes[process]!.admit(client, limit, burst ? bursts.get(client)!.shape : null, clock.now())),
+              requests.map(({ client, burst }) =>
+                processes[process]!.admit(client, limit, burst ? bursts.get(client)!.shape : null, clock.now()),
+              ),
             );
             const expected = requests.map(({ client, burst }) => {
               const b = burst ? bursts.get(client)!.take(client) : null;
-              return { burst: b, window: b === null || b.allowed ? windows.hit(client, limit) : windows.peek(client, limit) };
+              return {
+                burst: b,
+                window: b === null || b.allowed ? windows.hit(client, limit) : windows.peek(client, limit),
+              };
             });
             expect(got).toEqual(expected);
             clock.advance(400);
@@ -143,7 +173,10 @@ describe.skipIf(REDIS_SERVER === null)("the shared limits equal the in-memory on
             continue;
           }
           const shared = processes[step.process]!;
-          const got = step.kind === "hit" ? await shared.authTake("203.0.113.9", clock.now()) : await shared.authPeek("203.0.113.9", clock.now());
+          const got =
+            step.kind === "hit"
+              ? await shared.authTake("203.0.113.9", clock.now())
+              : await shared.authPeek("203.0.113.9", clock.now());
           expect(got).toEqual(step.kind === "hit" ? exact.take("203.0.113.9") : exact.peek("203.0.113.9"));
         }
       }),

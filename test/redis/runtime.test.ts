@@ -1,8 +1,9 @@
 // Two servers (two runtimes on the same config and files, as two processes) sharing one Redis:
 // one client's limit holds across both, exactly, with the same headers; an Idempotency-Key
 // makes one lead whichever server each request reaches; and with Redis gone nothing fails.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import pino from "pino";
 import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 import { REDIS_SERVER, startRedis, type TestRedis } from "../helpers/redis.ts";
@@ -41,7 +42,16 @@ describe.skipIf(REDIS_SERVER === null)("one client's limit across two servers", 
     const answers = [];
     for (let i = 0; i < 8; i++) answers.push(await read(await (i % 2 === 0 ? a : b).get("/v1/fields", token)));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
-    expect(answers.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["4", "3", "2", "1", "0", "0", "0", "0"]);
+    expect(answers.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual([
+      "4",
+      "3",
+      "2",
+      "1",
+      "0",
+      "0",
+      "0",
+      "0",
+    ]);
     expect(answers[5]!.headers.get("retry-after")).toBe("60");
     // As the clock moves on, the window slides for both at once.
     a.clock.advance(60_000);
@@ -63,12 +73,28 @@ describe.skipIf(REDIS_SERVER === null)("one client's limit across two servers", 
     const statuses = [];
     for (let i = 0; i < 22; i++) {
       const server = i % 2 === 0 ? a : b;
-      statuses.push((await server.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": "wrong" }, peer: "192.0.2.77" })).status);
+      statuses.push(
+        (
+          await server.request("/v1/auth/token", {
+            method: "POST",
+            headers: { "x-api-key": portal.apiKey, "x-api-secret": "wrong" },
+            peer: "192.0.2.77",
+          })
+        ).status,
+      );
     }
     expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(20)).toEqual([429, 429]);
     // Even the right secret waits, on either server…
-    expect((await b.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret }, peer: "192.0.2.77" })).status).toBe(429);
+    expect(
+      (
+        await b.request("/v1/auth/token", {
+          method: "POST",
+          headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret },
+          peer: "192.0.2.77",
+        })
+      ).status,
+    ).toBe(429);
     // …while another address is untouched.
     expect((await a.token(portal, "192.0.2.78")).length).toBeGreaterThan(0);
   });
@@ -190,4 +216,3 @@ describe.skipIf(REDIS_SERVER === null)("Redis that stops answering", () => {
     expect(a.runtime.redisAvailable).toBe(true);
   });
 });
-

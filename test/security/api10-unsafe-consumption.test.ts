@@ -10,15 +10,22 @@ async function consume(xml: string): Promise<{ items: string; error: string | nu
   const items: unknown[] = [];
   let error: string | null = null;
   try {
-    for await (const item of readVrsync((async function* () { yield xml; })())) items.push(item);
+    for await (const item of readVrsync(
+      (async function* () {
+        yield xml;
+      })(),
+    ))
+      items.push(item);
   } catch (e) {
     error = (e as Error).message;
   }
   return { items: JSON.stringify(items), error, ms: performance.now() - started };
 }
 
-const listing = (title: string) => `<Listings><Listing><ListingID>A-1</ListingID><Title>${title}</Title></Listing></Listings>`;
-const feed = (doctype: string, title: string) => `<?xml version="1.0"?>${doctype}<ListingDataFeed>${listing(title)}</ListingDataFeed>`;
+const listing = (title: string) =>
+  `<Listings><Listing><ListingID>A-1</ListingID><Title>${title}</Title></Listing></Listings>`;
+const feed = (doctype: string, title: string) =>
+  `<?xml version="1.0"?>${doctype}<ListingDataFeed>${listing(title)}</ListingDataFeed>`;
 
 describe("API10 unsafe consumption of APIs", () => {
   test("an external entity (XXE) never reads a local file", async () => {
@@ -28,9 +35,15 @@ describe("API10 unsafe consumption of APIs", () => {
 
   test("a parameter entity pointing at the network is not followed", async () => {
     let hits = 0;
-    const listener = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (hits++, new Response("<!ENTITY x 'pwned'>")) });
+    const listener = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => (hits++, new Response("<!ENTITY x 'pwned'>")),
+    });
     try {
-      const { items } = await consume(feed(`<!DOCTYPE x [<!ENTITY % remote SYSTEM "http://127.0.0.1:${listener.port}/e.dtd"> %remote;]>`, "t"));
+      const { items } = await consume(
+        feed(`<!DOCTYPE x [<!ENTITY % remote SYSTEM "http://127.0.0.1:${listener.port}/e.dtd"> %remote;]>`, "t"),
+      );
       await Bun.sleep(20);
       expect(hits).toBe(0);
       expect(items).not.toContain("pwned");

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import pino from "pino";
 import { createApp } from "../../src/app.ts";
-import { Runtime } from "../../src/runtime.ts";
+import type { Runtime } from "../../src/runtime.ts";
 import { client, createTestApp, PEER_HEADER, type TestApp } from "../helpers/app.ts";
 
 const portal = client("portal", { rateLimitPerMinute: 100_000 });
@@ -17,7 +17,8 @@ const tokenRequest = (key: string, secret: string, peer: string) =>
 describe("API2 broken authentication", () => {
   test("the 21st failed attempt from one IP is 429 with Retry-After, even with the right secret; other IPs are unaffected", async () => {
     t = createTestApp({ clients: [portal.entry] });
-    for (let i = 0; i < 20; i++) expect((await tokenRequest(portal.apiKey, `guess-${i}`, "198.51.100.7")).status).toBe(401);
+    for (let i = 0; i < 20; i++)
+      expect((await tokenRequest(portal.apiKey, `guess-${i}`, "198.51.100.7")).status).toBe(401);
     const throttled = await tokenRequest(portal.apiKey, portal.secret, "198.51.100.7");
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
@@ -30,7 +31,8 @@ describe("API2 broken authentication", () => {
 
   test("successes never drain the bucket: 50 tokens in a row from one IP", async () => {
     t = createTestApp({ clients: [portal.entry] });
-    for (let i = 0; i < 50; i++) expect((await tokenRequest(portal.apiKey, portal.secret, "198.51.100.9")).status).toBe(200);
+    for (let i = 0; i < 50; i++)
+      expect((await tokenRequest(portal.apiKey, portal.secret, "198.51.100.9")).status).toBe(200);
   });
 
   test("every single-character change to a real token, in any of its three parts, is refused", async () => {
@@ -43,7 +45,11 @@ describe("API2 broken authentication", () => {
       for (const replacement of alternatives(token[i]!)) {
         const tampered = token.slice(0, i) + replacement + token.slice(i + 1);
         // A fresh source address per try, so throttling does not stand in for verification.
-        const response = await t.get("/v1/fields", tampered, `10.${(peer >> 16) & 255}.${(peer >> 8) & 255}.${peer++ & 255}`);
+        const response = await t.get(
+          "/v1/fields",
+          tampered,
+          `10.${(peer >> 16) & 255}.${(peer >> 8) & 255}.${peer++ & 255}`,
+        );
         refused.push(response.status);
       }
     }
@@ -70,18 +76,32 @@ describe("API2 broken authentication", () => {
     const lines: string[] = [];
     const logger = pino({ level: "debug" }, { write: (line: string) => void lines.push(line) });
     const app = createApp({ runtime: t.runtime as Runtime, logger, peerAddress: (r) => r.headers.get(PEER_HEADER) });
-    const send = (path: string, init: RequestInit) => app.handle(new Request(`http://localhost${path}`, { ...init, headers: { [PEER_HEADER]: "192.0.2.1", ...init.headers } }));
-    const issued = await send("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret } });
+    const send = (path: string, init: RequestInit) =>
+      app.handle(
+        new Request(`http://localhost${path}`, { ...init, headers: { [PEER_HEADER]: "192.0.2.1", ...init.headers } }),
+      );
+    const issued = await send("/v1/auth/token", {
+      method: "POST",
+      headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret },
+    });
     const token = ((await issued.json()) as { data: { token: string } }).data.token;
-    await send("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": "sk_wrong_secret_value" } });
+    await send("/v1/auth/token", {
+      method: "POST",
+      headers: { "x-api-key": portal.apiKey, "x-api-secret": "sk_wrong_secret_value" },
+    });
     await send("/v1/fields", { headers: { authorization: `Bearer ${token}` } });
     await send("/v1/fields", { headers: { authorization: `Bearer ${token}x` } });
-    await send("/v1/leads", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{" });
+    await send("/v1/leads", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: "{",
+    });
     // The request lines above were logged after the response; let pino's writes land.
     await Bun.sleep(10);
     const log = lines.join("");
     expect(lines.length).toBeGreaterThanOrEqual(5);
-    for (const secret of [portal.secret, "sk_wrong_secret_value", token, token.split(".")[2]!]) expect(log).not.toContain(secret);
+    for (const secret of [portal.secret, "sk_wrong_secret_value", token, token.split(".")[2]!])
+      expect(log).not.toContain(secret);
   });
 });
 

@@ -3,7 +3,7 @@
 // catalogue fields; write-only lead fields and internal columns can never be read back.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { LEAD, postLead, twoTenants, type Tenants } from "./tenants.ts";
+import { LEAD, postLead, type Tenants, twoTenants } from "./tenants.ts";
 
 let s: Tenants;
 beforeAll(async () => {
@@ -31,12 +31,27 @@ describe("API3 broken object property level authorization", () => {
     const response = await postLead(s.t, s.tokens.portal, withProto({ ...LEAD, ...READ_ONLY }));
     expect(response.status).toBe(201);
     const { data } = (await response.json()) as { data: Record<string, unknown> };
-    expect(data).toMatchObject({ status: "NEW_LEAD", priority: "MEDIUM", propertyId: null, interestedPropertyTitle: null });
+    expect(data).toMatchObject({
+      status: "NEW_LEAD",
+      priority: "MEDIUM",
+      propertyId: null,
+      interestedPropertyTitle: null,
+    });
     expect(data.id).not.toBe(READ_ONLY.id);
     expect(data.createdAt).toBe(new Date(s.t.clock.now()).toISOString());
     expect(Object.keys(data)).toEqual([
-      "id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId",
-      "interestedPropertyTitle", "createdAt", "updatedAt",
+      "id",
+      "name",
+      "email",
+      "phone",
+      "message",
+      "source",
+      "status",
+      "priority",
+      "propertyId",
+      "interestedPropertyTitle",
+      "createdAt",
+      "updatedAt",
     ]);
     const db = new Database(s.mainPath, { readonly: true });
     const row = db.query("SELECT * FROM leads WHERE id = ?").get(data.id as string) as Record<string, unknown>;
@@ -49,7 +64,9 @@ describe("API3 broken object property level authorization", () => {
   test("write-only lead fields are stored but no route reads them back", async () => {
     const link = "https://example.com/imovel/secret-campaign-link";
     const origin = "utm_campaign=secret-campaign";
-    const { data } = (await (await postLead(s.t, s.tokens.portal, { ...LEAD, interestedPropertyLink: link, trafficOrigin: origin })).json()) as {
+    const { data } = (await (
+      await postLead(s.t, s.tokens.portal, { ...LEAD, interestedPropertyLink: link, trafficOrigin: origin })
+    ).json()) as {
       data: { id: string };
     };
     for (const path of [
@@ -61,9 +78,15 @@ describe("API3 broken object property level authorization", () => {
       expect(response.status).toBe(400);
       expect(((await response.json()) as { code: string }).code).toBe("INVALID_FIELDS");
     }
-    const fields = (await (await s.t.get("/v1/fields", s.tokens.portal)).json()) as { data: { leads: Record<string, unknown> } };
+    const fields = (await (await s.t.get("/v1/fields", s.tokens.portal)).json()) as {
+      data: { leads: Record<string, unknown> };
+    };
     const everything = Object.keys(fields.data.leads).join(",");
-    for (const path of [`/v1/leads/${data.id}?fields=${everything}`, `/v1/leads?fields=${everything}&limit=100`, "/v1/changes?entity=leads&limit=1000"]) {
+    for (const path of [
+      `/v1/leads/${data.id}?fields=${everything}`,
+      `/v1/leads?fields=${everything}&limit=100`,
+      "/v1/changes?entity=leads&limit=1000",
+    ]) {
       const text = await (await s.t.get(path, s.tokens.portal)).text();
       expect(text).not.toContain(link);
       expect(text).not.toContain(origin);
@@ -71,16 +94,21 @@ describe("API3 broken object property level authorization", () => {
   });
 
   test("asking for every catalogued field returns those fields and nothing else (no internal columns)", async () => {
-    const fields = (await (await s.t.get("/v1/fields", s.tokens.portal)).json()) as { data: Record<string, Record<string, unknown>> };
+    const fields = (await (await s.t.get("/v1/fields", s.tokens.portal)).json()) as {
+      data: Record<string, Record<string, unknown>>;
+    };
     for (const entity of ["properties", "leads"]) {
       const names = Object.keys(fields.data[entity]!);
-      const page = (await (await s.t.get(`/v1/${entity}?fields=${names.join(",")}&limit=100`, s.tokens.portal)).json()) as {
+      const page = (await (
+        await s.t.get(`/v1/${entity}?fields=${names.join(",")}&limit=100`, s.tokens.portal)
+      ).json()) as {
         data: Record<string, unknown>[];
       };
       expect(page.data.length).toBeGreaterThan(0);
       for (const item of page.data) expect(Object.keys(item)).toEqual(names);
       const text = JSON.stringify(page);
-      for (const internal of ["is_published", "property_id", "client_id", "request_hash", "rowid", "secretHash"]) expect(text).not.toContain(internal);
+      for (const internal of ["is_published", "property_id", "client_id", "request_hash", "rowid", "secretHash"])
+        expect(text).not.toContain(internal);
     }
   });
 

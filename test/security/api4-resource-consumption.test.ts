@@ -2,10 +2,11 @@
 // contract's 413 (through app.handle and through the real server, whose RSS stays flat), page
 // and limit bounds are refused rather than clamped, junk-heavy queries stay cheap, lead
 // creation is rate limited, cached pages cannot pin memory, and slow clients starve nobody.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+
 import { heapStats } from "bun:jsc";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { client, createTestApp, read } from "../helpers/app.ts";
-import { rawExchange, startSandboxBinary, type LiveServer } from "./binary-server.ts";
+import { type LiveServer, rawExchange, startSandboxBinary } from "./binary-server.ts";
 import { LEAD, postLead } from "./tenants.ts";
 
 const LIMIT = 64 * 1024;
@@ -57,12 +58,27 @@ describe("API4 unrestricted resource consumption: through app.handle", () => {
     ];
     for (const [name, send] of cases) {
       const { status, body } = await read(await send());
-      expect({ name, status, body }).toEqual({ name, status: 413, body: { error: "Request body exceeds 65536 bytes", code: "PAYLOAD_TOO_LARGE" } });
+      expect({ name, status, body }).toEqual({
+        name,
+        status: 413,
+        body: { error: "Request body exceeds 65536 bytes", code: "PAYLOAD_TOO_LARGE" },
+      });
     }
   });
 
   test("page and limit bounds are refused, never clamped", async () => {
-    const refused = ["limit=0", "limit=101", "limit=-1", "limit=1e2", "limit=100.0", "limit=99999999999", "page=0", "page=1000000001", "page=-1", "page=1.5"];
+    const refused = [
+      "limit=0",
+      "limit=101",
+      "limit=-1",
+      "limit=1e2",
+      "limit=100.0",
+      "limit=99999999999",
+      "page=0",
+      "page=1000000001",
+      "page=-1",
+      "page=1.5",
+    ];
     for (const q of refused) {
       const response = await t.get(`/v1/properties?fields=id&${q}`, token);
       expect({ q, status: response.status }).toEqual({ q, status: 400 });
@@ -98,7 +114,8 @@ describe("API4 unrestricted resource consumption: through app.handle", () => {
   });
 
   test("cached pages cannot pin memory: 350 distinct all-field pages of ~200 KB leave far less than their weight alive", async () => {
-    const fields = ((await (await t.get("/v1/fields", token)).json()) as { data: { properties: object } }).data.properties;
+    const fields = ((await (await t.get("/v1/fields", token)).json()) as { data: { properties: object } }).data
+      .properties;
     const all = Object.keys(fields).join(",");
     const live = async () => {
       // Elysia finishes each request in a setImmediate: let those run, or they hold every response.
@@ -112,7 +129,9 @@ describe("API4 unrestricted resource consumption: through app.handle", () => {
     let weight = 0;
     for (let i = 0; i < 350; i++) {
       // An ignored parameter makes each query distinct: the cheapest way to fill a cache.
-      weight += (await (await t.get(`/v1/properties?fields=${all}&limit=100&page=${(i % 3) + 1}&nonce=${i}`, token)).text()).length;
+      weight += (
+        await (await t.get(`/v1/properties?fields=${all}&limit=100&page=${(i % 3) + 1}&nonce=${i}`, token)).text()
+      ).length;
     }
     const retainedMiB = ((await live()) - before) / 2 ** 20;
     if (process.env.SECURITY_DEBUG) console.log({ weightMiB: weight / 2 ** 20, retainedMiB });
@@ -143,25 +162,39 @@ describe("API4 unrestricted resource consumption: through the real server", () =
           body: streamed ? streamOf(size) : new Uint8Array(size).fill(0x20),
           duplex: "half",
         } as RequestInit);
-        expect({ size, streamed, status: response.status, code: ((await response.json()) as { code: string }).code }).toEqual({
-          size, streamed, status: 413, code: "PAYLOAD_TOO_LARGE",
+        expect({
+          size,
+          streamed,
+          status: response.status,
+          code: ((await response.json()) as { code: string }).code,
+        }).toEqual({
+          size,
+          streamed,
+          status: 413,
+          code: "PAYLOAD_TOO_LARGE",
         });
         expect(response.headers.get("x-request-id")).toBeTruthy();
       }
     }
     // Routes that take no body ignore one of any size without holding it.
     for (const path of ["/v1/auth/token", "/nope", "/v1/fields"]) {
-      expect((await fetch(`${live.url}${path}`, { method: "POST", body: new Uint8Array(20_000_000) })).status).toBeLessThan(500);
+      expect(
+        (await fetch(`${live.url}${path}`, { method: "POST", body: new Uint8Array(20_000_000) })).status,
+      ).toBeLessThan(500);
     }
     expect((await live.rssMiB()) - before).toBeLessThan(40);
   }, 30_000);
 
   test("fifty clients stalled mid-headers do not slow anyone else down", async () => {
-    const stalled = Array.from({ length: 50 }, () => rawExchange(live.port, "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ", 1_500));
+    const stalled = Array.from({ length: 50 }, () =>
+      rawExchange(live.port, "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ", 1_500),
+    );
     await Bun.sleep(100);
     for (let i = 0; i < 20; i++) {
       const started = performance.now();
-      expect((await fetch(`${live.url}/v1/fields`, { headers: { authorization: `Bearer ${live.token}` } })).status).toBe(200);
+      expect(
+        (await fetch(`${live.url}/v1/fields`, { headers: { authorization: `Bearer ${live.token}` } })).status,
+      ).toBe(200);
       expect(performance.now() - started).toBeLessThan(500);
     }
     // None of the stalled ones got a response: they are held, not served half-read requests.

@@ -9,7 +9,10 @@ import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 
 const portal = client("portal", { rateLimitPerMinute: 100_000 });
 const INBOUND_PASSWORD = "portal-lead-password";
-const disabled = client("disabled", { enabled: false, inbound: { format: "grupozap", passwordHash: hashSecret(INBOUND_PASSWORD) } });
+const disabled = client("disabled", {
+  enabled: false,
+  inbound: { format: "grupozap", passwordHash: hashSecret(INBOUND_PASSWORD) },
+});
 const INBOUND = "/v1/inbound/:clientId";
 const METRICS_TOKEN = "metrics-token-0123456789abcdef";
 let t: TestApp;
@@ -22,7 +25,11 @@ afterAll(() => t.close());
 
 /** A concrete path for a route pattern (ids need not exist: the guard answers first). */
 const concrete = (path: string) =>
-  path.replace(":entity", "leads").replace(":field", "status").replace(":id", crypto.randomUUID()).replace(":clientId", disabled.id);
+  path
+    .replace(":entity", "leads")
+    .replace(":field", "status")
+    .replace(":id", crypto.randomUUID())
+    .replace(":clientId", disabled.id);
 
 describe("API5 broken function level authorization", () => {
   test("every /v1 route except the token endpoint refuses a missing token, and a disabled client", async () => {
@@ -33,14 +40,30 @@ describe("API5 broken function level authorization", () => {
     const stale = await t.token(disabled);
     t.reload({ clients: [portal.entry, disabled.entry] });
     for (const route of guarded) {
-      const init = { method: route.method, headers: { "content-type": "application/json" }, ...(route.method === "POST" ? { body: "{}" } : {}) };
-      const none = await read(await t.request(concrete(route.path), { ...init, peer: `192.0.2.${guarded.indexOf(route) + 1}` }));
+      const init = {
+        method: route.method,
+        headers: { "content-type": "application/json" },
+        ...(route.method === "POST" ? { body: "{}" } : {}),
+      };
+      const none = await read(
+        await t.request(concrete(route.path), { ...init, peer: `192.0.2.${guarded.indexOf(route) + 1}` }),
+      );
       // A portal's lead post takes Basic credentials, not a token: its 401 says so.
       const refused = route.path === INBOUND ? "INVALID_API_SECRET" : "INVALID_TOKEN";
-      expect({ route: route.path, status: none.status, code: none.body.code }).toEqual({ route: route.path, status: 401, code: refused });
+      expect({ route: route.path, status: none.status, code: none.body.code }).toEqual({
+        route: route.path,
+        status: 401,
+        code: refused,
+      });
       const credentials = route.path === INBOUND ? `Basic ${btoa(`vivareal:${INBOUND_PASSWORD}`)}` : `Bearer ${stale}`;
-      const off = await read(await t.request(concrete(route.path), { ...init, headers: { ...init.headers, authorization: credentials } }));
-      expect({ route: route.path, status: off.status, code: off.body.code }).toEqual({ route: route.path, status: 403, code: "API_DISABLED" });
+      const off = await read(
+        await t.request(concrete(route.path), { ...init, headers: { ...init.headers, authorization: credentials } }),
+      );
+      expect({ route: route.path, status: off.status, code: off.body.code }).toEqual({
+        route: route.path,
+        status: 403,
+        code: "API_DISABLED",
+      });
     }
   });
 
@@ -50,18 +73,29 @@ describe("API5 broken function level authorization", () => {
     const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     for (const method of ["PUT", "PATCH", "DELETE", "POST"]) {
       for (const path of [`/v1/properties/${property.id}`, `/v1/leads/${lead.id}`, "/v1/properties"]) {
-        const response = await t.request(path, { method, headers: auth, body: JSON.stringify({ name: "hijacked", title: "hijacked" }) });
+        const response = await t.request(path, {
+          method,
+          headers: auth,
+          body: JSON.stringify({ name: "hijacked", title: "hijacked" }),
+        });
         // PATCH of a lead is the funnel's route: it refuses every key but status and priority.
         const expected = method === "PATCH" && path.startsWith("/v1/leads/") ? 400 : 405;
         expect({ method, path, status: response.status }).toEqual({ method, path, status: expected });
       }
     }
     for (const override of ["DELETE", "PUT", "PATCH"]) {
-      const headers = { ...auth, "x-http-method-override": override, "x-method-override": override, "x-http-method": override };
+      const headers = {
+        ...auth,
+        "x-http-method-override": override,
+        "x-method-override": override,
+        "x-http-method": override,
+      };
       expect((await t.request(`/v1/leads/${lead.id}?fields=id&_method=${override}`, { headers })).status).toBe(200);
     }
     expect((await read(await t.get(`/v1/leads/${lead.id}?fields=name`, token))).body.data.name).toBe(lead.name);
-    expect((await read(await t.get(`/v1/properties/${property.id}?fields=title`, token))).body.data.title).toBe(property.title);
+    expect((await read(await t.get(`/v1/properties/${property.id}?fields=title`, token))).body.data.title).toBe(
+      property.title,
+    );
   });
 
   test("/metrics in production: 404 without its token, with a wrong one and with a partner's token; 200 with its own", async () => {

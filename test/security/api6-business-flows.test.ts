@@ -19,7 +19,8 @@ describe("API6 unrestricted access to sensitive business flows", () => {
     const tokens = await Promise.all(Array.from({ length: 10 }, () => t.token(spammer)));
     const before = await leadTotal(await t.token(reader));
     const statuses: number[] = [];
-    for (let i = 0; i < 30; i++) statuses.push((await postLead(t, tokens[i % 10]!, { ...LEAD, name: `spam ${i}` })).status);
+    for (let i = 0; i < 30; i++)
+      statuses.push((await postLead(t, tokens[i % 10]!, { ...LEAD, name: `spam ${i}` })).status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
     expect((await leadTotal(await t.token(reader))) - before).toBe(10);

@@ -25,12 +25,25 @@ describe("API7 server side request forgery", () => {
     const response = await postLead(
       t,
       token,
-      { ...LEAD, message: url, propertyCode: url, interestedPropertyTitle: url, interestedPropertyLink: url, trafficOrigin: url },
+      {
+        ...LEAD,
+        message: url,
+        propertyCode: url,
+        interestedPropertyTitle: url,
+        interestedPropertyLink: url,
+        trafficOrigin: url,
+      },
       { referer: url, origin: url, "x-forwarded-host": `127.0.0.1:${listener.port}`, "x-callback-url": url },
     );
     expect(response.status).toBe(201);
     for (const path of ["/v1/leads?fields=id,message&limit=5", "/openapi.json", "/docs", "/health"]) {
-      await t.request(path, { headers: { authorization: `Bearer ${token}`, host: `127.0.0.1:${listener.port}`, "x-forwarded-host": "evil.example" } });
+      await t.request(path, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          host: `127.0.0.1:${listener.port}`,
+          "x-forwarded-host": "evil.example",
+        },
+      });
     }
     await Bun.sleep(50);
     expect(hits).toBe(0);
@@ -42,14 +55,18 @@ describe("API7 server side request forgery", () => {
   // one caller's Host reaching another caller's document.
   test("the published documents take no forwarded header from an untrusted peer, and no host but the caller's own", async () => {
     for (const path of ["/openapi.json", "/docs"]) {
-      const response = await t.request(path, { headers: { host: "api.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "gopher" } });
+      const response = await t.request(path, {
+        headers: { host: "api.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "gopher" },
+      });
       expect(response.status).toBe(200);
       const text = await response.text();
       expect(text).not.toContain("evil.example");
       expect(text).not.toContain("gopher");
     }
     await t.request("/openapi.json", { headers: { host: "evil.example" } });
-    expect(await (await t.request("/openapi.json", { headers: { host: "api.example" } })).text()).not.toContain("evil.example");
+    expect(await (await t.request("/openapi.json", { headers: { host: "api.example" } })).text()).not.toContain(
+      "evil.example",
+    );
     const odd = await (await t.request("/openapi.json", { headers: { host: "evil.example@x" } })).text();
     expect(odd).not.toContain("evil.example");
   });

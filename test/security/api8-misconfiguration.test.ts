@@ -3,10 +3,10 @@
 // request id, authenticated ones Cache-Control: no-store, there is no CORS opening, no framework
 // banner from the real server, and production's docs page holds no sandbox credentials.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 import { violations } from "../fuzz/contract.ts";
+import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 import { immutableFilesForTests } from "../helpers/tools.ts";
-import { rawExchange, startSandboxBinary, type LiveServer } from "./binary-server.ts";
+import { type LiveServer, rawExchange, startSandboxBinary } from "./binary-server.ts";
 import { LEAD, postLead } from "./tenants.ts";
 
 const portal = client("portal", { rateLimitPerMinute: 3 });
@@ -28,8 +28,16 @@ describe("API8 security misconfiguration: failures", () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("5");
     const text = await refused.text();
-    expect(JSON.parse(text)).toEqual({ error: "Service temporarily unavailable, retry later", code: "SERVICE_UNAVAILABLE" });
-    expect(violations({ method: "POST", status: 503, headers: refused.headers, body: text }, { echo: "", allow503: true, protectedRoute: true })).toEqual([]);
+    expect(JSON.parse(text)).toEqual({
+      error: "Service temporarily unavailable, retry later",
+      code: "SERVICE_UNAVAILABLE",
+    });
+    expect(
+      violations(
+        { method: "POST", status: 503, headers: refused.headers, body: text },
+        { echo: "", allow503: true, protectedRoute: true },
+      ),
+    ).toEqual([]);
     tenant().write.run("PRAGMA query_only = OFF");
     expect((await postLead(t, token, LEAD)).status).toBe(201);
   });
@@ -41,7 +49,12 @@ describe("API8 security misconfiguration: failures", () => {
     const text = await response.text();
     expect(response.status).toBe(500);
     expect(JSON.parse(text)).toEqual({ error: "Internal server error", code: "INTERNAL_ERROR" });
-    expect(violations({ method: "GET", status: 200, headers: response.headers, body: text }, { echo: "", protectedRoute: true })).toEqual([]);
+    expect(
+      violations(
+        { method: "GET", status: 200, headers: response.headers, body: text },
+        { echo: "", protectedRoute: true },
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -78,7 +91,14 @@ describe("API8 security misconfiguration: headers on every kind of answer", () =
     const auth = { authorization: `Bearer ${token}` };
     const answers: [string, Response, boolean][] = [
       ["health", await t.request("/health"), false],
-      ["token", await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret } }), true],
+      [
+        "token",
+        await t.request("/v1/auth/token", {
+          method: "POST",
+          headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret },
+        }),
+        true,
+      ],
       ["201", await postLead(t, token, LEAD), true],
       ["400", await t.request("/v1/properties", { headers: auth }), true],
       ["413", await postLead(t, token, "x".repeat(70_000)), true],
@@ -90,7 +110,11 @@ describe("API8 security misconfiguration: headers on every kind of answer", () =
       ["docs", await t.request("/docs"), false],
     ];
     for (const [name, response, guarded] of answers) {
-      expect({ name, nosniff: response.headers.get("x-content-type-options"), id: Boolean(response.headers.get("x-request-id")) }).toEqual({ name, nosniff: "nosniff", id: true });
+      expect({
+        name,
+        nosniff: response.headers.get("x-content-type-options"),
+        id: Boolean(response.headers.get("x-request-id")),
+      }).toEqual({ name, nosniff: "nosniff", id: true });
       if (guarded) expect({ name, cache: response.headers.get("cache-control") }).toEqual({ name, cache: "no-store" });
     }
     expect(answers.find(([n]) => n === "429")![1].status).toBe(429);
@@ -102,7 +126,10 @@ describe("API8 security misconfiguration: headers on every kind of answer", () =
     for (const response of [
       await t.request("/health", { headers: origin }),
       await t.request("/v1/fields", { headers: { ...origin, authorization: `Bearer ${token}` } }),
-      await t.request("/v1/leads", { method: "OPTIONS", headers: { ...origin, "access-control-request-method": "POST" } }),
+      await t.request("/v1/leads", {
+        method: "OPTIONS",
+        headers: { ...origin, "access-control-request-method": "POST" },
+      }),
     ]) {
       expect([...response.headers.keys()].filter((h) => h.startsWith("access-control-"))).toEqual([]);
     }
@@ -128,7 +155,9 @@ describe("API8 security misconfiguration: the real server", () => {
   test("no Server or X-Powered-By banner on any answer", async () => {
     for (const path of ["/health", "/nope", "/v1/fields", "/openapi.json"]) {
       const response = await fetch(`${live.url}${path}`);
-      expect({ path, server: response.headers.get("server"), poweredBy: response.headers.get("x-powered-by") }).toEqual({ path, server: null, poweredBy: null });
+      expect({ path, server: response.headers.get("server"), poweredBy: response.headers.get("x-powered-by") }).toEqual(
+        { path, server: null, poweredBy: null },
+      );
     }
   });
 
@@ -155,7 +184,10 @@ describe("API8 security misconfiguration: the real server", () => {
       // close the connection; everything that parses reaches the app and gets its contract.
       const transport = [400, 431, 505].includes(status) && /Connection: close\r\n\r\n$/.test(text);
       const app = /x-request-id: /i.test(text) && status < 500;
-      expect({ payload: payload.slice(0, 40), answered: status === 0 || transport || app }).toEqual({ payload: payload.slice(0, 40), answered: true });
+      expect({ payload: payload.slice(0, 40), answered: status === 0 || transport || app }).toEqual({
+        payload: payload.slice(0, 40),
+        answered: true,
+      });
       expect(text).not.toMatch(/bun|elysia|uws|\bat \S+ \(|secret-cookie/i);
     }
     expect((await fetch(`${live.url}/health`)).status).toBe(200);

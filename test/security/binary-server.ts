@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureBinary, sandboxToken, startBinary, type RunningBinary } from "../helpers/binary.ts";
+import { ensureBinary, type RunningBinary, sandboxToken, startBinary } from "../helpers/binary.ts";
 
 export interface LiveServer {
   url: string;
@@ -39,7 +39,11 @@ export async function startSandboxBinary(rateLimit = 100_000): Promise<LiveServe
 }
 
 /** Writes raw bytes on a fresh TCP connection; resolves with everything read until it closes or `ms` pass. */
-export function rawExchange(port: number, payload: string | Uint8Array, ms = 2_000): Promise<{ text: string; closed: boolean }> {
+export function rawExchange(
+  port: number,
+  payload: string | Uint8Array,
+  ms = 2_000,
+): Promise<{ text: string; closed: boolean }> {
   return new Promise((resolve) => {
     let text = "";
     let settled = false;

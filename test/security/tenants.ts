@@ -24,7 +24,10 @@ export async function twoTenants(): Promise<Tenants> {
   const dataDir = mkdtempSync(join(tmpdir(), "pa-sec-"));
   const mainPath = seededDatabase(dataDir, 80, 120, 42);
   const rivalPath = seededDatabase(dataDir, 40, 60, 99);
-  const t = createTestApp({ clients: [portal.entry, crm.entry, rival.entry], databases: { main: mainPath, rival: rivalPath } });
+  const t = createTestApp({
+    clients: [portal.entry, crm.entry, rival.entry],
+    databases: { main: mainPath, rival: rivalPath },
+  });
   const tokens = { portal: await t.token(portal), crm: await t.token(crm), rival: await t.token(rival) };
   return {
     t,
@@ -33,7 +36,12 @@ export async function twoTenants(): Promise<Tenants> {
     rivalPath,
     ids(path, sql) {
       const db = new Database(path, { readonly: true });
-      const ids = new Set(db.query(sql).values().map((row) => String(row[0])));
+      const ids = new Set(
+        db
+          .query(sql)
+          .values()
+          .map((row) => String(row[0])),
+      );
       db.close();
       return ids;
     },
@@ -44,10 +52,20 @@ export async function twoTenants(): Promise<Tenants> {
   };
 }
 
-export const LEAD = { name: "Ana Souza", email: "ana@example.com", phone: "+55 11 90000-0000", message: "Quero visitar" };
+export const LEAD = {
+  name: "Ana Souza",
+  email: "ana@example.com",
+  phone: "+55 11 90000-0000",
+  message: "Quero visitar",
+};
 
 /** POST /v1/leads; a string body is sent as it is (to carry keys like "__proto__"). */
-export function postLead(t: TestApp, token: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export function postLead(
+  t: TestApp,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return t.request("/v1/leads", {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },

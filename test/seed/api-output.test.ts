@@ -11,7 +11,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ALL_PROPERTY_FIELDS =
   "id,code,title,description,operationType,status,propertyType,highlight,exclusive,isPublished,createdAt,updatedAt,address,coordinates,features,pricing,financing,photos";
-const ALL_LEAD_FIELDS = "id,name,email,phone,message,source,status,priority,propertyId,interestedPropertyTitle,createdAt,updatedAt";
+const ALL_LEAD_FIELDS =
+  "id,name,email,phone,message,source,status,priority,propertyId,interestedPropertyTitle,createdAt,updatedAt";
 
 async function apiOutput(seed: number): Promise<string> {
   const file = join(dir, `seed-${seed}-${Math.random().toString(36).slice(2)}.sqlite`);

@@ -18,10 +18,18 @@ function replay(seedPath: string, target: Database): void {
   target.run(`ATTACH DATABASE '${seedPath}' AS s`);
   const columns = (target.query("PRAGMA s.table_info(properties)").all() as { name: string }[]).map((c) => c.name);
   const unpublished = columns.map((c) => (c === "is_published" ? "0" : c)).join(", ");
-  const insertProperty = target.prepare(`INSERT INTO main.properties (${columns.join(", ")}) SELECT ${unpublished} FROM s.properties WHERE rowid = ?`);
-  const insertPhotos = target.prepare("INSERT INTO main.photos SELECT * FROM s.photos WHERE property_id = ? ORDER BY position");
+  const insertProperty = target.prepare(
+    `INSERT INTO main.properties (${columns.join(", ")}) SELECT ${unpublished} FROM s.properties WHERE rowid = ?`,
+  );
+  const insertPhotos = target.prepare(
+    "INSERT INTO main.photos SELECT * FROM s.photos WHERE property_id = ? ORDER BY position",
+  );
   const publish = target.prepare("UPDATE main.properties SET is_published = 1 WHERE id = ?");
-  const properties = target.query("SELECT rowid, id, is_published FROM s.properties ORDER BY rowid").all() as { rowid: number; id: string; is_published: number }[];
+  const properties = target.query("SELECT rowid, id, is_published FROM s.properties ORDER BY rowid").all() as {
+    rowid: number;
+    id: string;
+    is_published: number;
+  }[];
   target.transaction(() => {
     for (const p of properties) {
       insertProperty.run(p.rowid);
@@ -70,7 +78,10 @@ describe("the trigger stand-in writes what the triggers write", () => {
   });
 
   test("sequences are 1..n with no gaps, and the AUTOINCREMENT counter continues after them", () => {
-    const { n, hi } = seeded.query("SELECT count(*) AS n, max(sequence) AS hi FROM changes").get() as { n: number; hi: number };
+    const { n, hi } = seeded.query("SELECT count(*) AS n, max(sequence) AS hi FROM changes").get() as {
+      n: number;
+      hi: number;
+    };
     expect(hi).toBe(n);
     expect(seeded.query("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").get()).toEqual({ seq: n });
   });

@@ -1,11 +1,17 @@
 // The seeded dataset's data rules: publication share, photos, dates, coherent features and prices, codes, addresses and leads.
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES, OPERATION_TYPES, PROPERTY_STATUSES } from "../../src/catalog/enums.ts";
+import {
+  LEAD_PRIORITIES,
+  LEAD_SOURCES,
+  LEAD_STATUSES,
+  OPERATION_TYPES,
+  PROPERTY_STATUSES,
+} from "../../src/catalog/enums.ts";
 import { CITIES } from "../../src/seed/cities.ts";
 import { DEFAULT_AS_OF, type SeedSummary } from "../../src/seed/generator.ts";
 import { HIGHLIGHT_WEIGHTS, PROPERTY_TYPES } from "../../src/seed/vocabulary.ts";
-import { openReadonly, seed, type TempFolder, tempFolder, TEST_SIZES } from "./helpers.ts";
+import { openReadonly, seed, TEST_SIZES, type TempFolder, tempFolder } from "./helpers.ts";
 
 let folder: TempFolder;
 let db: Database;
@@ -25,7 +31,11 @@ afterAll(() => {
 
 const scalar = (sql: string, ...params: (string | number)[]): number =>
   Object.values(db.query(sql).get(...params) as Record<string, number>)[0]!;
-const column = (sql: string): unknown[] => db.query(sql).values().map((row) => row[0]);
+const column = (sql: string): unknown[] =>
+  db
+    .query(sql)
+    .values()
+    .map((row) => row[0]);
 
 describe("summary", () => {
   test("counts what it wrote", () => {
@@ -50,7 +60,11 @@ describe("publication", () => {
     expect(scalar("SELECT count(DISTINCT record_id) FROM changes WHERE entity = 'properties'")).toBe(summary.published);
     expect(scalar("SELECT count(*) FROM changes WHERE entity = 'leads'")).toBe(summary.leads);
     expect(column("SELECT DISTINCT change FROM changes")).toEqual(["upsert"]);
-    expect(scalar(`SELECT count(*) FROM changes c JOIN properties p ON p.id = c.record_id WHERE c.entity = 'properties' AND p.is_published = 0`)).toBe(0);
+    expect(
+      scalar(
+        `SELECT count(*) FROM changes c JOIN properties p ON p.id = c.record_id WHERE c.entity = 'properties' AND p.is_published = 0`,
+      ),
+    ).toBe(0);
   });
 
   test("the counters match the published properties and the leads", () => {
@@ -70,18 +84,24 @@ describe("photos", () => {
   });
 
   test("every property with photos has exactly one main photo, usually the first", () => {
-    expect(scalar("SELECT count(*) FROM (SELECT property_id FROM photos GROUP BY property_id HAVING sum(is_main) <> 1)")).toBe(0);
+    expect(
+      scalar("SELECT count(*) FROM (SELECT property_id FROM photos GROUP BY property_id HAVING sum(is_main) <> 1)"),
+    ).toBe(0);
     const firstIsMain = scalar("SELECT avg(position = 1) FROM photos WHERE is_main = 1");
     expect(firstIsMain).toBeGreaterThan(0.8);
     expect(firstIsMain).toBeLessThan(1);
   });
 
   test("some properties have no photos", () => {
-    expect(scalar("SELECT count(*) FROM properties WHERE id NOT IN (SELECT property_id FROM photos)")).toBeGreaterThan(0);
+    expect(scalar("SELECT count(*) FROM properties WHERE id NOT IN (SELECT property_id FROM photos)")).toBeGreaterThan(
+      0,
+    );
   });
 
   test("urls name the property and the position; alt is Portuguese text or null", () => {
-    const bad = scalar(`SELECT count(*) FROM photos WHERE url <> 'https://img.sandbox.partner-api.example/' || property_id || '/' || position || '.jpg'`);
+    const bad = scalar(
+      `SELECT count(*) FROM photos WHERE url <> 'https://img.sandbox.partner-api.example/' || property_id || '/' || position || '.jpg'`,
+    );
     expect(bad).toBe(0);
     expect(scalar("SELECT count(*) FROM photos WHERE alt IS NULL")).toBeGreaterThan(0);
     expect(column("SELECT DISTINCT alt FROM photos WHERE alt IS NOT NULL")).toContain("Sala de estar");
@@ -89,7 +109,11 @@ describe("photos", () => {
 
   test("photo ids are UUIDs, unique, and every photo belongs to a property", () => {
     expect(scalar("SELECT count(DISTINCT id) FROM photos")).toBe(summary.photos);
-    expect(scalar("SELECT count(*) FROM photos WHERE id NOT GLOB '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-*'")).toBe(0);
+    expect(
+      scalar(
+        "SELECT count(*) FROM photos WHERE id NOT GLOB '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-*'",
+      ),
+    ).toBe(0);
     expect(db.query("PRAGMA foreign_key_check").all()).toEqual([]);
   });
 });
@@ -101,17 +125,24 @@ describe("dates", () => {
 
   for (const table of ["properties", "leads"]) {
     test(`${table}: ISO instants with milliseconds and Z`, () => {
-      expect(scalar(`SELECT count(*) FROM ${table} WHERE created_at NOT GLOB '${iso}' OR updated_at NOT GLOB '${iso}'`)).toBe(0);
+      expect(
+        scalar(`SELECT count(*) FROM ${table} WHERE created_at NOT GLOB '${iso}' OR updated_at NOT GLOB '${iso}'`),
+      ).toBe(0);
     });
 
     test(`${table}: createdAt within the two years before asOf, updatedAt between createdAt and asOf`, () => {
-      expect(scalar(`SELECT count(*) FROM ${table} WHERE created_at < ? OR created_at > ?`, twoYearsBefore, asOf)).toBe(0);
+      expect(scalar(`SELECT count(*) FROM ${table} WHERE created_at < ? OR created_at > ?`, twoYearsBefore, asOf)).toBe(
+        0,
+      );
       expect(scalar(`SELECT count(*) FROM ${table} WHERE updated_at < created_at OR updated_at > ?`, asOf)).toBe(0);
       expect(scalar(`SELECT count(*) FROM ${table} WHERE updated_at > created_at`)).toBeGreaterThan(0);
     });
 
     test(`${table}: creation spreads over both years`, () => {
-      const firstYear = scalar(`SELECT avg(created_at < ?) FROM ${table}`, new Date(Date.parse(asOf) - 365 * 86_400_000).toISOString());
+      const firstYear = scalar(
+        `SELECT avg(created_at < ?) FROM ${table}`,
+        new Date(Date.parse(asOf) - 365 * 86_400_000).toISOString(),
+      );
       expect(firstYear).toBeGreaterThan(0.4);
       expect(firstYear).toBeLessThan(0.6);
     });
@@ -120,7 +151,9 @@ describe("dates", () => {
 
 describe("features are coherent with the type", () => {
   test("every type of the vocabulary occurs", () => {
-    expect(column("SELECT DISTINCT property_type FROM properties ORDER BY 1")).toEqual(PROPERTY_TYPES.map((t) => t.name).sort());
+    expect(column("SELECT DISTINCT property_type FROM properties ORDER BY 1")).toEqual(
+      PROPERTY_TYPES.map((t) => t.name).sort(),
+    );
   });
 
   test("a Terreno has an area and nothing built", () => {
@@ -138,14 +171,26 @@ describe("features are coherent with the type", () => {
 
   test("a Kitnet is small: one room, one bathroom, at most 35 m² built", () => {
     expect(scalar("SELECT max(built_area) FROM properties WHERE property_type = 'Kitnet'")).toBeLessThanOrEqual(35);
-    expect(scalar("SELECT count(*) FROM properties WHERE property_type = 'Kitnet' AND (bedrooms <> 1 OR bathrooms <> 1)")).toBe(0);
+    expect(
+      scalar("SELECT count(*) FROM properties WHERE property_type = 'Kitnet' AND (bedrooms <> 1 OR bathrooms <> 1)"),
+    ).toBe(0);
   });
 
   test("units in a building are on a floor no higher than the building; houses have no floor", () => {
     const units = "('Apartamento', 'Cobertura', 'Kitnet', 'Studio', 'Flat', 'Sala Comercial')";
-    expect(scalar(`SELECT count(*) FROM properties WHERE property_type IN ${units} AND (floor IS NULL OR floor < 1 OR floor > total_floors)`)).toBe(0);
-    expect(scalar("SELECT count(*) FROM properties WHERE property_type = 'Cobertura' AND floor <> total_floors")).toBe(0);
-    expect(scalar("SELECT count(*) FROM properties WHERE property_type IN ('Casa', 'Sobrado', 'Casa de Condomínio', 'Chácara') AND floor IS NOT NULL")).toBe(0);
+    expect(
+      scalar(
+        `SELECT count(*) FROM properties WHERE property_type IN ${units} AND (floor IS NULL OR floor < 1 OR floor > total_floors)`,
+      ),
+    ).toBe(0);
+    expect(scalar("SELECT count(*) FROM properties WHERE property_type = 'Cobertura' AND floor <> total_floors")).toBe(
+      0,
+    );
+    expect(
+      scalar(
+        "SELECT count(*) FROM properties WHERE property_type IN ('Casa', 'Sobrado', 'Casa de Condomínio', 'Chácara') AND floor IS NOT NULL",
+      ),
+    ).toBe(0);
   });
 
   test("suites never exceed bedrooms, built area never exceeds total area", () => {
@@ -157,22 +202,47 @@ describe("features are coherent with the type", () => {
 
 describe("prices follow the operation", () => {
   test("a SALE has a sale price and no rent; a RENT or SEASONAL has a rent and no sale price", () => {
-    expect(scalar("SELECT count(*) FROM properties WHERE operation_type = 'SALE' AND (sale_price IS NULL OR rental_price IS NOT NULL)")).toBe(0);
-    expect(scalar("SELECT count(*) FROM properties WHERE operation_type <> 'SALE' AND (rental_price IS NULL OR sale_price IS NOT NULL)")).toBe(0);
+    expect(
+      scalar(
+        "SELECT count(*) FROM properties WHERE operation_type = 'SALE' AND (sale_price IS NULL OR rental_price IS NOT NULL)",
+      ),
+    ).toBe(0);
+    expect(
+      scalar(
+        "SELECT count(*) FROM properties WHERE operation_type <> 'SALE' AND (rental_price IS NULL OR sale_price IS NOT NULL)",
+      ),
+    ).toBe(0);
   });
 
   test("prices are plausible BRL amounts", () => {
     expect(scalar("SELECT min(sale_price) FROM properties")).toBeGreaterThan(20_000);
     expect(scalar("SELECT max(sale_price) FROM properties")).toBeLessThan(100_000_000);
-    expect(scalar("SELECT min(rental_price) FROM properties WHERE operation_type = 'RENT'")).toBeGreaterThanOrEqual(400);
+    expect(scalar("SELECT min(rental_price) FROM properties WHERE operation_type = 'RENT'")).toBeGreaterThanOrEqual(
+      400,
+    );
     // A season costs more per month than a year-long lease of the same kind of home.
-    expect(scalar("SELECT avg(rental_price) FROM properties WHERE operation_type = 'SEASONAL' AND property_type = 'Apartamento'"))
-      .toBeGreaterThan(scalar("SELECT avg(rental_price) FROM properties WHERE operation_type = 'RENT' AND property_type = 'Apartamento'"));
+    expect(
+      scalar(
+        "SELECT avg(rental_price) FROM properties WHERE operation_type = 'SEASONAL' AND property_type = 'Apartamento'",
+      ),
+    ).toBeGreaterThan(
+      scalar(
+        "SELECT avg(rental_price) FROM properties WHERE operation_type = 'RENT' AND property_type = 'Apartamento'",
+      ),
+    );
   });
 
   test("condominium fees only where there is a condominium", () => {
-    expect(scalar("SELECT count(*) FROM properties WHERE property_type IN ('Casa', 'Sobrado', 'Terreno', 'Chácara', 'Loja', 'Galpão') AND condominium_fee IS NOT NULL")).toBe(0);
-    expect(scalar("SELECT avg(condominium_fee IS NOT NULL) FROM properties WHERE property_type IN ('Apartamento', 'Cobertura')")).toBeGreaterThan(0.9);
+    expect(
+      scalar(
+        "SELECT count(*) FROM properties WHERE property_type IN ('Casa', 'Sobrado', 'Terreno', 'Chácara', 'Loja', 'Galpão') AND condominium_fee IS NOT NULL",
+      ),
+    ).toBe(0);
+    expect(
+      scalar(
+        "SELECT avg(condominium_fee IS NOT NULL) FROM properties WHERE property_type IN ('Apartamento', 'Cobertura')",
+      ),
+    ).toBeGreaterThan(0.9);
   });
 
   test("financing is accepted mostly for sales, never for rentals", () => {
@@ -194,7 +264,9 @@ describe("enumerations and mixes", () => {
   });
 
   test("every highlight tier occurs, STANDARD the most", () => {
-    expect(column("SELECT highlight FROM properties GROUP BY 1 ORDER BY count(*) DESC")).toEqual(Object.keys(HIGHLIGHT_WEIGHTS));
+    expect(column("SELECT highlight FROM properties GROUP BY 1 ORDER BY count(*) DESC")).toEqual(
+      Object.keys(HIGHLIGHT_WEIGHTS),
+    );
   });
 
   test("exclusive and furnished are both mixed", () => {
@@ -209,7 +281,9 @@ describe("codes", () => {
     const missing = scalar("SELECT avg(code IS NULL) FROM properties");
     expect(missing).toBeGreaterThan(0.02);
     expect(missing).toBeLessThan(0.08);
-    expect(scalar("SELECT count(*) FROM properties WHERE code NOT GLOB '[A-Z][A-Z]-[0-9][0-9][0-9][0-9][0-9][0-9]'")).toBe(0);
+    expect(
+      scalar("SELECT count(*) FROM properties WHERE code NOT GLOB '[A-Z][A-Z]-[0-9][0-9][0-9][0-9][0-9][0-9]'"),
+    ).toBe(0);
     expect(scalar("SELECT count(DISTINCT code) FROM properties")).toBe(scalar("SELECT count(code) FROM properties"));
   });
 });
@@ -218,7 +292,13 @@ describe("addresses", () => {
   const byName = new Map(CITIES.map((c) => [c.name, c]));
   const rows = () =>
     db.query("SELECT city, state, uf, neighborhood, cep, latitude, longitude FROM properties").all() as {
-      city: string; state: string; uf: string; neighborhood: string; cep: string; latitude: number | null; longitude: number | null;
+      city: string;
+      state: string;
+      uf: string;
+      neighborhood: string;
+      cep: string;
+      latitude: number | null;
+      longitude: number | null;
     }[];
 
   test("city, state, UF and neighbourhood are a real combination; the CEP is NNNNN-NNN in the city's range", () => {
@@ -240,7 +320,12 @@ describe("addresses", () => {
         expect([r.latitude, r.longitude]).toEqual([null, null]);
         continue;
       }
-      expect(r.latitude >= city.lat[0] && r.latitude <= city.lat[1] && r.longitude >= city.lon[0] && r.longitude <= city.lon[1]).toBe(true);
+      expect(
+        r.latitude >= city.lat[0] &&
+          r.latitude <= city.lat[1] &&
+          r.longitude >= city.lon[0] &&
+          r.longitude <= city.lon[1],
+      ).toBe(true);
     }
   });
 
@@ -252,7 +337,9 @@ describe("addresses", () => {
 
 describe("text", () => {
   test("titles and descriptions name the type's word, the neighbourhood and the city", () => {
-    const rows = db.query("SELECT property_type, title, description, neighborhood, city FROM properties LIMIT 500").all() as Record<string, string>[];
+    const rows = db
+      .query("SELECT property_type, title, description, neighborhood, city FROM properties LIMIT 500")
+      .all() as Record<string, string>[];
     for (const r of rows) {
       const word = r.property_type!.split(" ")[0]!.toLowerCase();
       expect(r.title!.toLowerCase()).toContain(word);
@@ -280,7 +367,11 @@ describe("leads", () => {
   });
 
   test("unlinked leads have neither a property nor its title", () => {
-    expect(scalar("SELECT count(*) FROM leads WHERE property_id IS NULL AND (interested_property_title IS NOT NULL OR interested_property_link IS NOT NULL)")).toBe(0);
+    expect(
+      scalar(
+        "SELECT count(*) FROM leads WHERE property_id IS NULL AND (interested_property_title IS NOT NULL OR interested_property_link IS NOT NULL)",
+      ),
+    ).toBe(0);
   });
 
   test("links and traffic origins are set on some leads", () => {
@@ -291,21 +382,40 @@ describe("leads", () => {
 
   test("phones are Brazilian mobiles with a real DDD; e-mails come from the name on reserved domains", () => {
     const ddds = new Set(CITIES.map((c) => c.ddd));
-    const rows = db.query("SELECT name, email, phone FROM leads LIMIT 1000").all() as { name: string; email: string; phone: string }[];
+    const rows = db.query("SELECT name, email, phone FROM leads LIMIT 1000").all() as {
+      name: string;
+      email: string;
+      phone: string;
+    }[];
     for (const r of rows) {
       expect(r.phone).toMatch(/^\+55 \d{2} 9\d{4}-\d{4}$/);
       expect(ddds.has(r.phone.slice(4, 6))).toBe(true);
       expect(r.email).toMatch(/^[a-z0-9._]+@(example\.(com|com\.br|net|org)|[a-z]+\.example)$/);
-      const last = r.name.split(" ").at(-1)!.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
-      const first = r.name.split(" ")[0]!.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+      const last = r.name
+        .split(" ")
+        .at(-1)!
+        .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
+        .toLowerCase();
+      const first = r.name
+        .split(" ")[0]!
+        .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
+        .toLowerCase();
       expect(r.email.includes(last) || r.email.startsWith(first)).toBe(true);
     }
   });
 
   test("messages are Portuguese; a linked lead's message quotes the listing", () => {
-    const linked = db.query("SELECT message, interested_property_title t FROM leads WHERE property_id IS NOT NULL LIMIT 200").all() as { message: string; t: string }[];
+    const linked = db
+      .query("SELECT message, interested_property_title t FROM leads WHERE property_id IS NOT NULL LIMIT 200")
+      .all() as { message: string; t: string }[];
     for (const r of linked) expect(r.message).toContain(`"${r.t}"`);
-    expect(column("SELECT message FROM leads WHERE property_id IS NULL LIMIT 200").every((m) => /Olá|Bom dia|Procuro|Gostaria|Estou|Tenho/.test(String(m)))).toBe(true);
+    expect(
+      column("SELECT message FROM leads WHERE property_id IS NULL LIMIT 200").every((m) =>
+        /Olá|Bom dia|Procuro|Gostaria|Estou|Tenho/.test(String(m)),
+      ),
+    ).toBe(true);
   });
 
   test("a new lead was mostly left untouched; the others moved within two months", () => {

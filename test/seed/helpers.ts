@@ -3,7 +3,12 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_SEED_OPTIONS, type SeedOptions, type SeedSummary, writeSeedDatabase } from "../../src/seed/generator.ts";
+import {
+  DEFAULT_SEED_OPTIONS,
+  type SeedOptions,
+  type SeedSummary,
+  writeSeedDatabase,
+} from "../../src/seed/generator.ts";
 
 /** Enough rows for the shares (10 % unpublished, 40 % linked) to settle, small enough to build in well under a second. */
 export const TEST_SIZES = { properties: 3000, leads: 6000 } as const;
@@ -33,17 +38,30 @@ export function openReadonly(path: string): Database {
 }
 
 export const DATA_TABLES = [
-  "properties", "photos", "leads", "changes", "property_counts", "lead_counts", "property_days", "lead_days", "date_order_exceptions",
-  "property_date_pairs", "lead_date_pairs",
+  "properties",
+  "photos",
+  "leads",
+  "changes",
+  "property_counts",
+  "lead_counts",
+  "property_days",
+  "lead_days",
+  "date_order_exceptions",
+  "property_date_pairs",
+  "lead_date_pairs",
 ] as const;
 
 /** Every row of a table in a fixed order, as one string: equal dumps mean equal contents. */
 export function dumpTable(db: Database, table: string): string {
   const order =
-    table === "photos" ? "property_id, position"
-    : table.endsWith("_counts") || table.endsWith("_days") ? "1, 2, 3, 4"
-    : table.endsWith("_date_pairs") ? "1, 2, 3"
-    : table === "date_order_exceptions" ? "entity"
-    : "rowid";
+    table === "photos"
+      ? "property_id, position"
+      : table.endsWith("_counts") || table.endsWith("_days")
+        ? "1, 2, 3, 4"
+        : table.endsWith("_date_pairs")
+          ? "1, 2, 3"
+          : table === "date_order_exceptions"
+            ? "entity"
+            : "rowid";
   return JSON.stringify(db.query(`SELECT * FROM ${table} ORDER BY ${order}`).values());
 }

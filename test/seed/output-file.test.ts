@@ -68,7 +68,11 @@ describe("the finished file", () => {
     const fresh = openDatabase(folder.path("fresh.sqlite"));
     const seeded = new Database(path, { readonly: true });
     const objects = (db: Database) =>
-      db.query("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger', 'table') AND name NOT LIKE 'sqlite_stat%' ORDER BY type, name").all();
+      db
+        .query(
+          "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger', 'table') AND name NOT LIKE 'sqlite_stat%' ORDER BY type, name",
+        )
+        .all();
     try {
       expect(objects(seeded)).toEqual(objects(fresh));
       expect((seeded.query("SELECT count(*) AS n FROM sqlite_stat1").get() as { n: number }).n).toBeGreaterThan(0);
@@ -97,7 +101,12 @@ describe("progress", () => {
   test("onProgress reports growing counts up to the total of records", () => {
     const calls: [number, number][] = [];
     // Leads alone are the cheapest way past one batch of records.
-    writeSeedDatabase(folder.path("progress.sqlite"), { ...small, properties: 0, leads: 45_000, onProgress: (done, total) => calls.push([done, total]) });
+    writeSeedDatabase(folder.path("progress.sqlite"), {
+      ...small,
+      properties: 0,
+      leads: 45_000,
+      onProgress: (done, total) => calls.push([done, total]),
+    });
     expect(calls.length).toBeGreaterThan(1);
     expect(calls.every(([, total]) => total === 45_000)).toBe(true);
     expect(calls.map(([done]) => done)).toEqual([...calls.map(([done]) => done)].sort((a, b) => a - b));

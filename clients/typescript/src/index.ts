@@ -22,7 +22,9 @@ export type ChangeEntity = NonNullable<operations["listChanges"]["parameters"]["
 
 /** Every event a webhook receiver gets, by its `type`. */
 export type WebhookEvent = {
-  [K in keyof webhooks]: webhooks[K] extends { post: { requestBody?: { content: { "application/json": infer P } } } } ? P : never;
+  [K in keyof webhooks]: webhooks[K] extends { post: { requestBody?: { content: { "application/json": infer P } } } }
+    ? P
+    : never;
 }[keyof webhooks];
 
 export interface PartnerApiOptions {
@@ -117,7 +119,11 @@ export class PartnerApi {
       () =>
         new Request(`${this.baseUrl}${TOKEN_PATH}`, {
           method: "POST",
-          headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+          headers: {
+            authorization: `Basic ${basic}`,
+            "content-type": "application/x-www-form-urlencoded",
+            accept: "application/json",
+          },
           body: "grant_type=client_credentials",
         }),
     );
@@ -160,7 +166,11 @@ export class PartnerApi {
         await this.sleep((Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000);
         continue;
       }
-      const repeatable = request.method === "GET" || request.method === "HEAD" || request.headers.has("idempotency-key") || new URL(request.url).pathname === TOKEN_PATH;
+      const repeatable =
+        request.method === "GET" ||
+        request.method === "HEAD" ||
+        request.headers.has("idempotency-key") ||
+        new URL(request.url).pathname === TOKEN_PATH;
       if (TRANSIENT.has(response.status) && repeatable) {
         const seconds = Number(response.headers.get("retry-after"));
         await this.sleep(Math.max(backoff * 2 ** attempt, Number.isFinite(seconds) ? seconds * 1000 : 0));
@@ -174,7 +184,12 @@ export class PartnerApi {
   private static unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
     if (result.data !== undefined && result.response.ok) return result.data;
     const body = result.error;
-    throw new PartnerApiError(result.response.status, (body as { code?: string } | undefined)?.code, body, result.response);
+    throw new PartnerApiError(
+      result.response.status,
+      (body as { code?: string } | undefined)?.code,
+      body,
+      result.response,
+    );
   }
 
   async listProperties(query: PropertyQuery) {
@@ -182,7 +197,8 @@ export class PartnerApi {
   }
 
   async getProperty(id: string, fields: string) {
-    return PartnerApi.unwrap(await this.api.GET("/v1/properties/{id}", { params: { path: { id }, query: { fields } } })).data;
+    return PartnerApi.unwrap(await this.api.GET("/v1/properties/{id}", { params: { path: { id }, query: { fields } } }))
+      .data;
   }
 
   async listLeads(query: LeadQuery) {
@@ -190,7 +206,8 @@ export class PartnerApi {
   }
 
   async getLead(id: string, fields: string) {
-    return PartnerApi.unwrap(await this.api.GET("/v1/leads/{id}", { params: { path: { id }, query: { fields } } })).data;
+    return PartnerApi.unwrap(await this.api.GET("/v1/leads/{id}", { params: { path: { id }, query: { fields } } }))
+      .data;
   }
 
   /**
@@ -201,7 +218,11 @@ export class PartnerApi {
   async createLead(lead: LeadInput, options: { idempotencyKey?: string } = {}) {
     const key = options.idempotencyKey ?? crypto.randomUUID();
     const result = await this.api.POST("/v1/leads", { params: { header: { "Idempotency-Key": key } }, body: lead });
-    return { lead: PartnerApi.unwrap(result).data, replayed: result.response.headers.get("idempotent-replayed") === "true", idempotencyKey: key };
+    return {
+      lead: PartnerApi.unwrap(result).data,
+      replayed: result.response.headers.get("idempotent-replayed") === "true",
+      idempotencyKey: key,
+    };
   }
 
   /** Moves a lead in the funnel (`status`, `priority` or both): what a CRM reports back. */
@@ -218,7 +239,9 @@ export class PartnerApi {
     return this.pages((page) => this.listLeads({ ...query, page }));
   }
 
-  private async *pages<T>(get: (page: number) => Promise<{ data: T[]; meta: { page: number; totalPages: number } }>): AsyncGenerator<T> {
+  private async *pages<T>(
+    get: (page: number) => Promise<{ data: T[]; meta: { page: number; totalPages: number } }>,
+  ): AsyncGenerator<T> {
     for (let page = 1; ; page++) {
       const { data, meta } = await get(page);
       yield* data;
@@ -271,10 +294,14 @@ export class ChangeFollower {
       yield* this.drain();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, interval);
-        options.signal?.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
+        options.signal?.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
     }
   }
@@ -286,8 +313,15 @@ export class ChangeFollower {
  * the body exactly as received (a string or bytes, before any JSON parsing). Throws when the
  * signature is wrong or the timestamp is more than five minutes away.
  */
-export function verifyWebhook(secret: string, body: string | Uint8Array, headers: Headers | Record<string, string>): WebhookEvent {
-  const plain = headers instanceof Headers ? Object.fromEntries(headers.entries()) : Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+export function verifyWebhook(
+  secret: string,
+  body: string | Uint8Array,
+  headers: Headers | Record<string, string>,
+): WebhookEvent {
+  const plain =
+    headers instanceof Headers
+      ? Object.fromEntries(headers.entries())
+      : Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const payload = typeof body === "string" ? body : new TextDecoder().decode(body);
   return new Webhook(secret).verify(payload, plain) as WebhookEvent;
 }

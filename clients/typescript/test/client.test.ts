@@ -2,8 +2,8 @@
 // renewal, typed calls, the page iterator, idempotent lead creation, the change-feed follower,
 // retries after 429 and 5xx, and webhook verification of a real delivery.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ChangeFollower, PartnerApi, PartnerApiError, verifyWebhook, type WebhookEvent } from "../src/index.ts";
-import { SANDBOX_KEY, SANDBOX_SECRET, startSandbox, type Sandbox } from "./sandbox.ts";
+import { type ChangeFollower, PartnerApi, PartnerApiError, verifyWebhook, type WebhookEvent } from "../src/index.ts";
+import { SANDBOX_KEY, SANDBOX_SECRET, type Sandbox, startSandbox } from "./sandbox.ts";
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -16,7 +16,8 @@ afterAll(async () => {
 const client = (extra: Partial<ConstructorParameters<typeof PartnerApi>[0]> = {}) =>
   new PartnerApi({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, apiSecret: SANDBOX_SECRET, ...extra });
 
-const claims = (token: string) => JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { jti: string; exp: number; iat: number };
+const claims = (token: string) =>
+  JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { jti: string; exp: number; iat: number };
 
 describe("tokens", () => {
   test("a token is obtained by client credentials and reused while it is fresh", async () => {
@@ -66,13 +67,20 @@ describe("typed calls and iterators", () => {
   });
 
   test("an error answer is a PartnerApiError with the API's code", async () => {
-    const error = await client().listProperties({ fields: "nope" }).catch((e: unknown) => e);
+    const error = await client()
+      .listProperties({ fields: "nope" })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, code: "INVALID_FIELDS" });
   });
 });
 
 describe("lead creation is idempotent", () => {
-  const lead = { name: "Joana Prado", email: "joana.prado@exémplo.com.br", phone: "+55 11 91234-5678", message: "Quero visitar o imóvel." };
+  const lead = {
+    name: "Joana Prado",
+    email: "joana.prado@exémplo.com.br",
+    phone: "+55 11 91234-5678",
+    message: "Quero visitar o imóvel.",
+  };
 
   test("every creation carries an Idempotency-Key; the same key again returns the first lead", async () => {
     const api = client();
@@ -89,9 +97,17 @@ describe("lead creation is idempotent", () => {
 describe("the funnel", () => {
   test("a lead's status and priority are updated, and read back", async () => {
     const api = client();
-    const { lead } = await api.createLead({ name: "Bia Lima", email: "bia@example.com", phone: "+55 31 90000-0000", message: "Olá" });
+    const { lead } = await api.createLead({
+      name: "Bia Lima",
+      email: "bia@example.com",
+      phone: "+55 31 90000-0000",
+      message: "Olá",
+    });
     const updated = await api.updateLead(lead.id, { status: "VISIT_SCHEDULED", priority: "HIGH" });
-    expect({ status: updated.status, priority: updated.priority }).toEqual({ status: "VISIT_SCHEDULED", priority: "HIGH" });
+    expect({ status: updated.status, priority: updated.priority }).toEqual({
+      status: "VISIT_SCHEDULED",
+      priority: "HIGH",
+    });
     expect((await api.getLead(lead.id, "status")).status).toBe("VISIT_SCHEDULED");
   });
 });
@@ -105,7 +121,12 @@ describe("the change-feed follower", () => {
     expect(seen).toBeGreaterThan(0);
     const position = follower.position;
     expect(position).toBeGreaterThan(0);
-    const { lead } = await api.createLead({ name: "Rui Campos", email: "rui@example.com", phone: "+55 21 90000-0000", message: "Olá" });
+    const { lead } = await api.createLead({
+      name: "Rui Campos",
+      email: "rui@example.com",
+      phone: "+55 21 90000-0000",
+      message: "Olá",
+    });
     const fresh = [];
     for await (const change of follower.drain()) fresh.push(change);
     expect(fresh.map((c) => [c.id, c.change])).toEqual([[lead.id, "upsert"]]);
@@ -121,7 +142,13 @@ describe("retries", () => {
     const limited = await startSandbox({ rateLimit: 2 });
     try {
       const waits: number[] = [];
-      const api = new PartnerApi({ baseUrl: limited.url, apiKey: SANDBOX_KEY, apiSecret: SANDBOX_SECRET, maxRetries: 2, sleep: async (ms) => void waits.push(ms) });
+      const api = new PartnerApi({
+        baseUrl: limited.url,
+        apiKey: SANDBOX_KEY,
+        apiSecret: SANDBOX_SECRET,
+        maxRetries: 2,
+        sleep: async (ms) => void waits.push(ms),
+      });
       await api.listProperties({ fields: "id", limit: 1 });
       await api.listProperties({ fields: "id", limit: 1 });
       const error = await api.listProperties({ fields: "id", limit: 1 }).catch((e: unknown) => e);
@@ -159,7 +186,10 @@ describe("retries", () => {
             const headers = new Headers(answer.headers);
             headers.delete("content-length");
             headers.set("retry-after", "1");
-            return new Response(JSON.stringify({ error: "Service temporarily unavailable, retry later", code: "SERVICE_UNAVAILABLE" }), { status: 503, headers });
+            return new Response(
+              JSON.stringify({ error: "Service temporarily unavailable, retry later", code: "SERVICE_UNAVAILABLE" }),
+              { status: 503, headers },
+            );
           },
         });
         return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
@@ -167,13 +197,25 @@ describe("retries", () => {
     });
     try {
       const waits: number[] = [];
-      const api = new PartnerApi({ baseUrl: failing.url, apiKey: SANDBOX_KEY, apiSecret: SANDBOX_SECRET, backoffMs: 500, sleep: async (ms) => void waits.push(ms) });
+      const api = new PartnerApi({
+        baseUrl: failing.url,
+        apiKey: SANDBOX_KEY,
+        apiSecret: SANDBOX_SECRET,
+        backoffMs: 500,
+        sleep: async (ms) => void waits.push(ms),
+      });
       const page = await api.listProperties({ fields: "id", limit: 2 });
       expect(page.data).toHaveLength(2);
       // 500 ms doubled each time, never less than the server's Retry-After.
       expect(waits).toEqual([1000, 1000]);
       expect(failures).toBe(0);
-      const slower = new PartnerApi({ baseUrl: failing.url, apiKey: SANDBOX_KEY, apiSecret: SANDBOX_SECRET, backoffMs: 2000, sleep: async (ms) => void waits.push(ms) });
+      const slower = new PartnerApi({
+        baseUrl: failing.url,
+        apiKey: SANDBOX_KEY,
+        apiSecret: SANDBOX_SECRET,
+        backoffMs: 2000,
+        sleep: async (ms) => void waits.push(ms),
+      });
       failures = 2;
       waits.length = 0;
       await slower.listProperties({ fields: "id", limit: 2 });
@@ -197,7 +239,9 @@ describe("webhooks", () => {
     });
     try {
       const api = client();
-      const created = await api.api.POST("/v1/webhooks", { body: { url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["lead.created"] } });
+      const created = await api.api.POST("/v1/webhooks", {
+        body: { url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["lead.created"] },
+      });
       expect(created.response.status).toBe(201);
       const subscription = created.data!.data;
       const tested = await api.api.POST("/v1/webhooks/{id}/test", { params: { path: { id: subscription.id } } });
@@ -205,7 +249,13 @@ describe("webhooks", () => {
       expect(received).toHaveLength(1);
       const event: WebhookEvent = verifyWebhook(subscription.secret, received[0]!.body, received[0]!.headers);
       expect(event.type).toBe("webhook.test");
-      expect(() => verifyWebhook(subscription.secret, received[0]!.body.replace("webhook.test", "lead.created"), received[0]!.headers)).toThrow();
+      expect(() =>
+        verifyWebhook(
+          subscription.secret,
+          received[0]!.body.replace("webhook.test", "lead.created"),
+          received[0]!.headers,
+        ),
+      ).toThrow();
       await api.api.DELETE("/v1/webhooks/{id}", { params: { path: { id: subscription.id } } });
     } finally {
       receiver.stop(true);

@@ -20,9 +20,16 @@ export interface Sandbox {
   stop(): Promise<string[]>;
 }
 
-export async function startSandbox(options: { rateLimit?: number; front?: (upstream: string) => { url: string; stop(): void } } = {}): Promise<Sandbox> {
+export async function startSandbox(
+  options: { rateLimit?: number; front?: (upstream: string) => { url: string; stop(): void } } = {},
+): Promise<Sandbox> {
   const dir = mkdtempSync(join(tmpdir(), "pa-client-"));
-  const args = ["sandbox", "--db", join(dir, "sandbox.sqlite"), ...(options.rateLimit ? ["--rate-limit", String(options.rateLimit)] : [])];
+  const args = [
+    "sandbox",
+    "--db",
+    join(dir, "sandbox.sqlite"),
+    ...(options.rateLimit ? ["--rate-limit", String(options.rateLimit)] : []),
+  ];
   const server = await startBinary(ensureBinary(), args, dir);
   const front = options.front?.(server.url);
   const upstream = front?.url ?? server.url;

@@ -93,7 +93,8 @@ export class MixedLoad {
         else await this.read(base, client);
       } catch (error) {
         this.networkErrors++;
-        if (this.networkErrors % 1000 === 1 && !isConnectionError(error)) this.problems.push(`client error: ${(error as Error).message}`);
+        if (this.networkErrors % 1000 === 1 && !isConnectionError(error))
+          this.problems.push(`client error: ${(error as Error).message}`);
         await Bun.sleep(5);
       }
     }
@@ -112,9 +113,14 @@ export class MixedLoad {
     this.byStatus.set(response.status, (this.byStatus.get(response.status) ?? 0) + 1);
     const found = violations(
       { method: init.method ?? "GET", status: response.status, headers: response.headers, body },
-      { echo: `${path}\n${typeof init.body === "string" ? init.body : ""}`, allow503: this.options.allow503 === true, protectedRoute: path.startsWith("/v1/") && !path.startsWith("/v1/auth/") },
+      {
+        echo: `${path}\n${typeof init.body === "string" ? init.body : ""}`,
+        allow503: this.options.allow503 === true,
+        protectedRoute: path.startsWith("/v1/") && !path.startsWith("/v1/auth/"),
+      },
     );
-    if (found.length > 0 && this.problems.length < 50) this.problems.push(`${init.method ?? "GET"} ${path.slice(0, 120)}: ${found.join("; ")}`);
+    if (found.length > 0 && this.problems.length < 50)
+      this.problems.push(`${init.method ?? "GET"} ${path.slice(0, 120)}: ${found.join("; ")}`);
     return { response, body };
   }
 
@@ -137,10 +143,14 @@ export class MixedLoad {
   private async authorized(base: string, client: FaultClient, path: string, init: Init = {}) {
     const token = await this.fetchToken(base, client);
     if (token === null) return null;
-    const result = await this.send(base, path, { ...init, headers: { ...(init.headers ?? {}), authorization: `Bearer ${token}` } });
+    const result = await this.send(base, path, {
+      ...init,
+      headers: { ...(init.headers ?? {}), authorization: `Bearer ${token}` },
+    });
     if (result.response.status === 401) this.tokens.delete(client.id);
     const status = result.response.status;
-    if ([401, 403, 429].includes(status) || (status >= 500 && !(status === 503 && this.options.allow503))) this.noteUnexpected(status, path);
+    if ([401, 403, 429].includes(status) || (status >= 500 && !(status === 503 && this.options.allow503)))
+      this.noteUnexpected(status, path);
     return result;
   }
 
@@ -150,7 +160,9 @@ export class MixedLoad {
   }
 
   private async badToken(base: string): Promise<void> {
-    const { response } = await this.send(base, "/v1/leads?fields=id", { headers: { authorization: "Bearer not.a.token" } });
+    const { response } = await this.send(base, "/v1/leads?fields=id", {
+      headers: { authorization: "Bearer not.a.token" },
+    });
     if (response.status !== 401 && response.status !== 429) this.problems.push(`bad token answered ${response.status}`);
   }
 
@@ -162,9 +174,11 @@ export class MixedLoad {
     if (roll < 0.35) {
       path = `/v1/properties?fields=${pick(FIELDSETS)}&limit=${1 + Math.floor(Math.random() * 100)}&page=${1 + Math.floor(Math.random() * 4)}&sort=${pick(SORTS)}`;
     } else if (roll < 0.5) path = `/v1/leads?fields=id,name,status&limit=50&sort=${pick(SORTS)}`;
-    else if (roll < 0.62 && this.propertyIds.length > 0) path = `/v1/properties/${pick(this.propertyIds)}?fields=id,title`;
+    else if (roll < 0.62 && this.propertyIds.length > 0)
+      path = `/v1/properties/${pick(this.propertyIds)}?fields=id,title`;
     else if (roll < 0.75 && leadIds.length > 0) path = `/v1/leads/${pick(leadIds)}?fields=id,message`;
-    else if (roll < 0.85) path = `/v1/changes?entity=${pick(["leads", "properties"])}&after=${Math.floor(Math.random() * 500)}&limit=100`;
+    else if (roll < 0.85)
+      path = `/v1/changes?entity=${pick(["leads", "properties"])}&after=${Math.floor(Math.random() * 500)}&limit=100`;
     else path = pick(["/v1/fields", "/v1/values/properties/propertyType", "/v1/values/leads/source", "/health"]);
     const result = await this.authorized(base, client, path);
     if (result === null) return;
@@ -173,7 +187,8 @@ export class MixedLoad {
       for (const row of (JSON.parse(body) as { data: { id: string }[] }).data) this.propertyIds.push(row.id);
     }
     // An acknowledged lead that cannot be read back is a lost lead, whatever happened since.
-    if (path.startsWith("/v1/leads/") && response.status === 404) this.problems.push(`acknowledged lead not found: ${path}`);
+    if (path.startsWith("/v1/leads/") && response.status === 404)
+      this.problems.push(`acknowledged lead not found: ${path}`);
   }
 
   /** Creates a lead with a fresh marker (or retries a pending one); keeps the 201. */
@@ -197,15 +212,21 @@ export class MixedLoad {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (pending.key !== null) headers["idempotency-key"] = pending.key;
     this.uncertain.set(pending.marker, pending);
-    const result = await this.authorized(base, pending.client, "/v1/leads", { method: "POST", headers, body: pending.body });
+    const result = await this.authorized(base, pending.client, "/v1/leads", {
+      method: "POST",
+      headers,
+      body: pending.body,
+    });
     if (result === null) return void this.uncertain.delete(pending.marker);
     this.uncertain.delete(pending.marker);
     if (result.response.status === 201) {
       const id = (JSON.parse(result.body) as { data: { id: string } }).data.id;
       const earlier = this.acknowledged.get(pending.marker);
-      if (earlier !== undefined && earlier !== id) this.problems.push(`marker ${pending.marker} acknowledged as ${earlier} and ${id}`);
+      if (earlier !== undefined && earlier !== id)
+        this.problems.push(`marker ${pending.marker} acknowledged as ${earlier} and ${id}`);
       this.acknowledged.set(pending.marker, id);
-      if (pending.key !== null && this.keyedAcknowledged.size < 2_000) this.keyedAcknowledged.set(pending.marker, { ...pending, id });
+      if (pending.key !== null && this.keyedAcknowledged.size < 2_000)
+        this.keyedAcknowledged.set(pending.marker, { ...pending, id });
     }
   }
 

@@ -29,7 +29,10 @@ export class Server {
     readonly startupMs: number,
   ) {}
 
-  static async start(workspace: Workspace, options: { port?: number; timeoutMs?: number; log?: string } = {}): Promise<Server> {
+  static async start(
+    workspace: Workspace,
+    options: { port?: number; timeoutMs?: number; log?: string } = {},
+  ): Promise<Server> {
     const port = options.port ?? freePort();
     const started = performance.now();
     const proc = Bun.spawn([workspace.binary, "serve", "--config", workspace.configPath, "--port", String(port)], {

@@ -15,12 +15,19 @@ export interface Verification {
   integrity: string;
 }
 
-export function verifyLeads(dbPath: string, runId: string, acknowledged: Map<string, string>, uncertain: Map<string, PendingLead> = new Map()): Verification {
+export function verifyLeads(
+  dbPath: string,
+  runId: string,
+  acknowledged: Map<string, string>,
+  uncertain: Map<string, PendingLead> = new Map(),
+): Verification {
   // Read-write (only SELECTs run): after a kill -9 the WAL must be recovered, which read-only cannot do.
   const db = new Database(dbPath, { readwrite: true, create: false });
   try {
     const stored = new Map<string, string[]>();
-    const rows = db.query<{ id: string; message: string }, [string]>("SELECT id, message FROM leads WHERE message LIKE ?").all(`fault-marker:${runId}:%`);
+    const rows = db
+      .query<{ id: string; message: string }, [string]>("SELECT id, message FROM leads WHERE message LIKE ?")
+      .all(`fault-marker:${runId}:%`);
     for (const { id, message } of rows) {
       const marker = message.slice("fault-marker:".length);
       stored.set(marker, [...(stored.get(marker) ?? []), id]);
@@ -32,10 +39,20 @@ export function verifyLeads(dbPath: string, runId: string, acknowledged: Map<str
       if (ids.length >= 1 && ids.includes(id)) found++;
       else missing.push(`${marker} (${id})`);
     }
-    const duplicated = [...stored].filter(([, ids]) => ids.length > 1).map(([marker, ids]) => `${marker}: ${ids.join(", ")}`);
+    const duplicated = [...stored]
+      .filter(([, ids]) => ids.length > 1)
+      .map(([marker, ids]) => `${marker}: ${ids.join(", ")}`);
     const uncertainLanded = [...uncertain.keys()].filter((marker) => stored.has(marker)).length;
     const integrity = (db.query("PRAGMA integrity_check").values() as string[][]).map((r) => r[0]).join("; ");
-    return { acknowledged: acknowledged.size, found, missing, duplicated, uncertainLanded, uncertainTotal: uncertain.size, integrity };
+    return {
+      acknowledged: acknowledged.size,
+      found,
+      missing,
+      duplicated,
+      uncertainLanded,
+      uncertainTotal: uncertain.size,
+      integrity,
+    };
   } finally {
     db.close();
   }

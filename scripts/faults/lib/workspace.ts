@@ -40,7 +40,16 @@ export function makeWorkspace(name: string, options: WorkspaceOptions = {}): Wor
   mkdirSync(dbDir, { recursive: true });
   const dbPath = join(dbDir, "agency.sqlite");
   const seeded = Bun.spawnSync(
-    [binary, "seed", "--out", dbPath, "--properties", String(options.properties ?? 300), "--leads", String(options.leads ?? 300)],
+    [
+      binary,
+      "seed",
+      "--out",
+      dbPath,
+      "--properties",
+      String(options.properties ?? 300),
+      "--leads",
+      String(options.leads ?? 300),
+    ],
     { cwd: dir, stdout: "pipe", stderr: "pipe" },
   );
   if (seeded.exitCode !== 0) throw new Error(`seed failed: ${seeded.stderr.toString()}`);

@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { Gauge, Registry } from "prom-client";
 import type { FeedSpec } from "../../config/model.ts";
-import { leaseHeld, OUTCOMES, readRuns, type FeedRunState } from "./store.ts";
+import { type FeedRunState, leaseHeld, OUTCOMES, readRuns } from "./store.ts";
 
 const PREFIX = "partner_api_feed_";
 /** A feed is stale once its last success is older than this many of its intervals. */
@@ -20,7 +20,10 @@ export function isStale(run: FeedRunState | null, everyMs: number, now: number):
 const COUNTS = ["created", "updated", "unchanged", "unpublished", "rejected"] as const;
 
 /** The feeds' state, one query per database; a database that cannot be read now leaves its feeds out. */
-function statesOf(feeds: readonly FeedSpec[], open: (path: string) => Database | null): Map<FeedSpec, FeedRunState | null> {
+function statesOf(
+  feeds: readonly FeedSpec[],
+  open: (path: string) => Database | null,
+): Map<FeedSpec, FeedRunState | null> {
   const byPath = new Map<string, Map<string, FeedRunState> | null>();
   const states = new Map<FeedSpec, FeedRunState | null>();
   for (const feed of feeds) {
@@ -54,7 +57,12 @@ type Put = (labels: Record<string, string>, value: number) => void;
 export function feedMetricsRegistry(source: FeedSource): Registry {
   const registry = new Registry();
   const seconds = (ms: number | null | undefined) => (ms == null ? 0 : ms / 1000);
-  const gauge = (name: string, help: string, labelNames: string[], fill: (set: Put, run: FeedRunState | null) => void) =>
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    fill: (set: Put, run: FeedRunState | null) => void,
+  ) =>
     new Gauge({
       name: `${PREFIX}${name}`,
       help,
@@ -69,20 +77,43 @@ export function feedMetricsRegistry(source: FeedSource): Registry {
         }
       },
     });
-  gauge("last_success_timestamp_seconds", "When the feed's last successful run finished (Unix seconds; 0: never).", [], (set, run) =>
-    set({}, seconds(run?.lastSuccessAt)),
+  gauge(
+    "last_success_timestamp_seconds",
+    "When the feed's last successful run finished (Unix seconds; 0: never).",
+    [],
+    (set, run) => set({}, seconds(run?.lastSuccessAt)),
   );
-  gauge("last_run_timestamp_seconds", "When the feed's last run finished, whatever its outcome (Unix seconds; 0: never).", [], (set, run) =>
-    set({}, seconds(run?.lastFinishedAt)),
+  gauge(
+    "last_run_timestamp_seconds",
+    "When the feed's last run finished, whatever its outcome (Unix seconds; 0: never).",
+    [],
+    (set, run) => set({}, seconds(run?.lastFinishedAt)),
   );
-  gauge("last_outcome", "The outcome of the feed's last run: 1 for it, 0 for the others (all 0: never run).", ["outcome"], (set, run) => {
-    for (const outcome of OUTCOMES) set({ outcome }, run?.lastOutcome === outcome ? 1 : 0);
-  });
-  gauge("last_run_listings", "Listings of the feed's last run that applied, by what happened to them.", ["count"], (set, run) => {
-    for (const count of COUNTS) set({ count }, run?.lastSummary?.[count] ?? 0);
-  });
-  gauge("last_run_warnings", "Warnings of the feed's last run that applied (values read as null, repairs of the document).", [], (set, run) =>
-    set({}, Object.values(run?.lastSummary?.warnings ?? {}).reduce((sum, n) => sum + (n ?? 0), 0)),
+  gauge(
+    "last_outcome",
+    "The outcome of the feed's last run: 1 for it, 0 for the others (all 0: never run).",
+    ["outcome"],
+    (set, run) => {
+      for (const outcome of OUTCOMES) set({ outcome }, run?.lastOutcome === outcome ? 1 : 0);
+    },
+  );
+  gauge(
+    "last_run_listings",
+    "Listings of the feed's last run that applied, by what happened to them.",
+    ["count"],
+    (set, run) => {
+      for (const count of COUNTS) set({ count }, run?.lastSummary?.[count] ?? 0);
+    },
+  );
+  gauge(
+    "last_run_warnings",
+    "Warnings of the feed's last run that applied (values read as null, repairs of the document).",
+    [],
+    (set, run) =>
+      set(
+        {},
+        Object.values(run?.lastSummary?.warnings ?? {}).reduce((sum, n) => sum + (n ?? 0), 0),
+      ),
   );
   gauge("running", "1 while a process runs the feed.", [], (set, run) => set({}, leaseHeld(run, source.now()) ? 1 : 0));
   // These two read the feed's own interval, which `gauge` above does not hand its fill.
@@ -108,7 +139,8 @@ export function feedMetricsRegistry(source: FeedSource): Registry {
     collect() {
       this.reset();
       const now = source.now();
-      for (const [feed, run] of statesOf(source.feeds(), source.open)) this.set({ feed: feed.id, database: feed.database }, isStale(run, feed.everyMs, now) ? 1 : 0);
+      for (const [feed, run] of statesOf(source.feeds(), source.open))
+        this.set({ feed: feed.id, database: feed.database }, isStale(run, feed.everyMs, now) ? 1 : 0);
     },
   });
   return registry;

@@ -12,7 +12,16 @@ import { FeedError } from "../../feeds/listing.ts";
 import { openFeedSource } from "../../feeds/source.ts";
 import { ConcurrentChangeError, UnpublishGuardError } from "../apply.ts";
 import { feedItems, importItems } from "../import.ts";
-import { claimRun, finishRun, readRun, renewLease, runSummary, type RunOutcome, type RunRecord, type RunSummary } from "./store.ts";
+import {
+  claimRun,
+  finishRun,
+  type RunOutcome,
+  type RunRecord,
+  type RunSummary,
+  readRun,
+  renewLease,
+  runSummary,
+} from "./store.ts";
 
 /** A claimed run is its holder's for this long, renewed every LEASE_MS / 4 while it lasts. */
 export const LEASE_MS = 60_000;
@@ -52,7 +61,9 @@ export interface RunOptions {
 /** The lease was lost mid-run: what this process does next would race the one that took over. */
 class LeaseLostError extends Error {
   constructor() {
-    super("the run's lease was lost (the run took longer to renew it than the lease lasts) and another process took the run over");
+    super(
+      "the run's lease was lost (the run took longer to renew it than the lease lasts) and another process took the run over",
+    );
   }
 }
 
@@ -64,7 +75,11 @@ export function sourceOf(feed: Pick<FeedSpec, "url" | "mode">): string {
 /** The outcome of an error that ended a run, and its reason in words. */
 function classify(error: unknown, signal: AbortSignal | undefined): { outcome: RunOutcome; reason: string } {
   if (error instanceof UnpublishGuardError) return { outcome: "guarded", reason: error.message };
-  if (signal?.aborted && !(error instanceof FeedError)) return { outcome: "failed", reason: "stopped before it finished (the process is stopping); the next run completes it" };
+  if (signal?.aborted && !(error instanceof FeedError))
+    return {
+      outcome: "failed",
+      reason: "stopped before it finished (the process is stopping); the next run completes it",
+    };
   if (error instanceof FeedError || error instanceof ConcurrentChangeError || error instanceof LeaseLostError) {
     return { outcome: "failed", reason: error.message };
   }
@@ -126,7 +141,11 @@ export async function runClaimedFeed(db: Database, feed: FeedSpec, options: RunO
         progress,
         notices,
       );
-      const validators = { for: sourceOf(feed), etag: opened.validators?.etag ?? null, lastModified: opened.validators?.lastModified ?? null };
+      const validators = {
+        for: sourceOf(feed),
+        etag: opened.validators?.etag ?? null,
+        lastModified: opened.validators?.lastModified ?? null,
+      };
       record = { outcome: "success", finishedAt: now(), error: null, summary: runSummary(summary), validators };
     }
   } catch (error) {
@@ -137,7 +156,14 @@ export async function runClaimedFeed(db: Database, feed: FeedSpec, options: RunO
     options.signal?.removeEventListener("abort", onOuterAbort);
   }
   const recorded = !leaseLost && finishRun(options.leaseDb, feed.id, options.owner, record);
-  return { feed: feed.id, outcome: record.outcome, error: record.error, summary: record.summary, durationMs: record.finishedAt - started, recorded };
+  return {
+    feed: feed.id,
+    outcome: record.outcome,
+    error: record.error,
+    summary: record.summary,
+    durationMs: record.finishedAt - started,
+    recorded,
+  };
 }
 
 /** The feed as a log line or `feeds status` may name it: never its headers. */
@@ -156,7 +182,10 @@ export interface Busy {
  * `serve` starts for each run). With `claim`, claims the lease first, whatever the schedule
  * (Busy when another process holds it); without, the lease was claimed for `owner` by the caller.
  */
-export async function runHere(feed: FeedSpec, options: { owner: string; claim: boolean; signal?: AbortSignal; now?: () => number }): Promise<RunReport | Busy> {
+export async function runHere(
+  feed: FeedSpec,
+  options: { owner: string; claim: boolean; signal?: AbortSignal; now?: () => number },
+): Promise<RunReport | Busy> {
   const now = options.now ?? Date.now;
   const db = openExistingDatabase(feed.databasePath);
   const leaseDb = openExistingDatabase(feed.databasePath);

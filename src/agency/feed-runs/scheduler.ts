@@ -7,7 +7,7 @@
 import type { FeedSpec } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import type { Logger } from "../../logging.ts";
-import { feedLabel, LEASE_MS, leaseOwner, sourceOf, type RunReport } from "./run.ts";
+import { feedLabel, LEASE_MS, leaseOwner, type RunReport, sourceOf } from "./run.ts";
 import { claimRun, finishRun, leaseHeld, nextRunAt, readRun, requestRun } from "./store.ts";
 
 /** A run under way elsewhere: its report when it ends, and how to stop it early. */
@@ -106,7 +106,10 @@ export class FeedScheduler {
     try {
       await tenant.writer.submit((db) => requestRun(db, feed.id, sourceOf(feed), this.deps.now(), START_GRACE_MS));
     } catch (error) {
-      this.deps.logger.warn({ ...feedLabel(feed), err: (error as Error).message }, "feed run could not be scheduled; trying again");
+      this.deps.logger.warn(
+        { ...feedLabel(feed), err: (error as Error).message },
+        "feed run could not be scheduled; trying again",
+      );
     }
   }
 
@@ -136,7 +139,9 @@ export class FeedScheduler {
     const owner = leaseOwner(feed.id);
     try {
       const now = this.deps.now();
-      const claimed = await tenant.writer.submit((db) => claimRun(db, feed.id, sourceOf(feed), owner, now, LEASE_MS, feed.everyMs));
+      const claimed = await tenant.writer.submit((db) =>
+        claimRun(db, feed.id, sourceOf(feed), owner, now, LEASE_MS, feed.everyMs),
+      );
       if (claimed) return this.launch(slot, tenant, owner);
       const run = readRun(tenant.read, feed.id);
       const later = this.deps.now();
@@ -144,7 +149,10 @@ export class FeedScheduler {
       // Held by a live process: look again when its lease would run out (it is renewed while the run lasts).
       this.arm(slot, (leaseHeld(run, later) ? Math.max(due, run!.leaseUntil!) : due) - later);
     } catch (error) {
-      this.deps.logger.warn({ ...feedLabel(feed), err: (error as Error).message }, "feed schedule could not be read; trying again");
+      this.deps.logger.warn(
+        { ...feedLabel(feed), err: (error as Error).message },
+        "feed schedule could not be read; trying again",
+      );
       this.arm(slot, RETRY_MS);
     }
   }
@@ -158,7 +166,13 @@ export class FeedScheduler {
       .then(async (report) => {
         // A run whose process died could not record itself: its launcher's report is recorded here.
         if (!report.recorded) {
-          const record = { outcome: report.outcome, finishedAt: this.deps.now(), error: report.error, summary: null, validators: null };
+          const record = {
+            outcome: report.outcome,
+            finishedAt: this.deps.now(),
+            error: report.error,
+            summary: null,
+            validators: null,
+          };
           await tenant.writer.submit((db) => finishRun(db, feed.id, owner, record)).catch(() => false);
         }
         this.logReport(feed, report);
@@ -170,8 +184,18 @@ export class FeedScheduler {
   }
 
   private logReport(feed: FeedSpec, report: RunReport): void {
-    const line = { ...feedLabel(feed), outcome: report.outcome, durationMs: Math.round(report.durationMs), ...(report.summary ? { summary: report.summary } : {}) };
-    if (report.outcome === "success" || report.outcome === "not_modified") this.deps.logger.info(line, "feed run finished");
-    else this.deps.logger.warn({ ...line, reason: report.error }, `feed run ${report.outcome}; tried again at the next interval`);
+    const line = {
+      ...feedLabel(feed),
+      outcome: report.outcome,
+      durationMs: Math.round(report.durationMs),
+      ...(report.summary ? { summary: report.summary } : {}),
+    };
+    if (report.outcome === "success" || report.outcome === "not_modified")
+      this.deps.logger.info(line, "feed run finished");
+    else
+      this.deps.logger.warn(
+        { ...line, reason: report.error },
+        `feed run ${report.outcome}; tried again at the next interval`,
+      );
   }
 }

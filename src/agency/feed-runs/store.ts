@@ -25,7 +25,15 @@ const KEPT_REJECTIONS = 20;
 
 export function runSummary(summary: ImportSummary): RunSummary {
   const { created, updated, unchanged, unpublished, rejected, warnings, rejections } = summary;
-  return { created, updated, unchanged, unpublished, rejected, warnings, rejections: rejections.slice(0, KEPT_REJECTIONS) };
+  return {
+    created,
+    updated,
+    unchanged,
+    unpublished,
+    rejected,
+    warnings,
+    rejections: rejections.slice(0, KEPT_REJECTIONS),
+  };
 }
 
 export interface FeedRunState {
@@ -58,9 +66,20 @@ export interface RunRecord {
 }
 
 type Row = {
-  feed_id: string; lease_owner: string | null; lease_until: number | null; run_requested: number; last_started_at: number | null;
-  last_started_for: string | null; last_finished_at: number | null; last_outcome: RunOutcome | null; last_error: string | null; last_summary: string | null;
-  last_success_at: number | null; validators_for: string | null; etag: string | null; last_modified: string | null;
+  feed_id: string;
+  lease_owner: string | null;
+  lease_until: number | null;
+  run_requested: number;
+  last_started_at: number | null;
+  last_started_for: string | null;
+  last_finished_at: number | null;
+  last_outcome: RunOutcome | null;
+  last_error: string | null;
+  last_summary: string | null;
+  last_success_at: number | null;
+  validators_for: string | null;
+  etag: string | null;
+  last_modified: string | null;
 };
 
 function state(row: Row): FeedRunState {
@@ -90,7 +109,12 @@ export function readRun(db: Database, feedId: string): FeedRunState | null {
 
 /** Every feed's state in the database, by id. */
 export function readRuns(db: Database): Map<string, FeedRunState> {
-  return new Map(db.query<Row, []>("SELECT * FROM feed_runs").all().map((row) => [row.feed_id, state(row)]));
+  return new Map(
+    db
+      .query<Row, []>("SELECT * FROM feed_runs")
+      .all()
+      .map((row) => [row.feed_id, state(row)]),
+  );
 }
 
 /**
@@ -122,7 +146,13 @@ export function leaseHeld(run: FeedRunState | null, now: number): boolean {
  * claiming at once, exactly one sees a change. Returns whether this one did.
  */
 export function claimRun(
-  db: Database, feedId: string, source: string, owner: string, now: number, leaseMs: number, everyMs: number | null,
+  db: Database,
+  feedId: string,
+  source: string,
+  owner: string,
+  now: number,
+  leaseMs: number,
+  everyMs: number | null,
 ): boolean {
   db.query("INSERT INTO feed_runs (feed_id) VALUES (?) ON CONFLICT DO NOTHING").run(feedId);
   return (
@@ -138,7 +168,11 @@ export function claimRun(
 
 /** Extends `owner`'s lease; false when it no longer holds it (it ran out and another process took the run over). */
 export function renewLease(db: Database, feedId: string, owner: string, now: number, leaseMs: number): boolean {
-  return db.query("UPDATE feed_runs SET lease_until = ? WHERE feed_id = ? AND lease_owner = ?").run(now + leaseMs, feedId, owner).changes === 1;
+  return (
+    db
+      .query("UPDATE feed_runs SET lease_until = ? WHERE feed_id = ? AND lease_owner = ?")
+      .run(now + leaseMs, feedId, owner).changes === 1
+  );
 }
 
 /**
@@ -159,8 +193,16 @@ export function finishRun(db: Database, feedId: string, owner: string, record: R
           "last_modified = CASE WHEN ?5 THEN ?8 ELSE last_modified END WHERE feed_id = ?9 AND lease_owner = ?10",
       )
       .run(
-        record.finishedAt, record.outcome, record.error, record.summary === null ? null : JSON.stringify(record.summary), applied ? 1 : 0,
-        record.validators?.for ?? null, record.validators?.etag ?? null, record.validators?.lastModified ?? null, feedId, owner,
+        record.finishedAt,
+        record.outcome,
+        record.error,
+        record.summary === null ? null : JSON.stringify(record.summary),
+        applied ? 1 : 0,
+        record.validators?.for ?? null,
+        record.validators?.etag ?? null,
+        record.validators?.lastModified ?? null,
+        feedId,
+        owner,
         current ? 1 : 0,
       ).changes === 1
   );

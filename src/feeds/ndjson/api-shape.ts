@@ -1,6 +1,11 @@
 // A property in the API's JSON shape (as GET /v1/properties returns it) → a listing, checking
 // every member's type; members the database assigns (id, createdAt, updatedAt, isPublished) are ignored.
-import { ADDRESS_VISIBILITIES, type AddressVisibility, type OperationType, type PropertyStatus } from "../../catalog/enums.ts";
+import {
+  ADDRESS_VISIBILITIES,
+  type AddressVisibility,
+  type OperationType,
+  type PropertyStatus,
+} from "../../catalog/enums.ts";
 import { completeState, normalizeCep } from "../brazil.ts";
 import { blankListing, type FeedListing, type Listing, type ListingPhoto, normalizePhotos } from "../listing.ts";
 import { listingProblems } from "../validate.ts";
@@ -105,7 +110,8 @@ function build(json: Json, code: string, m: Members): FeedListing {
     listing.address[key] = m.text(address, key, `address.${key}`);
   }
   const visibility = m.text(address, "visibility", "address.visibility") ?? "ALL";
-  if ((ADDRESS_VISIBILITIES as readonly string[]).includes(visibility)) listing.address.visibility = visibility as AddressVisibility;
+  if ((ADDRESS_VISIBILITIES as readonly string[]).includes(visibility))
+    listing.address.visibility = visibility as AddressVisibility;
   else m.problems.push(`address.visibility: must be one of ${ADDRESS_VISIBILITIES.join(", ")}`);
   Object.assign(listing.address, completeState(listing.address.state, listing.address.uf));
   const cep = listing.address.cep;
@@ -124,7 +130,9 @@ function build(json: Json, code: string, m: Members): FeedListing {
   for (const key of Object.keys(listing.pricing) as (keyof Listing["pricing"])[]) {
     listing.pricing[key] = m.number(pricing, key, `pricing.${key}`);
   }
-  listing.financing = { acceptsFinancing: m.boolean(m.object(json, "financing"), "acceptsFinancing", "financing.acceptsFinancing") };
+  listing.financing = {
+    acceptsFinancing: m.boolean(m.object(json, "financing"), "acceptsFinancing", "financing.acceptsFinancing"),
+  };
   listing.photos = m.photos(json);
   return listing;
 }
@@ -136,7 +144,8 @@ export function listingFromApiShape(value: unknown): ApiShapeResult {
   if (!isObject(value)) return { code: null, problems: ["must be a JSON object"] };
   const m = new Members();
   const code = m.text(value, "code");
-  if (code === null) return { code: null, problems: [...m.problems, "code: is required (imports match listings on it)"] };
+  if (code === null)
+    return { code: null, problems: [...m.problems, "code: is required (imports match listings on it)"] };
   const listing = build(value, code, m);
   const problems = [...m.problems, ...listingProblems(listing)];
   return problems.length > 0 ? { code, problems } : { listing };

@@ -12,7 +12,12 @@ function item(line: string, number: number): FeedItem | null {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { kind: "rejected", code: null, line: number, reason: `line ${number}: not valid JSON (${(error as Error).message})` };
+    return {
+      kind: "rejected",
+      code: null,
+      line: number,
+      reason: `line ${number}: not valid JSON (${(error as Error).message})`,
+    };
   }
   const result = listingFromApiShape(value);
   // The API's own shape is read exactly: a listing is taken whole or refused, never warned about.
@@ -34,7 +39,12 @@ export async function* readNdjson(text: AsyncIterable<string>): AsyncGenerator<F
       number++;
       if (overlong || line.length > MAX_LINE_CHARS) {
         overlong = false;
-        yield { kind: "rejected", code: null, line: number, reason: `line ${number}: longer than ${MAX_LINE_CHARS} characters` };
+        yield {
+          kind: "rejected",
+          code: null,
+          line: number,
+          reason: `line ${number}: longer than ${MAX_LINE_CHARS} characters`,
+        };
         continue;
       }
       const next = item(line, number);
@@ -47,7 +57,13 @@ export async function* readNdjson(text: AsyncIterable<string>): AsyncGenerator<F
     }
   }
   number++;
-  if (overlong) yield { kind: "rejected", code: null, line: number, reason: `line ${number}: longer than ${MAX_LINE_CHARS} characters` };
+  if (overlong)
+    yield {
+      kind: "rejected",
+      code: null,
+      line: number,
+      reason: `line ${number}: longer than ${MAX_LINE_CHARS} characters`,
+    };
   else {
     const last = item(pending, number);
     if (last !== null) yield last;

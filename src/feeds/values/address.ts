@@ -46,13 +46,25 @@ export function readState(text: string | null, abbreviation: string | null): Sta
   if (uf !== null) {
     const said = [attributeUf, textUf, nameUf].filter((candidate) => candidate !== null);
     if (said.some((candidate) => candidate !== uf)) {
-      return { state: STATES[uf]!, uf, problem: problem("STATE_MISMATCH", `the state's name and abbreviation disagree: ${uf} (${STATES[uf]}) is kept`) };
+      return {
+        state: STATES[uf]!,
+        uf,
+        problem: problem("STATE_MISMATCH", `the state's name and abbreviation disagree: ${uf} (${STATES[uf]}) is kept`),
+      };
     }
     if (attribute !== null && attributeUf === null) {
-      return { state: STATES[uf]!, uf, problem: problem("UNKNOWN_STATE", `the abbreviation ${attribute} is not a Brazilian state: ${uf} is kept`) };
+      return {
+        state: STATES[uf]!,
+        uf,
+        problem: problem("UNKNOWN_STATE", `the abbreviation ${attribute} is not a Brazilian state: ${uf} is kept`),
+      };
     }
     return { state: STATES[uf]!, uf };
   }
   if (name === null && attribute === null) return { state: null, uf: null };
-  return { state: name, uf: null, problem: problem("UNKNOWN_STATE", "not one of Brazil's 27 states: kept as written, without a UF") };
+  return {
+    state: name,
+    uf: null,
+    problem: problem("UNKNOWN_STATE", "not one of Brazil's 27 states: kept as written, without a UF"),
+  };
 }

@@ -55,10 +55,12 @@ const cents = (value: number) => Math.round(value * 100) / 100;
  * tax of `0` (`priceOnRequest` false) is an exemption and stays 0.
  */
 export function readMoney(text: string, priceOnRequest = true): Read<number | null> {
-  if (FOREIGN_IN_TEXT.test(text)) return readFailed(null, "FOREIGN_CURRENCY", "the amount is in another currency than BRL");
+  if (FOREIGN_IN_TEXT.test(text))
+    return readFailed(null, "FOREIGN_CURRENCY", "the amount is in another currency than BRL");
   const value = parseDecimal(text.replace(CURRENCY_WORDS, "").replace(SPACES, ""));
   if (value === null) return readFailed(null, "UNREADABLE_NUMBER", "not an amount of money");
-  if (value < 0 || value >= MAX_AMOUNT) return readFailed(null, "OUT_OF_RANGE", value < 0 ? "a negative amount" : "an implausibly large amount");
+  if (value < 0 || value >= MAX_AMOUNT)
+    return readFailed(null, "OUT_OF_RANGE", value < 0 ? "a negative amount" : "an implausibly large amount");
   return readOk(value === 0 && priceOnRequest ? null : cents(value));
 }
 
@@ -66,7 +68,8 @@ export function readMoney(text: string, priceOnRequest = true): Read<number | nu
 export function readArea(text: string): Read<number | null> {
   const value = parseDecimal(text.replace(AREA_WORDS, "").replace(SPACES, ""));
   if (value === null) return readFailed(null, "UNREADABLE_NUMBER", "not an area");
-  if (value < 0 || value >= MAX_AMOUNT) return readFailed(null, "OUT_OF_RANGE", value < 0 ? "a negative area" : "an implausibly large area");
+  if (value < 0 || value >= MAX_AMOUNT)
+    return readFailed(null, "OUT_OF_RANGE", value < 0 ? "a negative area" : "an implausibly large area");
   return readOk(value === 0 ? null : value);
 }
 
@@ -83,7 +86,8 @@ const COUNT_WORD = /^[\p{L}\s.()]*$/u;
 /** A count (rooms, parking spaces, floors of a building): `2.0` → 2, `3+` → 3, words after it ignored. */
 export function readCount(text: string): Read<number | null> {
   const lead = leadingNumber(text);
-  if (lead === null || lead.value === null || !COUNT_WORD.test(lead.rest)) return readFailed(null, "UNREADABLE_NUMBER", "not a count");
+  if (lead === null || lead.value === null || !COUNT_WORD.test(lead.rest))
+    return readFailed(null, "UNREADABLE_NUMBER", "not a count");
   if (!Number.isInteger(lead.value)) return readFailed(null, "UNREADABLE_NUMBER", "not a whole number");
   if (lead.value < 0 || lead.value > 100_000) return readFailed(null, "OUT_OF_RANGE", "not a count of 0 or more");
   return readOk(lead.value);
@@ -103,7 +107,8 @@ export function readFloor(text: string): Read<number | null> {
   if (lead === null || lead.value === null || !/^(?:andar|pavimento|piso|floor)?$/.test(words.trim())) {
     return readFailed(null, "UNREADABLE_NUMBER", "not a floor number");
   }
-  if (!Number.isInteger(lead.value) || Math.abs(lead.value) > 1000) return readFailed(null, "UNREADABLE_NUMBER", "not a floor number");
+  if (!Number.isInteger(lead.value) || Math.abs(lead.value) > 1000)
+    return readFailed(null, "UNREADABLE_NUMBER", "not a floor number");
   return readOk(lead.value);
 }
 

@@ -5,7 +5,7 @@ import { type Read, readFailed, readOk } from "../warnings.ts";
 export const MAX_URL_LENGTH = 2048;
 
 /** What nearly every photo URL looks like: checked by this alone, without building a URL object. */
-const PLAIN_HTTP_URL = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?\/[!#-;=?-\[\]_a-z~]*$/i;
+const PLAIN_HTTP_URL = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?\/[!#-;=?-[\]_a-z~]*$/i;
 
 /** An absolute http(s) URL with a host, of at most MAX_URL_LENGTH characters. */
 export function isHttpUrl(text: string): boolean {
@@ -23,6 +23,7 @@ export function readPhotoUrl(raw: string): Read<string | null> {
   if (url === "") return readFailed(null, "PHOTO_DROPPED", "an empty media item: photo dropped");
   if (url.startsWith("//")) url = `https:${url}`;
   else if (/^www\./i.test(url)) url = `https://${url}`;
-  if (url.length > MAX_URL_LENGTH) return readFailed(null, "PHOTO_DROPPED", `a URL longer than ${MAX_URL_LENGTH} characters: photo dropped`);
+  if (url.length > MAX_URL_LENGTH)
+    return readFailed(null, "PHOTO_DROPPED", `a URL longer than ${MAX_URL_LENGTH} characters: photo dropped`);
   return isHttpUrl(url) ? readOk(url) : readFailed(null, "PHOTO_DROPPED", "not an absolute http(s) URL: photo dropped");
 }

@@ -42,33 +42,90 @@ type Usage = "Residential" | "Commercial";
 const key = (text: string): string => foldText(text).replace(/[^a-z0-9]/g, "");
 
 const USAGES: Readonly<Record<string, Usage>> = {
-  residential: "Residential", residencial: "Residential", residencia: "Residential", rural: "Residential",
-  commercial: "Commercial", comercial: "Commercial", commerce: "Commercial", business: "Commercial",
+  residential: "Residential",
+  residencial: "Residential",
+  residencia: "Residential",
+  rural: "Residential",
+  commercial: "Commercial",
+  comercial: "Commercial",
+  commerce: "Commercial",
+  business: "Commercial",
 };
 
 /** Names the table does not hold, and the misspellings CRMs are known for. */
 const SYNONYMS: Readonly<Record<string, string>> = {
-  apartament: "Apartamento", appartment: "Apartamento", apartmento: "Apartamento", apartamentos: "Apartamento",
-  aparment: "Apartamento", apto: "Apartamento", ap: "Apartamento", apartamentopadrao: "Apartamento",
-  house: "Casa", casas: "Casa", casaterrea: "Casa", casapadrao: "Casa", residencia: "Casa",
-  casaemcondominio: "Casa de Condomínio", casacondominio: "Casa de Condomínio", condominio: "Casa de Condomínio",
-  condominiofechado: "Casa de Condomínio", casadecondominiofechado: "Casa de Condomínio",
-  villagehouse: "Casa de Vila", casavila: "Casa de Vila",
-  penthouse: "Cobertura", penthose: "Cobertura", coberturaduplex: "Cobertura",
-  kitinete: "Kitnet", kitchenette: "Kitnet", kitnete: "Kitnet", conjugado: "Kitnet",
-  estudio: "Studio", apartamentostudio: "Studio",
-  chacara: "Chácara", chacaras: "Chácara", fazenda: "Chácara", farm: "Chácara", ranch: "Chácara", farmranch: "Chácara",
-  sitio: "Sítio", agricultural: "Sítio",
-  lote: "Terreno", loteterreno: "Terreno", terrenolote: "Terreno", lot: "Terreno", land: "Terreno", landlot: "Terreno",
-  sala: "Sala Comercial", salas: "Sala Comercial", conjuntocomercial: "Sala Comercial", escritorio: "Sala Comercial",
-  office: "Sala Comercial", salacomercial: "Sala Comercial",
-  store: "Loja", shop: "Loja", retail: "Loja", lojacomercial: "Loja",
+  apartament: "Apartamento",
+  appartment: "Apartamento",
+  apartmento: "Apartamento",
+  apartamentos: "Apartamento",
+  aparment: "Apartamento",
+  apto: "Apartamento",
+  ap: "Apartamento",
+  apartamentopadrao: "Apartamento",
+  house: "Casa",
+  casas: "Casa",
+  casaterrea: "Casa",
+  casapadrao: "Casa",
+  residencia: "Casa",
+  casaemcondominio: "Casa de Condomínio",
+  casacondominio: "Casa de Condomínio",
+  condominio: "Casa de Condomínio",
+  condominiofechado: "Casa de Condomínio",
+  casadecondominiofechado: "Casa de Condomínio",
+  villagehouse: "Casa de Vila",
+  casavila: "Casa de Vila",
+  penthouse: "Cobertura",
+  penthose: "Cobertura",
+  coberturaduplex: "Cobertura",
+  kitinete: "Kitnet",
+  kitchenette: "Kitnet",
+  kitnete: "Kitnet",
+  conjugado: "Kitnet",
+  estudio: "Studio",
+  apartamentostudio: "Studio",
+  chacara: "Chácara",
+  chacaras: "Chácara",
+  fazenda: "Chácara",
+  farm: "Chácara",
+  ranch: "Chácara",
+  farmranch: "Chácara",
+  sitio: "Sítio",
+  agricultural: "Sítio",
+  lote: "Terreno",
+  loteterreno: "Terreno",
+  terrenolote: "Terreno",
+  lot: "Terreno",
+  land: "Terreno",
+  landlot: "Terreno",
+  sala: "Sala Comercial",
+  salas: "Sala Comercial",
+  conjuntocomercial: "Sala Comercial",
+  escritorio: "Sala Comercial",
+  office: "Sala Comercial",
+  salacomercial: "Sala Comercial",
+  store: "Loja",
+  shop: "Loja",
+  retail: "Loja",
+  lojacomercial: "Loja",
   pontocomercial: "Ponto Comercial",
-  galpao: "Galpão", deposito: "Galpão", armazem: "Galpão", warehouse: "Galpão", industrial: "Galpão", galpaodeposito: "Galpão",
-  predio: "Prédio Comercial", prediocomercial: "Prédio Comercial", edificiocomercial: "Prédio Comercial",
-  predioresidencial: "Prédio Residencial", edificioresidencial: "Prédio Residencial",
-  andarcorporativo: "Andar Corporativo", corporatefloor: "Andar Corporativo", lajecorporativa: "Andar Corporativo",
-  consultorio: "Consultório", box: "Garagem", vagadegaragem: "Garagem", garagem: "Garagem",
+  galpao: "Galpão",
+  deposito: "Galpão",
+  armazem: "Galpão",
+  warehouse: "Galpão",
+  industrial: "Galpão",
+  galpaodeposito: "Galpão",
+  predio: "Prédio Comercial",
+  prediocomercial: "Prédio Comercial",
+  edificiocomercial: "Prédio Comercial",
+  predioresidencial: "Prédio Residencial",
+  edificioresidencial: "Prédio Residencial",
+  andarcorporativo: "Andar Corporativo",
+  corporatefloor: "Andar Corporativo",
+  lajecorporativa: "Andar Corporativo",
+  consultorio: "Consultório",
+  box: "Garagem",
+  vagadegaragem: "Garagem",
+  garagem: "Garagem",
 };
 
 /** The VRSync type part (after the usage) → the names it has under each usage. */
@@ -85,7 +142,8 @@ const VRSYNC_BY_NAME = new Map(PROPERTY_TYPES.map(([vrsync, name]) => [name, vrs
 function nameOfType(type: string, usage: Usage | null): string | null {
   const k = key(type);
   const byUsage = BY_TYPE.get(k);
-  if (byUsage !== undefined) return (usage !== null ? byUsage[usage] : undefined) ?? byUsage.Residential ?? byUsage.Commercial ?? null;
+  if (byUsage !== undefined)
+    return (usage !== null ? byUsage[usage] : undefined) ?? byUsage.Residential ?? byUsage.Commercial ?? null;
   return BY_NAME.get(k) ?? SYNONYMS[k] ?? null;
 }
 
@@ -104,9 +162,15 @@ export function readPropertyType({ text, usage }: TypeInFeed): Read<string> {
   const slash = written.indexOf("/");
   const head = slash >= 0 ? USAGES[key(written.slice(0, slash))] : undefined;
   const type = head !== undefined ? written.slice(slash + 1) : written;
-  const name = nameOfType(type, head ?? (usage === null ? null : (USAGES[key(usage)] ?? null))) ?? (head === undefined ? null : nameOfType(written, null));
+  const name =
+    nameOfType(type, head ?? (usage === null ? null : (USAGES[key(usage)] ?? null))) ??
+    (head === undefined ? null : nameOfType(written, null));
   if (name !== null) return readOk(name);
-  return readFailed(written, "UNKNOWN_PROPERTY_TYPE", "a property type outside the table of docs/IMPORT.md: kept as written");
+  return readFailed(
+    written,
+    "UNKNOWN_PROPERTY_TYPE",
+    "a property type outside the table of docs/IMPORT.md: kept as written",
+  );
 }
 
 /** The VRSync PropertyType of an API type name; null when VRSync has none. */

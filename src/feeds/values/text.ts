@@ -21,7 +21,11 @@ export function readText(raw: string, maxLength: number): Read<string | null> {
     cleaned.push("control characters removed");
   }
   if (text.length > maxLength) {
-    return readFailed(text.slice(0, maxLength).trimEnd(), "TEXT_TRUNCATED", `longer than ${maxLength.toLocaleString("en-US")} characters: cut`);
+    return readFailed(
+      text.slice(0, maxLength).trimEnd(),
+      "TEXT_TRUNCATED",
+      `longer than ${maxLength.toLocaleString("en-US")} characters: cut`,
+    );
   }
   const value = text === "" ? null : text;
   return cleaned.length === 0 ? readOk(value) : readFailed(value, "TEXT_CLEANED", cleaned.join("; "));

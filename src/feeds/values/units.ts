@@ -4,13 +4,33 @@ import { foldText } from "../brazil.ts";
 import { type Read, readFailed, readOk } from "../warnings.ts";
 
 const SQUARE_METRES = new Set([
-  "square metres", "square meters", "square metre", "square meter", "meter square", "metre square", "meters square",
-  "metres square", "sqm", "sq m", "sq. m", "m2", "m²", "mt2", "mts2", "metros quadrados", "metro quadrado",
+  "square metres",
+  "square meters",
+  "square metre",
+  "square meter",
+  "meter square",
+  "metre square",
+  "meters square",
+  "metres square",
+  "sqm",
+  "sq m",
+  "sq. m",
+  "m2",
+  "m²",
+  "mt2",
+  "mts2",
+  "metros quadrados",
+  "metro quadrado",
 ]);
 const HECTARES = new Set(["hectare", "hectares", "ha"]);
 
 /** Square metres in an alqueire: the paulista is the default; MG, GO and RJ use the mineiro, BA the baiano. */
-const ALQUEIRES: Readonly<Record<string, number>> = { paulista: 24_200, mineiro: 48_400, goiano: 48_400, baiano: 96_800 };
+const ALQUEIRES: Readonly<Record<string, number>> = {
+  paulista: 24_200,
+  mineiro: 48_400,
+  goiano: 48_400,
+  baiano: 96_800,
+};
 const ALQUEIRE_BY_UF: Readonly<Record<string, number>> = { MG: 48_400, GO: 48_400, RJ: 48_400, BA: 96_800 };
 
 /** Square metres per unit of an area; absent is square metres. `uf` names the alqueire of the listing's state. */
@@ -35,16 +55,34 @@ export interface Period {
 }
 
 const PERIOD_WORDS: Readonly<Record<string, "day" | "week" | "month" | "quarter" | "year">> = {
-  daily: "day", day: "day", diaria: "day", diario: "day", "por dia": "day",
-  weekly: "week", week: "week", semanal: "week",
-  monthly: "month", month: "month", mensal: "month", mes: "month",
-  quarterly: "quarter", trimestral: "quarter",
-  yearly: "year", year: "year", annual: "year", annually: "year", anual: "year", ano: "year",
+  daily: "day",
+  day: "day",
+  diaria: "day",
+  diario: "day",
+  "por dia": "day",
+  weekly: "week",
+  week: "week",
+  semanal: "week",
+  monthly: "month",
+  month: "month",
+  mensal: "month",
+  mes: "month",
+  quarterly: "quarter",
+  trimestral: "quarter",
+  yearly: "year",
+  year: "year",
+  annual: "year",
+  annually: "year",
+  anual: "year",
+  ano: "year",
 };
 
 const PER_MONTH = { day: 30, week: 30 / 7, month: 1, quarter: 1 / 3, year: 1 / 12 } as const;
 
-function periodOf(text: string | null, fallback: "month" | "year"): "day" | "week" | "month" | "quarter" | "year" | null {
+function periodOf(
+  text: string | null,
+  fallback: "month" | "year",
+): "day" | "week" | "month" | "quarter" | "year" | null {
   return text === null ? fallback : (PERIOD_WORDS[foldText(text)] ?? null);
 }
 
@@ -53,19 +91,25 @@ const unknownPeriod = () => readFailed<Period | null>(null, "UNKNOWN_PERIOD", "a
 /** A rent's period → monthly; by the day or week it is a holiday let. Absent is monthly. */
 export function rentPeriod(text: string | null): Read<Period | null> {
   const period = periodOf(text, "month");
-  return period === null ? unknownPeriod() : readOk({ factor: PER_MONTH[period], seasonal: period === "day" || period === "week" });
+  return period === null
+    ? unknownPeriod()
+    : readOk({ factor: PER_MONTH[period], seasonal: period === "day" || period === "week" });
 }
 
 /** A condominium fee's period → monthly. Absent is monthly. */
 export function feePeriod(text: string | null): Read<Period | null> {
   const period = periodOf(text, "month");
-  return period === null || period === "day" || period === "week" ? unknownPeriod() : readOk({ factor: PER_MONTH[period], seasonal: false });
+  return period === null || period === "day" || period === "week"
+    ? unknownPeriod()
+    : readOk({ factor: PER_MONTH[period], seasonal: false });
 }
 
 /** IPTU's period → annual. Absent is annual. */
 export function taxPeriod(text: string | null): Read<Period | null> {
   const period = periodOf(text, "year");
-  return period === null || period === "day" || period === "week" ? unknownPeriod() : readOk({ factor: 12 * PER_MONTH[period], seasonal: false });
+  return period === null || period === "day" || period === "week"
+    ? unknownPeriod()
+    : readOk({ factor: 12 * PER_MONTH[period], seasonal: false });
 }
 
 /** A converted amount keeps two decimals; an unconverted one stays exactly as read. */

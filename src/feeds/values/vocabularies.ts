@@ -1,6 +1,11 @@
 // The closed vocabularies of a feed as CRMs spell them (docs/reference/behaviour-extensions.md §16): transaction types,
 // currencies, booleans, publication tiers, statuses, address visibility, media kinds.
-import { ADDRESS_VISIBILITIES, type AddressVisibility, PROPERTY_STATUSES, type PropertyStatus } from "../../catalog/enums.ts";
+import {
+  ADDRESS_VISIBILITIES,
+  type AddressVisibility,
+  PROPERTY_STATUSES,
+  type PropertyStatus,
+} from "../../catalog/enums.ts";
 import { foldText } from "../brazil.ts";
 import { type Read, readFailed, readOk } from "../warnings.ts";
 
@@ -12,9 +17,21 @@ export interface Deals {
 }
 
 const DEAL_WORDS: Readonly<Record<string, keyof Deals>> = {
-  sale: "sale", sell: "sale", venda: "sale", vendas: "sale", comprar: "sale",
-  rent: "rent", rental: "rent", lease: "rent", aluguel: "rent", alugar: "rent", locacao: "rent",
-  seasonal: "seasonal", temporada: "seasonal", "aluguel de temporada": "seasonal", "locacao de temporada": "seasonal",
+  sale: "sale",
+  sell: "sale",
+  venda: "sale",
+  vendas: "sale",
+  comprar: "sale",
+  rent: "rent",
+  rental: "rent",
+  lease: "rent",
+  aluguel: "rent",
+  alugar: "rent",
+  locacao: "rent",
+  seasonal: "seasonal",
+  temporada: "seasonal",
+  "aluguel de temporada": "seasonal",
+  "locacao de temporada": "seasonal",
 };
 
 /**
@@ -58,17 +75,33 @@ export function readBoolean(text: string): Read<boolean | null> {
  * Highlight levels: the portals' publication tiers (VRSync PublicationType). A closed set keeps
  * `highlight` filterable and every listing exportable as VRSync.
  */
-export const PUBLICATION_TIERS = ["STANDARD", "PREMIUM", "SUPER_PREMIUM", "PREMIERE_1", "PREMIERE_2", "TRIPLE"] as const;
+export const PUBLICATION_TIERS = [
+  "STANDARD",
+  "PREMIUM",
+  "SUPER_PREMIUM",
+  "PREMIERE_1",
+  "PREMIERE_2",
+  "TRIPLE",
+] as const;
 
 const TIER_SYNONYMS: Readonly<Record<string, string>> = {
-  SIMPLES: "STANDARD", PADRAO: "STANDARD", NORMAL: "STANDARD", BASICO: "STANDARD",
-  DESTAQUE: "PREMIUM", SUPER_DESTAQUE: "SUPER_PREMIUM", SUPERPREMIUM: "SUPER_PREMIUM",
-  PREMIERE1: "PREMIERE_1", PREMIERE2: "PREMIERE_2", TRIPLO: "TRIPLE",
+  SIMPLES: "STANDARD",
+  PADRAO: "STANDARD",
+  NORMAL: "STANDARD",
+  BASICO: "STANDARD",
+  DESTAQUE: "PREMIUM",
+  SUPER_DESTAQUE: "SUPER_PREMIUM",
+  SUPERPREMIUM: "SUPER_PREMIUM",
+  PREMIERE1: "PREMIERE_1",
+  PREMIERE2: "PREMIERE_2",
+  TRIPLO: "TRIPLE",
 };
 
 /** A PublicationType in any case or spacing (`Super Premium`, `super-premium`); unknown → STANDARD. */
 export function readTier(text: string): Read<string> {
-  const key = foldText(text).toUpperCase().replace(/[\s-]+/g, "_");
+  const key = foldText(text)
+    .toUpperCase()
+    .replace(/[\s-]+/g, "_");
   if ((PUBLICATION_TIERS as readonly string[]).includes(key)) return readOk(key);
   const synonym = TIER_SYNONYMS[key];
   if (synonym !== undefined) return readOk(synonym);
@@ -83,10 +116,23 @@ export function readStatus(text: string): Read<PropertyStatus> {
 }
 
 const VISIBILITY_WORDS: Readonly<Record<string, AddressVisibility>> = {
-  all: "ALL", full: "ALL", completo: "ALL", completa: "ALL", todos: "ALL", tudo: "ALL", true: "ALL", sim: "ALL",
-  street: "STREET", rua: "STREET", logradouro: "STREET",
-  neighborhood: "NEIGHBORHOOD", neighbourhood: "NEIGHBORHOOD", bairro: "NEIGHBORHOOD", none: "NEIGHBORHOOD",
-  false: "NEIGHBORHOOD", nao: "NEIGHBORHOOD",
+  all: "ALL",
+  full: "ALL",
+  completo: "ALL",
+  completa: "ALL",
+  todos: "ALL",
+  tudo: "ALL",
+  true: "ALL",
+  sim: "ALL",
+  street: "STREET",
+  rua: "STREET",
+  logradouro: "STREET",
+  neighborhood: "NEIGHBORHOOD",
+  neighbourhood: "NEIGHBORHOOD",
+  bairro: "NEIGHBORHOOD",
+  none: "NEIGHBORHOOD",
+  false: "NEIGHBORHOOD",
+  nao: "NEIGHBORHOOD",
 };
 
 /**
@@ -95,14 +141,24 @@ const VISIBILITY_WORDS: Readonly<Record<string, AddressVisibility>> = {
  * one mistake that cannot be taken back.
  */
 export function readVisibility(text: string): Read<AddressVisibility> {
-  const visibility = VISIBILITY_WORDS[foldText(text)] ?? (ADDRESS_VISIBILITIES as readonly string[]).find((v) => v === text.trim().toUpperCase());
+  const visibility =
+    VISIBILITY_WORDS[foldText(text)] ??
+    (ADDRESS_VISIBILITIES as readonly string[]).find((v) => v === text.trim().toUpperCase());
   if (visibility !== undefined) return readOk(visibility as AddressVisibility);
-  return readFailed("NEIGHBORHOOD", "UNKNOWN_VALUE", "not All, Street or Neighborhood: the address is shown only to its neighbourhood (NEIGHBORHOOD)");
+  return readFailed(
+    "NEIGHBORHOOD",
+    "UNKNOWN_VALUE",
+    "not All, Street or Neighborhood: the address is shown only to its neighbourhood (NEIGHBORHOOD)",
+  );
 }
 
 /** A media item's `medium` that makes it a photo; absent counts as one. */
 export function isPhotoMedium(medium: string | null): boolean {
-  return medium === null || medium === "image" || ["image", "photo", "foto", "imagem", "picture", "img"].includes(foldText(medium));
+  return (
+    medium === null ||
+    medium === "image" ||
+    ["image", "photo", "foto", "imagem", "picture", "img"].includes(foldText(medium))
+  );
 }
 
 /** A media item's `primary`: true, 1, yes, sim in any case. */

@@ -50,7 +50,10 @@ export class EntityTable {
     const subset = doctype.replace(/<!--[\s\S]*?-->/g, "");
     for (const match of subset.matchAll(DECLARATION)) {
       if (match[1] !== undefined || this.declared.has(match[2]!)) continue; // the first declaration binds (XML 1.0 §4.2)
-      this.declared.set(match[2]!, match[5] !== undefined ? { external: match[5].trim() } : { value: match[3] ?? match[4]! });
+      this.declared.set(
+        match[2]!,
+        match[5] !== undefined ? { external: match[5].trim() } : { value: match[3] ?? match[4]! },
+      );
     }
   }
 
@@ -84,7 +87,8 @@ export class EntityTable {
   private expand(name: string, stack: readonly string[]): Expansion {
     const known = this.expanded.get(name);
     if (known !== undefined) return known;
-    if (stack.includes(name)) throw new FeedError(`the DTD entity &${name}; refers to itself: refused, nothing was imported`);
+    if (stack.includes(name))
+      throw new FeedError(`the DTD entity &${name}; refers to itself: refused, nothing was imported`);
     const declaration = this.declared.get(name)!;
     if (declaration.external !== undefined) {
       throw new FeedError(
@@ -106,7 +110,8 @@ export class EntityTable {
         expansions += inner.expansions;
         text = inner.text;
       } else text = htmlEntity(reference);
-      if (text === null) throw new FeedError(`the DTD entity &${name}; refers to &${reference};, which is not declared`);
+      if (text === null)
+        throw new FeedError(`the DTD entity &${name}; refers to &${reference};, which is not declared`);
       parts.push(value.slice(last, match.index), text);
       length += match.index! - last + text.length;
       last = match.index! + match[0].length;

@@ -12,7 +12,15 @@ import { readPropertyType } from "../values/property-type.ts";
 import { readText } from "../values/text.ts";
 import { areaFactor, feePeriod, type Period, rentPeriod, scaled, taxPeriod } from "../values/units.ts";
 import {
-  dealsOf, isBrazil, isBrl, isPhotoMedium, isPrimary, readBoolean, readStatus, readTier, readVisibility,
+  dealsOf,
+  isBrazil,
+  isBrl,
+  isPhotoMedium,
+  isPrimary,
+  readBoolean,
+  readStatus,
+  readTier,
+  readVisibility,
 } from "../values/vocabularies.ts";
 import { type FeedWarning, type Problem, problem, type Read, shownValue } from "../warnings.ts";
 import { type ListingTree, pathOf, type XmlElement } from "./tree.ts";
@@ -61,7 +69,14 @@ class ListingValues {
   warn(element: XmlElement, { kind, message }: Problem, value: string | null, attributeName?: string): void {
     const path = pathOf(element);
     const where = attributeName === undefined ? path : `${path}@${attributeName}`;
-    this.warnings.push({ kind, code: this.code, line: element.line, element: where || "Listing", value: shownValue(value), message });
+    this.warnings.push({
+      kind,
+      code: this.code,
+      line: element.line,
+      element: where || "Listing",
+      value: shownValue(value),
+      message,
+    });
   }
 
   take<T>(element: XmlElement, read: Read<T>, value: string | null, attributeName?: string): T {
@@ -90,18 +105,29 @@ class ListingValues {
    * An amount in BRL converted by its `period` attribute (when it has one); another currency is
    * null. A price of 0 is null (on request); a fee or tax of 0 (`exemption`) stays 0.
    */
-  money(element: XmlElement | undefined, period?: (text: string | null) => Read<Period | null>, exemption = false): Amount {
+  money(
+    element: XmlElement | undefined,
+    period?: (text: string | null) => Read<Period | null>,
+    exemption = false,
+  ): Amount {
     const amount = this.value(element, (text) => readMoney(text, !exemption));
     if (element === undefined || amount === null) return { value: null, seasonal: false };
     const currency = attribute(element, "currency");
     if (!isBrl(currency)) {
-      this.warn(element, problem("FOREIGN_CURRENCY", "a price in another currency than BRL: null"), currency, "currency");
+      this.warn(
+        element,
+        problem("FOREIGN_CURRENCY", "a price in another currency than BRL: null"),
+        currency,
+        "currency",
+      );
       return { value: null, seasonal: false };
     }
     if (period === undefined) return { value: amount, seasonal: false };
     const text = attribute(element, "period");
     const factor = this.take(element, period(text), text, "period");
-    return factor === null ? { value: null, seasonal: false } : { value: scaled(amount, factor.factor), seasonal: factor.seasonal };
+    return factor === null
+      ? { value: null, seasonal: false }
+      : { value: scaled(amount, factor.factor), seasonal: factor.seasonal };
   }
 
   /** An area in square metres, from its `unit` (the alqueire depends on the listing's state). */
@@ -127,11 +153,16 @@ function readAddress(location: XmlElement | undefined, v: ListingValues, listing
   const country = child(location, "country");
   const countryName = attribute(country, "abbreviation") ?? textOf(country);
   if (country !== undefined && countryName !== null && !isBrazil(countryName)) {
-    v.warn(country, problem("FOREIGN_COUNTRY", "a country other than Brazil: the address is read as it is"), countryName);
+    v.warn(
+      country,
+      problem("FOREIGN_COUNTRY", "a country other than Brazil: the address is read as it is"),
+      countryName,
+    );
   }
   const stateElement = child(location, "state");
   const state = readState(textOf(stateElement), attribute(stateElement, "abbreviation"));
-  if (state.problem !== undefined) v.warn(stateElement!, state.problem, textOf(stateElement) ?? attribute(stateElement, "abbreviation"));
+  if (state.problem !== undefined)
+    v.warn(stateElement!, state.problem, textOf(stateElement) ?? attribute(stateElement, "abbreviation"));
   listing.address = {
     street: v.text(child(location, "address")),
     number: v.text(child(location, "streetnumber")),
@@ -160,7 +191,11 @@ function readCoordinates(location: XmlElement, v: ListingValues): FeedListing["c
   if (latitude === null || longitude === null || (latitude === 0 && longitude === 0)) return none;
   if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) {
     const bad = Math.abs(latitude) > 90 ? latitudeElement! : longitudeElement!;
-    v.warn(bad, problem("OUT_OF_RANGE", "outside the globe (latitude -90..90, longitude -180..180): the position is null"), textOf(bad));
+    v.warn(
+      bad,
+      problem("OUT_OF_RANGE", "outside the globe (latitude -90..90, longitude -180..180): the position is null"),
+      textOf(bad),
+    );
     return none;
   }
   return { latitude, longitude };
@@ -201,7 +236,12 @@ function readDetails(detail: (key: string) => XmlElement | undefined, v: Listing
  * The deal and the prices. A listing that names no recognisable deal is told from its prices
  * (only ListPrice: a sale; only RentalPrice: a rent); with neither it cannot be a listing.
  */
-function readDeal(element: XmlElement, detail: (key: string) => XmlElement | undefined, v: ListingValues, listing: FeedListing): string | null {
+function readDeal(
+  element: XmlElement,
+  detail: (key: string) => XmlElement | undefined,
+  v: ListingValues,
+  listing: FeedListing,
+): string | null {
   const rentElement = detail("rentalprice");
   const rent = v.money(rentElement, rentPeriod);
   let sale = v.money(detail("listprice"));
@@ -232,7 +272,11 @@ function readDeal(element: XmlElement, detail: (key: string) => XmlElement | und
   } else if (sale.value !== null || rentalPrice !== null) {
     operation = sale.value !== null ? "SALE" : "RENT";
     if (transaction !== null) {
-      v.warn(transactionElement!, problem("UNKNOWN_TRANSACTION_TYPE", `not a known transaction type: told from the prices (${operation})`), transaction);
+      v.warn(
+        transactionElement!,
+        problem("UNKNOWN_TRANSACTION_TYPE", `not a known transaction type: told from the prices (${operation})`),
+        transaction,
+      );
     }
   } else {
     return transaction === null
@@ -254,7 +298,11 @@ function readDeal(element: XmlElement, detail: (key: string) => XmlElement | und
  * elements (`<Residential><Apartment/></Residential>`). pa:PropertyType (our own export, for a
  * type outside the table) wins as written.
  */
-function readType(element: XmlElement, detail: (key: string) => XmlElement | undefined, v: ListingValues): string | null {
+function readType(
+  element: XmlElement,
+  detail: (key: string) => XmlElement | undefined,
+  v: ListingValues,
+): string | null {
   const extension = v.text(child(element, "pa:propertytype"));
   if (extension !== null) return extension;
   const type = detail("propertytype");
@@ -263,7 +311,11 @@ function readType(element: XmlElement, detail: (key: string) => XmlElement | und
   if (nested !== undefined) {
     const inner = nested.children[0];
     const text = inner?.name ?? textOf(nested) ?? nested.name;
-    return v.take(type, readPropertyType({ text, usage: inner === undefined && textOf(nested) === null ? null : nested.name }), `${nested.name}/${text}`);
+    return v.take(
+      type,
+      readPropertyType({ text, usage: inner === undefined && textOf(nested) === null ? null : nested.name }),
+      `${nested.name}/${text}`,
+    );
   }
   const text = textOf(type);
   if (text === null) return null;
@@ -290,7 +342,12 @@ function readPhotos(media: XmlElement | undefined, v: ListingValues): ListingPho
     const alt = caption === null ? null : v.take(item, readText(caption, MAX_TITLE_LENGTH), caption, "caption");
     let id = attribute(item, "pa:id");
     if (id !== null && (id.length > 100 || photos.some((photo) => photo.id === id))) {
-      v.warn(item, problem("UNKNOWN_VALUE", "a photo id used twice or longer than 100 characters: a new id is given"), id, "pa:id");
+      v.warn(
+        item,
+        problem("UNKNOWN_VALUE", "a photo id used twice or longer than 100 characters: a new id is given"),
+        id,
+        "pa:id",
+      );
       id = null;
     }
     const photo = { id, url, alt, order: photos.length + 1, isMain };
@@ -300,7 +357,11 @@ function readPhotos(media: XmlElement | undefined, v: ListingValues): ListingPho
   return normalizePhotos(photos);
 }
 
-function readListing(element: XmlElement, code: string, v: ListingValues): { listing: FeedListing } | { reason: string } {
+function readListing(
+  element: XmlElement,
+  code: string,
+  v: ListingValues,
+): { listing: FeedListing } | { reason: string } {
   const listing = blankListing(code);
   const detail = detailOf(element);
   const title = v.text(child(element, "title"));
@@ -314,7 +375,12 @@ function readListing(element: XmlElement, code: string, v: ListingValues): { lis
   listing.status = textOf(status) === null ? "AVAILABLE" : v.take(status!, readStatus(textOf(status)!), textOf(status));
   listing.propertyType = readType(element, detail, v);
   const tier = child(element, "publicationtype") ?? detail("publicationtype");
-  listing.highlight = textOf(tier) !== null ? v.take(tier!, readTier(textOf(tier)!), textOf(tier)) : v.flag(child(element, "featured")) === true ? FEATURED_TIER : "STANDARD";
+  listing.highlight =
+    textOf(tier) !== null
+      ? v.take(tier!, readTier(textOf(tier)!), textOf(tier))
+      : v.flag(child(element, "featured")) === true
+        ? FEATURED_TIER
+        : "STANDARD";
   listing.exclusive = v.flag(child(element, "pa:exclusive")) ?? false;
   listing.financing = { acceptsFinancing: v.flag(child(element, "pa:acceptsfinancing")) ?? false };
   readDetails(detail, v, listing);
@@ -326,10 +392,17 @@ function readListing(element: XmlElement, code: string, v: ListingValues): { lis
 export function mapListing({ element, tooLarge }: ListingTree): FeedItem {
   const line = element.line;
   const rawCode = textOf(child(element, "listingid"));
-  const refuse = (code: string | null, reason: string): FeedItem => ({ kind: "rejected", code, line, reason: `line ${line}: ${reason}` });
-  if (tooLarge) return refuse(rawCode?.slice(0, MAX_CODE_LENGTH) ?? null, "the listing is larger than 1,000,000 characters");
+  const refuse = (code: string | null, reason: string): FeedItem => ({
+    kind: "rejected",
+    code,
+    line,
+    reason: `line ${line}: ${reason}`,
+  });
+  if (tooLarge)
+    return refuse(rawCode?.slice(0, MAX_CODE_LENGTH) ?? null, "the listing is larger than 1,000,000 characters");
   if (rawCode === null) return refuse(null, "ListingID: is required");
-  if (rawCode.length > MAX_CODE_LENGTH) return refuse(`${rawCode.slice(0, MAX_CODE_LENGTH)}…`, `ListingID: longer than ${MAX_CODE_LENGTH} characters`);
+  if (rawCode.length > MAX_CODE_LENGTH)
+    return refuse(`${rawCode.slice(0, MAX_CODE_LENGTH)}…`, `ListingID: longer than ${MAX_CODE_LENGTH} characters`);
   const values = new ListingValues(rawCode);
   const read = readListing(element, rawCode, values);
   if ("reason" in read) return refuse(rawCode, read.reason);

@@ -51,7 +51,11 @@ const NO_PREFIXES: Scope = new Map();
 
 /** Where an element sits inside its Listing (`Details/ListPrice`), for warnings; "" for the Listing. */
 export function pathOf(element: XmlElement): string {
-  return element.parent === null ? "" : element.parent.parent === null ? element.name : `${pathOf(element.parent)}/${element.name}`;
+  return element.parent === null
+    ? ""
+    : element.parent.parent === null
+      ? element.name
+      : `${pathOf(element.parent)}/${element.name}`;
 }
 
 /** Element names reported when no listing is found, at most. */
@@ -182,17 +186,26 @@ export class ListingTreeReader {
     if (this.root === null) throw new FeedError("the feed has no root element");
     if (this.listings > 0) {
       if (this.root.toLowerCase() !== "listingdatafeed") {
-        this.notice("XML_REPAIRED", 1, `the root element is <${this.root}>, not <ListingDataFeed>: its listings were read`);
+        this.notice(
+          "XML_REPAIRED",
+          1,
+          `the root element is <${this.root}>, not <ListingDataFeed>: its listings were read`,
+        );
       }
       return;
     }
     const found = [...this.found].map(([name, count]) => `<${name}>${count > 1 ? ` ×${count}` : ""}`);
     if (this.root.toLowerCase() !== "listingdatafeed") {
-      throw new FeedError(`not a VRSync feed: the root element is <${this.root}>, not <ListingDataFeed>, and no <Listing> was found${found.length > 0 ? ` (it holds ${found.join(", ")})` : ""}`);
+      throw new FeedError(
+        `not a VRSync feed: the root element is <${this.root}>, not <ListingDataFeed>, and no <Listing> was found${found.length > 0 ? ` (it holds ${found.join(", ")})` : ""}`,
+      );
     }
     // An empty feed (a Header, an empty Listings) is a feed of no listings; anything else is not what it seems.
-    const unexpected = [...this.found.keys()].filter((name) => !["header", "listings"].includes(name.toLowerCase().replace(/^.*\//, "")));
-    if (unexpected.length > 0) throw new FeedError(`no <Listing> element was found in the feed; it holds ${found.join(", ")}`);
+    const unexpected = [...this.found.keys()].filter(
+      (name) => !["header", "listings"].includes(name.toLowerCase().replace(/^.*\//, "")),
+    );
+    if (unexpected.length > 0)
+      throw new FeedError(`no <Listing> element was found in the feed; it holds ${found.join(", ")}`);
   }
 
   private skipLeadingWhitespace(chunk: string): string {
@@ -218,11 +231,24 @@ export class ListingTreeReader {
     const declared = this.entities.resolve(name);
     if (declared !== null) return declared;
     const html = htmlEntity(name);
-    if (html !== null) this.notice("HTML_ENTITY", this.parser.line, `&${name}; is an HTML entity the document does not declare: read as "${html}"`, name, `&${name};`);
+    if (html !== null)
+      this.notice(
+        "HTML_ENTITY",
+        this.parser.line,
+        `&${name}; is an HTML entity the document does not declare: read as "${html}"`,
+        name,
+        `&${name};`,
+      );
     return html;
   }
 
-  private notice(kind: WarningKind, line: number, message: string, once: string = message, value: string | null = null): void {
+  private notice(
+    kind: WarningKind,
+    line: number,
+    message: string,
+    once: string = message,
+    value: string | null = null,
+  ): void {
     if (this.warned.has(`${kind}|${once}`)) return;
     this.warned.add(`${kind}|${once}`);
     this.notices.push({ kind, code: null, line, element: null, value, message });
@@ -231,13 +257,20 @@ export class ListingTreeReader {
   private onError(message: string): void {
     if (this.rootClosed) {
       // What a PHP script printed after the document (a warning, an error page): not ours to read.
-      this.notice("XML_REPAIRED", this.parser.line, "text after the root element closes (a generator's warning message?): ignored", "after-root");
+      this.notice(
+        "XML_REPAIRED",
+        this.parser.line,
+        "text after the root element closes (a generator's warning message?): ignored",
+        "after-root",
+      );
       return;
     }
     const at = this.parser.position - this.chunkStart;
     const before = (this.previousTail + this.chunk.slice(0, Math.max(0, at))).slice(-40);
     const around = JSON.stringify(before + this.chunk.slice(Math.max(0, at), at + 40));
-    throw new FeedError(`malformed XML at line ${this.parser.line}, column ${this.parser.column}: ${message} Near ${around}`);
+    throw new FeedError(
+      `malformed XML at line ${this.parser.line}, column ${this.parser.column}: ${message} Near ${around}`,
+    );
   }
 
   private touch(): void {
@@ -253,13 +286,17 @@ export class ListingTreeReader {
     const key = name?.toLowerCase() ?? null;
     this.path.push({ key, name: name ?? tag.name, scope });
     if (this.path.length > MAX_DEPTH) {
-      throw new FeedError(`elements nested deeper than ${MAX_DEPTH} levels at line ${this.parser.line}: refused, nothing was imported`);
+      throw new FeedError(
+        `elements nested deeper than ${MAX_DEPTH} levels at line ${this.parser.line}: refused, nothing was imported`,
+      );
     }
     if (this.root === null) this.root = name ?? tag.name;
     if (this.open.length === 0) {
       const depth = this.path.length;
-      if (key === "listing" && (depth === 2 || (depth === 3 && parent?.key === "listings"))) this.startListing(tag, scope);
-      else if (depth === 2 || (depth === 3 && parent?.key !== "header")) this.remember(depth === 2 ? tag.name : `${parent!.name}/${tag.name}`);
+      if (key === "listing" && (depth === 2 || (depth === 3 && parent?.key === "listings")))
+        this.startListing(tag, scope);
+      else if (depth === 2 || (depth === 3 && parent?.key !== "header"))
+        this.remember(depth === 2 ? tag.name : `${parent!.name}/${tag.name}`);
       return;
     }
     if (key === null || this.skipDepth > 0) {
@@ -267,18 +304,35 @@ export class ListingTreeReader {
       return;
     }
     const holder = this.open[this.open.length - 1]!;
-    const element: XmlElement = { name: name!, key, parent: holder, attributes: attributesOf(tag, scope), children: [], text: "", line: this.parser.line };
+    const element: XmlElement = {
+      name: name!,
+      key,
+      parent: holder,
+      attributes: attributesOf(tag, scope),
+      children: [],
+      text: "",
+      line: this.parser.line,
+    };
     if (!this.tooLarge) holder.children.push(element);
     this.open.push(element);
   }
 
   private remember(name: string): void {
-    if (this.found.has(name) || this.found.size < MAX_FOUND_NAMES) this.found.set(name, (this.found.get(name) ?? 0) + 1);
+    if (this.found.has(name) || this.found.size < MAX_FOUND_NAMES)
+      this.found.set(name, (this.found.get(name) ?? 0) + 1);
   }
 
   private startListing(tag: SaxesTag, scope: Scope): void {
     this.listings++;
-    this.open.push({ name: "Listing", key: "listing", parent: null, attributes: attributesOf(tag, scope), children: [], text: "", line: this.parser.line });
+    this.open.push({
+      name: "Listing",
+      key: "listing",
+      parent: null,
+      attributes: attributesOf(tag, scope),
+      children: [],
+      text: "",
+      line: this.parser.line,
+    });
     this.chars = 0;
     this.tooLarge = false;
   }

@@ -4,12 +4,21 @@ import type { AddressVisibility } from "../../catalog/enums.ts";
 import type { Listing } from "../listing.ts";
 import { readText } from "../values/text.ts";
 import {
-  EXTENSION_NAMESPACE, EXTENSION_PREFIX as PA, FURNISHED_FEATURE, meansFurnished, VRSYNC_NAMESPACE, VRSYNC_SCHEMA_LOCATION,
+  EXTENSION_NAMESPACE,
+  FURNISHED_FEATURE,
+  meansFurnished,
+  EXTENSION_PREFIX as PA,
+  VRSYNC_NAMESPACE,
+  VRSYNC_SCHEMA_LOCATION,
   vrsyncPropertyType,
 } from "./vocabulary.ts";
 
 /** The API's address visibility → VRSync's displayAddress. */
-const DISPLAY_ADDRESS: Readonly<Record<AddressVisibility, string>> = { ALL: "All", STREET: "Street", NEIGHBORHOOD: "Neighborhood" };
+const DISPLAY_ADDRESS: Readonly<Record<AddressVisibility, string>> = {
+  ALL: "All",
+  STREET: "Street",
+  NEIGHBORHOOD: "Neighborhood",
+};
 
 /** Longest ListingID a reader takes (a lead's propertyCode is at most 100 characters). */
 const MAX_LISTING_ID_LENGTH = 100;
@@ -34,22 +43,36 @@ export function unwritableReason(listing: Listing): string | null {
   if (code === "") return "ListingID: is empty";
   if (code.length > MAX_LISTING_ID_LENGTH) return `ListingID: longer than ${MAX_LISTING_ID_LENGTH} characters`;
   // Empty as readers read it: trimmed, cleaned of control characters (C1 ones included) and of an escaped CDATA wrapper.
-  if (typeof listing.title !== "string" || readText(listing.title, Number.MAX_SAFE_INTEGER).value === null) return "Title: is empty";
-  if (!Array.isArray(listing.amenities) || listing.amenities.some((name) => typeof name !== "string")) return "Features: not a list of names";
+  if (typeof listing.title !== "string" || readText(listing.title, Number.MAX_SAFE_INTEGER).value === null)
+    return "Title: is empty";
+  if (!Array.isArray(listing.amenities) || listing.amenities.some((name) => typeof name !== "string"))
+    return "Features: not a list of names";
   const { address: a } = listing;
   // Checked in place, without building a list: a feed's first pass checks every listing.
   const problem =
-    xmlProblem("ListingID", listing.code) ?? xmlProblem("Title", listing.title) ?? xmlProblem("Description", listing.description) ??
-    xmlProblem("PropertyType", listing.propertyType) ?? xmlProblem("PublicationType", listing.highlight) ?? xmlProblem("Address", a.street) ??
-    xmlProblem("StreetNumber", a.number) ?? xmlProblem("Complement", a.complement) ?? xmlProblem("Neighborhood", a.neighborhood) ??
-    xmlProblem("City", a.city) ?? xmlProblem("State", a.state) ?? xmlProblem("State@abbreviation", a.uf) ?? xmlProblem("PostalCode", a.cep);
+    xmlProblem("ListingID", listing.code) ??
+    xmlProblem("Title", listing.title) ??
+    xmlProblem("Description", listing.description) ??
+    xmlProblem("PropertyType", listing.propertyType) ??
+    xmlProblem("PublicationType", listing.highlight) ??
+    xmlProblem("Address", a.street) ??
+    xmlProblem("StreetNumber", a.number) ??
+    xmlProblem("Complement", a.complement) ??
+    xmlProblem("Neighborhood", a.neighborhood) ??
+    xmlProblem("City", a.city) ??
+    xmlProblem("State", a.state) ??
+    xmlProblem("State@abbreviation", a.uf) ??
+    xmlProblem("PostalCode", a.cep);
   if (problem !== null) return problem;
   for (const name of listing.amenities) {
     const amenityProblem = xmlProblem("Feature", name);
     if (amenityProblem !== null) return amenityProblem;
   }
   for (const photo of listing.photos) {
-    const photoProblem = xmlProblem("Media/Item", photo.url) ?? xmlProblem("Media/Item@caption", photo.alt) ?? xmlProblem("Media/Item@pa:id", photo.id);
+    const photoProblem =
+      xmlProblem("Media/Item", photo.url) ??
+      xmlProblem("Media/Item@caption", photo.alt) ??
+      xmlProblem("Media/Item@pa:id", photo.id);
     if (photoProblem !== null) return photoProblem;
   }
   return null;
@@ -92,7 +115,12 @@ function attributes(attrs: Attributes): string {
 }
 
 /** An element, or nothing when the value is null (VRSync: absent means unknown). */
-function element(indent: string, name: string, value: string | number | boolean | null, attrs: Attributes = NO_ATTRIBUTES): string {
+function element(
+  indent: string,
+  name: string,
+  value: string | number | boolean | null,
+  attrs: Attributes = NO_ATTRIBUTES,
+): string {
   if (value === null) return "";
   const text = typeof value === "number" ? formatNumber(value) : String(value);
   return `${indent}<${name}${attributes(attrs)}>${escapeText(text)}</${name}>\n`;
@@ -110,7 +138,12 @@ function media(listing: Listing): string {
   if (listing.photos.length === 0) return "";
   let items = "";
   for (const photo of listing.photos) {
-    items += element("        ", "Item", photo.url, { medium: "image", caption: photo.alt, primary: photo.isMain ? "true" : null, [PHOTO_ID]: photo.id });
+    items += element("        ", "Item", photo.url, {
+      medium: "image",
+      caption: photo.alt,
+      primary: photo.isMain ? "true" : null,
+      [PHOTO_ID]: photo.id,
+    });
   }
   return `      <Media>\n${items}      </Media>\n`;
 }
@@ -165,7 +198,9 @@ function location(listing: Listing): string {
   return (
     `      <Location displayAddress="${DISPLAY_ADDRESS[a.visibility]}">\n` +
     `${I}<Country abbreviation="BR">Brasil</Country>\n` +
-    (a.state !== null || a.uf !== null ? `${I}<State${attributes({ abbreviation: a.uf })}>${escapeText(a.state ?? "")}</State>\n` : "") +
+    (a.state !== null || a.uf !== null
+      ? `${I}<State${attributes({ abbreviation: a.uf })}>${escapeText(a.state ?? "")}</State>\n`
+      : "") +
     element(I, "City", a.city) +
     element(I, "Neighborhood", a.neighborhood) +
     element(I, "Address", a.street) +

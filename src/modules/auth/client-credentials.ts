@@ -38,7 +38,11 @@ export function isOAuthTokenRequest(headers: Headers): boolean {
   return mediaType(headers.get("content-type")) === FORM || isBasicAuthorization(headers.get("authorization"));
 }
 
-const invalidRequest = (description: string): OAuthFailure => ({ error: "invalid_request", description, code: "VALIDATION_ERROR" });
+const invalidRequest = (description: string): OAuthFailure => ({
+  error: "invalid_request",
+  description,
+  code: "VALIDATION_ERROR",
+});
 
 const MISSING_CLIENT: OAuthFailure = {
   error: "invalid_client",
@@ -61,7 +65,9 @@ function basicReadings(apiKey: string, apiSecret: string): ClientCredentials[] {
     }
   };
   const decoded = { apiKey: decode(apiKey), apiSecret: decode(apiSecret) };
-  return decoded.apiKey === apiKey && decoded.apiSecret === apiSecret ? [{ apiKey, apiSecret }] : [{ apiKey, apiSecret }, decoded];
+  return decoded.apiKey === apiKey && decoded.apiSecret === apiSecret
+    ? [{ apiKey, apiSecret }]
+    : [{ apiKey, apiSecret }, decoded];
 }
 
 export type ReadGrant = { ok: true; candidates: ClientCredentials[] } | { ok: false; failure: OAuthFailure };
@@ -76,16 +82,25 @@ export function readClientCredentialsGrant(headers: Headers, body: string): Read
   const authorization = headers.get("authorization");
   const fail = (failure: OAuthFailure): ReadGrant => ({ ok: false, failure });
   if (body.trim() !== "" && mediaType(contentType) !== FORM) {
-    return fail({ error: "invalid_request", description: `Content-Type must be ${FORM}`, code: "UNSUPPORTED_MEDIA_TYPE" });
+    return fail({
+      error: "invalid_request",
+      description: `Content-Type must be ${FORM}`,
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    });
   }
   const form = new URLSearchParams(body);
   for (const name of new Set(form.keys())) {
     if (form.getAll(name).length > 1) return fail(invalidRequest(`${name}: must not be repeated`));
   }
   const grantType = form.get("grant_type");
-  if (grantType === null || grantType === "") return fail(invalidRequest("grant_type: is required (client_credentials)"));
+  if (grantType === null || grantType === "")
+    return fail(invalidRequest("grant_type: is required (client_credentials)"));
   if (grantType !== "client_credentials") {
-    return fail({ error: "unsupported_grant_type", description: "grant_type: only client_credentials is supported", code: "VALIDATION_ERROR" });
+    return fail({
+      error: "unsupported_grant_type",
+      description: "grant_type: only client_credentials is supported",
+      code: "VALIDATION_ERROR",
+    });
   }
   const clientId = form.get("client_id");
   const clientSecret = form.get("client_secret");
@@ -95,11 +110,15 @@ export function readClientCredentialsGrant(headers: Headers, body: string): Read
     if (inForm) return fail(invalidRequest("Authenticate with HTTP Basic or with client_secret in the form, not both"));
     const basic = basicCredentials(authorization);
     if (basic === "malformed") {
-      return fail({ ...MISSING_CLIENT, description: "Authorization: Basic must carry the base64 of <API key>:<API secret>" });
+      return fail({
+        ...MISSING_CLIENT,
+        description: "Authorization: Basic must carry the base64 of <API key>:<API secret>",
+      });
     }
     // A client_id beside Basic auth must name the same client (RFC 6749 §3.2.1 lets it be sent).
     const candidates = basicReadings(basic.apiKey, basic.apiSecret);
-    if (clientId !== null && !candidates.some((c) => c.apiKey === clientId)) return fail(invalidRequest("client_id: differs from the HTTP Basic user"));
+    if (clientId !== null && !candidates.some((c) => c.apiKey === clientId))
+      return fail(invalidRequest("client_id: differs from the HTTP Basic user"));
     return { ok: true, candidates };
   }
   if (clientId === null || clientId === "" || clientSecret === null || clientSecret === "") return fail(MISSING_CLIENT);

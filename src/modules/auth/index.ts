@@ -4,21 +4,21 @@
 // same check of the key and secret and drain the same per-IP bucket when it fails.
 import { Elysia } from "elysia";
 import { ApiError, type ErrorCode } from "../../errors.ts";
-import { writeAuthRateLimitHeaders, type HeaderRecord } from "../../limits/headers.ts";
+import { type HeaderRecord, writeAuthRateLimitHeaders } from "../../limits/headers.ts";
+import { settle } from "../../maybe.ts";
 import { MAX_BODY_BYTES, readLimited } from "../../plugins/body.ts";
-import { stateOf, type RequestState } from "../../plugins/context.ts";
+import { type RequestState, stateOf } from "../../plugins/context.ts";
 import { failAuthentication, refuseThrottledAddress } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
-import { settle } from "../../maybe.ts";
 import type { Runtime } from "../../runtime.ts";
 import { BASIC_CHALLENGE } from "../../security/basic-auth.ts";
 import {
   isOAuthTokenRequest,
+  type OAuthFailure,
   oauthFailureBody,
   oauthFailureOf,
   oauthFailureStatus,
   readClientCredentialsGrant,
-  type OAuthFailure,
 } from "./client-credentials.ts";
 import { issueToken, type TokenResult } from "./service.ts";
 
@@ -36,7 +36,10 @@ function headerExchange(runtime: Runtime, request: Request, state: RequestState,
     state.clientId = result.clientId;
     return settle(runtime.authStanding(ip), (standing) => {
       writeAuthRateLimitHeaders(headers, standing);
-      return sendJson(set, `{"data":{"token":${JSON.stringify(result.token)},"expiresIn":${result.expiresIn},"tokenType":"Bearer"}}`);
+      return sendJson(
+        set,
+        `{"data":{"token":${JSON.stringify(result.token)},"expiresIn":${result.expiresIn},"tokenType":"Bearer"}}`,
+      );
     });
   });
 }
@@ -58,7 +61,8 @@ async function clientCredentials(runtime: Runtime, request: Request, state: Requ
       body = utf8.decode(await readLimited(request, MAX_BODY_BYTES));
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      if (error instanceof TypeError) return refuse({ error: "invalid_request", description: "The form must be UTF-8", code: "VALIDATION_ERROR" });
+      if (error instanceof TypeError)
+        return refuse({ error: "invalid_request", description: "The form must be UTF-8", code: "VALIDATION_ERROR" });
       throw error;
     }
     const grant = readClientCredentialsGrant(request.headers, body);
@@ -76,7 +80,10 @@ async function clientCredentials(runtime: Runtime, request: Request, state: Requ
     const issued = result as Extract<TokenResult, { ok: true }>;
     state.clientId = issued.clientId;
     writeAuthRateLimitHeaders(headers, await runtime.authStanding(state.ip ?? "unknown"));
-    return sendJson(set, `{"access_token":${JSON.stringify(issued.token)},"token_type":"Bearer","expires_in":${issued.expiresIn}}`);
+    return sendJson(
+      set,
+      `{"access_token":${JSON.stringify(issued.token)},"token_type":"Bearer","expires_in":${issued.expiresIn}}`,
+    );
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (error.headers) Object.assign(headers, error.headers);

@@ -16,7 +16,12 @@ export function catalogModule(runtime: Runtime) {
     .get(
       "/v1/values/:entity/:field",
       ({ request, params, tenant, client, set }) =>
-        sendJson(set, JSON.stringify({ data: valuesOf(tenant, client, params.entity, params.field, new URLSearchParams(rawQueryOf(request.url))) })),
+        sendJson(
+          set,
+          JSON.stringify({
+            data: valuesOf(tenant, client, params.entity, params.field, new URLSearchParams(rawQueryOf(request.url))),
+          }),
+        ),
       {
         protected: true,
         detail: { summary: "List the values a filterable field takes", tags: ["Catalogue"] },

@@ -1,8 +1,8 @@
 // GET /v1/fields and GET /v1/values: what can be selected and which values filters take.
-import { CATALOGS, ENTITY_NAMES, isEntityName, type EntityCatalog } from "../../catalog/index.ts";
+import { CATALOGS, ENTITY_NAMES, type EntityCatalog, isEntityName } from "../../catalog/index.ts";
+import type { Client } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
-import type { Client } from "../../config/model.ts";
 import { leadAccessOf, requireScope } from "../../security/scopes.ts";
 import { listingFor } from "../listing/service.ts";
 import { searchValuesOf } from "../search/service.ts";
@@ -31,7 +31,13 @@ export const FIELDS_BODY = JSON.stringify({
  * record and answer every client; values read from the records need the scope that reads
  * them, and `createdBy` lists only owners of leads the client may read.
  */
-export function valuesOf(tenant: Tenant, client: Client, entity: string, field: string, params: URLSearchParams = new URLSearchParams()) {
+export function valuesOf(
+  tenant: Tenant,
+  client: Client,
+  entity: string,
+  field: string,
+  params: URLSearchParams = new URLSearchParams(),
+) {
   if (!isEntityName(entity)) {
     throw new ApiError("INVALID_ENTITY", `Invalid entity: ${entity}. Use one of: ${ENTITY_NAMES.join(", ")}`);
   }

@@ -1,25 +1,23 @@
 // GET /v1/changes: what changed since a sequence, for partners that keep a copy.
 import { Elysia } from "elysia";
+import { settle } from "../../maybe.ts";
 import { guard } from "../../plugins/guard.ts";
-import { requireScope } from "../../security/scopes.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
+import { requireScope } from "../../security/scopes.ts";
 import { rawQueryOf, readerOf } from "../listing/service.ts";
 import { changesPage, parseChangesQuery } from "./service.ts";
-import { settle } from "../../maybe.ts";
 
 export function changesModule(runtime: Runtime) {
-  return new Elysia({ name: "changes" })
-    .use(guard(runtime))
-    .get(
-      "/v1/changes",
-      ({ request, tenant, client, set }) => {
-        const rawQuery = rawQueryOf(request.url);
-        const query = parseChangesQuery(new URLSearchParams(rawQuery));
-        // The entity's own read scope: property entries need properties:read, lead entries a lead scope.
-        requireScope(client, query.entity === "leads" ? "leads:read:own" : "properties:read");
-        return settle(changesPage(tenant, rawQuery, query, readerOf(client)), (body) => sendJson(set, body));
-      },
-      { protected: true, detail: { summary: "Read the change feed", tags: ["Sync"] } },
-    );
+  return new Elysia({ name: "changes" }).use(guard(runtime)).get(
+    "/v1/changes",
+    ({ request, tenant, client, set }) => {
+      const rawQuery = rawQueryOf(request.url);
+      const query = parseChangesQuery(new URLSearchParams(rawQuery));
+      // The entity's own read scope: property entries need properties:read, lead entries a lead scope.
+      requireScope(client, query.entity === "leads" ? "leads:read:own" : "properties:read");
+      return settle(changesPage(tenant, rawQuery, query, readerOf(client)), (body) => sendJson(set, body));
+    },
+    { protected: true, detail: { summary: "Read the change feed", tags: ["Sync"] } },
+  );
 }

@@ -1,11 +1,11 @@
 // GET /v1/changes: the change feed the database's triggers write (docs/reference/behaviour-extensions.md §11).
 import type { Statement } from "bun:sqlite";
-import type { Tenant } from "../../db/tenants.ts";
 import { ENTITY_NAMES } from "../../catalog/index.ts";
+import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
-import { PageCache } from "../listing/page-cache.ts";
 import type { Maybe } from "../../maybe.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
+import { PageCache } from "../listing/page-cache.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
@@ -65,7 +65,9 @@ function feedOf(tenant: Tenant): Feed {
       page: tenant.read.prepare(CHANGES_PAGE_SQL),
       head: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE entity = ?"),
       ownPage: tenant.read.prepare(OWN_LEADS_PAGE_SQL),
-      ownHead: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE owner = ? AND entity = 'leads'"),
+      ownHead: tenant.read.prepare(
+        "SELECT coalesce(max(sequence), 0) FROM changes WHERE owner = ? AND entity = 'leads'",
+      ),
       pages: new PageCache(),
     };
     feeds.set(tenant, found);
@@ -87,7 +89,12 @@ export interface ChangesReader {
  * a lead's commit is read here before its own sync has returned). Only such pages are cached.
  * The query must be parsed (and the caller's scope for its entity checked) first.
  */
-export function changesPage(tenant: Tenant, rawQuery: string, query: ChangesQuery, reader: ChangesReader): Maybe<string> {
+export function changesPage(
+  tenant: Tenant,
+  rawQuery: string,
+  query: ChangesQuery,
+  reader: ChangesReader,
+): Maybe<string> {
   const feed = feedOf(tenant);
   const owner = query.entity === "leads" && reader.leads.kind === "own" ? reader.leads.clientId : null;
   const key = `${owner ?? ""}|${rawQuery}`;
@@ -103,17 +110,24 @@ export function changesPage(tenant: Tenant, rawQuery: string, query: ChangesQuer
   return onDisk === null ? cache() : onDisk.then(cache);
 }
 
-function readPage({ page, head, ownPage, ownHead }: Feed, tenant: Tenant, query: ChangesQuery, owner: string | null): { body: string; head: number } {
-  return tenant.read.transaction(() => {
-    const scope = owner ?? query.entity;
-    const rows = (owner === null ? page : ownPage).values(scope, query.after, query.limit + 1) as [number, string][];
-    const hasMore = rows.length > query.limit;
-    if (hasMore) rows.pop();
-    const headSequence = ((owner === null ? head : ownHead).values(scope) as [number][])[0]![0];
-    const nextAfter = rows.length > 0 ? rows[rows.length - 1]![0] : query.after;
-    const body =
-      `{"data":[${rows.map((r) => r[1]).join(",")}],` +
-      `"meta":{"after":${query.after},"nextAfter":${nextAfter},"hasMore":${hasMore},"head":${headSequence}}}`;
-    return { body, head: headSequence };
-  }).deferred();
+function readPage(
+  { page, head, ownPage, ownHead }: Feed,
+  tenant: Tenant,
+  query: ChangesQuery,
+  owner: string | null,
+): { body: string; head: number } {
+  return tenant.read
+    .transaction(() => {
+      const scope = owner ?? query.entity;
+      const rows = (owner === null ? page : ownPage).values(scope, query.after, query.limit + 1) as [number, string][];
+      const hasMore = rows.length > query.limit;
+      if (hasMore) rows.pop();
+      const headSequence = ((owner === null ? head : ownHead).values(scope) as [number][])[0]![0];
+      const nextAfter = rows.length > 0 ? rows[rows.length - 1]![0] : query.after;
+      const body =
+        `{"data":[${rows.map((r) => r[1]).join(",")}],` +
+        `"meta":{"after":${query.after},"nextAfter":${nextAfter},"hasMore":${hasMore},"head":${headSequence}}}`;
+      return { body, head: headSequence };
+    })
+    .deferred();
 }

@@ -2,8 +2,8 @@
 // the documentation never counts against a rate limit. Each body is built once, when first asked for.
 import { Elysia } from "elysia";
 import { buildOpenApiDocument } from "../../docs/openapi.ts";
-import { docsPage, SCALAR_SCRIPT_PATH, type DocsPage } from "../../docs/page.ts";
 import { requestOrigin } from "../../docs/origin.ts";
+import { type DocsPage, docsPage, SCALAR_SCRIPT_PATH } from "../../docs/page.ts";
 import { SCALAR_BUNDLE } from "../../docs/scalar.ts";
 import { stateOf } from "../../plugins/context.ts";
 import { acceptsGzip, JSON_CONTENT_TYPE } from "../../plugins/respond.ts";

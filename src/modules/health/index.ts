@@ -1,8 +1,8 @@
 // GET /health: liveness plus a read check of every configured database (docs/reference/behaviour.md §10).
 import { Elysia } from "elysia";
+import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
-import { sendJson } from "../../plugins/respond.ts";
 
 /** True when every configured database opens and answers a trivial read. */
 function databasesReadable(runtime: Runtime): boolean {

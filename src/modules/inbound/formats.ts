@@ -4,10 +4,11 @@
 // everything else it cannot take as written becomes a warning naming the field: a missing or
 // malformed e-mail and a missing message are stored empty, text is cleaned and cut to the limits
 // of POST /v1/leads, numbers are read as text, unknown keys are ignored.
-import type { InboundFormat } from "../../config/schema.ts";
-import type { LeadPriority, LeadSource } from "../../catalog/enums.ts";
-import { ApiError, type FieldProblem } from "../../errors.ts";
+
 import { isEmail } from "../../catalog/email.ts";
+import type { LeadPriority, LeadSource } from "../../catalog/enums.ts";
+import type { InboundFormat } from "../../config/schema.ts";
+import { ApiError, type FieldProblem } from "../../errors.ts";
 import type { LeadInput } from "../leads/model.ts";
 import type { PortalExtras } from "../leads/repo.ts";
 
@@ -91,7 +92,11 @@ class Reader {
 
 /** Lower case, no accents, letters and digits only: `Zap Imóveis` → `zapimoveis`. */
 export function folded(text: string): string {
-  return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().replace(/[^a-z0-9]/g, "");
+  return text
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
 }
 
 const SOURCES: Record<string, LeadSource> = {
@@ -144,8 +149,12 @@ function grupoZap(body: Record<string, unknown>, read: Reader): Picked {
   else phone = read.raw("phoneNumber", body.phoneNumber);
   const temperature = read.raw("temperature", body.temperature);
   const priority = priorityOfTemperature(temperature);
-  if (temperature !== null && priority === null) read.warn("temperature", `"${temperature.slice(0, 40)}" is not Alta, Média or Baixa: priority MEDIUM`);
-  const traffic = originLeadId === null ? null : `${leadOrigin ?? "Grupo ZAP"} lead ${originLeadId}${originListingId === null ? "" : `, listing ${originListingId}`}`;
+  if (temperature !== null && priority === null)
+    read.warn("temperature", `"${temperature.slice(0, 40)}" is not Alta, Média or Baixa: priority MEDIUM`);
+  const traffic =
+    originLeadId === null
+      ? null
+      : `${leadOrigin ?? "Grupo ZAP"} lead ${originLeadId}${originListingId === null ? "" : `, listing ${originListingId}`}`;
   return {
     name: read.raw("name", body.name),
     email: read.raw("email", body.email),
@@ -192,7 +201,13 @@ export function readInboundLead(format: InboundFormat, body: Record<string, unkn
   const phone = read.cut("phone", picked.phone, LIMITS.phone);
   if (email === null && phone === null) {
     problems.push(
-      { field: "email", message: picked.email === null ? "is required when there is no phone" : "must be a valid e-mail address when there is no phone" },
+      {
+        field: "email",
+        message:
+          picked.email === null
+            ? "is required when there is no phone"
+            : "must be a valid e-mail address when there is no phone",
+      },
       { field: "phone", message: "is required when there is no e-mail" },
     );
   }
@@ -202,15 +217,25 @@ export function readInboundLead(format: InboundFormat, body: Record<string, unkn
   else if (email === null) read.warn("email", "not an e-mail address: stored empty");
   if (picked.message === null) read.warn("message", "missing: stored empty");
   let originLeadId = picked.originLeadId;
-  if (originLeadId === null) read.warn(format === "grupozap" ? "originLeadId" : "id", "missing: a resend of this lead cannot be told from a new one");
+  if (originLeadId === null)
+    read.warn(
+      format === "grupozap" ? "originLeadId" : "id",
+      "missing: a resend of this lead cannot be told from a new one",
+    );
   else if (originLeadId.length > MAX_ORIGIN_ID) {
-    read.warn(format === "grupozap" ? "originLeadId" : "id", `longer than ${MAX_ORIGIN_ID} characters: not kept, so a resend cannot be told from a new one`);
+    read.warn(
+      format === "grupozap" ? "originLeadId" : "id",
+      `longer than ${MAX_ORIGIN_ID} characters: not kept, so a resend cannot be told from a new one`,
+    );
     originLeadId = null;
   }
   let propertyCode = picked.propertyCode;
   if (propertyCode !== null && propertyCode.length > LIMITS.propertyCode) {
     // Cut, it could name another property: no code that long is stored.
-    read.warn(format === "grupozap" ? "clientListingId" : "ad.reference", `longer than ${LIMITS.propertyCode} characters: links no property`);
+    read.warn(
+      format === "grupozap" ? "clientListingId" : "ad.reference",
+      `longer than ${LIMITS.propertyCode} characters: links no property`,
+    );
     propertyCode = null;
   }
 
@@ -223,8 +248,16 @@ export function readInboundLead(format: InboundFormat, body: Record<string, unkn
       source: picked.source,
       propertyCode,
       interestedPropertyTitle: null,
-      interestedPropertyLink: read.cut(format === "grupozap" ? "link" : "ad.url", picked.interestedPropertyLink, LIMITS.interestedPropertyLink),
-      trafficOrigin: read.cut(format === "grupozap" ? "trafficOrigin" : "proposeTypeName", picked.trafficOrigin, LIMITS.trafficOrigin),
+      interestedPropertyLink: read.cut(
+        format === "grupozap" ? "link" : "ad.url",
+        picked.interestedPropertyLink,
+        LIMITS.interestedPropertyLink,
+      ),
+      trafficOrigin: read.cut(
+        format === "grupozap" ? "trafficOrigin" : "proposeTypeName",
+        picked.trafficOrigin,
+        LIMITS.trafficOrigin,
+      ),
     },
     portal: {
       priority: picked.priority,

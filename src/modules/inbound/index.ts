@@ -12,7 +12,7 @@ import { stateOf } from "../../plugins/context.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { InboundMetrics, NOT_AN_INBOUND_CLIENT, type InboundOutcome } from "./metrics.ts";
+import { InboundMetrics, type InboundOutcome, NOT_AN_INBOUND_CLIENT } from "./metrics.ts";
 import { receivePortalLead } from "./service.ts";
 
 export const INBOUND_PATH = "/v1/inbound/:clientId";
@@ -38,7 +38,8 @@ export function inboundModule(runtime: Runtime, deps: { metrics: MetricsRegistry
     .onAfterResponse(({ request, set, params, responseValue }) => {
       const state = stateOf(request);
       if (state === undefined) return;
-      const status = state.errorStatus ?? (responseValue instanceof Response ? responseValue.status : Number(set.status) || 200);
+      const status =
+        state.errorStatus ?? (responseValue instanceof Response ? responseValue.status : Number(set.status) || 200);
       // The guard names the client only once its credentials were right.
       const authenticated = state.clientId !== undefined;
       const outcome = outcomeOf(status, authenticated);
@@ -49,7 +50,10 @@ export function inboundModule(runtime: Runtime, deps: { metrics: MetricsRegistry
       // The right password from an address off the client's list: a portal that moved, or a
       // stolen password. The caller got the same 401 as any other; the operator must know.
       if (state.refusedFor === "address") {
-        logger.warn({ reqId: state.requestId, clientId: id, ip: state.ip }, "portal lead post with the right credentials from an address off the client's ipWhitelist: answered 401");
+        logger.warn(
+          { reqId: state.requestId, clientId: id, ip: state.ip },
+          "portal lead post with the right credentials from an address off the client's ipWhitelist: answered 401",
+        );
       }
     })
     .post(
@@ -62,12 +66,19 @@ export function inboundModule(runtime: Runtime, deps: { metrics: MetricsRegistry
           received = await receivePortalLead(tenant, client, body, runtime.clock);
         } catch (error) {
           if (error instanceof ApiError && error.code === "VALIDATION_ERROR") {
-            logger.warn({ reqId, clientId: client.id, problems: error.details }, "portal lead refused: it cannot be a lead");
+            logger.warn(
+              { reqId, clientId: client.id, problems: error.details },
+              "portal lead refused: it cannot be a lead",
+            );
           }
           throw error;
         }
         const { id, created, originLeadId, warnings } = received;
-        if (warnings.length > 0) logger.warn({ reqId, clientId: client.id, leadId: id, originLeadId, warnings }, "portal lead taken with warnings");
+        if (warnings.length > 0)
+          logger.warn(
+            { reqId, clientId: client.id, leadId: id, originLeadId, warnings },
+            "portal lead taken with warnings",
+          );
         return sendJson(set, `{"data":{"id":${JSON.stringify(id)}}}`, created ? 201 : 200);
       },
       { inbound: true, parse: "none", detail: { summary: "A lead as a portal posts it", tags: ["Portal leads"] } },

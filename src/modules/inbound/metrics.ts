@@ -30,7 +30,8 @@ export class InboundMetrics {
       labelNames: ["client", "outcome"],
       registers: [registry],
       collect: () => {
-        for (const client of this.clients()) for (const outcome of INBOUND_OUTCOMES) this.posts.labels(client, outcome).inc(0);
+        for (const client of this.clients())
+          for (const outcome of INBOUND_OUTCOMES) this.posts.labels(client, outcome).inc(0);
         this.posts.labels(NOT_AN_INBOUND_CLIENT, "unauthorised").inc(0);
       },
     });

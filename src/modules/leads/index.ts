@@ -14,10 +14,15 @@ const ALL_LEAD_FIELDS = allFieldsOf(LEAD_CATALOG);
 export function leadsModule(runtime: Runtime) {
   return new Elysia({ name: "leads" })
     .use(guard(runtime))
-    .get("/v1/leads", ({ request, tenant, client, set }) => sendJson(set, listingFor(tenant, LEAD_CATALOG).page(rawQueryOf(request.url), readerOf(client))), {
-      protected: "leads:read:own",
-      detail: { summary: "List leads", tags: ["Leads"] },
-    })
+    .get(
+      "/v1/leads",
+      ({ request, tenant, client, set }) =>
+        sendJson(set, listingFor(tenant, LEAD_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
+      {
+        protected: "leads:read:own",
+        detail: { summary: "List leads", tags: ["Leads"] },
+      },
+    )
     .get(
       "/v1/leads/:id",
       ({ request, params, tenant, client, set }) =>
@@ -29,7 +34,14 @@ export function leadsModule(runtime: Runtime) {
       async ({ request, tenant, client, set }) => {
         const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
         const input = validateLeadInput(await readJsonObject(request));
-        const created = await createLead(tenant, client.id, input, idempotencyKey, runtime.clock, runtime.idempotencyLocks);
+        const created = await createLead(
+          tenant,
+          client.id,
+          input,
+          idempotencyKey,
+          runtime.clock,
+          runtime.idempotencyLocks,
+        );
         if (created.replayed) set.headers["idempotent-replayed"] = "true";
         return sendJson(set, created.body, 201);
       },
@@ -43,6 +55,10 @@ export function leadsModule(runtime: Runtime) {
         await updateLead(tenant, reader.leads, params.id, patch, runtime.clock);
         return sendJson(set, listingFor(tenant, LEAD_CATALOG).recordWith(params.id, ALL_LEAD_FIELDS, reader));
       },
-      { protected: "leads:update", parse: "none", detail: { summary: "Move a lead along the funnel", tags: ["Leads"] } },
+      {
+        protected: "leads:update",
+        parse: "none",
+        detail: { summary: "Move a lead along the funnel", tags: ["Leads"] },
+      },
     );
 }

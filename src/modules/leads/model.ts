@@ -5,23 +5,38 @@ import { EMAIL_FORMAT, isEmail } from "../../catalog/email.ts";
 import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES } from "../../catalog/enums.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 
-
 const text = (min: number, max: number, description: string, examples: string[]) =>
   T.String({ minLength: min, maxLength: max, description, examples });
 
 export const LeadInputSchema = T.Object(
   {
     name: text(1, 200, "Contact name", ["Maria Oliveira"]),
-    email: T.String({ format: EMAIL_FORMAT, maxLength: 254, description: "Contact e-mail", examples: ["maria.oliveira@example.com"] }),
+    email: T.String({
+      format: EMAIL_FORMAT,
+      maxLength: 254,
+      description: "Contact e-mail",
+      examples: ["maria.oliveira@example.com"],
+    }),
     phone: text(1, 40, "Contact phone", ["+55 11 98765-4321"]),
     message: text(1, 5000, "Message from the contact", ["Gostaria de agendar uma visita."]),
     source: T.Optional(
-      T.Union(LEAD_SOURCES.map((s) => T.Literal(s)), { description: "Where the lead came from (default API)", default: "API" }),
+      T.Union(
+        LEAD_SOURCES.map((s) => T.Literal(s)),
+        { description: "Where the lead came from (default API)", default: "API" },
+      ),
     ),
-    propertyCode: T.Optional(text(0, 100, "Code of the property to link (a published property of yours)", ["AP-000123"])),
-    interestedPropertyTitle: T.Optional(text(0, 300, "Title of the property of interest (kept as given)", ["Apartamento 2 quartos"])),
-    interestedPropertyLink: T.Optional(text(0, 2048, "Link to the property (stored, not readable)", ["https://example.com/imovel/123"])),
-    trafficOrigin: T.Optional(text(0, 500, "Traffic origin: UTM, campaign (stored, not readable)", ["utm_source=google&utm_campaign=verao"])),
+    propertyCode: T.Optional(
+      text(0, 100, "Code of the property to link (a published property of yours)", ["AP-000123"]),
+    ),
+    interestedPropertyTitle: T.Optional(
+      text(0, 300, "Title of the property of interest (kept as given)", ["Apartamento 2 quartos"]),
+    ),
+    interestedPropertyLink: T.Optional(
+      text(0, 2048, "Link to the property (stored, not readable)", ["https://example.com/imovel/123"]),
+    ),
+    trafficOrigin: T.Optional(
+      text(0, 500, "Traffic origin: UTM, campaign (stored, not readable)", ["utm_source=google&utm_campaign=verao"]),
+    ),
   },
   {
     additionalProperties: true,
@@ -68,7 +83,9 @@ function unstorable(value: string): string | null {
 
 function lengthMessage(schema: TString): string {
   const min = schema.minLength ?? 0;
-  return min > 0 ? `must be between ${min} and ${schema.maxLength} characters` : `must be at most ${schema.maxLength} characters`;
+  return min > 0
+    ? `must be between ${min} and ${schema.maxLength} characters`
+    : `must be at most ${schema.maxLength} characters`;
 }
 
 /** Validates and normalises a parsed body; throws VALIDATION_ERROR listing every failed field. */
@@ -89,7 +106,10 @@ export function validateLeadInput(body: Record<string, unknown>): LeadInput {
       const trimmed = value.trim();
       if (trimmed === "") problems.push({ field, message: "is required" });
       else if (field === "email" ? !isEmail(trimmed) : trimmed.length > props[field]!.maxLength!) {
-        problems.push({ field, message: field === "email" ? "must be a valid e-mail address" : lengthMessage(props[field]!) });
+        problems.push({
+          field,
+          message: field === "email" ? "must be a valid e-mail address" : lengthMessage(props[field]!),
+        });
       } else out[field] = trimmed;
     }
   }
@@ -120,11 +140,23 @@ export function validateLeadInput(body: Record<string, unknown>): LeadInput {
 export const LeadPatchSchema = T.Object(
   {
     status: T.Optional(
-      T.Union(LEAD_STATUSES.map((s) => T.Literal(s)), { description: "New position in the sales funnel: any status to any other", examples: ["IN_SERVICE"] }),
+      T.Union(
+        LEAD_STATUSES.map((s) => T.Literal(s)),
+        { description: "New position in the sales funnel: any status to any other", examples: ["IN_SERVICE"] },
+      ),
     ),
-    priority: T.Optional(T.Union(LEAD_PRIORITIES.map((p) => T.Literal(p)), { description: "New priority", examples: ["HIGH"] })),
+    priority: T.Optional(
+      T.Union(
+        LEAD_PRIORITIES.map((p) => T.Literal(p)),
+        { description: "New priority", examples: ["HIGH"] },
+      ),
+    ),
   },
-  { additionalProperties: false, minProperties: 1, description: "At least one of status and priority; no other key can be changed" },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: "At least one of status and priority; no other key can be changed",
+  },
 );
 
 export type LeadPatch = {

@@ -55,7 +55,8 @@ export class LeadsRepo {
     this.insertKey = write.prepare(
       "INSERT OR REPLACE INTO idempotency_keys (client_id, key, request_hash, lead_id, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    const findKey = "SELECT request_hash, response FROM idempotency_keys WHERE client_id = ? AND key = ? AND created_at > ?";
+    const findKey =
+      "SELECT request_hash, response FROM idempotency_keys WHERE client_id = ? AND key = ? AND created_at > ?";
     this.findKey = read.prepare(findKey);
     this.findKeyWriting = write.prepare(findKey);
     this.pruneKeys = write.prepare("DELETE FROM idempotency_keys WHERE created_at <= ?");
@@ -78,7 +79,13 @@ export class LeadsRepo {
     return this.insert(input, id, now, createdBy, portal);
   }
 
-  private insert(input: LeadInput, id: string, now: string, createdBy: string, portal: PortalExtras | null): LeadRecord | null {
+  private insert(
+    input: LeadInput,
+    id: string,
+    now: string,
+    createdBy: string,
+    portal: PortalExtras | null,
+  ): LeadRecord | null {
     const property = input.propertyCode === null ? null : this.findProperty.get(input.propertyCode);
     const lead: LeadRecord = {
       id,
@@ -96,9 +103,22 @@ export class LeadsRepo {
       updatedAt: now,
     };
     const { changes } = this.insertLead.run(
-      lead.id, lead.name, lead.email, lead.phone, lead.message, lead.source, lead.status, lead.priority,
-      lead.propertyId, lead.interestedPropertyTitle, input.interestedPropertyLink, input.trafficOrigin,
-      lead.createdAt, lead.updatedAt, createdBy, portal?.originLeadId ?? null,
+      lead.id,
+      lead.name,
+      lead.email,
+      lead.phone,
+      lead.message,
+      lead.source,
+      lead.status,
+      lead.priority,
+      lead.propertyId,
+      lead.interestedPropertyTitle,
+      input.interestedPropertyLink,
+      input.trafficOrigin,
+      lead.createdAt,
+      lead.updatedAt,
+      createdBy,
+      portal?.originLeadId ?? null,
     );
     return changes === 0 ? null : lead;
   }

@@ -1,12 +1,13 @@
 // Creating leads: one group-committed transaction per batch, Idempotency-Key replay per client
 // (IETF draft semantics), and a request racing the first with its key waits for it.
+
+import type { Clock } from "../../clock.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
-import type { Clock } from "../../clock.ts";
+import type { InFlightLocks } from "../../redis/locks.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
 import type { LeadInput, LeadPatch } from "./model.ts";
 import { LeadsRepo, type PortalExtras, type StoredReplay } from "./repo.ts";
-import type { InFlightLocks } from "../../redis/locks.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -95,7 +96,11 @@ export async function createLead(
   async function replayOrCreate(): Promise<Created> {
     const release = locks === null ? null : await locks.acquire(`${tenant.path}\0${clientId}\0${idempotencyKey}`);
     try {
-      const stored = state.repo.findReplay(clientId, idempotencyKey!, new Date(clock.now() - IDEMPOTENCY_TTL_MS).toISOString());
+      const stored = state.repo.findReplay(
+        clientId,
+        idempotencyKey!,
+        new Date(clock.now() - IDEMPOTENCY_TTL_MS).toISOString(),
+      );
       if (stored !== null) {
         const replay = replayOf(stored, hash);
         // Another process's lead is visible a sync before its own 201 (group-commit.ts): its
@@ -153,10 +158,18 @@ function replayOf(stored: StoredReplay, hash: string): Created {
  * a real change is on disk (the group commit's promise), so the change feed and `lead.updated`
  * follow from the triggers.
  */
-export async function updateLead(tenant: Tenant, access: LeadAccess, id: string | null, patch: LeadPatch, clock: Clock): Promise<void> {
+export async function updateLead(
+  tenant: Tenant,
+  access: LeadAccess,
+  id: string | null,
+  patch: LeadPatch,
+  clock: Clock,
+): Promise<void> {
   const owner = access.kind === "own" ? access.clientId : null;
   const readable = access.kind !== "none" && typeof id === "string" && id.length <= 64;
   const { repo } = leadsOf(tenant);
-  const outcome = readable ? await tenant.writer.submit(() => repo.updateFunnelOf(id, patch, new Date(clock.now()).toISOString(), owner)) : "missing";
+  const outcome = readable
+    ? await tenant.writer.submit(() => repo.updateFunnelOf(id, patch, new Date(clock.now()).toISOString(), owner))
+    : "missing";
   if (outcome === "missing") throw new ApiError("NOT_FOUND", "No lead with this id");
 }

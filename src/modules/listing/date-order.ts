@@ -15,7 +15,7 @@
 // shortcuts are off and such lists are read the plain way, just as exactly.
 import type { EntityCatalog } from "../../catalog/index.ts";
 import type { Bound } from "./bounds.ts";
-import { dayPlanFor, type DateKind, type DayPlan } from "./day-counts.ts";
+import { type DateKind, type DayPlan, dayPlanFor } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";
 
 export function sortKindOf(query: Pick<ListQuery, "sort">): DateKind {
@@ -26,8 +26,10 @@ export function sortKindOf(query: Pick<ListQuery, "sort">): DateKind {
 export function impliedSortBound(catalog: EntityCatalog, query: ListQuery): Bound | null {
   const sortKind = sortKindOf(query);
   for (const { spec, value } of query.dates) {
-    if (sortKind === "created" && spec.param === "updatedBefore") return { column: `${catalog.alias}.created_at`, op: "<", value };
-    if (sortKind === "updated" && spec.param === "createdAfter") return { column: `${catalog.alias}.updated_at`, op: ">", value };
+    if (sortKind === "created" && spec.param === "updatedBefore")
+      return { column: `${catalog.alias}.created_at`, op: "<", value };
+    if (sortKind === "updated" && spec.param === "createdAfter")
+      return { column: `${catalog.alias}.updated_at`, op: ">", value };
   }
   return null;
 }

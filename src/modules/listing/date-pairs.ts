@@ -7,8 +7,8 @@
 // counted in the updated index (ten days of rows at most). That gives the matching rows per
 // day of the order, and so the day a deep page starts on (startOf), as for any other list.
 import type { EntityCatalog } from "../../catalog/index.ts";
-import { dateColumnOf, type DateKind, type DayCount, type Prepare } from "./day-counts.ts";
 import { sortKindOf } from "./date-order.ts";
+import { type DateKind, type DayCount, dateColumnOf, type Prepare } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";
 
 /** Past every date that starts with a given prefix. */
@@ -32,7 +32,13 @@ export function pairPlanFor(catalog: EntityCatalog, query: ListQuery): PairPlan 
   const kind = sortKindOf(query);
   const sortColumn = dateColumnOf(kind);
   if (spec.column === sortColumn) return null;
-  return { kind, sortColumn: `${catalog.alias}.${sortColumn}`, filterColumn: `${catalog.alias}.${spec.column}`, op: spec.op, value };
+  return {
+    kind,
+    sortColumn: `${catalog.alias}.${sortColumn}`,
+    filterColumn: `${catalog.alias}.${spec.column}`,
+    op: spec.op,
+    value,
+  };
 }
 
 export class DatePairs {

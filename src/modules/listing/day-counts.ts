@@ -90,9 +90,9 @@ export class DayCounts {
     const whole = this.prepare(`days|${this.catalog.daysTable}`, () => {
       return `SELECT day, n FROM ${this.catalog.daysTable} WHERE kind = ? AND dim = ? AND value = ? AND day > ? AND day < ? AND n > 0 ORDER BY day`;
     });
-    const middle = (whole.values(plan.kind, plan.dim, plan.value, firstDay ?? "", lastDay ?? END_OF_DAY) as [string, number][]).map(
-      ([day, n]) => ({ day, n }),
-    );
+    const middle = (
+      whole.values(plan.kind, plan.dim, plan.value, firstDay ?? "", lastDay ?? END_OF_DAY) as [string, number][]
+    ).map(([day, n]) => ({ day, n }));
     const days: DayCount[] = [];
     if (firstDay !== null) days.push({ day: firstDay, n: this.countBetween(plan, plan.after!, firstDay + END_OF_DAY) });
     days.push(...middle);
@@ -154,9 +154,19 @@ export function startOf(
       const skip = offset - before;
       if (descending) {
         const dayEnd = day + END_OF_DAY;
-        return { start: { column: plan.column, op: "<", value: plan.before !== null && plan.before < dayEnd ? plan.before : dayEnd }, skip };
+        return {
+          start: {
+            column: plan.column,
+            op: "<",
+            value: plan.before !== null && plan.before < dayEnd ? plan.before : dayEnd,
+          },
+          skip,
+        };
       }
-      return { start: { column: plan.column, op: ">", value: plan.after !== null && plan.after > day ? plan.after : day }, skip };
+      return {
+        start: { column: plan.column, op: ">", value: plan.after !== null && plan.after > day ? plan.after : day },
+        skip,
+      };
     }
     before += n;
   }

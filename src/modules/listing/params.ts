@@ -49,8 +49,7 @@ const MESSAGES = {
   text: "must be between 1 and 200 characters",
 };
 
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
  * A date-time with a zone as an instant: its whole milliseconds (what Date keeps: JavaScript
@@ -108,7 +107,14 @@ function integerIn(text: string, min: number, max: number): number | null {
  */
 export function parseFields(catalog: EntityCatalog, raw: string | null): FieldSpec[] | null {
   if (raw === null) return null;
-  const names = [...new Set(raw.split(",").map((n) => n.trim()).filter((n) => n !== ""))];
+  const names = [
+    ...new Set(
+      raw
+        .split(",")
+        .map((n) => n.trim())
+        .filter((n) => n !== ""),
+    ),
+  ];
   if (names.length === 0) return null;
   const unknown = names.filter((n) => fieldByName(catalog, n) === undefined);
   if (unknown.length > 0) throw new ApiError("INVALID_FIELDS", `Invalid fields: ${unknown.join(", ")}`);
@@ -177,6 +183,8 @@ export function parseFilters(catalog: EntityCatalog, params: URLSearchParams, pr
     else dates.push({ spec, value });
   }
 
-  const search = catalog.searchable ? parseSearch(params, problems, (name) => single(params, name, problems)) : emptySearch();
+  const search = catalog.searchable
+    ? parseSearch(params, problems, (name) => single(params, name, problems))
+    : emptySearch();
   return { filters, dates, search };
 }

@@ -2,14 +2,34 @@
 // shape prepared once per tenant. Pages come out of SQLite as JSON text, ready to send.
 import type { Statement } from "bun:sqlite";
 import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
-import type { RecordView } from "../../catalog/types.ts";
 import { projection } from "../../catalog/sql.ts";
+import type { RecordView } from "../../catalog/types.ts";
 import type { Tenant } from "../../db/tenants.ts";
-import { DayCounts, dateColumnOf, dayPlanFor, dayReader, startOf, totalOf, type DayCount, type DayPlan } from "./day-counts.ts";
-import { tightestBounds, type Bound } from "./bounds.ts";
+import {
+  countedTotal,
+  DRIVE_ANY,
+  hasPlace,
+  isOnePlace,
+  isSearching,
+  type Plan,
+  type SetName,
+  SMALL_SET,
+  searchConditions,
+  setProbes,
+} from "../search/filters.ts";
+import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
-import { countedTotal, DRIVE_ANY, hasPlace, isOnePlace, isSearching, searchConditions, setProbes, SMALL_SET, type Plan, type SetName } from "../search/filters.ts";
+import {
+  type DayCount,
+  DayCounts,
+  type DayPlan,
+  dateColumnOf,
+  dayPlanFor,
+  dayReader,
+  startOf,
+  totalOf,
+} from "./day-counts.ts";
 import { isDateSort, type ListFilters, type ListQuery } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
@@ -54,7 +74,12 @@ export class ListingRepo {
    * The query's conditions as `view` sees the records, with `extra` date bounds; of the date
    * bounds only the tightest per side (bounds.ts).
    */
-  where(query: ListFilters, view: RecordView, extra: readonly Bound[] = [], plan: Plan = DRIVE_ANY): { sql: string; params: (string | number)[] } {
+  where(
+    query: ListFilters,
+    view: RecordView,
+    extra: readonly Bound[] = [],
+    plan: Plan = DRIVE_ANY,
+  ): { sql: string; params: (string | number)[] } {
     const { alias, visible } = this.catalog;
     const parts = [visible];
     const params: (string | number)[] = [];
@@ -64,7 +89,9 @@ export class ListingRepo {
       parts.push(`${plan.placeDrives ? "+" : ""}${spec.column} = ?`);
       params.push(value);
     }
-    const dates = query.dates.map(({ spec, value }): Bound => ({ column: `${alias}.${spec.column}`, op: spec.op, value }));
+    const dates = query.dates.map(
+      ({ spec, value }): Bound => ({ column: `${alias}.${spec.column}`, op: spec.op, value }),
+    );
     for (const { column, op, value } of tightestBounds([...dates, ...extra])) {
       parts.push(`${column} ${op} ?`);
       params.push(value);
@@ -98,11 +125,23 @@ export class ListingRepo {
   }
 
   /** The page at `offset` (rows in, of `total`). */
-  private pageRows(query: ListQuery, view: RecordView, offset: number, total: number, days: (plan: DayPlan) => DayCount[]): string[] {
+  private pageRows(
+    query: ListQuery,
+    view: RecordView,
+    offset: number,
+    total: number,
+    days: (plan: DayPlan) => DayCount[],
+  ): string[] {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
     if (!this.plain(query)) {
       const big = this.bigSets(query, view);
-      return this.rowsFrom(query, view, [], offset, total <= this.smallSet ? { walk: false, big, placeDrives: hasPlace(query.search) } : { walk: true, big });
+      return this.rowsFrom(
+        query,
+        view,
+        [],
+        offset,
+        total <= this.smallSet ? { walk: false, big, placeDrives: hasPlace(query.search) } : { walk: true, big },
+      );
     }
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
@@ -133,7 +172,8 @@ export class ListingRepo {
     const plan = dayPlanFor(this.catalog, query, sortKindOf(query));
     if (plan !== null) return onItsDay(plan, days(plan), offset);
     const pairs = pairPlanFor(this.catalog, query);
-    if (pairs !== null) return onItsDay({ column: pairs.sortColumn, after: null, before: null }, this.datePairs.days(pairs), offset);
+    if (pairs !== null)
+      return onItsDay({ column: pairs.sortColumn, after: null, before: null }, this.datePairs.days(pairs), offset);
     const run = matchingRunOf(this.catalog, query);
     if (run === null || !this.datesInOrder()) return walk;
     const runDays = days(run.plan);
@@ -155,7 +195,13 @@ export class ListingRepo {
    * Rows of the list, skipping `skip` rows from its beginning or from where `bounds` start
    * it: a bound the filters imply (date-order.ts), the day a deep page starts on.
    */
-  private rowsFrom(query: ListQuery, view: RecordView, bounds: readonly Bound[], skip: number, plan: Plan | null = null): string[] {
+  private rowsFrom(
+    query: ListQuery,
+    view: RecordView,
+    bounds: readonly Bound[],
+    skip: number,
+    plan: Plan | null = null,
+  ): string[] {
     const { table, alias } = this.catalog;
     const where = this.where(query, view, bounds, plan ?? DRIVE_ANY);
     const names = query.fields.map((f) => f.name).join(",");
@@ -164,7 +210,8 @@ export class ListingRepo {
     const sorted = plan !== null && !plan.walk && !(isDateSort(query.sort) && isOnePlace(query.search));
     const statement = this.prepare(`page|${view}|${names}|${query.sort}|${sorted}|${where.sql}`, () => {
       const order = this.orderBy(query.sort, sorted);
-      if (plan === null) return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
+      if (plan === null)
+        return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
       // A search finds and orders its page by rowid first (from an index alone where one covers
       // the conditions, as a city's does), then reads only the page's rows.
       const page = `SELECT ${alias}.rowid FROM ${table} ${alias} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`;
@@ -183,7 +230,8 @@ export class ListingRepo {
     // Sorting a few matches, `+` keeps the planner off the order's index, which would test rows
     // one by one across the whole list to find them.
     const w = sorted ? "+" : "";
-    if (isDateSort(sort)) return `${w}${alias}.${dateColumnOf(sortKindOf({ sort }))} ${direction}, ${alias}.id ${direction}`;
+    if (isDateSort(sort))
+      return `${w}${alias}.${dateColumnOf(sortKindOf({ sort }))} ${direction}, ${alias}.id ${direction}`;
     const column = `${w}${alias}.${sort.endsWith("price") ? "deal_price" : "search_area"}`;
     return `${column} IS NULL, ${column} ${direction}, ${alias}.id ${direction}`;
   }
@@ -197,7 +245,8 @@ export class ListingRepo {
   private bigSets(query: ListFilters, view: RecordView): Set<SetName> {
     const big = new Set<SetName>();
     for (const { set, sql, params } of setProbes(query.search, view)) {
-      if ((this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0] > this.smallSet) big.add(set);
+      if ((this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0] > this.smallSet)
+        big.add(set);
     }
     return big;
   }
@@ -241,7 +290,13 @@ export class ListingRepo {
    * Rows of `sql` (selecting from the entity's table under its alias, with `{where}` where the
    * conditions go) under `query`'s conditions: the facets' group counts.
    */
-  grouped<Row>(shape: string, query: ListFilters, view: RecordView, sql: (where: string) => string, extra: (string | number)[] = []): Row[] {
+  grouped<Row>(
+    shape: string,
+    query: ListFilters,
+    view: RecordView,
+    sql: (where: string) => string,
+    extra: (string | number)[] = [],
+  ): Row[] {
     const where = this.where(query, view, [], this.driving(query, view));
     const statement = this.prepare(`grouped|${shape}|${view}|${where.sql}`, () => sql(where.sql));
     return statement.all(...where.params, ...extra) as Row[];
@@ -256,9 +311,12 @@ export class ListingRepo {
   record(id: string, fields: readonly FieldSpec[], view: RecordView, owner: string | null = null): string | null {
     const { table, alias, visible } = this.catalog;
     const own = owner === null ? "" : ` AND ${alias}.created_by = ?`;
-    const statement = this.prepare(`record|${view}|${owner === null ? "" : "own"}|${fields.map((f) => f.name).join(",")}`, () => {
-      return `SELECT ${projection(fields, view)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}${own}`;
-    });
+    const statement = this.prepare(
+      `record|${view}|${owner === null ? "" : "own"}|${fields.map((f) => f.name).join(",")}`,
+      () => {
+        return `SELECT ${projection(fields, view)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}${own}`;
+      },
+    );
     const row = (owner === null ? statement.values(id) : statement.values(id, owner))[0] as [string] | undefined;
     return row ? row[0] : null;
   }

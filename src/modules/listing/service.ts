@@ -8,8 +8,8 @@ import type { Reader } from "../../catalog/types.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import { leadAccessOf, missingScope, type Scope } from "../../security/scopes.ts";
-import { parseListQuery, parseRecordQuery, type ListQuery } from "./params.ts";
 import { PageCache } from "./page-cache.ts";
+import { type ListQuery, parseListQuery, parseRecordQuery } from "./params.ts";
 import { ListingRepo } from "./repo.ts";
 
 class EntityListing {
@@ -63,8 +63,12 @@ class EntityListing {
   recordWith(id: string | null, fields: FieldSpec[], reader: Reader): string {
     const readable = this.catalog.entity !== "leads" || reader.leads.kind !== "none";
     // Elysia hands over null for a path segment that is not valid percent-encoding (`%zz`).
-    const json = readable && typeof id === "string" && id.length <= 64 ? this.repo.record(id, fields, reader.view, this.ownerFor(reader)) : null;
-    if (json === null) throw new ApiError("NOT_FOUND", `No ${this.catalog.entity === "leads" ? "lead" : "property"} with this id`);
+    const json =
+      readable && typeof id === "string" && id.length <= 64
+        ? this.repo.record(id, fields, reader.view, this.ownerFor(reader))
+        : null;
+    if (json === null)
+      throw new ApiError("NOT_FOUND", `No ${this.catalog.entity === "leads" ? "lead" : "property"} with this id`);
     return `{"data":${json}}`;
   }
 

@@ -2,9 +2,9 @@
 // production it answers exactly like an unknown path unless the configured token is presented.
 import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
+import type { WorkerMetrics } from "../../metrics/cluster.ts";
 import type { MetricsRegistry } from "../../metrics/registry.ts";
 import type { Runtime } from "../../runtime.ts";
-import type { WorkerMetrics } from "../../metrics/cluster.ts";
 import { mayScrape, scrapeFacts } from "./service.ts";
 
 /** `cluster`: in a worker of `serve --workers N`, every worker's metrics added up. */

@@ -2,8 +2,8 @@
 import { statSync } from "node:fs";
 import type { RuntimeConfig } from "../../config/model.ts";
 import type { DatabaseSize, ScrapeFacts } from "../../metrics/registry.ts";
-import { VERSION } from "../../version.ts";
 import { hashSecret, verifySecret } from "../../security/secrets.ts";
+import { VERSION } from "../../version.ts";
 
 /**
  * The sandbox is open; production needs `metrics.token` in the config, presented as a bearer

@@ -13,7 +13,9 @@ const PIECE_CHARS = 64 * 1024;
 const HIGH_WATER = 256 * 1024;
 
 /** How a body ended: sent whole, its reader gone, cut for taking too long, or failed on our side. */
-export type BodyEnd = { outcome: "complete" | "hung-up" | "too-slow"; bytes: number } | { outcome: "failed"; bytes: number; error: unknown };
+export type BodyEnd =
+  | { outcome: "complete" | "hung-up" | "too-slow"; bytes: number }
+  | { outcome: "failed"; bytes: number; error: unknown };
 
 export class BodyCancelled extends Error {
   constructor() {

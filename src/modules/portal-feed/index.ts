@@ -12,7 +12,10 @@ import { FEED_PATH, PortalFeed } from "./service.ts";
 
 const DETAIL = { summary: "The portal feed (VRSync XML)", tags: ["Portal feed"] };
 
-export function portalFeedModule(runtime: Runtime, deps: { metrics: MetricsRegistry; logger: Logger; timeLimitMs?: number; bodyLimits?: BodyLimits }) {
+export function portalFeedModule(
+  runtime: Runtime,
+  deps: { metrics: MetricsRegistry; logger: Logger; timeLimitMs?: number; bodyLimits?: BodyLimits },
+) {
   const feed = new PortalFeed({
     runtime,
     metrics: new PortalFeedMetrics(deps.metrics.registry, () => runtime.config.clients.keys()),

@@ -7,20 +7,20 @@ import type { Database } from "bun:sqlite";
 import { exportProperties, selectionCondition } from "../../agency/export.ts";
 import type { Client, PortalFeedSelection } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
+import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logging.ts";
 import { CLIENT_CLOSED_REQUEST } from "../../metrics/requests.ts";
-import { ApiError } from "../../errors.ts";
 import { ClientDisconnected } from "../../plugins/body.ts";
 import { answerInBackground, type RequestState } from "../../plugins/context.ts";
 import { acceptsGzip } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { readerOf } from "../listing/service.ts";
-import { feedBody, type BodyEnd } from "./body.ts";
-import { BODY_LIMITS, BodyTurns, RETRY_AFTER_SECONDS, type BodyLimits } from "./bodies.ts";
+import { BODY_LIMITS, type BodyLimits, BodyTurns, RETRY_AFTER_SECONDS } from "./bodies.ts";
+import { type BodyEnd, feedBody } from "./body.ts";
 import type { FeedOutcome, PortalFeedMetrics } from "./metrics.ts";
 import { changeHead, ReadSnapshot } from "./snapshot.ts";
 import { unwritableListingsOf } from "./unwritable.ts";
-import { notModified, SettingsClock, validatorsOf, type Validators } from "./validators.ts";
+import { notModified, SettingsClock, type Validators, validatorsOf } from "./validators.ts";
 
 export const FEED_PATH = "/v1/feeds/vrsync.xml";
 export const XML_CONTENT_TYPE = "application/xml; charset=utf-8";
@@ -57,7 +57,9 @@ function skippedIn(db: Database, selection: PortalFeedSelection, unwritable: Rea
   if (unwritable.size === 0) return 0;
   const { sql, params } = selectionCondition(selection);
   return db
-    .query<{ n: number }, string[]>(`SELECT count(*) AS n FROM properties p WHERE ${sql} AND p.id IN (SELECT value FROM json_each(?))`)
+    .query<{ n: number }, string[]>(
+      `SELECT count(*) AS n FROM properties p WHERE ${sql} AND p.id IN (SELECT value FROM json_each(?))`,
+    )
     .get(...params, JSON.stringify([...unwritable]))!.n;
 }
 
@@ -134,9 +136,14 @@ export class PortalFeed {
     if (turn === null) {
       if (request.signal.aborted) throw new ClientDisconnected();
       metrics.answered(client.id, "busy");
-      throw new ApiError("SERVICE_UNAVAILABLE", "Too many portal feeds are being sent right now; fetch again after Retry-After seconds", undefined, {
-        "retry-after": String(RETRY_AFTER_SECONDS),
-      });
+      throw new ApiError(
+        "SERVICE_UNAVAILABLE",
+        "Too many portal feeds are being sent right now; fetch again after Retry-After seconds",
+        undefined,
+        {
+          "retry-after": String(RETRY_AFTER_SECONDS),
+        },
+      );
     }
     let snapshot: ReadSnapshot;
     let skipped: number;
@@ -200,9 +207,15 @@ export class PortalFeed {
     metrics.sent(client.id, end.bytes);
     metrics.answered(client.id, OUTCOME_OF_END[end.outcome]);
     if (end.outcome === "too-slow") {
-      logger.warn({ reqId: state.requestId, clientId: client.id, bytes: end.bytes }, "portal feed cut: not read whole within the time limit");
+      logger.warn(
+        { reqId: state.requestId, clientId: client.id, bytes: end.bytes },
+        "portal feed cut: not read whole within the time limit",
+      );
     } else if (end.outcome === "failed") {
-      logger.error({ reqId: state.requestId, clientId: client.id, bytes: end.bytes, err: end.error }, "portal feed failed mid-body");
+      logger.error(
+        { reqId: state.requestId, clientId: client.id, bytes: end.bytes, err: end.error },
+        "portal feed failed mid-body",
+      );
     }
   }
 }

@@ -15,7 +15,8 @@ export interface ChangeHead {
   at: string | null;
 }
 
-const HEAD_SQL = "SELECT sequence, record_id AS recordId, at FROM changes WHERE entity = 'properties' ORDER BY sequence DESC LIMIT 1";
+const HEAD_SQL =
+  "SELECT sequence, record_id AS recordId, at FROM changes WHERE entity = 'properties' ORDER BY sequence DESC LIMIT 1";
 
 /**
  * The head of the properties' change log, as `db` sees it. Every write of a property or its
@@ -38,7 +39,10 @@ const SNAPSHOT_CACHE_KIB = 2048;
 class SnapshotDatabase extends Database {
   readonly statements = new Set<Statement<any, any>>();
 
-  override prepare<R, P extends SQLQueryBindings | SQLQueryBindings[]>(sql: string, params?: P): Statement<R, P extends any[] ? P : [P]> {
+  override prepare<R, P extends SQLQueryBindings | SQLQueryBindings[]>(
+    sql: string,
+    params?: P,
+  ): Statement<R, P extends any[] ? P : [P]> {
     const statement = super.prepare<R, P>(sql, params);
     this.statements.add(statement);
     return statement;

@@ -25,7 +25,8 @@ function isUnwritable(id: string, json: string): boolean {
   return unwritableReason({ ...listing, code: listing.code ?? id }) !== null;
 }
 
-const sameHead = (a: ChangeHead, b: ChangeHead) => a.sequence === b.sequence && a.recordId === b.recordId && a.at === b.at;
+const sameHead = (a: ChangeHead, b: ChangeHead) =>
+  a.sequence === b.sequence && a.recordId === b.recordId && a.at === b.at;
 
 /** Gives the event loop back between slices (turns.ts): these passes read the whole database. */
 async function takeTurns(): Promise<void> {

@@ -26,11 +26,27 @@ export interface Validators {
   lastModified: Date;
 }
 
-export function validatorsOf(head: ChangeHead, view: RecordView, selection: PortalFeedSelection, settingsSince: number): Validators {
+export function validatorsOf(
+  head: ChangeHead,
+  view: RecordView,
+  selection: PortalFeedSelection,
+  settingsSince: number,
+): Validators {
   const changedAt = head.at === null ? 0 : Date.parse(head.at);
   const lastModified = new Date(Math.floor(Math.max(changedAt, settingsSince) / 1000) * 1000);
   const digest = new Bun.CryptoHasher("sha256")
-    .update(JSON.stringify([FEED_FORMAT, VERSION, head.sequence, head.recordId, head.at, view, selection, lastModified.getTime()]))
+    .update(
+      JSON.stringify([
+        FEED_FORMAT,
+        VERSION,
+        head.sequence,
+        head.recordId,
+        head.at,
+        view,
+        selection,
+        lastModified.getTime(),
+      ]),
+    )
     .digest("base64url");
   return { etag: `W/"${digest.slice(0, 27)}"`, lastModified };
 }

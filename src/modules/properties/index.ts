@@ -11,7 +11,8 @@ export function propertiesModule(runtime: Runtime) {
     .use(guard(runtime))
     .get(
       "/v1/properties",
-      ({ request, tenant, client, set }) => sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
+      ({ request, tenant, client, set }) =>
+        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
       {
         protected: "properties:read",
         detail: { summary: "List published properties", tags: ["Properties"] },
@@ -20,7 +21,10 @@ export function propertiesModule(runtime: Runtime) {
     .get(
       "/v1/properties/:id",
       ({ request, params, tenant, client, set }) =>
-        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client))),
+        sendJson(
+          set,
+          listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client)),
+        ),
       { protected: "properties:read", detail: { summary: "Get one published property", tags: ["Properties"] } },
     );
 }

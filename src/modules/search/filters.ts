@@ -65,7 +65,11 @@ export const BOUNDS = [
 ] as const;
 type BoundParam = (typeof BOUNDS)[number]["param"];
 /** A minimum above its maximum is an error, named on the minimum. */
-const RANGES: readonly (readonly [BoundParam, BoundParam])[] = [["minPrice", "maxPrice"], ["minBedrooms", "maxBedrooms"], ["minArea", "maxArea"]];
+const RANGES: readonly (readonly [BoundParam, BoundParam])[] = [
+  ["minPrice", "maxPrice"],
+  ["minBedrooms", "maxBedrooms"],
+  ["minArea", "maxArea"],
+];
 export const FLAGS = [
   { param: "isFurnished", column: "p.is_furnished" },
   { param: "acceptsFinancing", column: "p.accepts_financing" },
@@ -91,10 +95,25 @@ const SIGNED = /^-?\d{1,3}(\.\d{1,15})?$/;
 
 export function emptySearch(): Search {
   return {
-    city: [], neighborhood: [], uf: [], amenities: [],
-    minPrice: null, maxPrice: null, minBedrooms: null, maxBedrooms: null, minBathrooms: null, minSuites: null,
-    minParkingSpaces: null, minArea: null, maxArea: null,
-    isFurnished: null, acceptsFinancing: null, exclusive: null, words: [], bbox: null, near: null,
+    city: [],
+    neighborhood: [],
+    uf: [],
+    amenities: [],
+    minPrice: null,
+    maxPrice: null,
+    minBedrooms: null,
+    maxBedrooms: null,
+    minBathrooms: null,
+    minSuites: null,
+    minParkingSpaces: null,
+    minArea: null,
+    maxArea: null,
+    isFurnished: null,
+    acceptsFinancing: null,
+    exclusive: null,
+    words: [],
+    bbox: null,
+    near: null,
   };
 }
 
@@ -133,7 +152,11 @@ const isLng = (x: number) => x >= -180 && x <= 180;
  * The search filters of `params`, each problem added to `problems`. `single` reads a parameter
  * given at most once (a repeat is a problem of its own).
  */
-export function parseSearch(params: URLSearchParams, problems: FieldProblem[], single: (name: string) => string | null): Search {
+export function parseSearch(
+  params: URLSearchParams,
+  problems: FieldProblem[],
+  single: (name: string) => string | null,
+): Search {
   const search = emptySearch();
   for (const param of [...PLACE_PARAMS, "amenities"] as const) {
     const raw = single(param);
@@ -172,7 +195,15 @@ export function parseSearch(params: URLSearchParams, problems: FieldProblem[], s
   if (bbox !== null) {
     const box = coordinates(bbox, 4);
     const [south, west, north, east] = box ?? [];
-    if (box === null || !isLat(south!) || !isLat(north!) || !isLng(west!) || !isLng(east!) || south! > north! || west! > east!) {
+    if (
+      box === null ||
+      !isLat(south!) ||
+      !isLat(north!) ||
+      !isLng(west!) ||
+      !isLng(east!) ||
+      south! > north! ||
+      west! > east!
+    ) {
       problems.push({ field: "bbox", message: SEARCH_MESSAGES.bbox });
     } else {
       search.bbox = { south: south!, west: west!, north: north!, east: east! };
@@ -192,7 +223,8 @@ export function parseSearch(params: URLSearchParams, problems: FieldProblem[], s
   }
   if (near !== null) {
     const point = coordinates(near, 2);
-    if (point === null || !isLat(point[0]!) || !isLng(point[1]!)) problems.push({ field: "near", message: SEARCH_MESSAGES.near });
+    if (point === null || !isLat(point[0]!) || !isLng(point[1]!))
+      problems.push({ field: "near", message: SEARCH_MESSAGES.near });
     else if (metres !== null) search.near = { lat: point[0]!, lng: point[1]!, radius: metres };
   }
   return search;
@@ -243,9 +275,14 @@ export type SetName = "amenities" | "words" | "map";
 export const DRIVE_ANY: Plan = { walk: false, big: new Set() };
 
 /** Whether a search names a place. */
-export const hasPlace = (search: Search): boolean => search.city.length + search.neighborhood.length + search.uf.length > 0;
+export const hasPlace = (search: Search): boolean =>
+  search.city.length + search.neighborhood.length + search.uf.length > 0;
 
-export function searchConditions(search: Search, view: RecordView, plan: Plan = DRIVE_ANY): { parts: string[]; params: (string | number)[] } {
+export function searchConditions(
+  search: Search,
+  view: RecordView,
+  plan: Plan = DRIVE_ANY,
+): { parts: string[]; params: (string | number)[] } {
   const walk = plan.walk;
   const parts: string[] = [];
   const params: (string | number)[] = [];
@@ -282,7 +319,9 @@ export function searchConditions(search: Search, view: RecordView, plan: Plan = 
     params.push(amenity);
   }
   if (search.words.length > 0) {
-    parts.push(`${walk || plan.big.has("words") ? "+" : ""}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`);
+    parts.push(
+      `${walk || plan.big.has("words") ? "+" : ""}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`,
+    );
     params.push(matchOf(search.words));
   }
   const points = view === "stored" ? "property_points" : "property_shown_points";
@@ -329,13 +368,21 @@ export function countedTotal(search: Search): { sql: string; params: (string | n
   if (only("uf")) return sum("uf", keys(search.uf), search.uf);
   if (only("amenities") && search.amenities.length === 1) return sum("amenities", "key = ?", search.amenities);
   if (only("minBedrooms", "maxBedrooms")) {
-    return sum("bedrooms", "CAST(key AS INTEGER) BETWEEN ? AND ?", [search.minBedrooms ?? 0, search.maxBedrooms ?? 1e9]);
+    return sum("bedrooms", "CAST(key AS INTEGER) BETWEEN ? AND ?", [
+      search.minBedrooms ?? 0,
+      search.maxBedrooms ?? 1e9,
+    ]);
   }
-  for (const [param, facet] of [["minBathrooms", "bathrooms"], ["minSuites", "suites"], ["minParkingSpaces", "parkingSpaces"]] as const) {
+  for (const [param, facet] of [
+    ["minBathrooms", "bathrooms"],
+    ["minSuites", "suites"],
+    ["minParkingSpaces", "parkingSpaces"],
+  ] as const) {
     if (only(param)) return sum(facet, "CAST(key AS INTEGER) >= ?", [search[param]!]);
   }
   for (const { param } of FLAGS) if (only(param)) return sum(param, "key = ?", [search[param] ? "1" : "0"]);
-  if (only("words")) return { sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?", params: [matchOf(search.words)] };
+  if (only("words"))
+    return { sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?", params: [matchOf(search.words)] };
   return null;
 }
 
@@ -346,8 +393,12 @@ export function countedTotal(search: Search): { sql: string; params: (string | n
 export function isOnePlace(search: Search): boolean {
   const places = search.city.length + search.neighborhood.length + search.uf.length;
   return (
-    places === 1 && search.neighborhood.length === 1 &&
-    search.amenities.length === 0 && search.words.length === 0 && search.bbox === null && search.near === null
+    places === 1 &&
+    search.neighborhood.length === 1 &&
+    search.amenities.length === 0 &&
+    search.words.length === 0 &&
+    search.bbox === null &&
+    search.near === null
   );
 }
 
@@ -358,12 +409,24 @@ export const SMALL_SET = 20_000;
  * The sizes of the sets a search reads through rowid lists (an amenity, the words, the map's
  * candidates), each from counters or an index of its own in a few milliseconds.
  */
-export function setProbes(search: Search, view: RecordView): { set: SetName; sql: string; params: (string | number)[] }[] {
+export function setProbes(
+  search: Search,
+  view: RecordView,
+): { set: SetName; sql: string; params: (string | number)[] }[] {
   const probes: { set: SetName; sql: string; params: (string | number)[] }[] = [];
   for (const amenity of search.amenities) {
-    probes.push({ set: "amenities", sql: "SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = 'amenities' AND key = ?", params: [amenity] });
+    probes.push({
+      set: "amenities",
+      sql: "SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = 'amenities' AND key = ?",
+      params: [amenity],
+    });
   }
-  if (search.words.length > 0) probes.push({ set: "words", sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?", params: [matchOf(search.words)] });
+  if (search.words.length > 0)
+    probes.push({
+      set: "words",
+      sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?",
+      params: [matchOf(search.words)],
+    });
   const points = view === "stored" ? "property_points" : "property_shown_points";
   for (const box of [search.bbox, search.near === null ? null : boxAround(search.near)]) {
     if (box === null) continue;

@@ -7,9 +7,14 @@ import { rawQueryOf, readerOf } from "../listing/service.ts";
 import { facetsOf } from "./service.ts";
 
 export function searchModule(runtime: Runtime) {
-  return new Elysia({ name: "search" }).use(guard(runtime)).get(
-    "/v1/facets/properties",
-    ({ request, tenant, client, set }) => sendJson(set, facetsOf(tenant, rawQueryOf(request.url), readerOf(client))),
-    { protected: "properties:read", detail: { summary: "Count published properties by facet under the list's filters", tags: ["Properties"] } },
-  );
+  return new Elysia({ name: "search" })
+    .use(guard(runtime))
+    .get(
+      "/v1/facets/properties",
+      ({ request, tenant, client, set }) => sendJson(set, facetsOf(tenant, rawQueryOf(request.url), readerOf(client))),
+      {
+        protected: "properties:read",
+        detail: { summary: "Count published properties by facet under the list's filters", tags: ["Properties"] },
+      },
+    );
 }

@@ -2,12 +2,12 @@
 // GET /v1/values/properties/{city,neighborhood,uf,amenities} (docs/reference/behaviour-partners.md §20).
 import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import type { Reader } from "../../catalog/types.ts";
+import { fold } from "../../db/fold.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
-import { parseFilters, type ListFilters } from "../listing/params.ts";
-import { listingFor } from "../listing/service.ts";
+import { type ListFilters, parseFilters } from "../listing/params.ts";
 import type { ListingRepo } from "../listing/repo.ts";
-import { fold } from "../../db/fold.ts";
+import { listingFor } from "../listing/service.ts";
 import { emptySearch, isSearching, parsePlaceList, SEARCH_MESSAGES } from "./filters.ts";
 
 /** No filter at all. */
@@ -42,12 +42,16 @@ function merged(groups: readonly Group[]): { key: string; value: string; count: 
 /** The counted facets' groups of matching listings: (key, n) under the conditions `{where}` stands for. */
 const FACET_SQL: Record<Facet, (where: string) => string> = {
   city: (w) => `SELECT p.city_key AS key, count(*) AS n FROM properties p WHERE ${w} AND p.city_key <> '' GROUP BY 1`,
-  neighborhood: (w) => `SELECT p.neighborhood_key AS key, count(*) AS n FROM properties p WHERE ${w} AND p.neighborhood_key <> '' GROUP BY 1`,
+  neighborhood: (w) =>
+    `SELECT p.neighborhood_key AS key, count(*) AS n FROM properties p WHERE ${w} AND p.neighborhood_key <> '' GROUP BY 1`,
   uf: (w) => `SELECT p.uf_key AS key, count(*) AS n FROM properties p WHERE ${w} AND p.uf_key <> '' GROUP BY 1`,
-  propertyType: (w) => `SELECT p.property_type AS key, count(*) AS n FROM properties p WHERE ${w} AND p.property_type IS NOT NULL GROUP BY 1`,
+  propertyType: (w) =>
+    `SELECT p.property_type AS key, count(*) AS n FROM properties p WHERE ${w} AND p.property_type IS NOT NULL GROUP BY 1`,
   operationType: (w) => `SELECT p.operation_type AS key, count(*) AS n FROM properties p WHERE ${w} GROUP BY 1`,
-  bedrooms: (w) => `SELECT CAST(p.bedrooms AS TEXT) AS key, count(*) AS n FROM properties p WHERE ${w} AND p.bedrooms IS NOT NULL GROUP BY 1`,
-  amenities: (w) => `SELECT a.key AS key, count(*) AS n FROM property_amenities a JOIN properties p ON p.rowid = a.property WHERE ${w} GROUP BY 1`,
+  bedrooms: (w) =>
+    `SELECT CAST(p.bedrooms AS TEXT) AS key, count(*) AS n FROM properties p WHERE ${w} AND p.bedrooms IS NOT NULL GROUP BY 1`,
+  amenities: (w) =>
+    `SELECT a.key AS key, count(*) AS n FROM property_amenities a JOIN properties p ON p.rowid = a.property WHERE ${w} GROUP BY 1`,
 };
 
 /** `bedrooms` as the facets give it: 0, 1, 2, 3 and 4+. */
@@ -55,9 +59,17 @@ const bucketOf = (bedrooms: string) => (Number(bedrooms) >= 4 ? "4+" : bedrooms)
 
 /** The `facets` parameter: known names, in the order given, duplicates collapsed. */
 function parseFacetNames(raw: string | null, problems: FieldProblem[]): Facet[] {
-  const names = [...new Set((raw ?? "").split(",").map((n) => n.trim()).filter((n) => n !== ""))];
+  const names = [
+    ...new Set(
+      (raw ?? "")
+        .split(",")
+        .map((n) => n.trim())
+        .filter((n) => n !== ""),
+    ),
+  ];
   if (names.length === 0) problems.push({ field: "facets", message: "is required" });
-  else if (names.some((n) => !(FACETS as readonly string[]).includes(n))) problems.push({ field: "facets", message: `must be among: ${FACETS.join(", ")}` });
+  else if (names.some((n) => !(FACETS as readonly string[]).includes(n)))
+    problems.push({ field: "facets", message: `must be among: ${FACETS.join(", ")}` });
   return names as Facet[];
 }
 
@@ -86,7 +98,9 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
       const spellings = spellingsOf(counted(repo, name));
       const groups = unfiltered
         ? [...spellings.values()].map(({ key, count }) => ({ key, n: count }))
-        : total === 0 ? [] : repo.grouped<{ key: string; n: number }>(`facet-${name}`, filters, reader.view, FACET_SQL[name]);
+        : total === 0
+          ? []
+          : repo.grouped<{ key: string; n: number }>(`facet-${name}`, filters, reader.view, FACET_SQL[name]);
       const counts = new Map<string, number>();
       for (const { key, n } of groups) {
         const value = name === "bedrooms" ? bucketOf(key) : (spellings.get(key)?.value ?? key);
@@ -94,7 +108,10 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
       }
       facets[name] = [...counts]
         .map(([value, count]) => ({ value, count }))
-        .sort((a, b) => b.count - a.count || portuguese.compare(fold(a.value), fold(b.value)) || (a.value < b.value ? -1 : 1))
+        .sort(
+          (a, b) =>
+            b.count - a.count || portuguese.compare(fold(a.value), fold(b.value)) || (a.value < b.value ? -1 : 1),
+        )
         .slice(0, MAX_FACET_VALUES);
     }
     return JSON.stringify({ data: { total, facets } });
@@ -103,7 +120,13 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
 
 /** The facet counters' rows of one facet (listings with a value; none when counts fell to 0). */
 function counted(repo: ListingRepo, facet: string): Group[] {
-  return repo.grouped<Group>("facet-counts", EVERYTHING, "stored", () => "SELECT key, value, n FROM property_facet_counts WHERE facet = ? AND n > 0", [facet]);
+  return repo.grouped<Group>(
+    "facet-counts",
+    EVERYTHING,
+    "stored",
+    () => "SELECT key, value, n FROM property_facet_counts WHERE facet = ? AND n > 0",
+    [facet],
+  );
 }
 
 const sumOf = (groups: readonly Group[]) => groups.reduce((sum, g) => sum + g.n, 0);
@@ -118,7 +141,11 @@ function spellingsOf(groups: readonly Group[]): Map<string, { key: string; value
  * frequent), in Portuguese alphabetical order ignoring accents and case. `neighborhood` takes
  * `city` (the list filter's form) to narrow it.
  */
-export function searchValuesOf(tenant: Tenant, field: "city" | "neighborhood" | "uf" | "amenities", params: URLSearchParams): string[] {
+export function searchValuesOf(
+  tenant: Tenant,
+  field: "city" | "neighborhood" | "uf" | "amenities",
+  params: URLSearchParams,
+): string[] {
   const repo = listingFor(tenant, PROPERTY_CATALOG).repo;
   let groups: Group[];
   const raw = params.getAll("city");
@@ -129,7 +156,14 @@ export function searchValuesOf(tenant: Tenant, field: "city" | "neighborhood" | 
     const filters: ListFilters = { filters: [], dates: [], search: { ...emptySearch(), city: cities } };
     // The neighbourhoods of those cities (their own index), spelled as the counters spell them.
     const keys = new Set(
-      repo.grouped<{ key: string }>("values-neighborhood", filters, "stored", (w) => `SELECT DISTINCT p.neighborhood_key AS key FROM properties p WHERE ${w} AND p.neighborhood_key <> ''`).map((g) => g.key),
+      repo
+        .grouped<{ key: string }>(
+          "values-neighborhood",
+          filters,
+          "stored",
+          (w) => `SELECT DISTINCT p.neighborhood_key AS key FROM properties p WHERE ${w} AND p.neighborhood_key <> ''`,
+        )
+        .map((g) => g.key),
     );
     groups = counted(repo, "neighborhood").filter((g) => keys.has(g.key));
   } else {

@@ -5,7 +5,7 @@
 // the log is dispatched exactly once. Replays walk the log the same way for one subscription.
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../../db/tenants.ts";
-import { entityOf, eventPayload, eventTypeOf, type ChangeRow, type EventType } from "./events.ts";
+import { type ChangeRow, type EventType, entityOf, eventPayload, eventTypeOf } from "./events.ts";
 import type { ClaimedDelivery, DeliveryStore, NewDelivery, StoredDelivery } from "./store.ts";
 
 /** Events read per step: a step's record reads and inserts run on the event loop, so it stays short. */
@@ -15,7 +15,12 @@ export const DISPATCH_BATCH = 100;
  * The JSON text of a record exactly as `GET /v1/{entity}/{id}` with every field answers
  * `clientId` (its `data`), or null when that client cannot see it.
  */
-export type RecordReader = (tenant: Tenant, clientId: string, entity: "properties" | "leads", id: string) => string | null;
+export type RecordReader = (
+  tenant: Tenant,
+  clientId: string,
+  entity: "properties" | "leads",
+  id: string,
+) => string | null;
 
 /** A subscription events are dispatched to now. */
 export interface DispatchTarget {
@@ -63,7 +68,11 @@ function eventBody(
 }
 
 /** Deliveries for `changes`, one per change and target that wants it. */
-function deliveriesFor(changes: readonly ChangeRow[], targets: readonly DispatchTarget[], deps: DispatchDeps): NewDelivery[] {
+function deliveriesFor(
+  changes: readonly ChangeRow[],
+  targets: readonly DispatchTarget[],
+  deps: DispatchDeps,
+): NewDelivery[] {
   const deliveries: NewDelivery[] = [];
   // Several subscriptions of one client share each record read.
   const records = new Map<string, string | null>();
@@ -140,7 +149,12 @@ export interface DispatchWrite {
   more: boolean;
 }
 
-function writing(deliveries: readonly NewDelivery[], deps: DispatchDeps, move: (db: Database) => boolean, more: boolean): DispatchWrite {
+function writing(
+  deliveries: readonly NewDelivery[],
+  deps: DispatchDeps,
+  move: (db: Database) => boolean,
+  more: boolean,
+): DispatchWrite {
   return {
     more,
     write(db, take) {
@@ -150,7 +164,8 @@ function writing(deliveries: readonly NewDelivery[], deps: DispatchDeps, move: (
       for (const delivery of deliveries) {
         const lease = take(delivery.subscriptionId) ?? undefined;
         const n = deps.store.insert(db, delivery, now, lease);
-        if (lease !== undefined) claimed.push({ ...delivery, n, subscription_id: delivery.subscriptionId, attempts: 1 });
+        if (lease !== undefined)
+          claimed.push({ ...delivery, n, subscription_id: delivery.subscriptionId, attempts: 1 });
       }
       return claimed;
     },
@@ -161,7 +176,11 @@ function writing(deliveries: readonly NewDelivery[], deps: DispatchDeps, move: (
  * The next step of the shared cursor, at most `limit` events, or null when there is nothing
  * after it (or `limit` is 0). Skipping events no target wants is never limited.
  */
-export function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarget[], limit = DISPATCH_BATCH): DispatchWrite | null {
+export function dispatchStep(
+  deps: DispatchDeps,
+  targets: readonly DispatchTarget[],
+  limit = DISPATCH_BATCH,
+): DispatchWrite | null {
   const { store } = deps;
   const from = store.cursor();
   if (targets.length === 0) {
@@ -176,14 +195,24 @@ export function dispatchStep(deps: DispatchDeps, targets: readonly DispatchTarge
   const changes = store.changesBetween(from, deps.onDiskThrough, limit);
   if (changes.length === 0) return null;
   const to = changes[changes.length - 1]!.sequence;
-  return writing(deliveriesFor(changes, targets, deps), deps, (db) => store.advanceCursor(db, from, to), changes.length === limit);
+  return writing(
+    deliveriesFor(changes, targets, deps),
+    deps,
+    (db) => store.advanceCursor(db, from, to),
+    changes.length === limit,
+  );
 }
 
 /**
  * The next step of a subscription's replay of (after, until], or null while the rest of it is
  * not on disk yet (the sync that brings it asks for the next pass).
  */
-export function replayStep(deps: DispatchDeps, target: DispatchTarget, after: number, until: number): DispatchWrite | null {
+export function replayStep(
+  deps: DispatchDeps,
+  target: DispatchTarget,
+  after: number,
+  until: number,
+): DispatchWrite | null {
   const { store } = deps;
   const upTo = Math.min(until, deps.onDiskThrough);
   if (upTo <= after) return null;

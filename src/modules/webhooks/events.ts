@@ -1,7 +1,13 @@
 // The webhook event types (docs/reference/behaviour-extensions.md §13) and how a row of the change log maps to one.
 
 /** Events a subscription can list; every one but webhook.test comes from the change log. */
-export const EVENT_TYPES = ["lead.created", "lead.updated", "property.upserted", "property.removed", "webhook.test"] as const;
+export const EVENT_TYPES = [
+  "lead.created",
+  "lead.updated",
+  "property.upserted",
+  "property.removed",
+  "webhook.test",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const TEST_EVENT: EventType = "webhook.test";
@@ -35,7 +41,13 @@ export function entityOf(type: EventType): "properties" | "leads" | null {
  * JSON text exactly as the single-record route returns it ("null" when there is none), spliced
  * in rather than re-serialised so not a byte of it changes.
  */
-export function eventPayload(type: EventType, timestamp: string, sequence: number, id: string, recordJson: string): string {
+export function eventPayload(
+  type: EventType,
+  timestamp: string,
+  sequence: number,
+  id: string,
+  recordJson: string,
+): string {
   return (
     `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},` +
     `"data":{"sequence":${sequence},"id":${JSON.stringify(id)},"record":${recordJson}}}`

@@ -16,9 +16,9 @@ import {
   listSubscriptions,
   replay,
   rotateSecret,
+  type ServerWebhooks,
   sendTestEvent,
   updateSubscription,
-  type ServerWebhooks,
 } from "./service.ts";
 
 const TAGS = ["Webhooks"];
@@ -31,23 +31,36 @@ export function webhooksModule(runtime: Runtime, webhooks: ServerWebhooks) {
     .post(
       "/v1/webhooks",
       async ({ request, tenant, client, set }) => {
-        const input = validateSubscriptionInput(await readJsonObject(request), runtime.config.webhooks, (entity) => readsEntity(client, entity));
+        const input = validateSubscriptionInput(await readJsonObject(request), runtime.config.webhooks, (entity) =>
+          readsEntity(client, entity),
+        );
         return sendJson(set, await createSubscription(service, tenant, client.id, input), 201);
       },
       { protected: "webhooks", parse: "none", detail: { summary: "Subscribe to webhooks", tags: TAGS } },
     )
-    .get("/v1/webhooks", ({ request, tenant, client, set }) => sendJson(set, listSubscriptions(tenant, client.id, parseLogQuery(query(request.url), false))), {
-      protected: "webhooks",
-      detail: { summary: "List your webhook subscriptions", tags: TAGS },
-    })
-    .get("/v1/webhooks/:id", ({ params, tenant, client, set }) => sendJson(set, getSubscription(tenant, client.id, params.id)), {
-      protected: "webhooks",
-      detail: { summary: "Get a webhook subscription", tags: TAGS },
-    })
+    .get(
+      "/v1/webhooks",
+      ({ request, tenant, client, set }) =>
+        sendJson(set, listSubscriptions(tenant, client.id, parseLogQuery(query(request.url), false))),
+      {
+        protected: "webhooks",
+        detail: { summary: "List your webhook subscriptions", tags: TAGS },
+      },
+    )
+    .get(
+      "/v1/webhooks/:id",
+      ({ params, tenant, client, set }) => sendJson(set, getSubscription(tenant, client.id, params.id)),
+      {
+        protected: "webhooks",
+        detail: { summary: "Get a webhook subscription", tags: TAGS },
+      },
+    )
     .patch(
       "/v1/webhooks/:id",
       async ({ request, params, tenant, client, set }) => {
-        const patch = validateSubscriptionPatch(await readJsonObject(request), runtime.config.webhooks, (entity) => readsEntity(client, entity));
+        const patch = validateSubscriptionPatch(await readJsonObject(request), runtime.config.webhooks, (entity) =>
+          readsEntity(client, entity),
+        );
         return sendJson(set, await updateSubscription(service, tenant, client.id, params.id, patch));
       },
       { protected: "webhooks", parse: "none", detail: { summary: "Change a webhook subscription", tags: TAGS } },
@@ -62,12 +75,18 @@ export function webhooksModule(runtime: Runtime, webhooks: ServerWebhooks) {
     )
     .post(
       "/v1/webhooks/:id/rotate-secret",
-      async ({ params, tenant, client, set }) => sendJson(set, await rotateSecret(service, tenant, client.id, params.id)),
-      { protected: "webhooks", parse: "none", detail: { summary: "Rotate a subscription's signing secret", tags: TAGS } },
+      async ({ params, tenant, client, set }) =>
+        sendJson(set, await rotateSecret(service, tenant, client.id, params.id)),
+      {
+        protected: "webhooks",
+        parse: "none",
+        detail: { summary: "Rotate a subscription's signing secret", tags: TAGS },
+      },
     )
     .post(
       "/v1/webhooks/:id/test",
-      async ({ params, tenant, client, set }) => sendJson(set, await sendTestEvent(service, tenant, client.id, params.id)),
+      async ({ params, tenant, client, set }) =>
+        sendJson(set, await sendTestEvent(service, tenant, client.id, params.id)),
       { protected: "webhooks", parse: "none", detail: { summary: "Send a test event", tags: TAGS } },
     )
     .get(
@@ -82,6 +101,10 @@ export function webhooksModule(runtime: Runtime, webhooks: ServerWebhooks) {
         const { after } = validateReplayInput(await readJsonObject(request));
         return sendJson(set, await replay(service, tenant, client.id, params.id, after), 202);
       },
-      { protected: "webhooks", parse: "none", detail: { summary: "Deliver again every event after a sequence", tags: TAGS } },
+      {
+        protected: "webhooks",
+        parse: "none",
+        detail: { summary: "Deliver again every event after a sequence", tags: TAGS },
+      },
     );
 }

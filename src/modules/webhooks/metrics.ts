@@ -36,7 +36,12 @@ export class WebhookMetrics {
   /** `pending` is read at each scrape. */
   constructor(pending: () => readonly PendingAge[]) {
     const registers = [this.registry];
-    this.attempts = new Counter({ name: `${PREFIX}attempts_total`, help: "Webhook delivery attempts, by event type and outcome.", labelNames: ["event", "outcome"], registers });
+    this.attempts = new Counter({
+      name: `${PREFIX}attempts_total`,
+      help: "Webhook delivery attempts, by event type and outcome.",
+      labelNames: ["event", "outcome"],
+      registers,
+    });
     this.finished = new Counter({
       name: `${PREFIX}deliveries_total`,
       help: "Webhook deliveries finished, by event type and final state (failed: no retry left, or the subscription was disabled).",
@@ -52,8 +57,10 @@ export class WebhookMetrics {
     });
     // Every event type and outcome from zero, so rates over them exist before the first attempt.
     for (const event of EVENT_TYPES) {
-      for (const outcome of ATTEMPT_OUTCOMES) this.attemptSeries.set(`${event} ${outcome}`, this.attempts.labels(event, outcome));
-      for (const state of FINAL_STATES) this.finishedSeries.set(`${event} ${state}`, this.finished.labels(event, state));
+      for (const outcome of ATTEMPT_OUTCOMES)
+        this.attemptSeries.set(`${event} ${outcome}`, this.attempts.labels(event, outcome));
+      for (const state of FINAL_STATES)
+        this.finishedSeries.set(`${event} ${state}`, this.finished.labels(event, state));
     }
     for (const series of [...this.attemptSeries.values(), ...this.finishedSeries.values()]) series.inc(0);
     for (const event of EVENT_TYPES) {

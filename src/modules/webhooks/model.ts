@@ -4,7 +4,7 @@ import { Type as T } from "@sinclair/typebox";
 import type { WebhookTargetPolicy } from "../../config/model.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../listing/params.ts";
-import { entityOf, EVENT_TYPES, type EventType } from "./events.ts";
+import { EVENT_TYPES, type EventType, entityOf } from "./events.ts";
 import { MAX_URL_LENGTH, parseTargetUrl } from "./targets.ts";
 
 export const MAX_SUBSCRIPTIONS_PER_CLIENT = 10;
@@ -13,9 +13,14 @@ export const DELIVERY_STATES = ["pending", "succeeded", "failed"] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 const DateTime = T.String({ format: "date-time" });
-const Nullable = <S extends ReturnType<typeof T.String> | ReturnType<typeof T.Integer>>(schema: S, description: string) =>
-  T.Union([schema, T.Null()], { description });
-const EventTypeSchema = T.Union(EVENT_TYPES.map((e) => T.Literal(e)), { description: "An event type" });
+const Nullable = <S extends ReturnType<typeof T.String> | ReturnType<typeof T.Integer>>(
+  schema: S,
+  description: string,
+) => T.Union([schema, T.Null()], { description });
+const EventTypeSchema = T.Union(
+  EVENT_TYPES.map((e) => T.Literal(e)),
+  { description: "An event type" },
+);
 
 const urlSchema = T.String({
   format: "uri",
@@ -46,13 +51,25 @@ export const SubscriptionPatchSchema = T.Object(
     url: T.Optional(urlSchema),
     events: T.Optional(eventsSchema),
     description: T.Optional(T.Union([descriptionSchema, T.Null()])),
-    enabled: T.Optional(T.Boolean({ description: "False pauses deliveries (what was pending fails); true resumes them" })),
+    enabled: T.Optional(
+      T.Boolean({ description: "False pauses deliveries (what was pending fails); true resumes them" }),
+    ),
   },
-  { additionalProperties: true, minProperties: 1, description: "The members to change; at least one. Unknown keys are ignored" },
+  {
+    additionalProperties: true,
+    minProperties: 1,
+    description: "The members to change; at least one. Unknown keys are ignored",
+  },
 );
 
 export const ReplayInputSchema = T.Object(
-  { after: T.Integer({ minimum: 0, description: "Every event after this sequence is delivered again", examples: [1200] }) },
+  {
+    after: T.Integer({
+      minimum: 0,
+      description: "Every event after this sequence is delivered again",
+      examples: [1200],
+    }),
+  },
   { additionalProperties: true },
 );
 
@@ -61,20 +78,26 @@ const subscriptionFields = {
   url: T.String({ description: "Where deliveries are POSTed" }),
   events: T.Array(EventTypeSchema, { description: "The events it receives" }),
   description: Nullable(T.String(), "Your note, or null"),
-  enabled: T.Boolean({ description: "False: nothing is delivered (disabled by you, by a 410 answer, or after 3 days of failures)" }),
+  enabled: T.Boolean({
+    description: "False: nothing is delivered (disabled by you, by a 410 answer, or after 3 days of failures)",
+  }),
   disabledReason: Nullable(T.String(), "Why the server disabled it, or null"),
   createdAt: DateTime,
   updatedAt: DateTime,
 };
 
-export const SubscriptionSchema = T.Object(subscriptionFields, { title: "WebhookSubscription", additionalProperties: false });
+export const SubscriptionSchema = T.Object(subscriptionFields, {
+  title: "WebhookSubscription",
+  additionalProperties: false,
+});
 // Created or rotated: exactly the members docs/reference/behaviour-extensions.md §13 lists (no disabledReason, which GET shows).
 const { disabledReason: _shownByGet, ...createdFields } = subscriptionFields;
 export const SubscriptionWithSecretSchema = T.Object(
   {
     ...createdFields,
     secret: T.String({
-      description: "The signing secret (`whsec_` + base64), shown only when created or rotated: keep it, it cannot be read again",
+      description:
+        "The signing secret (`whsec_` + base64), shown only when created or rotated: keep it, it cannot be read again",
     }),
   },
   { title: "WebhookSubscriptionWithSecret", additionalProperties: false },
@@ -84,7 +107,10 @@ export const SubscriptionWithSecretSchema = T.Object(
  * A subscription as created or rotated, from its view as GET shows it: the members docs/reference/behaviour-extensions.md §13
  * lists, in its order, the secret among them (the answer and the docs' example both).
  */
-export function withSecretOf<View extends { disabledReason: unknown; createdAt: string; updatedAt: string }>(view: View, secret: string) {
+export function withSecretOf<View extends { disabledReason: unknown; createdAt: string; updatedAt: string }>(
+  view: View,
+  secret: string,
+) {
   const { createdAt, updatedAt, disabledReason: _shownByGet, ...rest } = view;
   return { ...rest, secret, createdAt, updatedAt };
 }
@@ -94,9 +120,15 @@ export const DeliverySchema = T.Object(
     id: T.String({ description: "The delivery's `webhook-id`, the same on every attempt" }),
     type: EventTypeSchema,
     sequence: T.Integer({ minimum: 0, description: "The event's change-feed sequence (0 for webhook.test)" }),
-    state: T.Union(DELIVERY_STATES.map((s) => T.Literal(s)), { description: "`pending` until it succeeds or runs out of retries" }),
+    state: T.Union(
+      DELIVERY_STATES.map((s) => T.Literal(s)),
+      { description: "`pending` until it succeeds or runs out of retries" },
+    ),
     attempts: T.Integer({ minimum: 0, description: "Attempts made so far" }),
-    lastStatus: Nullable(T.Integer(), "The receiver's HTTP status at the last attempt, or null (none yet, or no answer)"),
+    lastStatus: Nullable(
+      T.Integer(),
+      "The receiver's HTTP status at the last attempt, or null (none yet, or no answer)",
+    ),
     lastError: Nullable(T.String(), "Why the last attempt failed, or null"),
     lastAttemptAt: Nullable(DateTime, "When the last attempt ended, or null"),
     nextAttemptAt: Nullable(DateTime, "When it is tried next (pending only), or null"),
@@ -112,7 +144,10 @@ export const TestResultSchema = T.Object(
 export const ReplaySchema = T.Object(
   {
     after: T.Integer({ minimum: 0, description: "The `after` asked for" }),
-    until: T.Integer({ minimum: 0, description: "Events up to this sequence are replayed; later ones are delivered as they come anyway" }),
+    until: T.Integer({
+      minimum: 0,
+      description: "Events up to this sequence are replayed; later ones are delivered as they come anyway",
+    }),
   },
   { title: "WebhookReplay", additionalProperties: false },
 );
@@ -143,7 +178,9 @@ function validateEvents(value: unknown, problems: FieldProblem[], reads: ReadsEn
   }
   const unknown = value.filter((e) => !(EVENT_TYPES as readonly unknown[]).includes(e));
   if (unknown.length > 0) {
-    const names = unknown.map((e) => (typeof e === "string" ? JSON.stringify(e) : `a ${e === null ? "null" : typeof e}`)).join(", ");
+    const names = unknown
+      .map((e) => (typeof e === "string" ? JSON.stringify(e) : `a ${e === null ? "null" : typeof e}`))
+      .join(", ");
     problems.push({ field: "events", message: `unknown event type ${names}; use: ${EVENT_TYPES.join(", ")}` });
     return undefined;
   }
@@ -157,7 +194,9 @@ function validateEvents(value: unknown, problems: FieldProblem[], reads: ReadsEn
       const names = unreadable.filter((e) => entityOf(e) === entity);
       return names.length === 0 ? [] : [`${names.join(", ")} need${names.length === 1 ? "s" : ""} scope ${scope}`];
     };
-    const why = [...needs("leads", "leads:read:own or leads:read"), ...needs("properties", "properties:read")].join(", and ");
+    const why = [...needs("leads", "leads:read:own or leads:read"), ...needs("properties", "properties:read")].join(
+      ", and ",
+    );
     problems.push({ field: "events", message: why });
     return undefined;
   }
@@ -167,8 +206,10 @@ function validateEvents(value: unknown, problems: FieldProblem[], reads: ReadsEn
 function validateDescription(value: unknown, problems: FieldProblem[]): string | null | undefined {
   if (value === undefined || value === null) return value === null ? null : undefined;
   if (typeof value !== "string") problems.push({ field: "description", message: "must be a string or null" });
-  else if (!value.isWellFormed()) problems.push({ field: "description", message: "must be valid Unicode text (no unpaired surrogates)" });
-  else if (value.trim().length > MAX_DESCRIPTION_LENGTH) problems.push({ field: "description", message: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` });
+  else if (!value.isWellFormed())
+    problems.push({ field: "description", message: "must be valid Unicode text (no unpaired surrogates)" });
+  else if (value.trim().length > MAX_DESCRIPTION_LENGTH)
+    problems.push({ field: "description", message: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` });
   else return value.trim() === "" ? null : value.trim();
   return undefined;
 }
@@ -183,10 +224,20 @@ function validateUrl(value: unknown, policy: WebhookTargetPolicy, problems: Fiel
 }
 
 /** A creation body, checked without DNS (the service resolves the host afterwards). */
-export function validateSubscriptionInput(body: Record<string, unknown>, policy: WebhookTargetPolicy, reads: ReadsEntity): SubscriptionInput {
+export function validateSubscriptionInput(
+  body: Record<string, unknown>,
+  policy: WebhookTargetPolicy,
+  reads: ReadsEntity,
+): SubscriptionInput {
   const problems: FieldProblem[] = [];
-  const url = body.url === undefined || body.url === null ? (problems.push({ field: "url", message: "is required" }), undefined) : validateUrl(body.url, policy, problems);
-  const events = body.events === undefined ? (problems.push({ field: "events", message: "is required" }), undefined) : validateEvents(body.events, problems, reads);
+  const url =
+    body.url === undefined || body.url === null
+      ? (problems.push({ field: "url", message: "is required" }), undefined)
+      : validateUrl(body.url, policy, problems);
+  const events =
+    body.events === undefined
+      ? (problems.push({ field: "events", message: "is required" }), undefined)
+      : validateEvents(body.events, problems, reads);
   const description = validateDescription(body.description, problems);
   if (problems.length > 0) throw ApiError.validation(problems);
   return { url: url!, events: events!, description: description ?? null };
@@ -194,7 +245,11 @@ export function validateSubscriptionInput(body: Record<string, unknown>, policy:
 
 const PATCHABLE = ["url", "events", "description", "enabled"] as const;
 
-export function validateSubscriptionPatch(body: Record<string, unknown>, policy: WebhookTargetPolicy, reads: ReadsEntity): SubscriptionPatch {
+export function validateSubscriptionPatch(
+  body: Record<string, unknown>,
+  policy: WebhookTargetPolicy,
+  reads: ReadsEntity,
+): SubscriptionPatch {
   const problems: FieldProblem[] = [];
   if (!PATCHABLE.some((key) => body[key] !== undefined)) {
     throw ApiError.validation([{ field: "body", message: `must set at least one of: ${PATCHABLE.join(", ")}` }]);
@@ -226,7 +281,10 @@ export interface PageQuery {
 }
 
 /** `page`, `limit` and, for the delivery log, `state`: every problem named at once. */
-export function parseLogQuery(params: URLSearchParams, withState: boolean): PageQuery & { state: DeliveryState | null } {
+export function parseLogQuery(
+  params: URLSearchParams,
+  withState: boolean,
+): PageQuery & { state: DeliveryState | null } {
   const problems: FieldProblem[] = [];
   const one = (name: string) => {
     const values = params.getAll(name);
@@ -234,7 +292,11 @@ export function parseLogQuery(params: URLSearchParams, withState: boolean): Page
     return values[0] ?? null;
   };
   const integer = (text: string | null, fallback: number, max: number) =>
-    text === null ? fallback : /^\d{1,10}$/.test(text) && Number(text) >= 1 && Number(text) <= max ? Number(text) : null;
+    text === null
+      ? fallback
+      : /^\d{1,10}$/.test(text) && Number(text) >= 1 && Number(text) <= max
+        ? Number(text)
+        : null;
   const page = integer(one("page"), 1, 1_000_000_000);
   if (page === null) problems.push({ field: "page", message: "must be an integer greater than or equal to 1" });
   const limit = integer(one("limit"), DEFAULT_LIMIT, MAX_LIMIT);

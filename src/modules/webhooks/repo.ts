@@ -41,7 +41,8 @@ export interface NewSubscription {
   createdAt: string;
 }
 
-const SUBSCRIPTION = "id, client_id, url, events, description, enabled, disabled_reason, secret, created_at, updated_at";
+const SUBSCRIPTION =
+  "id, client_id, url, events, description, enabled, disabled_reason, secret, created_at, updated_at";
 const DELIVERY = "id, type, sequence, state, attempts, last_status, last_error, last_attempt_at, next_attempt_at";
 
 class WriteStatements {
@@ -94,16 +95,22 @@ export class SubscriptionsRepo {
 
   constructor(private readonly tenant: Tenant) {
     const read = tenant.read;
-    this.list = read.prepare(`SELECT ${SUBSCRIPTION} FROM webhook_subscriptions WHERE client_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`);
+    this.list = read.prepare(
+      `SELECT ${SUBSCRIPTION} FROM webhook_subscriptions WHERE client_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+    );
     this.total = read.prepare("SELECT count(*) AS n FROM webhook_subscriptions WHERE client_id = ?");
     this.one = read.prepare(`SELECT ${SUBSCRIPTION} FROM webhook_subscriptions WHERE id = ? AND client_id = ?`);
     // Newest first.
-    this.deliveries = read.prepare(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE subscription_id = ? ORDER BY n DESC LIMIT ? OFFSET ?`);
+    this.deliveries = read.prepare(
+      `SELECT ${DELIVERY} FROM webhook_deliveries WHERE subscription_id = ? ORDER BY n DESC LIMIT ? OFFSET ?`,
+    );
     this.deliveriesInState = read.prepare(
       `SELECT ${DELIVERY} FROM webhook_deliveries WHERE subscription_id = ? AND state = ? ORDER BY n DESC LIMIT ? OFFSET ?`,
     );
     this.deliveryTotal = read.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = ?");
-    this.deliveryTotalInState = read.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = ? AND state = ?");
+    this.deliveryTotalInState = read.prepare(
+      "SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = ? AND state = ?",
+    );
     this.delivery = read.prepare(`SELECT ${DELIVERY} FROM webhook_deliveries WHERE id = ?`);
   }
 
@@ -123,11 +130,19 @@ export class SubscriptionsRepo {
     return this.one.get(id, clientId);
   }
 
-  deliveryPage(subscriptionId: string, state: DeliveryState | null, limit: number, offset: number): { rows: DeliveryRecord[]; total: number } {
+  deliveryPage(
+    subscriptionId: string,
+    state: DeliveryState | null,
+    limit: number,
+    offset: number,
+  ): { rows: DeliveryRecord[]; total: number } {
     return this.tenant.read
       .transaction(() =>
         state === null
-          ? { rows: this.deliveries.all(subscriptionId, limit, offset), total: this.deliveryTotal.get(subscriptionId)!.n }
+          ? {
+              rows: this.deliveries.all(subscriptionId, limit, offset),
+              total: this.deliveryTotal.get(subscriptionId)!.n,
+            }
           : {
               rows: this.deliveriesInState.all(subscriptionId, state, limit, offset),
               total: this.deliveryTotalInState.get(subscriptionId, state)!.n,
@@ -160,10 +175,26 @@ export class SubscriptionsRepo {
   ): SubscriptionRecord | null {
     const enabled = patch.enabled === undefined ? null : patch.enabled ? 1 : 0;
     const hasDescription = patch.description !== undefined ? 1 : 0;
-    return this.w(db).update.get(id, clientId, patch.url ?? null, patch.events ?? null, hasDescription, patch.description ?? null, enabled, updatedAt);
+    return this.w(db).update.get(
+      id,
+      clientId,
+      patch.url ?? null,
+      patch.events ?? null,
+      hasDescription,
+      patch.description ?? null,
+      enabled,
+      updatedAt,
+    );
   }
 
-  rotate(db: Database, id: string, clientId: string, secret: string, previousUntil: number, updatedAt: string): SubscriptionRecord | null {
+  rotate(
+    db: Database,
+    id: string,
+    clientId: string,
+    secret: string,
+    previousUntil: number,
+    updatedAt: string,
+  ): SubscriptionRecord | null {
     return this.w(db).rotate.get(id, clientId, secret, previousUntil, updatedAt);
   }
 

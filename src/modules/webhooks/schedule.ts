@@ -7,7 +7,16 @@ const HOUR = 60 * MINUTE;
 
 /** Wait after the n-th failed attempt (index n - 1). */
 export const RETRY_DELAYS_MS: readonly number[] = [
-  5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, 1 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR,
+  5 * SECOND,
+  30 * SECOND,
+  2 * MINUTE,
+  10 * MINUTE,
+  30 * MINUTE,
+  1 * HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  24 * HOUR,
 ];
 /** The first attempt and one per retry. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;

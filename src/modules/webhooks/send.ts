@@ -2,7 +2,7 @@
 // answer, all within 10 s. Never throws: every way it can end is an Outcome.
 import type { WebhookTargetPolicy } from "../../config/model.ts";
 import { signatureHeader } from "./signing.ts";
-import { resolveTarget, type Resolve } from "./targets.ts";
+import { type Resolve, resolveTarget } from "./targets.ts";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -90,7 +90,8 @@ function describeFailure(error: unknown, host: string): string {
   const code = (error as { code?: unknown } | null)?.code;
   const message = (error as Error | null)?.message ?? String(error);
   if (typeof code !== "string") return `connection failed: ${excerpt(message)}`;
-  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") return `connection failed: the certificate is not valid for ${host} (${code})`;
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID")
+    return `connection failed: the certificate is not valid for ${host} (${code})`;
   if (UNTRUSTED_CHAIN.has(code)) return `connection failed: the certificate is not from a trusted authority (${code})`;
   if (code === "CERT_HAS_EXPIRED") return `connection failed: the certificate has expired (${code})`;
   if (code === "CERT_NOT_YET_VALID") return `connection failed: the certificate is not valid yet (${code})`;
@@ -136,7 +137,10 @@ export async function sendMessage(
     const fetchUrl = pinnedUrl(target, resolved.address);
     headers.host = target.host;
     // The certificate is still checked against the URL's host name, not the address.
-    const tls = target.protocol === "https:" ? { serverName: target.hostname, ...(options.ca ? { ca: options.ca } : {}) } : undefined;
+    const tls =
+      target.protocol === "https:"
+        ? { serverName: target.hostname, ...(options.ca ? { ca: options.ca } : {}) }
+        : undefined;
     const response = await Promise.race([
       fetch(fetchUrl, {
         method: "POST",

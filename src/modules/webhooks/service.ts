@@ -7,25 +7,25 @@ import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logging.ts";
 import type { Runtime } from "../../runtime.ts";
-import { VERSION } from "../../version.ts";
-import type { EntityAccess, RecordReader } from "./dispatch.ts";
 import { readsEntity } from "../../security/scopes.ts";
-import { WebhookMetrics, type PendingAge } from "./metrics.ts";
-import { newSecret } from "./signing.ts";
-import { deliveryStore } from "./store.ts";
-import { systemResolve, type Resolve } from "./targets.ts";
-import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
-import { PER_SUBSCRIPTION, TEST_SLOT_WAIT_MS, WebhookWorker, type WorkerDeps } from "./worker.ts";
+import { VERSION } from "../../version.ts";
 import { allFieldsOf, listingFor, readerOf } from "../listing/service.ts";
+import type { EntityAccess, RecordReader } from "./dispatch.ts";
+import { type PendingAge, WebhookMetrics } from "./metrics.ts";
 import {
-  MAX_SUBSCRIPTIONS_PER_CLIENT,
   type DeliveryState,
+  MAX_SUBSCRIPTIONS_PER_CLIENT,
   type PageQuery,
   type SubscriptionInput,
   type SubscriptionPatch,
   withSecretOf,
 } from "./model.ts";
-import { subscriptionsRepo, type DeliveryRecord, type SubscriptionRecord } from "./repo.ts";
+import { type DeliveryRecord, type SubscriptionRecord, subscriptionsRepo } from "./repo.ts";
+import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
+import { newSecret } from "./signing.ts";
+import { deliveryStore } from "./store.ts";
+import { type Resolve, systemResolve } from "./targets.ts";
+import { PER_SUBSCRIPTION, TEST_SLOT_WAIT_MS, WebhookWorker, type WorkerDeps } from "./worker.ts";
 
 /** A rotated-out secret keeps signing this long, so receivers can switch without losing a delivery. */
 export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
@@ -64,7 +64,10 @@ function deliveryView(row: DeliveryRecord) {
 const data = (value: unknown) => JSON.stringify({ data: value });
 
 function page(items: unknown[], query: PageQuery, total: number): string {
-  return JSON.stringify({ data: items, meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) } });
+  return JSON.stringify({
+    data: items,
+    meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
+  });
 }
 
 export interface WebhookService {
@@ -74,7 +77,8 @@ export interface WebhookService {
 
 /** The subscription of `clientId` with this id, or NOT_FOUND (a missing id and another client's look the same). */
 function owned(tenant: Tenant, clientId: string, id: string | null): SubscriptionRecord {
-  const row = typeof id === "string" && UUID.test(id) ? subscriptionsRepo(tenant).get(id.toLowerCase(), clientId) : null;
+  const row =
+    typeof id === "string" && UUID.test(id) ? subscriptionsRepo(tenant).get(id.toLowerCase(), clientId) : null;
   if (row === null) throw notFound();
   return row;
 }
@@ -90,7 +94,12 @@ async function checkResolvedTarget(service: WebhookService, url: URL): Promise<v
   if (!resolved.ok) throw ApiError.validation([{ field: "url", message: resolved.problem }]);
 }
 
-export async function createSubscription(service: WebhookService, tenant: Tenant, clientId: string, input: SubscriptionInput): Promise<string> {
+export async function createSubscription(
+  service: WebhookService,
+  tenant: Tenant,
+  clientId: string,
+  input: SubscriptionInput,
+): Promise<string> {
   await checkResolvedTarget(service, input.url);
   const repo = subscriptionsRepo(tenant);
   const now = service.runtime.clock.now();
@@ -109,7 +118,10 @@ export async function createSubscription(service: WebhookService, tenant: Tenant
   });
   if (created === null) {
     throw ApiError.validation([
-      { field: "webhooks", message: `at most ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions per client; delete one before creating another` },
+      {
+        field: "webhooks",
+        message: `at most ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions per client; delete one before creating another`,
+      },
     ]);
   }
   service.worker.kick();
@@ -151,7 +163,8 @@ export async function updateSubscription(
       now,
     );
     // Paused by its partner: what was waiting fails now rather than arriving in a burst later.
-    if (row !== null && patch.enabled === false && current.enabled === 1) store.failPending(db, row.id, "not sent: the subscription was disabled");
+    if (row !== null && patch.enabled === false && current.enabled === 1)
+      store.failPending(db, row.id, "not sent: the subscription was disabled");
     return row;
   });
   if (updated === null) throw notFound();
@@ -165,7 +178,12 @@ export async function deleteSubscription(tenant: Tenant, clientId: string, id: s
   if (!(await tenant.writer.submit((db) => repo.remove(db, current.id, clientId)))) throw notFound();
 }
 
-export async function rotateSecret(service: WebhookService, tenant: Tenant, clientId: string, id: string | null): Promise<string> {
+export async function rotateSecret(
+  service: WebhookService,
+  tenant: Tenant,
+  clientId: string,
+  id: string | null,
+): Promise<string> {
   const current = owned(tenant, clientId, id);
   const repo = subscriptionsRepo(tenant);
   const now = service.runtime.clock.now();
@@ -176,7 +194,12 @@ export async function rotateSecret(service: WebhookService, tenant: Tenant, clie
   return data(withSecretOf(view(rotated), rotated.secret));
 }
 
-export async function sendTestEvent(service: WebhookService, tenant: Tenant, clientId: string, id: string | null): Promise<string> {
+export async function sendTestEvent(
+  service: WebhookService,
+  tenant: Tenant,
+  clientId: string,
+  id: string | null,
+): Promise<string> {
   const current = owned(tenant, clientId, id);
   const result = await service.worker.sendTest(tenant, current.id);
   if (result === "busy") {
@@ -188,13 +211,29 @@ export async function sendTestEvent(service: WebhookService, tenant: Tenant, cli
   return data({ ...deliveryView(delivery), durationMs: Math.round(result.outcome.durationMs) });
 }
 
-export function deliveryLog(tenant: Tenant, clientId: string, id: string | null, query: PageQuery & { state: DeliveryState | null }): string {
+export function deliveryLog(
+  tenant: Tenant,
+  clientId: string,
+  id: string | null,
+  query: PageQuery & { state: DeliveryState | null },
+): string {
   const current = owned(tenant, clientId, id);
-  const { rows, total } = subscriptionsRepo(tenant).deliveryPage(current.id, query.state, query.limit, (query.page - 1) * query.limit);
+  const { rows, total } = subscriptionsRepo(tenant).deliveryPage(
+    current.id,
+    query.state,
+    query.limit,
+    (query.page - 1) * query.limit,
+  );
   return page(rows.map(deliveryView), query, total);
 }
 
-export async function replay(service: WebhookService, tenant: Tenant, clientId: string, id: string | null, after: number): Promise<string> {
+export async function replay(
+  service: WebhookService,
+  tenant: Tenant,
+  clientId: string,
+  id: string | null,
+  after: number,
+): Promise<string> {
   const current = owned(tenant, clientId, id);
   const repo = subscriptionsRepo(tenant);
   const until = await tenant.writer.submit((db) => repo.startReplay(db, current.id, clientId, after));
@@ -254,7 +293,9 @@ export interface WorkerOptions {
 export function createWebhookWorker(runtime: Runtime, options: WorkerOptions): WebhookWorker {
   const deps: WorkerDeps = {
     tenants: () =>
-      [...new Set(runtime.config.databases.values())].map((path) => runtime.tenants.get(path)).filter((t): t is Tenant => t !== null),
+      [...new Set(runtime.config.databases.values())]
+        .map((path) => runtime.tenants.get(path))
+        .filter((t): t is Tenant => t !== null),
     clientActive: (clientId, tenant) => {
       const client = runtime.config.clients.get(clientId);
       return client !== undefined && client.enabled && client.databasePath === tenant.path;
@@ -271,7 +312,8 @@ export function createWebhookWorker(runtime: Runtime, options: WorkerOptions): W
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     },
     metrics: options.metrics,
-    onError: (error, what) => options.logger.warn({ err: (error as Error)?.message ?? String(error) }, `${what} failed`),
+    onError: (error, what) =>
+      options.logger.warn({ err: (error as Error)?.message ?? String(error) }, `${what} failed`),
     ...(options.testSlotWaitMs !== undefined ? { testSlotWaitMs: options.testSlotWaitMs } : {}),
   };
   return new WebhookWorker(deps);

@@ -22,6 +22,11 @@ export function signature(secret: string, id: string, timestampSeconds: number, 
 }
 
 /** The `webhook-signature` header value: one entry per secret in force. */
-export function signatureHeader(secrets: readonly string[], id: string, timestampSeconds: number, body: string): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string {
   return secrets.map((secret) => signature(secret, id, timestampSeconds, body)).join(" ");
 }

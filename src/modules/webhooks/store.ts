@@ -88,7 +88,9 @@ class WriteStatements {
       "INSERT INTO webhook_deliveries (id, subscription_id, type, sequence, payload, state, next_attempt_at, created_at, lease_owner, attempts, record_id, event_at) " +
         "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
     );
-    this.advanceReplay = db.prepare("UPDATE webhook_subscriptions SET replay_after = ?3 WHERE id = ?1 AND replay_after = ?2");
+    this.advanceReplay = db.prepare(
+      "UPDATE webhook_subscriptions SET replay_after = ?3 WHERE id = ?1 AND replay_after = ?2",
+    );
     this.endReplay = db.prepare(
       "UPDATE webhook_subscriptions SET replay_after = NULL, replay_until = NULL WHERE id = ?1 AND replay_after = ?2",
     );
@@ -114,7 +116,9 @@ class WriteStatements {
       "UPDATE webhook_deliveries SET state = 'failed', payload = NULL, next_attempt_at = NULL, " +
         `last_status = ?3, last_error = ?5, last_attempt_at = ?4 ${finished}`,
     );
-    this.clearFailing = db.prepare("UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL");
+    this.clearFailing = db.prepare(
+      "UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
+    );
     this.markFailing = db.prepare(
       "UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?2) WHERE id = ?1 RETURNING failing_since",
     );
@@ -149,7 +153,9 @@ export class DeliveryStore {
     this.changesBetweenQuery = read.prepare(
       `SELECT ${CHANGE_COLUMNS} FROM changes WHERE sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?`,
     );
-    this.subscriptionsQuery = read.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, id`);
+    this.subscriptionsQuery = read.prepare(
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, id`,
+    );
     this.subscriptionQuery = read.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = ?`);
     this.nextDueQuery = read.prepare(
       "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE subscription_id = ? AND state = 'pending'",
@@ -229,18 +235,40 @@ export class DeliveryStore {
     const { id, subscriptionId, type, sequence, payload, recordId, eventAt } = delivery;
     const owner = lease?.owner ?? null;
     const stored = lease === undefined ? payload : null;
-    const row = [id, subscriptionId, type, sequence, stored, lease?.until ?? now, now, owner, lease ? 1 : 0, recordId, eventAt] as const;
+    const row = [
+      id,
+      subscriptionId,
+      type,
+      sequence,
+      stored,
+      lease?.until ?? now,
+      now,
+      owner,
+      lease ? 1 : 0,
+      recordId,
+      eventAt,
+    ] as const;
     return Number(this.w(db).insert.run(...row).lastInsertRowid);
   }
 
   /** Moves a replay on; ends it once `to` reaches its end. False when another process moved it first. */
   advanceReplay(db: Database, subscriptionId: string, from: number, to: number, until: number): boolean {
     const w = this.w(db);
-    return (to >= until ? w.endReplay.run(subscriptionId, from) : w.advanceReplay.run(subscriptionId, from, to)).changes === 1;
+    return (
+      (to >= until ? w.endReplay.run(subscriptionId, from) : w.advanceReplay.run(subscriptionId, from, to)).changes ===
+      1
+    );
   }
 
   /** Claims up to `limit` due deliveries of a subscription for `owner`, leased until `leaseUntil`. */
-  claim(db: Database, subscriptionId: string, owner: string, now: number, leaseUntil: number, limit: number): StoredDelivery[] {
+  claim(
+    db: Database,
+    subscriptionId: string,
+    owner: string,
+    now: number,
+    leaseUntil: number,
+    limit: number,
+  ): StoredDelivery[] {
     return this.w(db).claim.all(owner, leaseUntil, subscriptionId, now, limit) as StoredDelivery[];
   }
 

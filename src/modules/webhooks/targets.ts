@@ -18,7 +18,8 @@ export type Resolve = (hostname: string) => Promise<string[]>;
  * IPv4 first: one address is connected to, and a local receiver (`localhost` in the sandbox)
  * more often listens on 127.0.0.1 than on ::1.
  */
-export const systemResolve: Resolve = async (hostname) => (await lookup(hostname, { all: true, order: "ipv4first" })).map((a) => a.address);
+export const systemResolve: Resolve = async (hostname) =>
+  (await lookup(hostname, { all: true, order: "ipv4first" })).map((a) => a.address);
 
 /** What an address range is called in a refusal, for the ranges with a common name. */
 const RANGE_WORDS: Record<string, string> = {
@@ -40,16 +41,29 @@ const RANGE_WORDS: Record<string, string> = {
  * refused on its own. The IPv4-mapped form (::ffff:a.b.c.d) is not here: it is that IPv4
  * address, and judged as one.
  */
-const EMBEDDINGS: readonly { cidr: [ipaddr.IPv6, number]; words: string; carried: (bytes: number[]) => number[][] }[] = [
-  // ::/96 but :: and ::1, which are judged by their own ranges below.
-  { cidr: ipaddr.IPv6.parseCIDR("::/96"), words: "an IPv4-compatible (deprecated)", carried: (b) => [b.slice(12, 16)] },
-  { cidr: ipaddr.IPv6.parseCIDR("::ffff:0:0:0/96"), words: "an IPv4-translated (SIIT)", carried: (b) => [b.slice(12, 16)] },
-  { cidr: ipaddr.IPv6.parseCIDR("64:ff9b::/96"), words: "a NAT64", carried: (b) => [b.slice(12, 16)] },
-  { cidr: ipaddr.IPv6.parseCIDR("64:ff9b:1::/48"), words: "a local NAT64", carried: (b) => [b.slice(12, 16)] },
-  { cidr: ipaddr.IPv6.parseCIDR("2002::/16"), words: "a 6to4", carried: (b) => [b.slice(2, 6)] },
-  // Teredo: the server's address, and the client's with every bit inverted.
-  { cidr: ipaddr.IPv6.parseCIDR("2001::/32"), words: "a Teredo", carried: (b) => [b.slice(4, 8), b.slice(12, 16).map((x) => x ^ 0xff)] },
-];
+const EMBEDDINGS: readonly { cidr: [ipaddr.IPv6, number]; words: string; carried: (bytes: number[]) => number[][] }[] =
+  [
+    // ::/96 but :: and ::1, which are judged by their own ranges below.
+    {
+      cidr: ipaddr.IPv6.parseCIDR("::/96"),
+      words: "an IPv4-compatible (deprecated)",
+      carried: (b) => [b.slice(12, 16)],
+    },
+    {
+      cidr: ipaddr.IPv6.parseCIDR("::ffff:0:0:0/96"),
+      words: "an IPv4-translated (SIIT)",
+      carried: (b) => [b.slice(12, 16)],
+    },
+    { cidr: ipaddr.IPv6.parseCIDR("64:ff9b::/96"), words: "a NAT64", carried: (b) => [b.slice(12, 16)] },
+    { cidr: ipaddr.IPv6.parseCIDR("64:ff9b:1::/48"), words: "a local NAT64", carried: (b) => [b.slice(12, 16)] },
+    { cidr: ipaddr.IPv6.parseCIDR("2002::/16"), words: "a 6to4", carried: (b) => [b.slice(2, 6)] },
+    // Teredo: the server's address, and the client's with every bit inverted.
+    {
+      cidr: ipaddr.IPv6.parseCIDR("2001::/32"),
+      words: "a Teredo",
+      carried: (b) => [b.slice(4, 8), b.slice(12, 16).map((x) => x ^ 0xff)],
+    },
+  ];
 
 /** What kind of IPv4 address may not be targeted, or null for an ordinary public unicast one. */
 function forbiddenIPv4(address: ipaddr.IPv4): string | null {
@@ -113,8 +127,10 @@ export function parseTargetUrl(value: unknown, policy: WebhookTargetPolicy): URL
     return "must be an absolute URL, e.g. https://crm.example.com/webhooks";
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return "must be an https:// URL";
-  if (url.protocol === "http:" && !policy.allowHttp) return "must be an https:// URL (plain http is not accepted by this server)";
-  if (url.username !== "" || url.password !== "") return "must not carry a user name or password; authenticate deliveries by their signature";
+  if (url.protocol === "http:" && !policy.allowHttp)
+    return "must be an https:// URL (plain http is not accepted by this server)";
+  if (url.username !== "" || url.password !== "")
+    return "must not carry a user name or password; authenticate deliveries by their signature";
   if (url.hash !== "") return "must not carry a #fragment";
   if (url.hostname === "") return "must name a host";
   if (!policy.allowPrivateTargets) {
@@ -145,7 +161,10 @@ export async function resolveTarget(url: URL, policy: WebhookTargetPolicy, resol
     try {
       addresses = await resolve(url.hostname);
     } catch (error) {
-      return { ok: false, problem: `the host ${url.hostname} could not be resolved (${(error as { code?: string }).code ?? "no answer"})` };
+      return {
+        ok: false,
+        problem: `the host ${url.hostname} could not be resolved (${(error as { code?: string }).code ?? "no answer"})`,
+      };
     }
     if (addresses.length === 0) return { ok: false, problem: `the host ${url.hostname} has no address` };
   }

@@ -5,19 +5,30 @@
 // are leases, so several processes can share the work and a killed one leaves nothing behind
 // but leases that run out. Attempts are async I/O; what runs on the event loop is a few short
 // queries.
+
+import type { Database } from "bun:sqlite";
 import { hostname } from "node:os";
 import type { Clock } from "../../clock.ts";
 import type { WebhookTargetPolicy } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
-import type { Database } from "bun:sqlite";
-import { DISPATCH_BATCH, dispatchStep, rebuiltPayload, replayStep, type DispatchDeps, type DispatchTarget, type DispatchWrite, type EntityAccess, type RecordReader } from "./dispatch.ts";
-import { entityOf, EVENT_TYPES, TEST_EVENT, eventPayload, type EventType } from "./events.ts";
 import { memo } from "../../lib/memo.ts";
+import {
+  DISPATCH_BATCH,
+  type DispatchDeps,
+  type DispatchTarget,
+  type DispatchWrite,
+  dispatchStep,
+  type EntityAccess,
+  type RecordReader,
+  rebuiltPayload,
+  replayStep,
+} from "./dispatch.ts";
+import { EVENT_TYPES, type EventType, entityOf, eventPayload, TEST_EVENT } from "./events.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
-import { ATTEMPT_TIMEOUT_MS, sendMessage, type Outcome, type SendOptions } from "./send.ts";
-import { deliveryStore, type ClaimedDelivery, type DeliveryStore, type SubscriptionRow } from "./store.ts";
-import { resolveTarget, type ResolvedTarget } from "./targets.ts";
+import { ATTEMPT_TIMEOUT_MS, type Outcome, type SendOptions, sendMessage } from "./send.ts";
+import { type ClaimedDelivery, type DeliveryStore, deliveryStore, type SubscriptionRow } from "./store.ts";
+import { type ResolvedTarget, resolveTarget } from "./targets.ts";
 
 /**
  * Attempts at once per subscription. Bun's fetch keeps at most 64 idle connections for reuse
@@ -85,7 +96,10 @@ function isEventType(value: unknown): value is EventType {
 }
 
 /** The secrets that sign a delivery now: the current one, and the one before it for 24 h after a rotation. */
-export function secretsInForce(subscription: Pick<SubscriptionRow, "secret" | "previous_secret" | "previous_secret_until">, now: number): string[] {
+export function secretsInForce(
+  subscription: Pick<SubscriptionRow, "secret" | "previous_secret" | "previous_secret_until">,
+  now: number,
+): string[] {
   const { secret, previous_secret: previous, previous_secret_until: until } = subscription;
   return previous !== null && until !== null && until > now ? [secret, previous] : [secret];
 }
@@ -236,8 +250,20 @@ export class WebhookWorker {
    */
   private dispatchDeps(tenant: Tenant, store: DeliveryStore, sending: boolean): DispatchDeps {
     const onDisk = sending ? tenant.onDisk(store.head()) : null;
-    if (onDisk !== null) void onDisk.then(() => this.kick(), (error) => this.deps.onError(error, `WAL sync of ${tenant.path}`));
-    return { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: this.deps.records, mayRead: this.deps.mayRead, now: () => this.deps.clock.now(), newId: newDeliveryId };
+    if (onDisk !== null)
+      void onDisk.then(
+        () => this.kick(),
+        (error) => this.deps.onError(error, `WAL sync of ${tenant.path}`),
+      );
+    return {
+      tenant,
+      onDiskThrough: tenant.onDiskThrough(),
+      store,
+      records: this.deps.records,
+      mayRead: this.deps.mayRead,
+      now: () => this.deps.clock.now(),
+      newId: newDeliveryId,
+    };
   }
 
   /**
@@ -257,14 +283,19 @@ export class WebhookWorker {
     const active = store.subscriptions().filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
     const dispatch = this.dispatchDeps(tenant, store, active.length > 0);
     // Slots are held from now, so the claims of one pass never exceed the bounds together.
-    const slots = this.stopping ? [] : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id), due: this.mayBeDue(store, s.id) }));
+    const slots = this.stopping
+      ? []
+      : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id), due: this.mayBeDue(store, s.id) }));
     const spare = slots.filter((c) => c.n > 0);
     const room = this.dispatchRoom(tenant, slots);
     const steps: DispatchWrite[] = [];
     const step = dispatchStep(dispatch, active.map(targetOf), room);
     if (step !== null) steps.push(step);
     for (const s of active) {
-      const replay = s.replay_after !== null && s.replay_until !== null ? replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until) : null;
+      const replay =
+        s.replay_after !== null && s.replay_until !== null
+          ? replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until)
+          : null;
       if (replay !== null) steps.push(replay);
     }
     const outcomes = this.ended.get(tenant) ?? [];
@@ -282,14 +313,20 @@ export class WebhookWorker {
         const finished = outcomes.flatMap((o) => this.record(db, store, o, disabled));
         // Only where something may be due: under a backlog every delivery is stored already
         // claimed, so there is nothing to claim, pass after pass.
-        const claimed = new Map(spare.map((c) => [c.subscription.id, c.due ? this.claim(db, dispatch, c.subscription, now, c.n, finished) : []]));
+        const claimed = new Map(
+          spare.map((c) => [
+            c.subscription.id,
+            c.due ? this.claim(db, dispatch, c.subscription, now, c.n, finished) : [],
+          ]),
+        );
         const free = new Map(spare.map((c) => [c.subscription.id, c.n - claimed.get(c.subscription.id)!.length]));
         const lease = { owner: this.owner, until: now + LEASE_MS };
         const take = (id: string) => ((free.get(id) ?? 0) > 0 ? (free.set(id, free.get(id)! - 1), lease) : null);
         // A subscription disabled just now must get nothing more: the steps, read before, are
         // left to the next pass, which reads the log again with what is active then.
         const written = disabled.size === 0 ? steps : [];
-        for (const step of written) for (const delivery of step.write(db, take) ?? []) claimed.get(delivery.subscription_id)!.push(delivery);
+        for (const step of written)
+          for (const delivery of step.write(db, take) ?? []) claimed.get(delivery.subscription_id)!.push(delivery);
         return { claimed, finished, deferred: written !== steps && steps.length > 0 };
       }, "bookkeeping");
     } catch (error) {
@@ -345,7 +382,14 @@ export class WebhookWorker {
    * record is gone by now, or that its client may no longer read, fails, with the reason, and
    * is added to `finished`.
    */
-  private claim(db: Database, deps: DispatchDeps, subscription: SubscriptionRow, now: number, limit: number, finished: [EventType, FinalState][]): ClaimedDelivery[] {
+  private claim(
+    db: Database,
+    deps: DispatchDeps,
+    subscription: SubscriptionRow,
+    now: number,
+    limit: number,
+    finished: [EventType, FinalState][],
+  ): ClaimedDelivery[] {
     const claimed: ClaimedDelivery[] = [];
     for (const stored of deps.store.claim(db, subscription.id, this.owner, now, now + LEASE_MS, limit)) {
       // A retry goes out only while the client may still read the entity (scopes change at reload).
@@ -356,7 +400,11 @@ export class WebhookWorker {
         claimed.push({ ...stored, payload });
         continue;
       }
-      const attempt = { status: null, error: "not sent again: the record is no longer visible to this client", at: now };
+      const attempt = {
+        status: null,
+        error: "not sent again: the record is no longer visible to this client",
+        at: now,
+      };
       if (deps.store.fail(db, stored.n, this.owner, attempt)) finished.push([stored.type, "failed"]);
     }
     return claimed;
@@ -370,7 +418,10 @@ export class WebhookWorker {
 
   /** The subscription's free slots (within the overall bound). */
   private free(subscriptionId: string): number {
-    return Math.max(0, Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total));
+    return Math.max(
+      0,
+      Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total),
+    );
   }
 
   /** Holds and returns the subscription's free slots; none while test events wait for them. */
@@ -398,7 +449,8 @@ export class WebhookWorker {
       const timer = setTimeout(() => {
         const at = waiters.indexOf(granted);
         if (at >= 0) waiters.splice(at, 1);
-        if (waiters.length === 0 && this.slotWaiters.get(subscriptionId) === waiters) this.slotWaiters.delete(subscriptionId);
+        if (waiters.length === 0 && this.slotWaiters.get(subscriptionId) === waiters)
+          this.slotWaiters.delete(subscriptionId);
         resolve(false);
       }, waitMs);
       waiters.push(granted);
@@ -478,7 +530,11 @@ export class WebhookWorker {
     }
     const next = outcome.status === 410 ? null : nextAttemptAt(at, delivery.attempts, this.deps.random);
     const finished: [EventType, FinalState][] = [];
-    if (next === null ? store.fail(db, delivery.n, this.owner, attempt) : store.retry(db, delivery.n, this.owner, attempt, next, delivery.payload)) {
+    if (
+      next === null
+        ? store.fail(db, delivery.n, this.owner, attempt)
+        : store.retry(db, delivery.n, this.owner, attempt, next, delivery.payload)
+    ) {
       if (next === null) finished.push([type, "failed"]);
     }
     let reason: string | null = null;
@@ -486,7 +542,8 @@ export class WebhookWorker {
       reason = goneReason(at);
     } else {
       const since = store.markFailing(db, subscriptionId, at);
-      if (since !== null && at - since >= DISABLE_AFTER_FAILING_MS) reason = `every delivery failed for 3 days (since ${iso(since)})`;
+      if (since !== null && at - since >= DISABLE_AFTER_FAILING_MS)
+        reason = `every delivery failed for 3 days (since ${iso(since)})`;
     }
     if (reason !== null) {
       const failed = store.disable(db, subscriptionId, reason, at);
@@ -514,7 +571,12 @@ export class WebhookWorker {
     if (store.subscription(subscriptionId) === null) return null;
     if (!(await this.takeSlot(subscriptionId, this.deps.testSlotWaitMs ?? TEST_SLOT_WAIT_MS))) return "busy";
     const attempt = this.testAttempt(tenant, store, subscriptionId);
-    this.track(attempt.then(() => undefined, () => undefined));
+    this.track(
+      attempt.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     try {
       return await attempt;
     } finally {
@@ -531,7 +593,9 @@ export class WebhookWorker {
     const eventAt = iso(now);
     const payload = eventPayload(TEST_EVENT, eventAt, 0, subscription.id, "null");
     const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, recordId: subscription.id, eventAt, payload };
-    const n = await tenant.writer.submit((db) => store.insert(db, delivery, now, { owner: this.owner, until: now + LEASE_MS }));
+    const n = await tenant.writer.submit((db) =>
+      store.insert(db, delivery, now, { owner: this.owner, until: now + LEASE_MS }),
+    );
     const outcome = await this.send(subscription, id, payload);
     this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);
     const at = this.deps.clock.now();
@@ -560,7 +624,12 @@ export class WebhookWorker {
 const eventSet = memo((json): ReadonlySet<EventType> => new Set((JSON.parse(json) as unknown[]).filter(isEventType)));
 
 function targetOf(subscription: SubscriptionRow): DispatchTarget {
-  return { id: subscription.id, clientId: subscription.client_id, events: eventSet(subscription.events), afterSequence: subscription.after_sequence };
+  return {
+    id: subscription.id,
+    clientId: subscription.client_id,
+    events: eventSet(subscription.events),
+    afterSequence: subscription.after_sequence,
+  };
 }
 
 /** A webhook-id: `msg_` and a time-ordered UUID, the same on every attempt of the delivery. */

@@ -24,8 +24,14 @@ function grant(form: Record<string, string>, headers: Record<string, string> = {
     ...(peer ? { peer } : {}),
   });
 }
-const post = (c: { apiKey: string; secret: string }, secret = c.secret) => ({ grant_type: "client_credentials", client_id: c.apiKey, client_secret: secret });
-const viaBasic = (c: { apiKey: string; secret: string }, secret = c.secret) => ({ authorization: basic(c.apiKey, secret) });
+const post = (c: { apiKey: string; secret: string }, secret = c.secret) => ({
+  grant_type: "client_credentials",
+  client_id: c.apiKey,
+  client_secret: secret,
+});
+const viaBasic = (c: { apiKey: string; secret: string }, secret = c.secret) => ({
+  authorization: basic(c.apiKey, secret),
+});
 
 describe("the client-credentials grant issues the header exchange's token", () => {
   test("client_secret_basic → 200 { access_token, token_type: Bearer, expires_in: 3600 }, not cacheable", async () => {
@@ -63,7 +69,10 @@ describe("the client-credentials grant issues the header exchange's token", () =
 
   test("a client_id beside Basic auth naming the same client is accepted; the scope parameter is ignored", async () => {
     t = createTestApp({ clients: [portal.entry] });
-    expect((await grant({ grant_type: "client_credentials", client_id: portal.apiKey, scope: "anything" }, viaBasic(portal))).status).toBe(200);
+    expect(
+      (await grant({ grant_type: "client_credentials", client_id: portal.apiKey, scope: "anything" }, viaBasic(portal)))
+        .status,
+    ).toBe(200);
   });
 
   test("a request carrying X-API-Key is the header exchange, whatever body it sends", async () => {
@@ -71,7 +80,9 @@ describe("the client-credentials grant issues the header exchange's token", () =
     const headers = { "x-api-key": portal.apiKey, "x-api-secret": portal.secret };
     // curl -d '' and PHP's CURLOPT_POST send an empty form; a grant's form beside the headers is read as before too.
     for (const body of ["", "grant_type=client_credentials"]) {
-      const { status, body: answer } = await read(await t.request("/v1/auth/token", { method: "POST", headers: { ...headers, "content-type": FORM }, body }));
+      const { status, body: answer } = await read(
+        await t.request("/v1/auth/token", { method: "POST", headers: { ...headers, "content-type": FORM }, body }),
+      );
       expect({ body, status, shape: Object.keys(answer) }).toEqual({ body, status: 200, shape: ["data"] });
     }
   });
@@ -79,7 +90,10 @@ describe("the client-credentials grant issues the header exchange's token", () =
   test("the header exchange is unchanged beside it", async () => {
     t = createTestApp({ clients: [portal.entry] });
     const { status, body } = await read(
-      await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret } }),
+      await t.request("/v1/auth/token", {
+        method: "POST",
+        headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret },
+      }),
     );
     expect(status).toBe(200);
     expect(Object.keys(body.data).sort()).toEqual(["expiresIn", "token", "tokenType"]);
@@ -89,21 +103,103 @@ describe("the client-credentials grant issues the header exchange's token", () =
 describe("failures: { error, error_description, code } in the header exchange's order", () => {
   type Case = [string, () => Promise<Response>, number, string, string];
   const cases: Case[] = [
-    ["no client authentication", () => grant({ grant_type: "client_credentials" }), 401, "invalid_client", "MISSING_CREDENTIALS"],
-    ["client_id without client_secret", () => grant({ grant_type: "client_credentials", client_id: portal.apiKey }), 401, "invalid_client", "MISSING_CREDENTIALS"],
-    ["a Basic header that is not base64 of key:secret", () => grant({ grant_type: "client_credentials" }, { authorization: "Basic bm9jb2xvbg==" }), 401, "invalid_client", "MISSING_CREDENTIALS"],
-    ["unknown key", () => grant(post({ apiKey: "pk_live_nobody", secret: "x" })), 401, "invalid_client", "INVALID_API_KEY"],
-    ["wrong secret by Basic", () => grant({ grant_type: "client_credentials" }, viaBasic(portal, "sk_live_wrong")), 401, "invalid_client", "INVALID_API_SECRET"],
-    ["wrong secret in the form", () => grant(post(portal, "sk_live_wrong")), 401, "invalid_client", "INVALID_API_SECRET"],
+    [
+      "no client authentication",
+      () => grant({ grant_type: "client_credentials" }),
+      401,
+      "invalid_client",
+      "MISSING_CREDENTIALS",
+    ],
+    [
+      "client_id without client_secret",
+      () => grant({ grant_type: "client_credentials", client_id: portal.apiKey }),
+      401,
+      "invalid_client",
+      "MISSING_CREDENTIALS",
+    ],
+    [
+      "a Basic header that is not base64 of key:secret",
+      () => grant({ grant_type: "client_credentials" }, { authorization: "Basic bm9jb2xvbg==" }),
+      401,
+      "invalid_client",
+      "MISSING_CREDENTIALS",
+    ],
+    [
+      "unknown key",
+      () => grant(post({ apiKey: "pk_live_nobody", secret: "x" })),
+      401,
+      "invalid_client",
+      "INVALID_API_KEY",
+    ],
+    [
+      "wrong secret by Basic",
+      () => grant({ grant_type: "client_credentials" }, viaBasic(portal, "sk_live_wrong")),
+      401,
+      "invalid_client",
+      "INVALID_API_SECRET",
+    ],
+    [
+      "wrong secret in the form",
+      () => grant(post(portal, "sk_live_wrong")),
+      401,
+      "invalid_client",
+      "INVALID_API_SECRET",
+    ],
     ["disabled client", () => grant(post(disabled)), 403, "unauthorized_client", "API_DISABLED"],
     ["address off the whitelist", () => grant(post(walled)), 403, "unauthorized_client", "IP_BLOCKED"],
     ["no database", () => grant(post(noDb)), 403, "unauthorized_client", "NO_DATABASE"],
-    ["no grant_type", () => grant({ client_id: portal.apiKey, client_secret: portal.secret }), 400, "invalid_request", "VALIDATION_ERROR"],
-    ["another grant", () => grant({ ...post(portal), grant_type: "password" }), 400, "unsupported_grant_type", "VALIDATION_ERROR"],
-    ["a repeated parameter", () => t.request("/v1/auth/token", { method: "POST", headers: { "content-type": FORM }, body: `grant_type=client_credentials&grant_type=client_credentials&client_id=${portal.apiKey}&client_secret=${portal.secret}` }), 400, "invalid_request", "VALIDATION_ERROR"],
-    ["Basic and client_secret both", () => grant(post(portal), viaBasic(portal)), 400, "invalid_request", "VALIDATION_ERROR"],
-    ["a client_id other than the Basic user", () => grant({ grant_type: "client_credentials", client_id: "pk_live_other" }, viaBasic(portal)), 400, "invalid_request", "VALIDATION_ERROR"],
-    ["Basic auth with a JSON body", () => t.request("/v1/auth/token", { method: "POST", headers: { ...viaBasic(portal), "content-type": "application/json" }, body: "{}" }), 415, "invalid_request", "UNSUPPORTED_MEDIA_TYPE"],
+    [
+      "no grant_type",
+      () => grant({ client_id: portal.apiKey, client_secret: portal.secret }),
+      400,
+      "invalid_request",
+      "VALIDATION_ERROR",
+    ],
+    [
+      "another grant",
+      () => grant({ ...post(portal), grant_type: "password" }),
+      400,
+      "unsupported_grant_type",
+      "VALIDATION_ERROR",
+    ],
+    [
+      "a repeated parameter",
+      () =>
+        t.request("/v1/auth/token", {
+          method: "POST",
+          headers: { "content-type": FORM },
+          body: `grant_type=client_credentials&grant_type=client_credentials&client_id=${portal.apiKey}&client_secret=${portal.secret}`,
+        }),
+      400,
+      "invalid_request",
+      "VALIDATION_ERROR",
+    ],
+    [
+      "Basic and client_secret both",
+      () => grant(post(portal), viaBasic(portal)),
+      400,
+      "invalid_request",
+      "VALIDATION_ERROR",
+    ],
+    [
+      "a client_id other than the Basic user",
+      () => grant({ grant_type: "client_credentials", client_id: "pk_live_other" }, viaBasic(portal)),
+      400,
+      "invalid_request",
+      "VALIDATION_ERROR",
+    ],
+    [
+      "Basic auth with a JSON body",
+      () =>
+        t.request("/v1/auth/token", {
+          method: "POST",
+          headers: { ...viaBasic(portal), "content-type": "application/json" },
+          body: "{}",
+        }),
+      415,
+      "invalid_request",
+      "UNSUPPORTED_MEDIA_TYPE",
+    ],
   ];
   for (const [name, send, status, error, code] of cases) {
     test(`${name} → ${status} ${error} (${code})`, async () => {
@@ -121,10 +217,20 @@ describe("failures: { error, error_description, code } in the header exchange's 
   test("a form over 64 KiB is a 413 and one that is not UTF-8 an invalid_request, both in the RFC's shape", async () => {
     t = createTestApp({ clients: [portal.entry] });
     const big = await read(await grant({ ...post(portal), pad: "x".repeat(70_000) }));
-    expect({ status: big.status, error: big.body.error, code: big.body.code }).toEqual({ status: 413, error: "invalid_request", code: "PAYLOAD_TOO_LARGE" });
+    expect({ status: big.status, error: big.body.error, code: big.body.code }).toEqual({
+      status: 413,
+      error: "invalid_request",
+      code: "PAYLOAD_TOO_LARGE",
+    });
     const latin1 = new Uint8Array([...new TextEncoder().encode("grant_type=client_credentials&client_id=caf"), 0xe9]);
-    const bad = await read(await t.request("/v1/auth/token", { method: "POST", headers: { "content-type": FORM }, body: latin1 }));
-    expect({ status: bad.status, error: bad.body.error, code: bad.body.code }).toEqual({ status: 400, error: "invalid_request", code: "VALIDATION_ERROR" });
+    const bad = await read(
+      await t.request("/v1/auth/token", { method: "POST", headers: { "content-type": FORM }, body: latin1 }),
+    );
+    expect({ status: bad.status, error: bad.body.error, code: bad.body.code }).toEqual({
+      status: 400,
+      error: "invalid_request",
+      code: "VALIDATION_ERROR",
+    });
   });
 
   test("from a non-whitelisted IP a wrong and a right secret get the same unauthorized_client (IP_BLOCKED)", async () => {
@@ -158,7 +264,11 @@ describe("failed grants drain the header exchange's per-IP bucket", () => {
     const peer = "192.0.2.90";
     for (let i = 0; i < 10; i++) expect((await grant(post(portal, "bad"), {}, peer)).status).toBe(401);
     for (let i = 0; i < 9; i++) {
-      const response = await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": "bad" }, peer });
+      const response = await t.request("/v1/auth/token", {
+        method: "POST",
+        headers: { "x-api-key": portal.apiKey, "x-api-secret": "bad" },
+        peer,
+      });
       expect(response.status).toBe(401);
     }
     // The 20th attempt: no client authentication at all is a failed attempt too.
@@ -171,13 +281,22 @@ describe("failed grants drain the header exchange's per-IP bucket", () => {
     expect(Number(headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(headers.get("x-ratelimit-limit")).toBe("20");
     // The header exchange is throttled too.
-    expect((await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret }, peer })).status).toBe(429);
+    expect(
+      (
+        await t.request("/v1/auth/token", {
+          method: "POST",
+          headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret },
+          peer,
+        })
+      ).status,
+    ).toBe(429);
   });
 
   test("malformed requests (no grant) do not drain it; successes report its figures", async () => {
     t = createTestApp({ clients: [portal.entry] });
     const peer = "192.0.2.91";
-    for (let i = 0; i < 25; i++) expect((await grant({ client_id: portal.apiKey, client_secret: portal.secret }, {}, peer)).status).toBe(400);
+    for (let i = 0; i < 25; i++)
+      expect((await grant({ client_id: portal.apiKey, client_secret: portal.secret }, {}, peer)).status).toBe(400);
     const ok = await grant(post(portal), {}, peer);
     expect(ok.status).toBe(200);
     expect(ok.headers.get("x-ratelimit-limit")).toBe("20");

@@ -15,7 +15,10 @@ afterEach(() => t?.close());
 function tokenRequest(headers: Record<string, string>, peer?: string) {
   return t.request("/v1/auth/token", { method: "POST", headers, ...(peer ? { peer } : {}) });
 }
-const credentials = (c: { apiKey: string; secret: string }, secret = c.secret) => ({ "x-api-key": c.apiKey, "x-api-secret": secret });
+const credentials = (c: { apiKey: string; secret: string }, secret = c.secret) => ({
+  "x-api-key": c.apiKey,
+  "x-api-secret": secret,
+});
 
 describe("POST /v1/auth/token issues a one-hour HS256 token", () => {
   test("valid credentials get token, expiresIn 3600 and tokenType Bearer, not cacheable", async () => {
@@ -48,9 +51,27 @@ describe("POST /v1/auth/token issues a one-hour HS256 token", () => {
 describe("token errors, with SPEC's messages and docs/reference/behaviour.md §4's statuses", () => {
   const cases: [string, () => Record<string, string>, number, string, string][] = [
     ["no headers", () => ({}), 401, "MISSING_CREDENTIALS", "X-API-Key and X-API-Secret headers are required"],
-    ["key only", () => ({ "x-api-key": portal.apiKey }), 401, "MISSING_CREDENTIALS", "X-API-Key and X-API-Secret headers are required"],
-    ["empty secret", () => ({ "x-api-key": portal.apiKey, "x-api-secret": "" }), 401, "MISSING_CREDENTIALS", "X-API-Key and X-API-Secret headers are required"],
-    ["unknown key", () => ({ "x-api-key": "pk_live_nobody", "x-api-secret": "x" }), 401, "INVALID_API_KEY", "Invalid API key"],
+    [
+      "key only",
+      () => ({ "x-api-key": portal.apiKey }),
+      401,
+      "MISSING_CREDENTIALS",
+      "X-API-Key and X-API-Secret headers are required",
+    ],
+    [
+      "empty secret",
+      () => ({ "x-api-key": portal.apiKey, "x-api-secret": "" }),
+      401,
+      "MISSING_CREDENTIALS",
+      "X-API-Key and X-API-Secret headers are required",
+    ],
+    [
+      "unknown key",
+      () => ({ "x-api-key": "pk_live_nobody", "x-api-secret": "x" }),
+      401,
+      "INVALID_API_KEY",
+      "Invalid API key",
+    ],
     ["wrong secret", () => credentials(portal, "sk_live_wrong"), 401, "INVALID_API_SECRET", "Invalid API secret"],
     ["disabled client", () => credentials(disabled), 403, "API_DISABLED", "API access disabled for this client"],
     ["IP not on the whitelist", () => credentials(walled), 403, "IP_BLOCKED", "IP not allowed"],
@@ -107,7 +128,9 @@ describe("sandbox credentials only work in the sandbox", () => {
     const sneaky = client("sneaky");
     t = createTestApp({ clients: [sneaky.entry] });
     // Production configs refuse such keys at load; this covers a key arriving at request time.
-    const { status, body } = await read(await tokenRequest({ "x-api-key": "pk_sandbox_demo", "x-api-secret": "sk_sandbox_demo" }));
+    const { status, body } = await read(
+      await tokenRequest({ "x-api-key": "pk_sandbox_demo", "x-api-secret": "sk_sandbox_demo" }),
+    );
     expect(status).toBe(401);
     expect(body.code).toBe("INVALID_API_KEY");
   });
@@ -115,7 +138,9 @@ describe("sandbox credentials only work in the sandbox", () => {
   test("the sandbox accepts the published sandbox credentials", async () => {
     const sandbox = { ...client("sandbox").entry, apiKey: "pk_sandbox_demo", secretHash: client("x").entry.secretHash };
     t = createTestApp({ environment: "sandbox", clients: [sandbox] });
-    expect((await tokenRequest({ "x-api-key": "pk_sandbox_demo", "x-api-secret": "sk_live_x_secret" })).status).toBe(200);
+    expect((await tokenRequest({ "x-api-key": "pk_sandbox_demo", "x-api-secret": "sk_live_x_secret" })).status).toBe(
+      200,
+    );
   });
 });
 

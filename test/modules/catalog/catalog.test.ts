@@ -1,7 +1,13 @@
 // GET /v1/fields and GET /v1/values/{entity}/{field} (SPEC, docs/reference/behaviour.md §8).
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { LEAD_PRIORITIES, LEAD_SOURCES, LEAD_STATUSES, OPERATION_TYPES, PROPERTY_STATUSES } from "../../../src/catalog/enums.ts";
+import {
+  LEAD_PRIORITIES,
+  LEAD_SOURCES,
+  LEAD_STATUSES,
+  OPERATION_TYPES,
+  PROPERTY_STATUSES,
+} from "../../../src/catalog/enums.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 const portal = client("portal");
@@ -20,18 +26,62 @@ describe("GET /v1/fields", () => {
     expect(status).toBe(200);
     expect(Object.keys(body.data)).toEqual(["properties", "leads"]);
     expect(Object.keys(body.data.properties)).toEqual([
-      "id", "code", "title", "description", "operationType", "status", "propertyType", "highlight", "exclusive",
-      "isPublished", "createdAt", "updatedAt", "address", "coordinates", "features", "amenities", "pricing", "financing", "photos",
+      "id",
+      "code",
+      "title",
+      "description",
+      "operationType",
+      "status",
+      "propertyType",
+      "highlight",
+      "exclusive",
+      "isPublished",
+      "createdAt",
+      "updatedAt",
+      "address",
+      "coordinates",
+      "features",
+      "amenities",
+      "pricing",
+      "financing",
+      "photos",
     ]);
     expect(Object.keys(body.data.leads)).toEqual([
-      "id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId", "interestedPropertyTitle",
-      "createdBy", "createdAt", "updatedAt",
+      "id",
+      "name",
+      "email",
+      "phone",
+      "message",
+      "source",
+      "status",
+      "priority",
+      "propertyId",
+      "interestedPropertyTitle",
+      "createdBy",
+      "createdAt",
+      "updatedAt",
     ]);
-    expect(Object.keys(body.data.properties.pricing.fields)).toEqual(["salePrice", "rentalPrice", "condominiumFee", "iptu"]);
-    expect(Object.keys(body.data.properties.address.fields)).toEqual(["street", "number", "complement", "neighborhood", "city", "state", "uf", "cep", "visibility"]);
+    expect(Object.keys(body.data.properties.pricing.fields)).toEqual([
+      "salePrice",
+      "rentalPrice",
+      "condominiumFee",
+      "iptu",
+    ]);
+    expect(Object.keys(body.data.properties.address.fields)).toEqual([
+      "street",
+      "number",
+      "complement",
+      "neighborhood",
+      "city",
+      "state",
+      "uf",
+      "cep",
+      "visibility",
+    ]);
     expect(body.data.properties.address.fields.visibility.description).toContain("NEIGHBORHOOD");
     expect(body.data.properties.amenities.fields).toBeUndefined();
-    for (const info of Object.values(body.data.properties) as { description: string }[]) expect(info.description.length).toBeGreaterThan(3);
+    for (const info of Object.values(body.data.properties) as { description: string }[])
+      expect(info.description.length).toBeGreaterThan(3);
     expect(body.data.properties.title.fields).toBeUndefined();
   });
 
@@ -62,7 +112,10 @@ describe("GET /v1/values/{entity}/{field}", () => {
 
   test("propertyType and highlight list the distinct values among published properties, sorted", async () => {
     const db = new Database(t.runtime.config.databases.get("main")!, { readonly: true });
-    for (const [field, column] of [["propertyType", "property_type"], ["highlight", "highlight"]]) {
+    for (const [field, column] of [
+      ["propertyType", "property_type"],
+      ["highlight", "highlight"],
+    ]) {
       const expected = db
         .query(`SELECT DISTINCT ${column} FROM properties WHERE is_published = 1 AND ${column} IS NOT NULL ORDER BY 1`)
         .values()

@@ -45,7 +45,12 @@ async function follow(entity: string, after: number, copy: Set<string>): Promise
 }
 
 const publishedIds = (db: Database) =>
-  new Set(db.query("SELECT id FROM properties WHERE is_published = 1").values().map((r) => r[0] as string));
+  new Set(
+    db
+      .query("SELECT id FROM properties WHERE is_published = 1")
+      .values()
+      .map((r) => r[0] as string),
+  );
 
 describe("following the feed", () => {
   test("from 0, then through creates, updates, unpublishes and deletes by another connection", async () => {
@@ -54,7 +59,10 @@ describe("following the feed", () => {
     let cursor = await follow("properties", 0, copy);
     expect(copy).toEqual(publishedIds(db));
 
-    const [a, b, c] = db.query("SELECT id FROM properties WHERE is_published = 1 LIMIT 3").values().map((r) => r[0] as string);
+    const [a, b, c] = db
+      .query("SELECT id FROM properties WHERE is_published = 1 LIMIT 3")
+      .values()
+      .map((r) => r[0] as string);
     const hidden = db.query("SELECT id FROM properties WHERE is_published = 0 LIMIT 1").values()[0]![0] as string;
     db.run("UPDATE properties SET title = 'Novo título', updated_at = '2026-02-01T00:00:00.000Z' WHERE id = ?", [a!]);
     db.run("UPDATE properties SET is_published = 0 WHERE id = ?", [b!]);
@@ -115,7 +123,9 @@ describe("sequences", () => {
     const plan = db.query(`EXPLAIN QUERY PLAN ${CHANGES_PAGE_SQL}`).all("properties", 10, 100) as { detail: string }[];
     const details = plan.map((p) => p.detail);
     expect(details).toHaveLength(1); // no temp b-tree for ORDER BY, no other table
-    expect(details[0]).toMatch(/^SEARCH changes USING (COVERING )?INDEX changes_entity_sequence \(entity=\? AND sequence>\?\)$/);
+    expect(details[0]).toMatch(
+      /^SEARCH changes USING (COVERING )?INDEX changes_entity_sequence \(entity=\? AND sequence>\?\)$/,
+    );
     db.close();
   });
 });

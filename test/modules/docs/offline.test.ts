@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { binaryInNewFolder, startBinary, type RunningBinary } from "../../helpers/binary.ts";
+import { binaryInNewFolder, type RunningBinary, startBinary } from "../../helpers/binary.ts";
 import { toolForTests } from "../../helpers/tools.ts";
 
 /** Absent on a fresh machine: the browser test is then skipped with a notice (CI requires it). */
@@ -85,12 +85,25 @@ describe("the docs from the compiled binary", () => {
       expect(dom).toContain("Partner API");
       for (const [path, item] of Object.entries(document.paths)) {
         expect({ path, rendered: dom.includes(path) }).toEqual({ path, rendered: true });
-        for (const op of Object.values(item)) expect({ summary: op.summary, rendered: dom.includes(op.summary) }).toEqual({ summary: op.summary, rendered: true });
+        for (const op of Object.values(item))
+          expect({ summary: op.summary, rendered: dom.includes(op.summary) }).toEqual({
+            summary: op.summary,
+            rendered: true,
+          });
       }
       // The webhook events a receiver gets are shown too.
-      expect(Object.keys(document.webhooks).sort()).toEqual(["lead.created", "lead.updated", "property.removed", "property.upserted", "webhook.test"]);
+      expect(Object.keys(document.webhooks).sort()).toEqual([
+        "lead.created",
+        "lead.updated",
+        "property.removed",
+        "property.upserted",
+        "webhook.test",
+      ]);
       for (const { post } of Object.values(document.webhooks)) {
-        expect({ summary: post.summary, rendered: dom.includes(post.summary) }).toEqual({ summary: post.summary, rendered: true });
+        expect({ summary: post.summary, rendered: dom.includes(post.summary) }).toEqual({
+          summary: post.summary,
+          rendered: true,
+        });
       }
     },
     120_000,

@@ -36,7 +36,10 @@ describe("GET /openapi.json", () => {
 describe("the document names the address it was fetched from", () => {
   const serverOf = async (app: TestApp, headers: Record<string, string>, peer?: string) => {
     const document = (await (await app.request("/openapi.json", { headers, ...(peer ? { peer } : {}) })).json()) as any;
-    return { server: document.servers[0].url, tokenUrl: document.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl };
+    return {
+      server: document.servers[0].url,
+      tokenUrl: document.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl,
+    };
   };
 
   test("servers and the oauth2 token URL come from the request's Host", async () => {
@@ -49,13 +52,27 @@ describe("the document names the address it was fetched from", () => {
   test("X-Forwarded-Proto/-Host and Forwarded are believed from a trusted proxy only", async () => {
     const behind = createTestApp({ trustedProxies: ["10.0.0.0/8"] });
     try {
-      const forwarded = { host: "10.0.0.5:8080", "x-forwarded-proto": "https", "x-forwarded-host": "api.imobiliaria.example" };
+      const forwarded = {
+        host: "10.0.0.5:8080",
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "api.imobiliaria.example",
+      };
       expect((await serverOf(behind, forwarded, "10.0.0.2")).server).toBe("https://api.imobiliaria.example");
-      expect((await serverOf(behind, { host: "10.0.0.5:8080", forwarded: 'for=192.0.2.1;proto=https;host="parceiros.example"' }, "10.0.0.2")).server).toBe("https://parceiros.example");
+      expect(
+        (
+          await serverOf(
+            behind,
+            { host: "10.0.0.5:8080", forwarded: 'for=192.0.2.1;proto=https;host="parceiros.example"' },
+            "10.0.0.2",
+          )
+        ).server,
+      ).toBe("https://parceiros.example");
       // From anyone else the headers are the caller's word, not a proxy's: the Host stands.
       expect((await serverOf(behind, forwarded, "192.0.2.7")).server).toBe("http://10.0.0.5:8080");
       // A header that is not a host is ignored rather than copied into the document.
-      expect((await serverOf(behind, { ...forwarded, "x-forwarded-host": "evil.example/<script>" }, "10.0.0.2")).server).toBe("https://10.0.0.5:8080");
+      expect(
+        (await serverOf(behind, { ...forwarded, "x-forwarded-host": "evil.example/<script>" }, "10.0.0.2")).server,
+      ).toBe("https://10.0.0.5:8080");
     } finally {
       behind.close();
     }
@@ -66,7 +83,11 @@ describe("the document names the address it was fetched from", () => {
     expect(document.components.securitySchemes.oauth2.type).toBe("oauth2");
     expect(Object.keys(document.components.securitySchemes.oauth2.flows)).toEqual(["clientCredentials"]);
     expect(document.paths["/v1/properties"].get.security).toEqual([{ oauth2: [] }, { bearerAuth: [] }]);
-    expect(document.paths["/v1/auth/token"].post.security).toEqual([{ basicAuth: [] }, { apiKey: [], apiSecret: [] }, {}]);
+    expect(document.paths["/v1/auth/token"].post.security).toEqual([
+      { basicAuth: [] },
+      { apiKey: [], apiSecret: [] },
+      {},
+    ]);
   });
 });
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page, type Request as BrowserRequest } from "playwright-core";
-import { binaryInNewFolder, startBinary, type RunningBinary } from "../../helpers/binary.ts";
+import { type Browser, type Request as BrowserRequest, chromium, type Page } from "playwright-core";
+import { binaryInNewFolder, type RunningBinary, startBinary } from "../../helpers/binary.ts";
 import { toolForTests } from "../../helpers/tools.ts";
 
 const CHROMIUM = toolForTests(
@@ -49,7 +49,8 @@ async function openDocs(): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const problems: string[] = [];
   page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console ${message.type()}: ${message.text()}`);
+    if (message.type() === "error" || message.type() === "warning")
+      problems.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
@@ -76,51 +77,46 @@ async function send(page: Page, dialog: ReturnType<Page["getByRole"]>, path: str
 const authorization = (request: BrowserRequest) => request.headers()["authorization"];
 
 describe.skipIf(CHROMIUM === null)("the docs page's try-it, end to end", () => {
-  test(
-    "the token operation sends the sandbox key and secret by HTTP Basic and gets a token",
-    async () => {
-      const { page, problems } = await openDocs();
-      const dialog = await openClient(page, "authentication", "POST", "/v1/auth/token");
-      const { request, status, body } = await send(page, dialog, "/v1/auth/token");
-      expect(authorization(request)).toBe(SANDBOX_BASIC);
-      expect(request.postData()).toBe("grant_type=client_credentials");
-      expect(status).toBe(200);
-      expect(JSON.parse(body)).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
-      expect(problems).toEqual([]);
-      await page.close();
-    },
-    120_000,
-  );
+  test("the token operation sends the sandbox key and secret by HTTP Basic and gets a token", async () => {
+    const { page, problems } = await openDocs();
+    const dialog = await openClient(page, "authentication", "POST", "/v1/auth/token");
+    const { request, status, body } = await send(page, dialog, "/v1/auth/token");
+    expect(authorization(request)).toBe(SANDBOX_BASIC);
+    expect(request.postData()).toBe("grant_type=client_credentials");
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
 
-  test(
-    "Authorize obtains a token by client credentials; properties, then leads, are listed with it",
-    async () => {
-      const { page, problems } = await openDocs();
-      const properties = await openClient(page, "properties", "GET", "/v1/properties");
-      await properties.getByRole("button", { name: /Authentication/ }).first().click();
-      const issued = page.waitForResponse((response) => new URL(response.url()).pathname === "/v1/auth/token");
-      await properties.getByRole("button", { name: "Authorize" }).click();
-      const tokenResponse = await issued;
-      expect(tokenResponse.status()).toBe(200);
-      expect(tokenResponse.request().headers()["content-type"]).toContain("application/x-www-form-urlencoded");
-      const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
-      // The page holds the token once it shows it (and offers to clear it).
-      await properties.getByRole("button", { name: "Clear", exact: true }).waitFor();
+  test("Authorize obtains a token by client credentials; properties, then leads, are listed with it", async () => {
+    const { page, problems } = await openDocs();
+    const properties = await openClient(page, "properties", "GET", "/v1/properties");
+    await properties
+      .getByRole("button", { name: /Authentication/ })
+      .first()
+      .click();
+    const issued = page.waitForResponse((response) => new URL(response.url()).pathname === "/v1/auth/token");
+    await properties.getByRole("button", { name: "Authorize" }).click();
+    const tokenResponse = await issued;
+    expect(tokenResponse.status()).toBe(200);
+    expect(tokenResponse.request().headers()["content-type"]).toContain("application/x-www-form-urlencoded");
+    const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    // The page holds the token once it shows it (and offers to clear it).
+    await properties.getByRole("button", { name: "Clear", exact: true }).waitFor();
 
-      const listed = await send(page, properties, "/v1/properties");
-      expect(authorization(listed.request)).toBe(`Bearer ${token}`);
-      expect(listed.status).toBe(200);
-      expect(Array.isArray(JSON.parse(listed.body).data)).toBe(true);
+    const listed = await send(page, properties, "/v1/properties");
+    expect(authorization(listed.request)).toBe(`Bearer ${token}`);
+    expect(listed.status).toBe(200);
+    expect(Array.isArray(JSON.parse(listed.body).data)).toBe(true);
 
-      // Another operation takes the same token, with nothing copied by hand.
-      await page.keyboard.press("Escape");
-      const leads = await openClient(page, "leads", "GET", "/v1/leads");
-      const leadPage = await send(page, leads, "/v1/leads");
-      expect(authorization(leadPage.request)).toBe(`Bearer ${token}`);
-      expect(leadPage.status).toBe(200);
-      expect(problems).toEqual([]);
-      await page.close();
-    },
-    120_000,
-  );
+    // Another operation takes the same token, with nothing copied by hand.
+    await page.keyboard.press("Escape");
+    const leads = await openClient(page, "leads", "GET", "/v1/leads");
+    const leadPage = await send(page, leads, "/v1/leads");
+    expect(authorization(leadPage.request)).toBe(`Bearer ${token}`);
+    expect(leadPage.status).toBe(200);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
 });

@@ -34,11 +34,24 @@ describe("a client's inbound config", () => {
   test("is resolved whole; without a username any user may send the password; absent, the client takes no portal leads", () => {
     const config = load([
       { ...portal, inbound },
-      { ...portal, id: "cnm", apiKey: "pk_live_cnm_1234", inbound: { format: "chavesnamao", passwordHash: inbound.passwordHash } },
+      {
+        ...portal,
+        id: "cnm",
+        apiKey: "pk_live_cnm_1234",
+        inbound: { format: "chavesnamao", passwordHash: inbound.passwordHash },
+      },
       { ...portal, id: "site", apiKey: "pk_live_site_1234" },
     ]);
-    expect(config.clients.get("zap")!.inbound).toEqual({ format: "grupozap", username: "vivareal", passwordHash: inbound.passwordHash });
-    expect(config.clients.get("cnm")!.inbound).toEqual({ format: "chavesnamao", username: null, passwordHash: inbound.passwordHash });
+    expect(config.clients.get("zap")!.inbound).toEqual({
+      format: "grupozap",
+      username: "vivareal",
+      passwordHash: inbound.passwordHash,
+    });
+    expect(config.clients.get("cnm")!.inbound).toEqual({
+      format: "chavesnamao",
+      username: null,
+      passwordHash: inbound.passwordHash,
+    });
     expect(config.clients.get("site")!.inbound).toBeNull();
   });
 
@@ -50,9 +63,15 @@ describe("a client's inbound config", () => {
   });
 
   test("an unknown format, a password in clear, an unknown key, a missing password: each named by its path", () => {
-    expect(problemsOf([{ ...portal, inbound: { ...inbound, format: "imovelweb" } }])[0]).toStartWith("/clients/0/inbound/format: ");
-    expect(problemsOf([{ ...portal, inbound: { ...inbound, passwordHash: "chosen-in-canal-pro" } }])[0]).toStartWith("/clients/0/inbound/passwordHash: ");
-    expect(problemsOf([{ ...portal, inbound: { ...inbound, password: "x" } }])).toContain("/clients/0/inbound/password: unknown key");
+    expect(problemsOf([{ ...portal, inbound: { ...inbound, format: "imovelweb" } }])[0]).toStartWith(
+      "/clients/0/inbound/format: ",
+    );
+    expect(problemsOf([{ ...portal, inbound: { ...inbound, passwordHash: "chosen-in-canal-pro" } }])[0]).toStartWith(
+      "/clients/0/inbound/passwordHash: ",
+    );
+    expect(problemsOf([{ ...portal, inbound: { ...inbound, password: "x" } }])).toContain(
+      "/clients/0/inbound/password: unknown key",
+    );
     const { passwordHash: _, ...withoutPassword } = inbound;
     expect(problemsOf([{ ...portal, inbound: withoutPassword }])[0]).toStartWith("/clients/0/inbound/passwordHash: ");
   });

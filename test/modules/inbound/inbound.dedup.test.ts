@@ -3,8 +3,8 @@
 // own reading of the database file.
 import { afterEach, describe, expect, test } from "bun:test";
 import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../../src/modules/inbound/model.ts";
-import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 import { hashSecret } from "../../../src/security/secrets.ts";
+import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 import { CNM_AUTH, cnm, DatabaseFile, ZAP_AUTH, ZAP_PASSWORD, zap } from "./helpers.ts";
 
 let t: TestApp;
@@ -20,7 +20,11 @@ function start(clients = [zap.entry, cnm.entry]) {
 }
 
 const post = (app: TestApp, clientId: string, authorization: string, body: unknown) =>
-  app.request(`/v1/inbound/${clientId}`, { method: "POST", headers: { authorization, "content-type": "application/json" }, body: JSON.stringify(body) });
+  app.request(`/v1/inbound/${clientId}`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("a repeat of a portal lead id answers 200 with the first lead's id and creates nothing", () => {
   test("an hour, a day and a month later (the clock moved), whatever else the repeat carries", async () => {
@@ -30,16 +34,27 @@ describe("a repeat of a portal lead id answers 200 with the first lead's id and 
     const count = file.count();
     for (const later of [60 * 60 * 1000, 24 * 60 * 60 * 1000, 30 * 24 * 60 * 60 * 1000]) {
       t.clock.advance(later);
-      const again = await read(await post(t, "zap", ZAP_AUTH, { ...GRUPOZAP_EXAMPLE, message: "Reenviado", temperature: "Baixa" }));
-      expect({ later, status: again.status, body: again.body }).toEqual({ later, status: 200, body: { data: { id: first.body.data.id } } });
+      const again = await read(
+        await post(t, "zap", ZAP_AUTH, { ...GRUPOZAP_EXAMPLE, message: "Reenviado", temperature: "Baixa" }),
+      );
+      expect({ later, status: again.status, body: again.body }).toEqual({
+        later,
+        status: 200,
+        body: { data: { id: first.body.data.id } },
+      });
     }
     expect(file.count()).toBe(count);
     const stored = file.leadsWithOrigin("zap", GRUPOZAP_EXAMPLE.originLeadId);
-    expect(stored.map((l) => [l.id, l.message, l.priority])).toEqual([[first.body.data.id, GRUPOZAP_EXAMPLE.message, "HIGH"]]);
+    expect(stored.map((l) => [l.id, l.message, l.priority])).toEqual([
+      [first.body.data.id, GRUPOZAP_EXAMPLE.message, "HIGH"],
+    ]);
   });
 
   test("for that client only: another client with the same portal lead id gets a lead of its own", async () => {
-    const zap2 = client("zap2", { scopes: undefined, inbound: { format: "grupozap", username: "vivareal", passwordHash: hashSecret(ZAP_PASSWORD) } });
+    const zap2 = client("zap2", {
+      scopes: undefined,
+      inbound: { format: "grupozap", username: "vivareal", passwordHash: hashSecret(ZAP_PASSWORD) },
+    });
     start([zap.entry, zap2.entry, cnm.entry]);
     const a = await read(await post(t, "zap", ZAP_AUTH, GRUPOZAP_EXAMPLE));
     const b = await read(await post(t, "zap2", ZAP_AUTH, GRUPOZAP_EXAMPLE));
@@ -69,7 +84,9 @@ describe("a repeat of a portal lead id answers 200 with the first lead's id and 
 describe("posts in flight together never make two leads", () => {
   test("30 parallel posts of one lead: one 201, every other 200, all with its id, one row", async () => {
     start();
-    const responses = await Promise.all(Array.from({ length: 30 }, () => post(t, "zap", ZAP_AUTH, GRUPOZAP_EXAMPLE).then(read)));
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, () => post(t, "zap", ZAP_AUTH, GRUPOZAP_EXAMPLE).then(read)),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 200)).toHaveLength(29);
@@ -82,7 +99,9 @@ describe("posts in flight together never make two leads", () => {
     start();
     const sibling = t.sibling();
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post(i % 2 === 0 ? t : sibling, "cnm", CNM_AUTH, CHAVESNAMAO_EXAMPLE).then(read)),
+      Array.from({ length: 20 }, (_, i) =>
+        post(i % 2 === 0 ? t : sibling, "cnm", CNM_AUTH, CHAVESNAMAO_EXAMPLE).then(read),
+      ),
     );
     expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
     expect(responses.filter((r) => r.status === 200)).toHaveLength(19);

@@ -29,7 +29,12 @@ let nextId = 1;
 /** A fresh portal lead id, so each test's post is a new lead. */
 const fresh = (prefix: string) => `${prefix}-${nextId++}-${Math.random().toString(36).slice(2, 8)}`;
 
-function post(clientId: string, authorization: string, body: unknown, headers: Record<string, string> = { "content-type": "application/json" }) {
+function post(
+  clientId: string,
+  authorization: string,
+  body: unknown,
+  headers: Record<string, string> = { "content-type": "application/json" },
+) {
   return t.request(`/v1/inbound/${clientId}`, {
     method: "POST",
     headers: { authorization, ...headers },
@@ -42,7 +47,11 @@ const postCnm = (body: unknown, headers?: Record<string, string>) => post("cnm",
 /** Posts and expects a new lead: 201 `{ data: { id } }`; returns the lead as stored. */
 async function created(response: Response) {
   const { status, body, headers } = await read(response);
-  expect({ status, keys: Object.keys(body), dataKeys: Object.keys(body.data ?? {}) }).toEqual({ status: 201, keys: ["data"], dataKeys: ["id"] });
+  expect({ status, keys: Object.keys(body), dataKeys: Object.keys(body.data ?? {}) }).toEqual({
+    status: 201,
+    keys: ["data"],
+    dataKeys: ["id"],
+  });
   expect(headers.get("content-type")).toBe("application/json; charset=utf-8");
   const stored = file.lead(body.data.id);
   expect(stored).not.toBeNull();
@@ -73,14 +82,18 @@ describe("Grupo ZAP's published example", () => {
 
   test("clientListingId of a published property links it as propertyCode does", async () => {
     const property = file.publishedProperty();
-    const lead = await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("zap"), clientListingId: property.code }));
+    const lead = await created(
+      await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("zap"), clientListingId: property.code }),
+    );
     expect(lead).toMatchObject({ property_id: property.id, interested_property_title: property.title });
   });
 
   test("an unpublished property's code links nothing", async () => {
     const hidden = file.unpublishedProperty();
     if (hidden === null) return;
-    const lead = await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("zap"), clientListingId: hidden.code }));
+    const lead = await created(
+      await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("zap"), clientListingId: hidden.code }),
+    );
     expect(lead.property_id).toBeNull();
   });
 
@@ -133,21 +146,46 @@ describe("Grupo ZAP's published example", () => {
     expect(nullMessage.message).toBe("");
     const { message: _, ...withoutMessage } = GRUPOZAP_EXAMPLE;
     expect((await created(await postZap({ ...withoutMessage, originLeadId: fresh("v") }))).message).toBe("");
-    expect((await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("v"), email: "nome.consumidor@" }))).email).toBe("");
-    const numbers = await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: 987654321, ddd: 21, phone: 987654321 }));
+    expect(
+      (await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("v"), email: "nome.consumidor@" })))
+        .email,
+    ).toBe("");
+    const numbers = await created(
+      await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: 987654321, ddd: 21, phone: 987654321 }),
+    );
     expect(numbers).toMatchObject({ phone: "(21) 987654321", origin_lead_id: "987654321" });
-    const noDdd = await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("v"), ddd: undefined, phone: "11 98888-7777" }));
+    const noDdd = await created(
+      await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("v"), ddd: undefined, phone: "11 98888-7777" }),
+    );
     expect(noDdd.phone).toBe("11 98888-7777");
-    const onlyDeprecated = await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("v"), ddd: undefined, phone: undefined }));
+    const onlyDeprecated = await created(
+      await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("v"), ddd: undefined, phone: undefined }),
+    );
     expect(onlyDeprecated.phone).toBe("11999999999");
-    const noPhone = await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("v"), ddd: undefined, phone: undefined, phoneNumber: undefined }));
+    const noPhone = await created(
+      await postZap({
+        ...GRUPOZAP_EXAMPLE,
+        originLeadId: fresh("v"),
+        ddd: undefined,
+        phone: undefined,
+        phoneNumber: undefined,
+      }),
+    );
     expect(noPhone).toMatchObject({ phone: "", email: "nome.consumidor@email.com" });
   });
 
   test("warnings name what was stored otherwise than sent, without the contact's data", async () => {
     logLines.length = 0;
     const origin = fresh("warn");
-    await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: origin, email: "maria@", message: null, temperature: "Morna" }));
+    await created(
+      await postZap({
+        ...GRUPOZAP_EXAMPLE,
+        originLeadId: origin,
+        email: "maria@",
+        message: null,
+        temperature: "Morna",
+      }),
+    );
     const line = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "portal lead taken with warnings");
     expect(line).toMatchObject({ level: 40, clientId: "zap", originLeadId: origin });
     expect(line.warnings.map((w: { field: string }) => w.field).sort()).toEqual(["email", "message", "temperature"]);
@@ -156,14 +194,29 @@ describe("Grupo ZAP's published example", () => {
 
   test("text over the limits of POST /v1/leads is cut to them; unknown keys are ignored", async () => {
     const lead = await created(
-      await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("long"), name: "N".repeat(300), message: "m".repeat(6000), extraData: { leadType: "CONTACT_CHAT" }, status: "CONVERTED", priority: "URGENT" }),
+      await postZap({
+        ...GRUPOZAP_EXAMPLE,
+        originLeadId: fresh("long"),
+        name: "N".repeat(300),
+        message: "m".repeat(6000),
+        extraData: { leadType: "CONTACT_CHAT" },
+        status: "CONVERTED",
+        priority: "URGENT",
+      }),
     );
     expect([lead.name.length, lead.message.length, lead.status]).toEqual([200, 5000, "NEW_LEAD"]);
     expect(lead.priority).toBe("HIGH");
   });
 
   test("control characters are removed rather than refused", async () => {
-    const lead = await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("ctl"), name: "Ana\u0000 Souza\u0007", message: "linha 1\r\nlinha 2" }));
+    const lead = await created(
+      await postZap({
+        ...GRUPOZAP_EXAMPLE,
+        originLeadId: fresh("ctl"),
+        name: "Ana\u0000 Souza\u0007",
+        message: "linha 1\r\nlinha 2",
+      }),
+    );
     expect([lead.name, lead.message]).toEqual(["Ana Souza", "linha 1\r\nlinha 2"]);
   });
 });
@@ -190,13 +243,35 @@ describe("Chaves na Mão's published example", () => {
   test("ad.reference of a published property links it (its title, not the ad's), ad.url is the link", async () => {
     const property = file.publishedProperty(1);
     const url = "https://www.chavesnamao.com.br/imovel/98765";
-    const lead = await created(await postCnm({ ...CHAVESNAMAO_EXAMPLE, id: fresh("cnm"), ad: { ...CHAVESNAMAO_EXAMPLE.ad, reference: property.code, url, value: 850000 } }));
-    expect(lead).toMatchObject({ property_id: property.id, interested_property_title: property.title, interested_property_link: url });
+    const lead = await created(
+      await postCnm({
+        ...CHAVESNAMAO_EXAMPLE,
+        id: fresh("cnm"),
+        ad: { ...CHAVESNAMAO_EXAMPLE.ad, reference: property.code, url, value: 850000 },
+      }),
+    );
+    expect(lead).toMatchObject({
+      property_id: property.id,
+      interested_property_title: property.title,
+      interested_property_link: url,
+    });
   });
 
   test("a null message, a null reference, a numeric id, no ad at all, no e-mail", async () => {
-    const lead = await created(await postCnm({ ...CHAVESNAMAO_EXAMPLE, id: 777001, message: null, ad: { ...CHAVESNAMAO_EXAMPLE.ad, reference: null } }));
-    expect(lead).toMatchObject({ message: "", property_id: null, origin_lead_id: "777001", interested_property_title: CHAVESNAMAO_EXAMPLE.ad.title });
+    const lead = await created(
+      await postCnm({
+        ...CHAVESNAMAO_EXAMPLE,
+        id: 777001,
+        message: null,
+        ad: { ...CHAVESNAMAO_EXAMPLE.ad, reference: null },
+      }),
+    );
+    expect(lead).toMatchObject({
+      message: "",
+      property_id: null,
+      origin_lead_id: "777001",
+      interested_property_title: CHAVESNAMAO_EXAMPLE.ad.title,
+    });
     const bare = await created(await postCnm({ ...CHAVESNAMAO_EXAMPLE, id: fresh("cnm"), ad: null, email: null }));
     expect(bare).toMatchObject({ email: "", property_id: null, interested_property_title: null });
   });
@@ -204,7 +279,11 @@ describe("Chaves na Mão's published example", () => {
 
 describe("Content-Type as portals send it", () => {
   test("JSON under another media type, or none, is read all the same", async () => {
-    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {} as Record<string, string>]) {
+    for (const headers of [
+      { "content-type": "text/plain" },
+      { "content-type": "application/x-www-form-urlencoded" },
+      {} as Record<string, string>,
+    ]) {
       await created(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("ct") }, headers));
     }
   });
@@ -213,21 +292,44 @@ describe("Content-Type as portals send it", () => {
 describe("refused only when it cannot be a lead", () => {
   async function refused(response: Response, fields: string[]) {
     const { status, body } = await read(response);
-    expect({ status, code: body.code, fields: (body.details ?? []).map((d: { field: string }) => d.field) }).toEqual({ status: 400, code: "VALIDATION_ERROR", fields });
+    expect({ status, code: body.code, fields: (body.details ?? []).map((d: { field: string }) => d.field) }).toEqual({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      fields,
+    });
   }
 
   test("no name; neither an e-mail nor a phone: 400 naming the fields, nothing stored", async () => {
     const before = file.count();
     await refused(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("r"), name: "  " }), ["name"]);
-    await refused(await postZap({ ...GRUPOZAP_EXAMPLE, originLeadId: fresh("r"), email: null, phone: null, phoneNumber: null, ddd: null }), ["email", "phone"]);
-    await refused(await postCnm({ ...CHAVESNAMAO_EXAMPLE, id: fresh("r"), name: null, email: "x", phone: "" }), ["name", "email", "phone"]);
+    await refused(
+      await postZap({
+        ...GRUPOZAP_EXAMPLE,
+        originLeadId: fresh("r"),
+        email: null,
+        phone: null,
+        phoneNumber: null,
+        ddd: null,
+      }),
+      ["email", "phone"],
+    );
+    await refused(await postCnm({ ...CHAVESNAMAO_EXAMPLE, id: fresh("r"), name: null, email: "x", phone: "" }), [
+      "name",
+      "email",
+      "phone",
+    ]);
     expect(file.count()).toBe(before);
   });
 
   test("not JSON, or JSON that is not an object: 400 on body; no body: MISSING_BODY", async () => {
     for (const body of ["{not json", "[1,2]", '"text"', "null"]) {
       const { status, body: error } = await read(await postZap(body));
-      expect({ body, status, code: error.code, field: error.details?.[0]?.field }).toEqual({ body, status: 400, code: "VALIDATION_ERROR", field: "body" });
+      expect({ body, status, code: error.code, field: error.details?.[0]?.field }).toEqual({
+        body,
+        status: 400,
+        code: "VALIDATION_ERROR",
+        field: "body",
+      });
     }
     const { status, body } = await read(await postZap(""));
     expect([status, body.code]).toEqual([400, "MISSING_BODY"]);
@@ -246,7 +348,9 @@ describe("the lead is the client's, like one made by POST /v1/leads", () => {
     const zapToken = await t.token(zap);
     const own = await read(await t.get(`/v1/leads/${lead.id}?fields=id,createdBy,source,priority`, zapToken));
     expect(own.body.data).toEqual({ id: lead.id, createdBy: "zap", source: "PORTAL_OLX", priority: "HIGH" });
-    const listed = await read(await t.get(`/v1/leads?createdBy=zap&fields=id&limit=100&sort=createdAt&order=desc`, crmToken));
+    const listed = await read(
+      await t.get(`/v1/leads?createdBy=zap&fields=id&limit=100&sort=createdAt&order=desc`, crmToken),
+    );
     expect(listed.body.data.map((l: { id: string }) => l.id)).toContain(lead.id);
     const other = await t.get(`/v1/leads/${lead.id}?fields=id`, await t.token(cnm));
     expect(other.status).toBe(404);

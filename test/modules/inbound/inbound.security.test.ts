@@ -5,7 +5,7 @@
 // bounded labels.
 import { afterEach, describe, expect, test } from "bun:test";
 import pino from "pino";
-import { GRUPOZAP_EXAMPLE, CHAVESNAMAO_EXAMPLE } from "../../../src/modules/inbound/model.ts";
+import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../../src/modules/inbound/model.ts";
 import { AUTH_FAILURE_CAPACITY } from "../../../src/runtime.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 import { basicAuth, CNM_AUTH, CNM_PASSWORD, cnm, crm, DatabaseFile, ZAP_AUTH, ZAP_PASSWORD, zap } from "./helpers.ts";
@@ -52,16 +52,26 @@ describe("one 401 for every wrong way in", () => {
     const first = answers[0]!;
     expect(first.status).toBe(401);
     expect(first.headers["www-authenticate"]).toBe('Basic realm="partner-api"');
-    expect(JSON.parse(first.body)).toEqual({ error: "Send HTTP Basic auth with the user and password registered for this URL in the portal", code: "INVALID_API_SECRET" });
+    expect(JSON.parse(first.body)).toEqual({
+      error: "Send HTTP Basic auth with the user and password registered for this URL in the portal",
+      code: "INVALID_API_SECRET",
+    });
     for (const answer of answers) expect({ ...answer, what: first.what }).toEqual(first);
-    expect(new DatabaseFile(t.runtime.config.databases.get("main")!).leadsWithOrigin("zap", GRUPOZAP_EXAMPLE.originLeadId)).toEqual([]);
+    expect(
+      new DatabaseFile(t.runtime.config.databases.get("main")!).leadsWithOrigin("zap", GRUPOZAP_EXAMPLE.originLeadId),
+    ).toEqual([]);
   });
 
   test("failures drain the address's failed-auth bucket: then even the right credentials get 429 there, not elsewhere", async () => {
     t = createTestApp({ clients: [zap.entry] });
     const peer = "192.0.2.77";
     for (let i = 0; i < AUTH_FAILURE_CAPACITY; i++) {
-      const response = await post(i % 2 === 0 ? "zap" : `unknown-${i}`, basicAuth("vivareal", "guess"), GRUPOZAP_EXAMPLE, peer);
+      const response = await post(
+        i % 2 === 0 ? "zap" : `unknown-${i}`,
+        basicAuth("vivareal", "guess"),
+        GRUPOZAP_EXAMPLE,
+        peer,
+      );
       expect(response.status).toBe(401);
       expect(response.headers.get("x-ratelimit-remaining")).toBe(String(AUTH_FAILURE_CAPACITY - i - 1));
     }
@@ -87,7 +97,9 @@ describe("who gets in", () => {
 
   test("without a configured user, any user with the right password", async () => {
     t = createTestApp({ clients: [cnm.entry] });
-    expect((await post("cnm", basicAuth("contato@imobiliaria.example", CNM_PASSWORD), CHAVESNAMAO_EXAMPLE)).status).toBe(201);
+    expect(
+      (await post("cnm", basicAuth("contato@imobiliaria.example", CNM_PASSWORD), CHAVESNAMAO_EXAMPLE)).status,
+    ).toBe(201);
     expect((await post("cnm", basicAuth("someone-else", CNM_PASSWORD), CHAVESNAMAO_EXAMPLE)).status).toBe(200);
   });
 });
@@ -124,7 +136,11 @@ describe("the rest of the guard after the credentials", () => {
   test("the client's rate limit, with its headers on every answer", async () => {
     t = createTestApp({ clients: [{ ...zap.entry, rateLimitPerMinute: 2 }] });
     const first = await post("zap", ZAP_AUTH);
-    expect([first.status, first.headers.get("x-ratelimit-limit"), first.headers.get("x-ratelimit-remaining")]).toEqual([201, "2", "1"]);
+    expect([first.status, first.headers.get("x-ratelimit-limit"), first.headers.get("x-ratelimit-remaining")]).toEqual([
+      201,
+      "2",
+      "1",
+    ]);
     expect(first.headers.get("ratelimit-policy")).toBe('"minute";q=2;w=60');
     const second = await post("zap", ZAP_AUTH);
     expect([second.status, second.headers.get("x-ratelimit-remaining")]).toEqual([200, "0"]);
@@ -155,8 +171,19 @@ describe("/metrics counts posts by client and outcome, with bounded labels", () 
     await post("crm", ZAP_AUTH);
     const scrape = await (await t.request("/metrics")).text();
     const value = (clientId: string, outcome: string) =>
-      Number(new RegExp(`^partner_api_inbound_posts_total\\{client="${clientId.replace(/[()]/g, "\\$&")}",outcome="${outcome}"\\} (\\d+)$`, "m").exec(scrape)?.[1] ?? NaN);
-    expect([value("zap", "created"), value("zap", "duplicate"), value("zap", "refused"), value("zap", "unauthorised"), value("zap", "failed")]).toEqual([1, 1, 1, 1, 0]);
+      Number(
+        new RegExp(
+          `^partner_api_inbound_posts_total\\{client="${clientId.replace(/[()]/g, "\\$&")}",outcome="${outcome}"\\} (\\d+)$`,
+          "m",
+        ).exec(scrape)?.[1] ?? NaN,
+      );
+    expect([
+      value("zap", "created"),
+      value("zap", "duplicate"),
+      value("zap", "refused"),
+      value("zap", "unauthorised"),
+      value("zap", "failed"),
+    ]).toEqual([1, 1, 1, 1, 0]);
     expect(value("(unknown)", "unauthorised")).toBe(6);
     // Every client that takes portal leads is there from zero; no other id ever is.
     expect(value("cnm", "created")).toBe(0);

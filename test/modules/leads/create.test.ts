@@ -21,7 +21,12 @@ afterAll(() => {
   t.close();
 });
 
-const valid = { name: "Maria Oliveira", email: "maria@example.com", phone: "+55 11 98765-4321", message: "Quero visitar." };
+const valid = {
+  name: "Maria Oliveira",
+  email: "maria@example.com",
+  phone: "+55 11 98765-4321",
+  message: "Quero visitar.",
+};
 const post = (body: unknown, headers: Record<string, string> = {}, bearer = token) =>
   t.request("/v1/leads", {
     method: "POST",
@@ -36,10 +41,27 @@ describe("a valid body creates a NEW_LEAD with priority MEDIUM", () => {
     const { status, body } = await read(await post(valid));
     expect(status).toBe(201);
     expect(Object.keys(body.data)).toEqual([
-      "id", "name", "email", "phone", "message", "source", "status", "priority", "propertyId",
-      "interestedPropertyTitle", "createdAt", "updatedAt",
+      "id",
+      "name",
+      "email",
+      "phone",
+      "message",
+      "source",
+      "status",
+      "priority",
+      "propertyId",
+      "interestedPropertyTitle",
+      "createdAt",
+      "updatedAt",
     ]);
-    expect(body.data).toMatchObject({ ...valid, source: "API", status: "NEW_LEAD", priority: "MEDIUM", propertyId: null, interestedPropertyTitle: null });
+    expect(body.data).toMatchObject({
+      ...valid,
+      source: "API",
+      status: "NEW_LEAD",
+      priority: "MEDIUM",
+      propertyId: null,
+      interestedPropertyTitle: null,
+    });
     expect(body.data.createdAt).toBe(new Date(t.clock.now()).toISOString());
     expect(leadCount()).toBe(before + 1);
     const again = await read(await t.get(`/v1/leads/${body.data.id}?fields=id,name,status`, token));
@@ -54,7 +76,15 @@ describe("a valid body creates a NEW_LEAD with priority MEDIUM", () => {
 
   test("unknown and read-only keys are ignored, never stored", async () => {
     const { status, body } = await read(
-      await post({ ...valid, id: "x", status: "CONVERTED", priority: "URGENT", propertyId: "p", createdAt: "2000-01-01T00:00:00Z", hack: 1 }),
+      await post({
+        ...valid,
+        id: "x",
+        status: "CONVERTED",
+        priority: "URGENT",
+        propertyId: "p",
+        createdAt: "2000-01-01T00:00:00Z",
+        hack: 1,
+      }),
     );
     expect(status).toBe(201);
     expect(body.data.id).not.toBe("x");
@@ -63,16 +93,28 @@ describe("a valid body creates a NEW_LEAD with priority MEDIUM", () => {
   });
 
   test("interestedPropertyLink and trafficOrigin are stored but not readable", async () => {
-    const { body } = await read(await post({ ...valid, interestedPropertyLink: "https://x.example/1", trafficOrigin: "utm_source=x" }));
+    const { body } = await read(
+      await post({ ...valid, interestedPropertyLink: "https://x.example/1", trafficOrigin: "utm_source=x" }),
+    );
     const row = db.query("SELECT interested_property_link, traffic_origin FROM leads WHERE id = ?").get(body.data.id);
     expect(row).toEqual({ interested_property_link: "https://x.example/1", traffic_origin: "utm_source=x" });
-    expect((await read(await t.get(`/v1/leads/${body.data.id}?fields=trafficOrigin`, token))).body.code).toBe("INVALID_FIELDS");
+    expect((await read(await t.get(`/v1/leads/${body.data.id}?fields=trafficOrigin`, token))).body.code).toBe(
+      "INVALID_FIELDS",
+    );
   });
 });
 
 describe("linking by propertyCode", () => {
-  const published = () => db.query("SELECT id, code, title FROM properties WHERE is_published = 1 AND code IS NOT NULL LIMIT 1").get() as { id: string; code: string; title: string };
-  const unpublished = () => db.query("SELECT code FROM properties WHERE is_published = 0 AND code IS NOT NULL LIMIT 1").get() as { code: string };
+  const published = () =>
+    db.query("SELECT id, code, title FROM properties WHERE is_published = 1 AND code IS NOT NULL LIMIT 1").get() as {
+      id: string;
+      code: string;
+      title: string;
+    };
+  const unpublished = () =>
+    db.query("SELECT code FROM properties WHERE is_published = 0 AND code IS NOT NULL LIMIT 1").get() as {
+      code: string;
+    };
 
   test("a published property's code links it and fills the title", async () => {
     const p = published();
@@ -82,7 +124,9 @@ describe("linking by propertyCode", () => {
   });
 
   test("the caller's title wins over the property's", async () => {
-    const { body } = await read(await post({ ...valid, propertyCode: published().code, interestedPropertyTitle: "Meu título" }));
+    const { body } = await read(
+      await post({ ...valid, propertyCode: published().code, interestedPropertyTitle: "Meu título" }),
+    );
     expect(body.data.interestedPropertyTitle).toBe("Meu título");
   });
 
@@ -107,14 +151,19 @@ describe("body errors", () => {
   };
 
   test("no body or an empty one → 400 MISSING_BODY", async () => {
-    await expectError(await t.request("/v1/leads", { method: "POST", headers: { authorization: `Bearer ${token}` } }), 400, "MISSING_BODY", "Request body is required");
+    await expectError(
+      await t.request("/v1/leads", { method: "POST", headers: { authorization: `Bearer ${token}` } }),
+      400,
+      "MISSING_BODY",
+      "Request body is required",
+    );
     await expectError(await post(""), 400, "MISSING_BODY");
     await expectError(await post("   "), 400, "MISSING_BODY");
   });
 
   test("malformed JSON, and JSON that is not an object", async () => {
     await expectError(await post("{bad"), 400, "VALIDATION_ERROR", "body: must be valid JSON");
-    for (const body of ["[]", "[1,2]", "\"text\"", "42", "null", "true"]) {
+    for (const body of ["[]", "[1,2]", '"text"', "42", "null", "true"]) {
       await expectError(await post(body), 400, "VALIDATION_ERROR", "body: must be a JSON object");
     }
   });
@@ -127,17 +176,40 @@ describe("body errors", () => {
 
   test("wrong types for every field", async () => {
     const { body } = await read(
-      await post({ name: 1, email: true, phone: [], message: {}, source: 3, propertyCode: 4, interestedPropertyTitle: 5, interestedPropertyLink: 6, trafficOrigin: 7 }),
+      await post({
+        name: 1,
+        email: true,
+        phone: [],
+        message: {},
+        source: 3,
+        propertyCode: 4,
+        interestedPropertyTitle: 5,
+        interestedPropertyLink: 6,
+        trafficOrigin: 7,
+      }),
     );
     expect(body.details.map((d: { field: string }) => d.field)).toEqual([
-      "name", "email", "phone", "message", "propertyCode", "interestedPropertyTitle", "interestedPropertyLink", "trafficOrigin", "source",
+      "name",
+      "email",
+      "phone",
+      "message",
+      "propertyCode",
+      "interestedPropertyTitle",
+      "interestedPropertyLink",
+      "trafficOrigin",
+      "source",
     ]);
     expect(body.details[0]).toEqual({ field: "name", message: "must be a string" });
   });
 
   test("e-mails without a domain or @ are invalid", async () => {
     for (const email of ["maria@", "maria", "maria@localhost", "@example.com", "maria @example.com"]) {
-      await expectError(await post({ ...valid, email }), 400, "VALIDATION_ERROR", "email: must be a valid e-mail address");
+      await expectError(
+        await post({ ...valid, email }),
+        400,
+        "VALIDATION_ERROR",
+        "email: must be a valid e-mail address",
+      );
     }
   });
 
@@ -148,15 +220,35 @@ describe("body errors", () => {
       expect(((await response.json()) as { data: { email: string } }).data.email).toBe(email);
     }
     for (const email of ["joão@exémplo", "maria@-exemplo.com", "ma ria@exemplo.com", 'ma"ria@exemplo.com']) {
-      await expectError(await post({ ...valid, email }), 400, "VALIDATION_ERROR", "email: must be a valid e-mail address");
+      await expectError(
+        await post({ ...valid, email }),
+        400,
+        "VALIDATION_ERROR",
+        "email: must be a valid e-mail address",
+      );
     }
   });
 
   test("length limits after trimming: a 5001-character message, a 201-character name", async () => {
-    await expectError(await post({ ...valid, message: "x".repeat(5001) }), 400, "VALIDATION_ERROR", "message: must be between 1 and 5000 characters");
+    await expectError(
+      await post({ ...valid, message: "x".repeat(5001) }),
+      400,
+      "VALIDATION_ERROR",
+      "message: must be between 1 and 5000 characters",
+    );
     expect((await post({ ...valid, message: ` ${"x".repeat(5000)} ` })).status).toBe(201);
-    await expectError(await post({ ...valid, name: "n".repeat(201) }), 400, "VALIDATION_ERROR", "name: must be between 1 and 200 characters");
-    await expectError(await post({ ...valid, propertyCode: "c".repeat(101) }), 400, "VALIDATION_ERROR", "propertyCode: must be at most 100 characters");
+    await expectError(
+      await post({ ...valid, name: "n".repeat(201) }),
+      400,
+      "VALIDATION_ERROR",
+      "name: must be between 1 and 200 characters",
+    );
+    await expectError(
+      await post({ ...valid, propertyCode: "c".repeat(101) }),
+      400,
+      "VALIDATION_ERROR",
+      "propertyCode: must be at most 100 characters",
+    );
   });
 
   test("NUL and C0 control characters are refused, naming each field; tab and line breaks are not", async () => {
@@ -164,7 +256,9 @@ describe("body errors", () => {
     const controls = ["\u0000", "\u0001", "\u0007", "\u0008", "\u000B", "\u000C", "\r", "\u001B", "\u001F"];
     const before = leadCount();
     for (const control of controls) {
-      const { status, body } = await read(await post({ ...valid, name: `Ana${control}Souza`, message: `Oi${control}`, trafficOrigin: `utm${control}` }));
+      const { status, body } = await read(
+        await post({ ...valid, name: `Ana${control}Souza`, message: `Oi${control}`, trafficOrigin: `utm${control}` }),
+      );
       expect(status).toBe(400);
       expect(body.code).toBe("VALIDATION_ERROR");
       expect(body.details).toEqual([
@@ -207,8 +301,16 @@ describe("body errors", () => {
   });
 
   test("a non-JSON content type → 415", async () => {
-    await expectError(await post(JSON.stringify(valid), { "content-type": "text/plain" }), 415, "UNSUPPORTED_MEDIA_TYPE");
-    await expectError(await post("name=x", { "content-type": "application/x-www-form-urlencoded" }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    await expectError(
+      await post(JSON.stringify(valid), { "content-type": "text/plain" }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
+    await expectError(
+      await post("name=x", { "content-type": "application/x-www-form-urlencoded" }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
     expect((await post(valid, { "content-type": "application/json; charset=utf-8" })).status).toBe(201);
   });
 
@@ -241,7 +343,9 @@ describe("Idempotency-Key", () => {
 
   test("keys are per client: another client's key neither replays nor conflicts", async () => {
     const mine = await read(await post(valid, { "idempotency-key": "shared-key" }));
-    const theirs = await read(await post({ ...valid, message: "other body" }, { "idempotency-key": "shared-key" }, otherToken));
+    const theirs = await read(
+      await post({ ...valid, message: "other body" }, { "idempotency-key": "shared-key" }, otherToken),
+    );
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get("idempotent-replayed")).toBeNull();
     expect(theirs.body.data.id).not.toBe(mine.body.data.id);
@@ -251,7 +355,9 @@ describe("Idempotency-Key", () => {
     const before = leadCount();
     const responses = await Promise.all(Array.from({ length: 20 }, () => post(valid, { "idempotency-key": "burst" })));
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
-    const ids = new Set(await Promise.all(responses.map(async (r) => ((await r.json()) as { data: { id: string } }).data.id)));
+    const ids = new Set(
+      await Promise.all(responses.map(async (r) => ((await r.json()) as { data: { id: string } }).data.id)),
+    );
     expect(ids.size).toBe(1);
     expect(leadCount()).toBe(before + 1);
   });
@@ -284,7 +390,11 @@ describe("Idempotency-Key", () => {
 describe("security", () => {
   test("no token → 401 and nothing stored", async () => {
     const before = leadCount();
-    const response = await t.request("/v1/leads", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(valid) });
+    const response = await t.request("/v1/leads", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(valid),
+    });
     expect(response.status).toBe(401);
     expect(leadCount()).toBe(before);
   });

@@ -61,7 +61,9 @@ describe("GET /v1/leads", () => {
 
   test("date filters and sort by updatedAt", async () => {
     const { body } = await list("fields=id,updatedAt&updatedAfter=2025-06-01T00:00:00Z&sort=updatedAt&limit=100");
-    const expected = db.query("SELECT count(*) FROM leads WHERE updated_at > ?").values("2025-06-01T00:00:00.000Z")[0]![0] as number;
+    const expected = db
+      .query("SELECT count(*) FROM leads WHERE updated_at > ?")
+      .values("2025-06-01T00:00:00.000Z")[0]![0] as number;
     expect(body.meta.total).toBe(expected);
     const stamps = body.data.map((r: { updatedAt: string }) => r.updatedAt);
     expect(stamps).toEqual([...stamps].sort());

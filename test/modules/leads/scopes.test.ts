@@ -6,7 +6,15 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { client, read } from "../../helpers/app.ts";
-import { createLead, OTHER, PARTNER, startReceiver, webhookApp, type Receiver, type WebhookApp } from "../webhooks/helpers.ts";
+import {
+  createLead,
+  OTHER,
+  PARTNER,
+  type Receiver,
+  startReceiver,
+  type WebhookApp,
+  webhookApp,
+} from "../webhooks/helpers.ts";
 
 const portal = { ...client(PARTNER.id, { scopes: undefined }), ...PARTNER };
 const website = { ...client(OTHER.id, { scopes: undefined }), ...OTHER };
@@ -16,18 +24,32 @@ const nothing = client("nothing", { scopes: [] });
 
 let app: WebhookApp;
 let db: Database;
-const tokens: Record<"portal" | "website" | "crm" | "reader" | "nothing", string> = { portal: "", website: "", crm: "", reader: "", nothing: "" };
+const tokens: Record<"portal" | "website" | "crm" | "reader" | "nothing", string> = {
+  portal: "",
+  website: "",
+  crm: "",
+  reader: "",
+  nothing: "",
+};
 const leads: Record<"portal" | "website", string[]> = { portal: [], website: [] };
 let seededLead = "";
 
 /** The ids of the leads `owner` created, read from the file, newest first as the list sorts them. */
 const ownedIds = (owner: string) =>
-  (db.query("SELECT id FROM leads WHERE created_by = ? ORDER BY created_at DESC, id DESC").values(owner) as [string][]).map((r) => r[0]);
+  (
+    db.query("SELECT id FROM leads WHERE created_by = ? ORDER BY created_at DESC, id DESC").values(owner) as [string][]
+  ).map((r) => r[0]);
 const changeCount = () => (db.query("SELECT count(*) FROM changes").values() as [number][])[0]![0];
 
 beforeAll(async () => {
   app = await webhookApp({
-    clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry],
+    clients: [
+      client(PARTNER.id, { scopes: undefined }).entry,
+      client(OTHER.id, { scopes: undefined }).entry,
+      crm.entry,
+      reader.entry,
+      nothing.entry,
+    ],
   });
   tokens.portal = app.partner;
   tokens.website = app.other;
@@ -75,7 +97,11 @@ describe("lists and their totals carry only readable leads", () => {
     expect(byStatus.body.meta.total).toBe(leads.portal.length);
     const after = new Date(app.clock.now() - 4500).toISOString();
     const recent = await read(await app.get(`/v1/leads?fields=id&createdAfter=${after}&limit=100`, tokens.website));
-    const expected = (db.query("SELECT id FROM leads WHERE created_by = 'other' AND created_at > ? ORDER BY created_at DESC, id DESC").values(after) as [string][]).map((r) => r[0]);
+    const expected = (
+      db
+        .query("SELECT id FROM leads WHERE created_by = 'other' AND created_at > ? ORDER BY created_at DESC, id DESC")
+        .values(after) as [string][]
+    ).map((r) => r[0]);
     expect(recent.body.data.map((l: any) => l.id)).toEqual(expected);
     expect(recent.body.meta.total).toBe(expected.length);
     const poached = await read(await app.get("/v1/leads?fields=id,email&createdBy=other", tokens.portal));
@@ -103,29 +129,45 @@ describe("single records", () => {
 describe("the change feed", () => {
   test("lead entries are the client's own leads; head is the last of them", async () => {
     const own = await read(await app.get("/v1/changes?entity=leads&limit=1000", tokens.portal));
-    const expected = db.query("SELECT sequence, record_id FROM changes WHERE entity = 'leads' AND record_id IN (SELECT id FROM leads WHERE created_by = 'partner') ORDER BY sequence").all() as {
+    const expected = db
+      .query(
+        "SELECT sequence, record_id FROM changes WHERE entity = 'leads' AND record_id IN (SELECT id FROM leads WHERE created_by = 'partner') ORDER BY sequence",
+      )
+      .all() as {
       sequence: number;
       record_id: string;
     }[];
     expect(own.body.data.map((c: any) => [c.sequence, c.id])).toEqual(expected.map((c) => [c.sequence, c.record_id]));
     expect(own.body.meta.head).toBe(expected.at(-1)!.sequence);
     const all = await read(await app.get("/v1/changes?entity=leads&limit=1", tokens.crm));
-    expect(all.body.meta.head).toBe((db.query("SELECT max(sequence) FROM changes WHERE entity = 'leads'").values() as [number][])[0]![0]);
+    expect(all.body.meta.head).toBe(
+      (db.query("SELECT max(sequence) FROM changes WHERE entity = 'leads'").values() as [number][])[0]![0],
+    );
   });
 
   test("a client without a lead scope gets 403 for lead entries, and properties without properties:read", async () => {
     const leadsFeed = await read(await app.get("/v1/changes?entity=leads", tokens.reader));
-    expect({ status: leadsFeed.status, body: leadsFeed.body }).toEqual({ status: 403, body: { error: "Missing scope: leads:read:own", code: "INSUFFICIENT_SCOPE" } });
+    expect({ status: leadsFeed.status, body: leadsFeed.body }).toEqual({
+      status: 403,
+      body: { error: "Missing scope: leads:read:own", code: "INSUFFICIENT_SCOPE" },
+    });
     expect((await app.get("/v1/changes?entity=properties", tokens.reader)).status).toBe(200);
     const properties = await read(await app.get("/v1/changes?entity=properties", tokens.crm));
-    expect({ status: properties.status, body: properties.body }).toEqual({ status: 403, body: { error: "Missing scope: properties:read", code: "INSUFFICIENT_SCOPE" } });
+    expect({ status: properties.status, body: properties.body }).toEqual({
+      status: 403,
+      body: { error: "Missing scope: properties:read", code: "INSUFFICIENT_SCOPE" },
+    });
   });
 });
 
 describe("values", () => {
   test("createdBy lists the owners of readable leads; enumerations stay open to every client", async () => {
-    expect((await read(await app.get("/v1/values/leads/createdBy", tokens.portal))).body.data.values).toEqual(["partner"]);
-    const owners = (db.query("SELECT DISTINCT created_by FROM leads WHERE created_by IS NOT NULL ORDER BY 1").values() as [string][]).map((r) => r[0]);
+    expect((await read(await app.get("/v1/values/leads/createdBy", tokens.portal))).body.data.values).toEqual([
+      "partner",
+    ]);
+    const owners = (
+      db.query("SELECT DISTINCT created_by FROM leads WHERE created_by IS NOT NULL ORDER BY 1").values() as [string][]
+    ).map((r) => r[0]);
     expect((await read(await app.get("/v1/values/leads/createdBy", tokens.crm))).body.data.values).toEqual(owners);
     expect((await app.get("/v1/values/leads/createdBy", tokens.reader)).status).toBe(403);
     expect((await app.get("/v1/values/properties/propertyType", tokens.crm)).status).toBe(403);
@@ -142,7 +184,12 @@ describe("webhooks carry only readable leads", () => {
   beforeAll(async () => {
     receivers = { portal: startReceiver(), website: startReceiver(), crm: startReceiver() };
     for (const who of ["portal", "website", "crm"] as const) {
-      const { status, body } = await app.call("POST", "/v1/webhooks", { url: receivers[who].url, events: ["lead.created", "lead.updated"] }, tokens[who]);
+      const { status, body } = await app.call(
+        "POST",
+        "/v1/webhooks",
+        { url: receivers[who].url, events: ["lead.created", "lead.updated"] },
+        tokens[who],
+      );
       expect(status).toBe(201);
       secrets[who] = body.data.secret;
     }
@@ -155,7 +202,8 @@ describe("webhooks carry only readable leads", () => {
     const fromPortal = (await createLead(app, tokens.portal)).id;
     const fromWebsite = (await createLead(app, tokens.website)).id;
     await app.deliver();
-    const ids = (who: "portal" | "website" | "crm") => (receivers[who].verifyAll(secrets[who]!) as any[]).map((p) => p.data.id);
+    const ids = (who: "portal" | "website" | "crm") =>
+      (receivers[who].verifyAll(secrets[who]!) as any[]).map((p) => p.data.id);
     expect(ids("portal")).toEqual([fromPortal]);
     expect(ids("website")).toEqual([fromWebsite]);
     expect(ids("crm").sort()).toEqual([fromPortal, fromWebsite].sort());
@@ -168,7 +216,9 @@ describe("webhooks carry only readable leads", () => {
     expect(patched.status).toBe(200);
     await app.deliver();
     const portalEvents = receivers.portal.verifyAll(secrets.portal!) as any[];
-    expect(portalEvents.map((p) => [p.type, p.data.id, p.data.record.status])).toEqual([["lead.updated", id, "VISIT_SCHEDULED"]]);
+    expect(portalEvents.map((p) => [p.type, p.data.id, p.data.record.status])).toEqual([
+      ["lead.updated", id, "VISIT_SCHEDULED"],
+    ]);
     expect(portalEvents[0].data.record).toEqual(patched.body.data);
     expect(receivers.website.received).toEqual([]);
     expect((receivers.crm.verifyAll(secrets.crm!) as any[]).map((p) => p.type)).toEqual(["lead.updated"]);
@@ -185,16 +235,29 @@ describe("webhooks carry only readable leads", () => {
   });
 
   test("a client that reads no lead cannot subscribe to lead events; property events need properties:read", async () => {
-    const refused = await app.call("POST", "/v1/webhooks", { url: receivers.crm.url, events: ["property.upserted", "lead.created"] }, tokens.reader);
+    const refused = await app.call(
+      "POST",
+      "/v1/webhooks",
+      { url: receivers.crm.url, events: ["property.upserted", "lead.created"] },
+      tokens.reader,
+    );
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({
       error: "events: lead.created needs scope leads:read:own or leads:read",
       code: "VALIDATION_ERROR",
       details: [{ field: "events", message: "lead.created needs scope leads:read:own or leads:read" }],
     });
-    const crmProperties = await app.call("POST", "/v1/webhooks", { url: receivers.crm.url, events: ["property.removed"] }, tokens.crm);
+    const crmProperties = await app.call(
+      "POST",
+      "/v1/webhooks",
+      { url: receivers.crm.url, events: ["property.removed"] },
+      tokens.crm,
+    );
     expect(crmProperties.status).toBe(400);
-    expect((await app.call("POST", "/v1/webhooks", { url: receivers.crm.url, events: ["property.upserted"] }, tokens.reader)).status).toBe(201);
+    expect(
+      (await app.call("POST", "/v1/webhooks", { url: receivers.crm.url, events: ["property.upserted"] }, tokens.reader))
+        .status,
+    ).toBe(201);
   });
 
   test("a retry due after the client lost its lead scope is not sent: it fails with the reason", async () => {
@@ -203,29 +266,68 @@ describe("webhooks carry only readable leads", () => {
     const id = (await createLead(app, tokens.website)).id;
     await app.deliver();
     expect(receivers.website.received.length).toBe(1);
-    app.reload({ clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: ["leads:create", "webhooks"] }).entry, crm.entry, reader.entry, nothing.entry] });
+    app.reload({
+      clients: [
+        client(PARTNER.id, { scopes: undefined }).entry,
+        client(OTHER.id, { scopes: ["leads:create", "webhooks"] }).entry,
+        crm.entry,
+        reader.entry,
+        nothing.entry,
+      ],
+    });
     try {
       receivers.website.answer(() => new Response("ok"));
       app.clock.advance(60_000);
       await app.deliver();
       expect(receivers.website.received.length).toBe(1);
-      const stored = db.query("SELECT d.state, d.last_error FROM webhook_deliveries d WHERE d.record_id = ? AND d.subscription_id IN (SELECT id FROM webhook_subscriptions WHERE client_id = 'other')").get(id) as any;
-      expect(stored).toEqual({ state: "failed", last_error: "not sent again: the record is no longer visible to this client" });
+      const stored = db
+        .query(
+          "SELECT d.state, d.last_error FROM webhook_deliveries d WHERE d.record_id = ? AND d.subscription_id IN (SELECT id FROM webhook_subscriptions WHERE client_id = 'other')",
+        )
+        .get(id) as any;
+      expect(stored).toEqual({
+        state: "failed",
+        last_error: "not sent again: the record is no longer visible to this client",
+      });
     } finally {
-      app.reload({ clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry] });
+      app.reload({
+        clients: [
+          client(PARTNER.id, { scopes: undefined }).entry,
+          client(OTHER.id, { scopes: undefined }).entry,
+          crm.entry,
+          reader.entry,
+          nothing.entry,
+        ],
+      });
     }
   });
 
   test("scopes taken away at reload apply to subscriptions already made: nothing more is delivered", async () => {
     for (const r of Object.values(receivers)) r.received.length = 0;
-    app.reload({ clients: [client(PARTNER.id, { scopes: ["leads:create", "webhooks"] }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry] });
+    app.reload({
+      clients: [
+        client(PARTNER.id, { scopes: ["leads:create", "webhooks"] }).entry,
+        client(OTHER.id, { scopes: undefined }).entry,
+        crm.entry,
+        reader.entry,
+        nothing.entry,
+      ],
+    });
     try {
       await createLead(app, tokens.portal);
       await app.deliver();
       expect(receivers.portal.received).toEqual([]);
       expect(receivers.crm.received.length).toBe(1);
     } finally {
-      app.reload({ clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry] });
+      app.reload({
+        clients: [
+          client(PARTNER.id, { scopes: undefined }).entry,
+          client(OTHER.id, { scopes: undefined }).entry,
+          crm.entry,
+          reader.entry,
+          nothing.entry,
+        ],
+      });
     }
   });
 });
@@ -240,7 +342,12 @@ describe("PATCH /v1/leads/{id}: the funnel", () => {
     const { status, body } = await patch(id, { status: "LOST", priority: "LOW" });
     expect(status).toBe(200);
     const stored = db.query("SELECT status, priority, updated_at, created_by FROM leads WHERE id = ?").get(id) as any;
-    expect(stored).toEqual({ status: "LOST", priority: "LOW", updated_at: new Date(app.clock.now()).toISOString(), created_by: "other" });
+    expect(stored).toEqual({
+      status: "LOST",
+      priority: "LOW",
+      updated_at: new Date(app.clock.now()).toISOString(),
+      created_by: "other",
+    });
     const full = await read(await app.get(`/v1/leads/${id}?fields=${Object.keys(body.data).join(",")}`, tokens.crm));
     expect(body.data).toEqual(full.body.data);
     expect(Object.keys(body.data)).toContain("createdBy");
@@ -251,7 +358,8 @@ describe("PATCH /v1/leads/{id}: the funnel", () => {
 
   test("the same values again: 200, nothing written, no change", async () => {
     const id = leads.website[2]!;
-    const current = (await read(await app.get(`/v1/leads/${id}?fields=status,priority,updatedAt`, tokens.crm))).body.data;
+    const current = (await read(await app.get(`/v1/leads/${id}?fields=status,priority,updatedAt`, tokens.crm))).body
+      .data;
     const before = changeCount();
     app.clock.advance(60_000);
     const again = await patch(id, { status: current.status, priority: current.priority });
@@ -266,17 +374,32 @@ describe("PATCH /v1/leads/{id}: the funnel", () => {
     const cases: [unknown, string][] = [
       [{ name: "x", status: "LOST" }, "name: cannot be changed"],
       [{ email: "x@example.com", phone: "1" }, "email: cannot be changed; phone: cannot be changed"],
-      [{ status: "WON" }, "status: must be one of: NEW_LEAD, IN_SERVICE, VISIT_SCHEDULED, VISIT_COMPLETED, PROPOSAL_MADE, CONVERTED, LOST"],
+      [
+        { status: "WON" },
+        "status: must be one of: NEW_LEAD, IN_SERVICE, VISIT_SCHEDULED, VISIT_COMPLETED, PROPOSAL_MADE, CONVERTED, LOST",
+      ],
       [{ priority: 3 }, "priority: must be one of: LOW, MEDIUM, HIGH, URGENT"],
       [{}, "body: must give status or priority"],
     ];
     for (const [body, error] of cases) {
       const answer = await patch(id, body);
-      expect({ body, status: answer.status, error: answer.body.error, code: answer.body.code }).toEqual({ body, status: 400, error, code: "VALIDATION_ERROR" });
+      expect({ body, status: answer.status, error: answer.body.error, code: answer.body.code }).toEqual({
+        body,
+        status: 400,
+        error,
+        code: "VALIDATION_ERROR",
+      });
     }
-    const empty = await app.request(`/v1/leads/${id}`, { method: "PATCH", headers: { authorization: `Bearer ${tokens.crm}`, "content-type": "application/json" } });
+    const empty = await app.request(`/v1/leads/${id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${tokens.crm}`, "content-type": "application/json" },
+    });
     expect(await empty.json()).toEqual({ error: "Request body is required", code: "MISSING_BODY" });
-    const form = await app.request(`/v1/leads/${id}`, { method: "PATCH", headers: { authorization: `Bearer ${tokens.crm}`, "content-type": "text/plain" }, body: "status=LOST" });
+    const form = await app.request(`/v1/leads/${id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${tokens.crm}`, "content-type": "text/plain" },
+      body: "status=LOST",
+    });
     expect(form.status).toBe(415);
     expect(changeCount()).toBe(before);
   });
@@ -285,16 +408,30 @@ describe("PATCH /v1/leads/{id}: the funnel", () => {
     const before = changeCount();
     // A portal with leads:update still moves only its own leads.
     const updater = client(PARTNER.id, { scopes: ["leads:read:own", "leads:update"] });
-    app.reload({ clients: [updater.entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry] });
+    app.reload({
+      clients: [updater.entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry],
+    });
     try {
       const token = await app.token(updater);
       for (const id of [leads.website[0]!, seededLead, crypto.randomUUID(), "not-a-uuid"]) {
         const answer = await patch(id, { status: "CONVERTED" }, token);
-        expect({ id, status: answer.status, body: answer.body }).toEqual({ id, status: 404, body: { error: "No lead with this id", code: "NOT_FOUND" } });
+        expect({ id, status: answer.status, body: answer.body }).toEqual({
+          id,
+          status: 404,
+          body: { error: "No lead with this id", code: "NOT_FOUND" },
+        });
       }
       expect((await patch(leads.portal[2]!, { priority: "URGENT" }, token)).status).toBe(200);
     } finally {
-      app.reload({ clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry] });
+      app.reload({
+        clients: [
+          client(PARTNER.id, { scopes: undefined }).entry,
+          client(OTHER.id, { scopes: undefined }).entry,
+          crm.entry,
+          reader.entry,
+          nothing.entry,
+        ],
+      });
     }
     expect(changeCount()).toBe(before + 1);
     expect((db.query("SELECT status FROM leads WHERE id = ?").get(leads.website[0]!) as any).status).toBe("NEW_LEAD");
@@ -332,7 +469,10 @@ describe("refusals: 403 INSUFFICIENT_SCOPE after the guard, counted in the windo
     for (const [method, path, scope, body] of ROUTES) {
       const response = await app.request(path, {
         method,
-        headers: { authorization: `Bearer ${tokens.nothing}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${tokens.nothing}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const answer = method === "HEAD" ? null : await response.json();
@@ -352,14 +492,28 @@ describe("refusals: 403 INSUFFICIENT_SCOPE after the guard, counted in the windo
   test("scopes given at reload apply to tokens already issued", async () => {
     expect((await app.get("/v1/leads?fields=id", tokens.reader)).status).toBe(403);
     app.reload({
-      clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, { ...reader.entry, scopes: ["leads:read"] }, nothing.entry],
+      clients: [
+        client(PARTNER.id, { scopes: undefined }).entry,
+        client(OTHER.id, { scopes: undefined }).entry,
+        crm.entry,
+        { ...reader.entry, scopes: ["leads:read"] },
+        nothing.entry,
+      ],
     });
     try {
       const all = await read(await app.get("/v1/leads?fields=id&limit=1", tokens.reader));
       expect(all.body.meta.total).toBe((db.query("SELECT count(*) FROM leads").values() as [number][])[0]![0]);
       expect((await app.get("/v1/properties?fields=id", tokens.reader)).status).toBe(403);
     } finally {
-      app.reload({ clients: [client(PARTNER.id, { scopes: undefined }).entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry] });
+      app.reload({
+        clients: [
+          client(PARTNER.id, { scopes: undefined }).entry,
+          client(OTHER.id, { scopes: undefined }).entry,
+          crm.entry,
+          reader.entry,
+          nothing.entry,
+        ],
+      });
     }
   });
 });

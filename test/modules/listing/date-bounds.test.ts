@@ -3,9 +3,9 @@
 // before comparing strictly answered the wrong rows at the edge of a millisecond.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { exportCommand } from "../../../src/cli/export.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
@@ -26,8 +26,13 @@ beforeAll(async () => {
   t = createTestApp({ clients: [portal.entry], properties: 100, leads: 100 });
   token = await t.token(portal);
   const db = new Database(t.runtime.config.databases.get("main")!);
-  for (const [entity, table, where] of [["properties", "properties", "WHERE is_published = 1"], ["leads", "leads", ""]] as const) {
-    const [november, december] = (db.query(`SELECT id FROM ${table} ${where} ORDER BY id LIMIT 2`).values() as [string][]).map((row) => row[0]);
+  for (const [entity, table, where] of [
+    ["properties", "properties", "WHERE is_published = 1"],
+    ["leads", "leads", ""],
+  ] as const) {
+    const [november, december] = (
+      db.query(`SELECT id FROM ${table} ${where} ORDER BY id LIMIT 2`).values() as [string][]
+    ).map((row) => row[0]);
     ids[entity] = { november: november!, december: december! };
     const stamp = db.query(`UPDATE ${table} SET created_at = ?1, updated_at = ?1 WHERE id = ?2`);
     stamp.run(LAST_OF_NOVEMBER, november!);
@@ -55,7 +60,8 @@ describe("the issue's cases, for both entities and both dates", () => {
     for (const date of ["created", "updated"] as const) {
       test(`${entity} ${date}Before/${date}After at the edge of a millisecond`, async () => {
         const { november, december } = ids[entity];
-        const within = (bound: Record<string, string>) => idsFor(entity, { [`${date}After`]: WINDOW.after, [`${date}Before`]: WINDOW.before, ...bound });
+        const within = (bound: Record<string, string>) =>
+          idsFor(entity, { [`${date}After`]: WINDOW.after, [`${date}Before`]: WINDOW.before, ...bound });
         // 23:59:59.9999 is after 23:59:59.999: that record is before the bound.
         expect(await within({ [`${date}Before`]: "2030-11-30T23:59:59.9999Z" })).toEqual([november]);
         // 00:00:00.0005 is after both records.
@@ -108,9 +114,25 @@ describe("export --since compares exactly too", () => {
     test(`${entity}: a since bound finer than a millisecond`, async () => {
       const exported = async (since: string) => {
         const out = join(t.dir, `${entity}-${Math.random().toString(36).slice(2)}.ndjson`);
-        const args = ["--db", t.runtime.config.databases.get("main")!, "--format", "ndjson", "--entity", entity, "--since", since, "--out", out];
+        const args = [
+          "--db",
+          t.runtime.config.databases.get("main")!,
+          "--format",
+          "ndjson",
+          "--entity",
+          entity,
+          "--since",
+          since,
+          "--out",
+          out,
+        ];
         expect(await exportCommand(args)).toBe(0);
-        return readFileSync(out, "utf8").trim().split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id).sort();
+        return readFileSync(out, "utf8")
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { id: string }).id)
+          .sort();
       };
       const { november, december } = ids[entity];
       expect(await exported("2030-11-30T23:59:59.9985Z")).toEqual([november, december].sort());

@@ -35,7 +35,10 @@ beforeAll(async () => {
   // through the triggers that keep the per-owner counters.
   db.run("UPDATE leads SET created_by = CASE rowid % 3 WHEN 0 THEN 'owner' WHEN 1 THEN 'other' ELSE NULL END");
   const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
-  shallow = { properties: new ListingRepo(tenant, CATALOGS.properties, 25), leads: new ListingRepo(tenant, CATALOGS.leads, 25) };
+  shallow = {
+    properties: new ListingRepo(tenant, CATALOGS.properties, 25),
+    leads: new ListingRepo(tenant, CATALOGS.leads, 25),
+  };
 });
 afterAll(() => {
   db.close();
@@ -78,24 +81,35 @@ interface Case {
 
 /** A stored date of the entity, moved by up to a day either way: bounds land inside days and on their edges. */
 function dateNear(entity: Entity, pick: number, shiftMs: number): string {
-  const dates = db.query(`SELECT created_at FROM ${entity} ORDER BY rowid LIMIT 1 OFFSET ?`).values(pick % 2_000) as [string][];
+  const dates = db.query(`SELECT created_at FROM ${entity} ORDER BY rowid LIMIT 1 OFFSET ?`).values(pick % 2_000) as [
+    string,
+  ][];
   return new Date(Date.parse(dates[0]![0]) + shiftMs).toISOString();
 }
 
 function valueOf(entity: Entity, column: string, pick: number): string {
-  const rows = db.query(`SELECT DISTINCT ${column} FROM ${entity} WHERE ${column} IS NOT NULL ORDER BY 1`).values() as [string][];
+  const rows = db.query(`SELECT DISTINCT ${column} FROM ${entity} WHERE ${column} IS NOT NULL ORDER BY 1`).values() as [
+    string,
+  ][];
   return rows[pick % rows.length]![0];
 }
 
 /** Which date filters and which sort: mostly one date filter under the other date's order (date-order.ts). */
 const datesAndSortArb = fc.oneof(
-  { weight: 1, arbitrary: fc.record({ dateParams: fc.subarray<number>([0, 1, 2, 3]), sort: fc.constantFrom(...SORTS) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ dateParams: fc.subarray<number>([0, 1, 2, 3]), sort: fc.constantFrom(...SORTS) }),
+  },
   {
     weight: 2,
     arbitrary: fc.constantFrom(0, 1, 2, 3).chain((i) =>
       fc.record({
         dateParams: fc.constant<number[]>([i]),
-        sort: fc.constantFrom(...(DATES[i]!.column === "created_at" ? (["updatedAt", "-updatedAt"] as const) : (["createdAt", "-createdAt"] as const))),
+        sort: fc.constantFrom(
+          ...(DATES[i]!.column === "created_at"
+            ? (["updatedAt", "-updatedAt"] as const)
+            : (["createdAt", "-createdAt"] as const)),
+        ),
       }),
     ),
   },
@@ -108,7 +122,10 @@ const caseArb = fc
     valuePick: fc.nat(1_000),
     datesAndSort: datesAndSortArb,
     // Bounds inside days, on their edges, and exactly on stored dates.
-    datePicks: fc.array(fc.tuple(fc.nat(5_000), fc.oneof(fc.constant(0), fc.integer({ min: -86_400_000, max: 86_400_000 }))), { minLength: 4, maxLength: 4 }),
+    datePicks: fc.array(
+      fc.tuple(fc.nat(5_000), fc.oneof(fc.constant(0), fc.integer({ min: -86_400_000, max: 86_400_000 }))),
+      { minLength: 4, maxLength: 4 },
+    ),
     sameDay: fc.boolean(),
     own: fc.boolean(),
     limit: fc.constantFrom(1, 7, 20, 100),
@@ -161,7 +178,11 @@ function expected(c: Case): { ids: string[]; total: number } {
   const direction = c.sort.startsWith("-") ? "DESC" : "ASC";
   const sql = `FROM ${c.entity} WHERE ${where.join(" AND ")}`;
   const total = (db.query(`SELECT count(*) ${sql}`).values(...params)[0] as [number])[0];
-  const ids = (db.query(`SELECT id ${sql} ORDER BY ${column} ${direction}, id ${direction} LIMIT ? OFFSET ?`).values(...params, c.limit, (c.page - 1) * c.limit) as [string][]).map((r) => r[0]);
+  const ids = (
+    db
+      .query(`SELECT id ${sql} ORDER BY ${column} ${direction}, id ${direction} LIMIT ? OFFSET ?`)
+      .values(...params, c.limit, (c.page - 1) * c.limit) as [string][]
+  ).map((r) => r[0]);
   return { ids, total };
 }
 
@@ -204,7 +225,9 @@ describe("lists through the per-day counters equal a plain COUNT and OFFSET", ()
     db.transaction(() => {
       // Retimed across days, re-statused, unpublished, republished, deleted: every trigger path.
       db.run("UPDATE properties SET updated_at = '2026-05-31T23:59:59.999Z', status = 'RESERVED' WHERE rowid % 7 = 0");
-      db.run("UPDATE properties SET created_at = '2025-01-01T00:00:00.000Z', property_type = NULL WHERE rowid % 11 = 0");
+      db.run(
+        "UPDATE properties SET created_at = '2025-01-01T00:00:00.000Z', property_type = NULL WHERE rowid % 11 = 0",
+      );
       db.run("UPDATE properties SET is_published = 1 - is_published WHERE rowid % 13 = 0");
       db.run("DELETE FROM photos WHERE property_id IN (SELECT id FROM properties WHERE rowid % 17 = 0)");
       db.run("DELETE FROM properties WHERE rowid % 17 = 0");
@@ -221,8 +244,12 @@ describe("lists through the per-day counters equal a plain COUNT and OFFSET", ()
   test("while records updated before they were created are stored, and once they are mended", async () => {
     // A feed can carry such records: the lists that rely on the order (date-order.ts) must notice.
     db.transaction(() => {
-      db.run("UPDATE properties SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', updated_at, '+2 days') WHERE rowid % 5 = 1");
-      db.run("UPDATE leads SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', updated_at, '+3 hours') WHERE rowid % 6 = 1");
+      db.run(
+        "UPDATE properties SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', updated_at, '+2 days') WHERE rowid % 5 = 1",
+      );
+      db.run(
+        "UPDATE leads SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', updated_at, '+3 hours') WHERE rowid % 6 = 1",
+      );
     })();
     for (const entity of ["properties", "leads"] as const) expect(exceptions(entity)).toBeGreaterThan(100);
     await checkAll();
@@ -259,16 +286,38 @@ describe("lists when many records share a few days", () => {
     // updatedAfter=X under createdAt: rows created after X all match, and come last; likewise
     // createdBefore=X under -updatedAt with rows updated before X. X on the crowded day. Alone
     // the filter goes through the date pairs, beside a status through the run (date-order.ts).
-    const X = (db.query("SELECT created_at FROM properties WHERE rowid % 3 = 0 ORDER BY created_at LIMIT 1 OFFSET 150").values()[0] as [string])[0];
+    const X = (
+      db
+        .query("SELECT created_at FROM properties WHERE rowid % 3 = 0 ORDER BY created_at LIMIT 1 OFFSET 150")
+        .values()[0] as [string]
+    )[0];
     const runs = [
-      { param: "updatedAfter", column: "updated_at", op: ">", sort: "createdAt", rest: "created_at <= ? AND updated_at > ?" },
-      { param: "createdBefore", column: "created_at", op: "<", sort: "-updatedAt", rest: "updated_at >= ? AND created_at < ?" },
+      {
+        param: "updatedAfter",
+        column: "updated_at",
+        op: ">",
+        sort: "createdAt",
+        rest: "created_at <= ? AND updated_at > ?",
+      },
+      {
+        param: "createdBefore",
+        column: "created_at",
+        op: "<",
+        sort: "-updatedAt",
+        rest: "updated_at >= ? AND created_at < ?",
+      },
     ] as const;
     for (const entity of ["properties", "leads"] as const) {
-      const commonest = db.query(`SELECT status FROM ${entity} GROUP BY status ORDER BY count(*) DESC LIMIT 1`).values()[0] as [string];
+      const commonest = db
+        .query(`SELECT status FROM ${entity} GROUP BY status ORDER BY count(*) DESC LIMIT 1`)
+        .values()[0] as [string];
       for (const filter of [null, { param: "status", column: "status", value: commonest[0] }]) {
         for (const run of runs) {
-          const where = [entity === "properties" ? "is_published = 1" : "1 = 1", run.rest, filter ? "status = ?" : "1 = 1"].join(" AND ");
+          const where = [
+            entity === "properties" ? "is_published = 1" : "1 = 1",
+            run.rest,
+            filter ? "status = ?" : "1 = 1",
+          ].join(" AND ");
           const params = filter ? [X, X, filter.value] : [X, X];
           const rest = (db.query(`SELECT count(*) FROM ${entity} WHERE ${where}`).values(...params)[0] as [number])[0];
           expect(rest).toBeGreaterThan(25); // past the shallow repository's deep offset

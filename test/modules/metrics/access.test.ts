@@ -19,7 +19,7 @@ describe("production", () => {
     const response = await t.request("/metrics");
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual(await unknownPathBody(t));
-    expect(((await t.request("/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status)).toBe(404);
+    expect((await t.request("/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(404);
   });
 
   test("with a metrics token configured, only a request bearing it gets the scrape", async () => {
@@ -71,7 +71,15 @@ describe("outside the guard", () => {
 
   test("failed scrapes do not drain the address's failed-login allowance", async () => {
     t = createTestApp({ environment: "production", clients: [portal.entry] });
-    for (let i = 0; i < 30; i++) expect((await t.request("/metrics", { headers: { authorization: "Bearer wrong" } })).status).toBe(404);
-    expect((await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret } })).status).toBe(200);
+    for (let i = 0; i < 30; i++)
+      expect((await t.request("/metrics", { headers: { authorization: "Bearer wrong" } })).status).toBe(404);
+    expect(
+      (
+        await t.request("/v1/auth/token", {
+          method: "POST",
+          headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

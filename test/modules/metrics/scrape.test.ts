@@ -3,9 +3,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { NO_CLIENT, UNMATCHED_ROUTE } from "../../../src/metrics/requests.ts";
-import { client, createTestApp, type TestApp } from "../../helpers/app.ts";
 import { sandboxApp } from "../../docs/sandbox.ts";
-import { parseExposition, sampleValue, type Sample } from "../../metrics/parse.ts";
+import { client, createTestApp, type TestApp } from "../../helpers/app.ts";
+import { parseExposition, type Sample, sampleValue } from "../../metrics/parse.ts";
 
 const portal = client("portal", { rateLimitPerMinute: 1000 });
 let t: TestApp;
@@ -39,7 +39,12 @@ describe("requests by route template and status", () => {
     expect(sampleValue(samples, ...requests({ route: "/v1/properties", method: "GET", status: "200" }))).toBe(1);
     expect(sampleValue(samples, ...requests({ route: "/v1/auth/token", method: "POST", status: "200" }))).toBe(1);
     expect(samples.some((s) => s.labels.route?.includes(id))).toBe(false);
-    expect(sampleValue(samples, "partner_api_http_request_duration_seconds_count", { route: "/v1/properties/:id", method: "GET" })).toBe(3);
+    expect(
+      sampleValue(samples, "partner_api_http_request_duration_seconds_count", {
+        route: "/v1/properties/:id",
+        method: "GET",
+      }),
+    ).toBe(3);
   });
 
   test("unknown paths and wrong methods are counted under one fixed label", async () => {
@@ -80,7 +85,10 @@ describe("authentication failures by code", () => {
   test("token-endpoint failures and refused bearer tokens are counted by their code", async () => {
     t = createTestApp({ environment: "sandbox", clients: [portal.entry] });
     await t.request("/v1/auth/token", { method: "POST" });
-    await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": "pk_live_nobody", "x-api-secret": "x" } });
+    await t.request("/v1/auth/token", {
+      method: "POST",
+      headers: { "x-api-key": "pk_live_nobody", "x-api-secret": "x" },
+    });
     await t.get("/v1/fields", "not-a-token");
     await t.request("/v1/fields");
     const samples = await scrape(t);
@@ -98,7 +106,11 @@ describe("leads created", () => {
     const post = (body: unknown, key?: string) =>
       t.request("/v1/leads", {
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(key ? { "idempotency-key": key } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          ...(key ? { "idempotency-key": key } : {}),
+        },
         body: JSON.stringify(body),
       });
     const lead = { name: "Ana", email: "ana@example.com", phone: "+55 11 90000-0000", message: "Olá" };
@@ -119,8 +131,12 @@ describe("database sizes", () => {
     t = createTestApp({ environment: "sandbox", clients: [portal.entry] });
     const path = t.runtime.config.databases.get("main")!;
     const samples = await scrape(t);
-    expect(sampleValue(samples, "partner_api_database_size_bytes", { database: "main", file: "main" })).toBe(statSync(path).size);
-    expect(sampleValue(samples, "partner_api_database_size_bytes", { database: "main", file: "wal" })).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(samples, "partner_api_database_size_bytes", { database: "main", file: "main" })).toBe(
+      statSync(path).size,
+    );
+    expect(
+      sampleValue(samples, "partner_api_database_size_bytes", { database: "main", file: "wal" }),
+    ).toBeGreaterThanOrEqual(0);
   });
 });
 
@@ -132,10 +148,14 @@ describe("metrics off", () => {
       await Bun.sleep(5);
       const samples = parseExposition(await (await sandbox.request("/metrics")).text());
       const names = new Set(samples.map((s) => s.name));
-      expect([...names].filter((name) => name.startsWith("partner_api_http") || name === "partner_api_leads_created_total")).toEqual([]);
+      expect(
+        [...names].filter((name) => name.startsWith("partner_api_http") || name === "partner_api_leads_created_total"),
+      ).toEqual([]);
       expect(names.has("partner_api_build_info")).toBe(true);
       expect(names.has("process_resident_memory_bytes")).toBe(true);
-      expect(sampleValue(samples, "partner_api_database_size_bytes", { database: "sandbox", file: "main" })).toBeGreaterThan(0);
+      expect(
+        sampleValue(samples, "partner_api_database_size_bytes", { database: "sandbox", file: "main" }),
+      ).toBeGreaterThan(0);
     } finally {
       sandbox.close();
     }

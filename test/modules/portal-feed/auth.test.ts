@@ -35,10 +35,18 @@ describe("Basic auth and bearer tokens both open the feed", () => {
 
   test("the scheme in any case, padding dropped, a secret holding colons", async () => {
     const colons = client("colons");
-    const entry = { ...colons.entry, secretHash: (await import("../../../src/security/secrets.ts")).hashSecret("sk:with:colons") };
+    const entry = {
+      ...colons.entry,
+      secretHash: (await import("../../../src/security/secrets.ts")).hashSecret("sk:with:colons"),
+    };
     t = createTestApp({ clients: [portal.entry, entry] });
     const plain = Buffer.from(`${portal.apiKey}:${portal.secret}`).toString("base64");
-    for (const authorization of [`basic ${plain}`, `BASIC ${plain}`, `Basic ${plain.replace(/=+$/, "")}`, encoded(`${colons.apiKey}:sk:with:colons`)]) {
+    for (const authorization of [
+      `basic ${plain}`,
+      `BASIC ${plain}`,
+      `Basic ${plain.replace(/=+$/, "")}`,
+      encoded(`${colons.apiKey}:sk:with:colons`),
+    ]) {
       const response = await feed(authorization);
       expect({ authorization, status: response.status }).toEqual({ authorization, status: 200 });
       await response.text();
@@ -77,8 +85,15 @@ describe("failures are 401/403/429 JSON errors, never 5xx", () => {
       `Basic ${"A".repeat(100_000)}`,
     ];
     for (const authorization of malformed) {
-      const headers = await expectError(await feed(authorization, `198.51.100.${malformed.indexOf(authorization) + 1}`), 401, "MISSING_CREDENTIALS");
-      expect({ authorization: authorization.slice(0, 40), challenge: headers.get("www-authenticate") }).toEqual({ authorization: authorization.slice(0, 40), challenge: CHALLENGE });
+      const headers = await expectError(
+        await feed(authorization, `198.51.100.${malformed.indexOf(authorization) + 1}`),
+        401,
+        "MISSING_CREDENTIALS",
+      );
+      expect({ authorization: authorization.slice(0, 40), challenge: headers.get("www-authenticate") }).toEqual({
+        authorization: authorization.slice(0, 40),
+        challenge: CHALLENGE,
+      });
     }
   });
 
@@ -133,7 +148,11 @@ describe("the failed-authentication bucket", () => {
     t = createTestApp({ clients: [portal.entry] });
     const peer = "198.51.100.77";
     for (let i = 0; i < AUTH_FAILURE_CAPACITY; i++) {
-      const headers = await expectError(await feed(encoded(`${portal.apiKey}:wrong-${i}`), peer), 401, "INVALID_API_SECRET");
+      const headers = await expectError(
+        await feed(encoded(`${portal.apiKey}:wrong-${i}`), peer),
+        401,
+        "INVALID_API_SECRET",
+      );
       expect(headers.get("x-ratelimit-remaining")).toBe(String(AUTH_FAILURE_CAPACITY - 1 - i));
     }
     await expectError(await feed(encoded(`${portal.apiKey}:wrong`), peer), 429, "RATE_LIMIT_EXCEEDED");
@@ -141,7 +160,11 @@ describe("the failed-authentication bucket", () => {
     expect(right.get("retry-after")).not.toBeNull();
     // The same address's token requests are throttled too: one bucket per address.
     await expectError(
-      await t.request("/v1/auth/token", { method: "POST", headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret }, peer }),
+      await t.request("/v1/auth/token", {
+        method: "POST",
+        headers: { "x-api-key": portal.apiKey, "x-api-secret": portal.secret },
+        peer,
+      }),
       429,
       "RATE_LIMIT_EXCEEDED",
     );
@@ -166,7 +189,14 @@ describe("the failed-authentication bucket", () => {
 describe("bad input never reaches a 5xx", () => {
   test("a huge Authorization header, odd schemes and binary junk: 4xx JSON answers", async () => {
     t = createTestApp({ clients: [portal.entry] });
-    const junk = [`Basic ${"=".repeat(50_000)}`, "Basic \u00e9\u00e9\u00e9", `Bearer ${"x".repeat(60_000)}`, "Basic YQ==", encoded("\u0000:\u0000"), encoded(`${portal.apiKey}:${"s".repeat(50_000)}`)];
+    const junk = [
+      `Basic ${"=".repeat(50_000)}`,
+      "Basic \u00e9\u00e9\u00e9",
+      `Bearer ${"x".repeat(60_000)}`,
+      "Basic YQ==",
+      encoded("\u0000:\u0000"),
+      encoded(`${portal.apiKey}:${"s".repeat(50_000)}`),
+    ];
     for (const [i, authorization] of junk.entries()) {
       const response = await feed(authorization, `198.51.100.${100 + i}`);
       expect({ i, status: response.status < 500 && response.status >= 400 }).toEqual({ i, status: true });

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
 import type { Sink } from "../../../src/agency/export.ts";
-import { feedBody, type BodyEnd } from "../../../src/modules/portal-feed/body.ts";
+import { type BodyEnd, feedBody } from "../../../src/modules/portal-feed/body.ts";
 import { GzipPieces } from "../../../src/modules/portal-feed/gzip.ts";
 import { SLICE_MS, Turns } from "../../../src/modules/portal-feed/turns.ts";
 
@@ -25,10 +25,18 @@ function producer(count: number, failAt?: number) {
   };
 }
 
-function body(produce: (sink: Sink) => Promise<void>, options: { gzip?: boolean; timeLimitMs?: number; signal?: AbortSignal } = {}) {
+function body(
+  produce: (sink: Sink) => Promise<void>,
+  options: { gzip?: boolean; timeLimitMs?: number; signal?: AbortSignal } = {},
+) {
   let resolveEnd!: (end: BodyEnd) => void;
   const ended = new Promise<BodyEnd>((resolve) => (resolveEnd = resolve));
-  const stream = feedBody(produce, { gzip: options.gzip ?? false, timeLimitMs: options.timeLimitMs ?? 60_000, signal: options.signal, onEnd: resolveEnd });
+  const stream = feedBody(produce, {
+    gzip: options.gzip ?? false,
+    timeLimitMs: options.timeLimitMs ?? 60_000,
+    signal: options.signal,
+    onEnd: resolveEnd,
+  });
   return { stream, ended };
 }
 

@@ -4,8 +4,8 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
-import { parseExposition, sampleValue } from "../../metrics/parse.ts";
 import { client, createTestApp, type TestApp } from "../../helpers/app.ts";
+import { parseExposition, sampleValue } from "../../metrics/parse.ts";
 import { apiProperties, asListing, fetchFeed, listingsOf } from "./helpers.ts";
 
 const portal = client("portal");
@@ -18,12 +18,18 @@ let dbPath: string;
 
 beforeAll(() => {
   // The sandbox environment opens /metrics.
-  t = createTestApp({ environment: "sandbox", clients: [portal.entry, agencySite.entry, zap.entry, olx.entry, capped.entry], properties: 300, leads: 50 });
+  t = createTestApp({
+    environment: "sandbox",
+    clients: [portal.entry, agencySite.entry, zap.entry, olx.entry, capped.entry],
+    properties: 300,
+    leads: 50,
+  });
   dbPath = t.runtime.config.databases.get("main")!;
 });
 afterAll(() => t.close());
 
-const byCode = <T extends { code: string | null }>(listings: T[]) => [...listings].sort((a, b) => (a.code! < b.code! ? -1 : a.code! > b.code! ? 1 : 0));
+const byCode = <T extends { code: string | null }>(listings: T[]) =>
+  [...listings].sort((a, b) => (a.code! < b.code! ? -1 : a.code! > b.code! ? 1 : 0));
 
 describe("the body: the client's published listings, as the API shows them to it", () => {
   test("a partner's feed holds every published listing, each exactly as GET /v1/properties shows it (hidden address parts left out)", async () => {
@@ -68,7 +74,11 @@ describe("the body: the client's published listings, as the API shows them to it
 
   test("the body is the export writer's document: the VRSync namespace, the extension namespace, displayAddress, Features", async () => {
     const xml = await (await fetchFeed(t, portal)).text();
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<ListingDataFeed xmlns="http://www.vivareal.com/schemas/1.0/VRSync"')).toBe(true);
+    expect(
+      xml.startsWith(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<ListingDataFeed xmlns="http://www.vivareal.com/schemas/1.0/VRSync"',
+      ),
+    ).toBe(true);
     expect(xml).toContain('xmlns:pa="urn:partner-api:vrsync:1"');
     expect(xml).toContain("<Features>");
     expect(xml).toContain('<Location displayAddress="Street">');
@@ -80,7 +90,9 @@ describe("the client's selection", () => {
   test("operationType and status: only listings meeting both", async () => {
     const feed = await listingsOf(await (await fetchFeed(t, zap)).text());
     const api = (await apiProperties(t, await t.token(zap))).map(asListing);
-    const selected = api.filter((l) => l.operationType === "SALE" && (l.status === "AVAILABLE" || l.status === "RESERVED"));
+    const selected = api.filter(
+      (l) => l.operationType === "SALE" && (l.status === "AVAILABLE" || l.status === "RESERVED"),
+    );
     expect(selected.length).toBeGreaterThan(0);
     expect(selected.length).toBeLessThan(api.length);
     expect(byCode(feed)).toEqual(byCode(selected));
@@ -94,7 +106,9 @@ describe("the client's selection", () => {
 
   test("propertyType with a cap: the newest of those types, in that order", async () => {
     const feed = await listingsOf(await (await fetchFeed(t, olx)).text());
-    const api = (await apiProperties(t, await t.token(olx))).map(asListing).filter((l) => l.propertyType === "Apartamento" || l.propertyType === "Casa");
+    const api = (await apiProperties(t, await t.token(olx)))
+      .map(asListing)
+      .filter((l) => l.propertyType === "Apartamento" || l.propertyType === "Casa");
     expect(api.length).toBeGreaterThan(25);
     expect(feed).toEqual(api.slice(0, 25));
   });
@@ -104,9 +118,15 @@ describe("listings VRSync cannot carry", () => {
   test("are left out, counted in X-Feed-Skipped (for the client's selection) and in /metrics; the document stays well-formed", async () => {
     const db = new Database(dbPath);
     const [bad1, bad2] = db
-      .query<{ id: string; code: string }, []>("SELECT id, code FROM properties WHERE is_published = 1 AND operation_type = 'SALE' AND status = 'AVAILABLE' AND code IS NOT NULL LIMIT 2")
+      .query<{ id: string; code: string }, []>(
+        "SELECT id, code FROM properties WHERE is_published = 1 AND operation_type = 'SALE' AND status = 'AVAILABLE' AND code IS NOT NULL LIMIT 2",
+      )
       .all();
-    const rent = db.query<{ id: string; code: string }, []>("SELECT id, code FROM properties WHERE is_published = 1 AND operation_type = 'RENT' AND code IS NOT NULL LIMIT 1").get()!;
+    const rent = db
+      .query<{ id: string; code: string }, []>(
+        "SELECT id, code FROM properties WHERE is_published = 1 AND operation_type = 'RENT' AND code IS NOT NULL LIMIT 1",
+      )
+      .get()!;
     db.run("UPDATE properties SET description = 'um \x01 caractere de controle' WHERE id = ?", [bad1!.id]);
     db.run("UPDATE properties SET title = '   ' WHERE id = ?", [bad2!.id]);
     db.run("UPDATE photos SET alt = 'vista \x0b' WHERE property_id = ? AND position = 1", [rent.id]);
@@ -125,7 +145,9 @@ describe("listings VRSync cannot carry", () => {
     const samples = parseExposition(await (await t.request("/metrics")).text());
     expect(sampleValue(samples, "partner_api_portal_feed_skipped_listings_total", { client: "portal" })).toBe(3);
     expect(sampleValue(samples, "partner_api_portal_feed_skipped_listings_total", { client: "zap" })).toBe(2);
-    expect(sampleValue(samples, "partner_api_portal_feed_answers_total", { client: "zap", outcome: "full" })).toBeGreaterThanOrEqual(2);
+    expect(
+      sampleValue(samples, "partner_api_portal_feed_answers_total", { client: "zap", outcome: "full" }),
+    ).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -155,7 +177,15 @@ describe("gzip and HEAD", () => {
     const head = await fetchFeed(t, portal, {}, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
-    for (const name of ["content-type", "etag", "last-modified", "x-feed-skipped", "cache-control", "vary", "x-ratelimit-limit"]) {
+    for (const name of [
+      "content-type",
+      "etag",
+      "last-modified",
+      "x-feed-skipped",
+      "cache-control",
+      "vary",
+      "x-ratelimit-limit",
+    ]) {
       expect({ name, value: head.headers.get(name) }).toEqual({ name, value: get.headers.get(name) });
     }
   });

@@ -11,7 +11,12 @@ export function basic(who: Pick<TestClient, "apiKey" | "secret">): string {
 }
 
 /** GET (or HEAD) the feed with Basic auth and any other headers. */
-export function fetchFeed(t: TestApp, who: TestClient, headers: Record<string, string> = {}, init: { method?: string; peer?: string } = {}): Promise<Response> {
+export function fetchFeed(
+  t: TestApp,
+  who: TestClient,
+  headers: Record<string, string> = {},
+  init: { method?: string; peer?: string } = {},
+): Promise<Response> {
   return t.request(FEED, { headers: { authorization: basic(who), ...headers }, ...init });
 }
 
@@ -33,7 +38,8 @@ type ApiRecord = Record<string, unknown> & { id: string; code: string | null };
 
 /** Every published property as GET /v1/properties shows it to `token`'s client, all fields. */
 export async function apiProperties(t: TestApp, token: string): Promise<ApiRecord[]> {
-  const fields = "id,code,title,description,operationType,status,propertyType,highlight,exclusive,address,coordinates,features,amenities,pricing,financing,photos,updatedAt";
+  const fields =
+    "id,code,title,description,operationType,status,propertyType,highlight,exclusive,address,coordinates,features,amenities,pricing,financing,photos,updatedAt";
   const all: ApiRecord[] = [];
   for (let page = 1; ; page++) {
     const response = await t.get(`/v1/properties?fields=${fields}&limit=100&sort=-updatedAt&page=${page}`, token);

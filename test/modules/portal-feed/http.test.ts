@@ -18,15 +18,27 @@ afterAll(() => {
 });
 
 /** One raw HTTP/1.1 request: the status and the header lines exactly as written on the wire. */
-function raw(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Map<string, string> }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Map<string, string> }> {
   return new Promise((resolve, reject) => {
-    const lines = Object.entries({ host: "feeds.imobiliaria.com.br", ...headers, connection: "close" }).map(([k, v]) => `${k}: ${v}\r\n`);
-    const socket = connect(server.port!, "127.0.0.1", () => socket.write(`${method} ${path} HTTP/1.1\r\n${lines.join("")}\r\n`));
+    const lines = Object.entries({ host: "feeds.imobiliaria.com.br", ...headers, connection: "close" }).map(
+      ([k, v]) => `${k}: ${v}\r\n`,
+    );
+    const socket = connect(server.port!, "127.0.0.1", () =>
+      socket.write(`${method} ${path} HTTP/1.1\r\n${lines.join("")}\r\n`),
+    );
     let text = "";
     socket.on("data", (chunk) => (text += chunk.toString("latin1")));
     socket.on("end", () => {
       const head = text.slice(0, text.indexOf("\r\n\r\n")).split("\r\n");
-      const parsed = new Map(head.slice(1).map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+      const parsed = new Map(
+        head
+          .slice(1)
+          .map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+      );
       resolve({ status: Number(head[0]!.split(" ")[1]), headers: parsed });
     });
     socket.on("error", reject);
@@ -35,7 +47,9 @@ function raw(method: string, path: string, headers: Record<string, string>): Pro
 
 /** What must be the same on a HEAD and its GET (request ids, dates and rate-limit counts differ by nature). */
 const comparable = (headers: Map<string, string>) =>
-  Object.fromEntries([...headers].filter(([name]) => !["date", "x-request-id", "x-ratelimit-remaining", "ratelimit"].includes(name)));
+  Object.fromEntries(
+    [...headers].filter(([name]) => !["date", "x-request-id", "x-ratelimit-remaining", "ratelimit"].includes(name)),
+  );
 
 describe("HEAD answers the GET's headers, with no length the GET does not have", () => {
   for (const encoding of ["identity", "gzip"]) {
@@ -55,9 +69,19 @@ describe("HEAD answers the GET's headers, with no length the GET does not have",
 describe("only a few feed bodies stream at once per process", () => {
   /** A second app on the same runtime, with small limits; bodies left unread hold their turn. */
   function appWith(limits: { streaming: number; waiting: number; waitMs: number }) {
-    const app = createApp({ runtime: t.runtime, logger: silentLogger(), peerAddress: (r) => r.headers.get(PEER_HEADER), portalFeedBodies: limits });
+    const app = createApp({
+      runtime: t.runtime,
+      logger: silentLogger(),
+      peerAddress: (r) => r.headers.get(PEER_HEADER),
+      portalFeedBodies: limits,
+    });
     return (init: { signal?: AbortSignal; method?: string } = {}) =>
-      app.handle(new Request(`http://localhost${FEED}`, { headers: { authorization: basic(portal), [PEER_HEADER]: DEFAULT_PEER }, ...init }));
+      app.handle(
+        new Request(`http://localhost${FEED}`, {
+          headers: { authorization: basic(portal), [PEER_HEADER]: DEFAULT_PEER },
+          ...init,
+        }),
+      );
   }
 
   test("the next ones wait their turn; past the queue: 503 with Retry-After; a body that ends hands its turn on", async () => {

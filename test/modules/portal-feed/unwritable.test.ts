@@ -9,8 +9,8 @@ import { TenantRegistry } from "../../../src/db/tenants.ts";
 import { unwritableReason } from "../../../src/feeds/vrsync/writer.ts";
 import { ReadSnapshot } from "../../../src/modules/portal-feed/snapshot.ts";
 import { UnwritableListings } from "../../../src/modules/portal-feed/unwritable.ts";
-import { FakeClock, seededDatabase } from "../../helpers/app.ts";
 import { tempDir } from "../../agency/helpers.ts";
+import { FakeClock, seededDatabase } from "../../helpers/app.ts";
 
 const dir = tempDir();
 let path: string;
@@ -27,12 +27,20 @@ afterAll(() => {
 /** What the writer refuses, listing by listing, read straight from the file. */
 function bruteForce(): Set<string> {
   const db = new Database(path, { readonly: true });
-  const rows = db.query<{ id: string; json: string }, []>(`SELECT p.id AS id, ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.is_published = 1`).all();
+  const rows = db
+    .query<{ id: string; json: string }, []>(
+      `SELECT p.id AS id, ${projection(PROPERTY_FIELDS, "stored")} AS json FROM properties p WHERE p.is_published = 1`,
+    )
+    .all();
   db.close();
-  return new Set(rows.filter(({ id, json }) => {
-    const { listing } = listingOfProjection(json);
-    return unwritableReason({ ...listing, code: listing.code ?? id }) !== null;
-  }).map((row) => row.id));
+  return new Set(
+    rows
+      .filter(({ id, json }) => {
+        const { listing } = listingOfProjection(json);
+        return unwritableReason({ ...listing, code: listing.code ?? id }) !== null;
+      })
+      .map((row) => row.id),
+  );
 }
 
 async function answer(kept: UnwritableListings): Promise<Set<string>> {
@@ -52,7 +60,10 @@ function write(sql: string, ...params: string[]): void {
 
 const ids = (where: string, limit: number) => {
   const db = new Database(path, { readonly: true });
-  const found = db.query<{ id: string }, []>(`SELECT id FROM properties WHERE ${where} ORDER BY id LIMIT ${limit}`).all().map((r) => r.id);
+  const found = db
+    .query<{ id: string }, []>(`SELECT id FROM properties WHERE ${where} ORDER BY id LIMIT ${limit}`)
+    .all()
+    .map((r) => r.id);
   db.close();
   return found;
 };
@@ -104,4 +115,3 @@ describe("which listings cannot be written", () => {
     expect(await answer(kept)).toEqual(newer);
   });
 });
-

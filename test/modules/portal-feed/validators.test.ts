@@ -2,8 +2,8 @@
 // have changed and not otherwise; If-None-Match and If-Modified-Since answer 304.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acceptsGzip } from "../../../src/plugins/respond.ts";
 import { notModified, type Validators } from "../../../src/modules/portal-feed/validators.ts";
+import { acceptsGzip } from "../../../src/plugins/respond.ts";
 import { client, createTestApp, type TestApp } from "../../helpers/app.ts";
 import { fetchFeed } from "./helpers.ts";
 
@@ -25,7 +25,11 @@ afterAll(() => t.close());
 async function current(who = portal): Promise<{ etag: string; lastModified: string; body: string }> {
   const response = await fetchFeed(t, who);
   expect(response.status).toBe(200);
-  return { etag: response.headers.get("etag")!, lastModified: response.headers.get("last-modified")!, body: await response.text() };
+  return {
+    etag: response.headers.get("etag")!,
+    lastModified: response.headers.get("last-modified")!,
+    body: await response.text(),
+  };
 }
 
 /** Waits past the second of the last change: Last-Modified is left out within it. */
@@ -39,7 +43,9 @@ function write(sql: string, ...params: (string | number)[]): void {
 
 const aPublishedId = () => {
   const db = new Database(dbPath, { readonly: true });
-  const id = db.query<{ id: string }, []>("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").get()!.id;
+  const id = db
+    .query<{ id: string }, []>("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1")
+    .get()!.id;
   db.close();
   return id;
 };
@@ -169,7 +175,10 @@ describe("304 Not Modified", () => {
     const { etag, lastModified } = await current();
     expect(lastModified).not.toBeNull();
     write("UPDATE properties SET description = description || '.' WHERE id = ?", aPublishedId());
-    for (const headers of [{ "if-none-match": etag }, { "if-modified-since": lastModified }] as Record<string, string>[]) {
+    for (const headers of [{ "if-none-match": etag }, { "if-modified-since": lastModified }] as Record<
+      string,
+      string
+    >[]) {
       const response = await fetchFeed(t, portal, headers);
       expect(response.status).toBe(200);
       await response.text();

@@ -20,7 +20,7 @@ afterAll(() => {
 });
 
 const list = async (query: string) => read(await t.get(`/v1/properties?${query}`, token));
-const scalar = (sql: string, ...params: (string | number)[]) => (db.query(sql).values(...params)[0]![0] as number);
+const scalar = (sql: string, ...params: (string | number)[]) => db.query(sql).values(...params)[0]![0] as number;
 
 describe("fields selection", () => {
   test("returns only the requested fields, keys in first-requested order", async () => {
@@ -37,10 +37,28 @@ describe("fields selection", () => {
   test("a group returns its whole object; photos come as an array ordered by order with one main", async () => {
     const { body } = await list("fields=id,address,coordinates,features,pricing,financing,photos&limit=50");
     for (const row of body.data) {
-      expect(Object.keys(row.address)).toEqual(["street", "number", "complement", "neighborhood", "city", "state", "uf", "cep", "visibility"]);
+      expect(Object.keys(row.address)).toEqual([
+        "street",
+        "number",
+        "complement",
+        "neighborhood",
+        "city",
+        "state",
+        "uf",
+        "cep",
+        "visibility",
+      ]);
       expect(Object.keys(row.coordinates)).toEqual(["latitude", "longitude"]);
       expect(Object.keys(row.features)).toEqual([
-        "totalArea", "builtArea", "bedrooms", "bathrooms", "suites", "parkingSpaces", "floor", "totalFloors", "isFurnished",
+        "totalArea",
+        "builtArea",
+        "bedrooms",
+        "bathrooms",
+        "suites",
+        "parkingSpaces",
+        "floor",
+        "totalFloors",
+        "isFurnished",
       ]);
       expect(Object.keys(row.pricing)).toEqual(["salePrice", "rentalPrice", "condominiumFee", "iptu"]);
       expect(typeof row.financing.acceptsFinancing).toBe("boolean");
@@ -89,7 +107,9 @@ describe("pagination", () => {
   test("non-integer or out-of-range page and limit are errors, never clamped; all problems listed", async () => {
     const { status, body } = await list("fields=id&page=0&limit=101");
     expect(status).toBe(400);
-    expect(body.error).toBe("page: must be an integer greater than or equal to 1; limit: must be an integer between 1 and 100");
+    expect(body.error).toBe(
+      "page: must be an integer greater than or equal to 1; limit: must be an integer between 1 and 100",
+    );
     expect(body.details).toHaveLength(2);
     for (const query of ["page=abc", "page=1.5", "page=-1", "limit=0", "limit=1e2", "limit=", "limit=20.0"]) {
       expect((await list(`fields=id&${query}`)).status).toBe(400);
@@ -100,7 +120,10 @@ describe("pagination", () => {
     const { status, body } = await list("fields=id&page=9999&limit=100");
     const published = scalar("SELECT count(*) FROM properties WHERE is_published = 1");
     expect(status).toBe(200);
-    expect(body).toEqual({ data: [], meta: { page: 9999, limit: 100, total: published, totalPages: Math.ceil(published / 100) } });
+    expect(body).toEqual({
+      data: [],
+      meta: { page: 9999, limit: 100, total: published, totalPages: Math.ceil(published / 100) },
+    });
   });
 
   test("totalPages is 0 when nothing matches", async () => {
@@ -128,7 +151,11 @@ describe("filters and sorts", () => {
     ["highlight=PREMIUM&sort=-updatedAt", "highlight = ?", ["PREMIUM"]],
     ["propertyType=Apartamento&sort=updatedAt", "property_type = ?", ["Apartamento"]],
     ["createdAfter=2025-01-01T00:00:00Z", "created_at > ?", ["2025-01-01T00:00:00.000Z"]],
-    ["updatedBefore=2025-06-01T00:00:00-03:00&status=SOLD", "updated_at < ? AND status = ?", ["2025-06-01T03:00:00.000Z", "SOLD"]],
+    [
+      "updatedBefore=2025-06-01T00:00:00-03:00&status=SOLD",
+      "updated_at < ? AND status = ?",
+      ["2025-06-01T03:00:00.000Z", "SOLD"],
+    ],
   ];
   for (const [query, where, params] of cases) {
     test(`walking every page of "${query || "no filter"}" returns each matching row exactly once`, async () => {
@@ -159,15 +186,24 @@ describe("filters and sorts", () => {
   });
 
   test("code filter finds one published property", async () => {
-    const code = db.query("SELECT code FROM properties WHERE is_published = 1 AND code IS NOT NULL LIMIT 1").values()[0]![0] as string;
+    const code = db
+      .query("SELECT code FROM properties WHERE is_published = 1 AND code IS NOT NULL LIMIT 1")
+      .values()[0]![0] as string;
     const { body } = await list(`fields=code&code=${encodeURIComponent(code)}`);
     expect(body.data).toEqual([{ code }]);
   });
 
   test("bad filter values are VALIDATION_ERRORs naming each parameter", async () => {
-    const { status, body } = await list("fields=id&status=OPEN&createdAfter=yesterday&sort=cheapest&operationType=sale");
+    const { status, body } = await list(
+      "fields=id&status=OPEN&createdAfter=yesterday&sort=cheapest&operationType=sale",
+    );
     expect(status).toBe(400);
-    expect(body.details.map((d: { field: string }) => d.field)).toEqual(["status", "operationType", "createdAfter", "sort"]);
+    expect(body.details.map((d: { field: string }) => d.field)).toEqual([
+      "status",
+      "operationType",
+      "createdAfter",
+      "sort",
+    ]);
     expect(body.error).toContain(`status: must be one of: ${PROPERTY_STATUSES.join(", ")}`);
     expect(body.error).toContain("createdAfter: must be an ISO 8601 date-time");
   });
@@ -185,7 +221,10 @@ describe("filters and sorts", () => {
 
 describe("only published properties ever leave the server", () => {
   test("no list, filter or record returns an unpublished property", async () => {
-    const hidden = db.query("SELECT id, code FROM properties WHERE is_published = 0").all() as { id: string; code: string | null }[];
+    const hidden = db.query("SELECT id, code FROM properties WHERE is_published = 0").all() as {
+      id: string;
+      code: string | null;
+    }[];
     expect(hidden.length).toBeGreaterThan(0);
     const { body } = await list("fields=id&limit=100&page=1");
     const all: string[] = [];
@@ -211,7 +250,9 @@ describe("GET /v1/properties/{id}", () => {
   });
 
   test("unknown id → 404 NOT_FOUND; missing fields → 400; unknown fields → INVALID_FIELDS", async () => {
-    expect(await read(await t.get("/v1/properties/00000000-0000-4000-8000-000000000000?fields=id", token))).toMatchObject({
+    expect(
+      await read(await t.get("/v1/properties/00000000-0000-4000-8000-000000000000?fields=id", token)),
+    ).toMatchObject({
       status: 404,
       body: { code: "NOT_FOUND" },
     });
@@ -233,14 +274,22 @@ describe("the page cache stays exact", () => {
     const created = await t.request("/v1/leads", {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Ana Souza", email: "ana@example.com", phone: "11987654321", message: "Tenho interesse" }),
+      body: JSON.stringify({
+        name: "Ana Souza",
+        email: "ana@example.com",
+        phone: "11987654321",
+        message: "Tenho interesse",
+      }),
     });
     expect(created.status).toBe(201);
     expect((await list(query)).body).toEqual(before.body);
 
     // Another connection (an import, say) retitles the first listing of the page.
     const writer = new Database(t.runtime.config.databases.get("main")!);
-    writer.run("UPDATE properties SET title = 'Cobertura renovada', updated_at = '2099-01-01T00:00:00.000Z' WHERE id = ?", [before.body.data[2].id]);
+    writer.run(
+      "UPDATE properties SET title = 'Cobertura renovada', updated_at = '2099-01-01T00:00:00.000Z' WHERE id = ?",
+      [before.body.data[2].id],
+    );
     writer.close();
     const after = await list(query);
     expect(after.body.data[0]).toEqual({ id: before.body.data[2].id, title: "Cobertura renovada" });

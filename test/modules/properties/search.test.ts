@@ -74,7 +74,12 @@ const norm = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCas
 const price = (r: Row) => (r.operation_type === "SALE" ? r.sale_price : r.rental_price);
 const area = (r: Row) => r.built_area ?? r.total_area;
 const amenitiesOf = (r: Row) => JSON.parse(r.amenities) as string[];
-const wordsIn = (s: string | null) => (s === null ? [] : norm(s).split(/[^\p{L}\p{N}]+/u).filter((w) => w !== ""));
+const wordsIn = (s: string | null) =>
+  s === null
+    ? []
+    : norm(s)
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w !== "");
 const searchable = (r: Row) =>
   [r.title, r.description, r.property_type, r.neighborhood, r.city, r.code, ...amenitiesOf(r)].flatMap(wordsIn);
 /** Every word a token of the listing's searchable text, the last one a prefix of one. */
@@ -87,16 +92,20 @@ function matchesQ(r: Row, q: string): boolean {
 function shown(r: Row, full: boolean): [number, number] | null {
   if (r.latitude === null || r.longitude === null) return null;
   if (full || r.display_address === "ALL") return [r.latitude, r.longitude];
-  if (r.display_address === "STREET") return [Math.round(r.latitude * 1000) / 1000, Math.round(r.longitude * 1000) / 1000];
+  if (r.display_address === "STREET")
+    return [Math.round(r.latitude * 1000) / 1000, Math.round(r.longitude * 1000) / 1000];
   return null;
 }
 const rad = (d: number) => (d * Math.PI) / 180;
 function metresBetween(a: [number, number], b: [number, number]): number {
-  const h = Math.sin(rad(b[0] - a[0]) / 2) ** 2 + Math.cos(rad(a[0])) * Math.cos(rad(b[0])) * Math.sin(rad(b[1] - a[1]) / 2) ** 2;
+  const h =
+    Math.sin(rad(b[0] - a[0]) / 2) ** 2 +
+    Math.cos(rad(a[0])) * Math.cos(rad(b[0])) * Math.sin(rad(b[1] - a[1]) / 2) ** 2;
   return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 /** The default order: newest first, ties by id. */
-const byCreatedDesc = (a: Row, b: Row) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
+const byCreatedDesc = (a: Row, b: Row) =>
+  a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1;
 /** By a value, listings without it last either way, ties by id in the same direction. */
 function byValue(value: (r: Row) => number | null, descending: boolean) {
   return (a: Row, b: Row) => {
@@ -110,11 +119,17 @@ function byValue(value: (r: Row) => number | null, descending: boolean) {
 const ids = (list: Row[]) => list.map((r) => r.id);
 
 /** Every page of a query, walked: the ids in order, and the total each page claimed. */
-async function walk(query: string, who: keyof typeof tokens = "site", limit = 100): Promise<{ ids: string[]; total: number }> {
+async function walk(
+  query: string,
+  who: keyof typeof tokens = "site",
+  limit = 100,
+): Promise<{ ids: string[]; total: number }> {
   const seen: string[] = [];
   let total = -1;
   for (let page = 1; ; page++) {
-    const { status, body } = await read(await t.get(`/v1/properties?fields=id&limit=${limit}&page=${page}&${query}`, tokens[who]));
+    const { status, body } = await read(
+      await t.get(`/v1/properties?fields=id&limit=${limit}&page=${page}&${query}`, tokens[who]),
+    );
     expect(status).toBe(200);
     if (total === -1) total = body.meta.total;
     expect(body.meta.total).toBe(total);
@@ -145,8 +160,14 @@ describe("place filters: comma-separated, any of them, accents and case ignored"
     const sp = rows.filter((r) => r.city === "São Paulo").map((r) => r.neighborhood!);
     const two = [...new Set(sp)].slice(0, 2);
     const wanted = two.map(norm);
-    await expectList(`neighborhood=${encodeURIComponent(two.map((n) => n.toUpperCase()).join(","))}`, rows.filter((r) => wanted.includes(norm(r.neighborhood ?? ""))));
-    await expectList("uf=rj,sp", rows.filter((r) => ["RJ", "SP"].includes(r.uf ?? "")));
+    await expectList(
+      `neighborhood=${encodeURIComponent(two.map((n) => n.toUpperCase()).join(","))}`,
+      rows.filter((r) => wanted.includes(norm(r.neighborhood ?? ""))),
+    );
+    await expectList(
+      "uf=rj,sp",
+      rows.filter((r) => ["RJ", "SP"].includes(r.uf ?? "")),
+    );
   });
 
   test("a value that matches nothing is an empty list, not an error", async () => {
@@ -156,27 +177,57 @@ describe("place filters: comma-separated, any of them, accents and case ignored"
 
 describe("numeric bounds, inclusive", () => {
   test("minPrice and maxPrice on the deal's own price; a listing without it never matches", async () => {
-    const prices = rows.map(price).filter((p): p is number => p !== null).sort((a, b) => a - b);
+    const prices = rows
+      .map(price)
+      .filter((p): p is number => p !== null)
+      .sort((a, b) => a - b);
     const low = prices[Math.floor(prices.length * 0.3)]!;
     const high = prices[Math.floor(prices.length * 0.8)]!;
-    await expectList(`minPrice=${low}&maxPrice=${high}`, rows.filter((r) => price(r) !== null && price(r)! >= low && price(r)! <= high));
-    await expectList(`maxPrice=${low}`, rows.filter((r) => price(r) !== null && price(r)! <= low));
+    await expectList(
+      `minPrice=${low}&maxPrice=${high}`,
+      rows.filter((r) => price(r) !== null && price(r)! >= low && price(r)! <= high),
+    );
+    await expectList(
+      `maxPrice=${low}`,
+      rows.filter((r) => price(r) !== null && price(r)! <= low),
+    );
   });
 
   test("rooms", async () => {
-    await expectList("minBedrooms=2&maxBedrooms=3", rows.filter((r) => r.bedrooms !== null && r.bedrooms >= 2 && r.bedrooms <= 3));
-    await expectList("minBathrooms=3", rows.filter((r) => r.bathrooms !== null && r.bathrooms >= 3));
-    await expectList("minSuites=2", rows.filter((r) => r.suites !== null && r.suites >= 2));
-    await expectList("minParkingSpaces=3", rows.filter((r) => r.parking_spaces !== null && r.parking_spaces >= 3));
-    await expectList("minBedrooms=0", rows.filter((r) => r.bedrooms !== null));
+    await expectList(
+      "minBedrooms=2&maxBedrooms=3",
+      rows.filter((r) => r.bedrooms !== null && r.bedrooms >= 2 && r.bedrooms <= 3),
+    );
+    await expectList(
+      "minBathrooms=3",
+      rows.filter((r) => r.bathrooms !== null && r.bathrooms >= 3),
+    );
+    await expectList(
+      "minSuites=2",
+      rows.filter((r) => r.suites !== null && r.suites >= 2),
+    );
+    await expectList(
+      "minParkingSpaces=3",
+      rows.filter((r) => r.parking_spaces !== null && r.parking_spaces >= 3),
+    );
+    await expectList(
+      "minBedrooms=0",
+      rows.filter((r) => r.bedrooms !== null),
+    );
   });
 
   test("area on builtArea, else totalArea", async () => {
-    await expectList("minArea=80&maxArea=150.5", rows.filter((r) => area(r) !== null && area(r)! >= 80 && area(r)! <= 150.5));
+    await expectList(
+      "minArea=80&maxArea=150.5",
+      rows.filter((r) => area(r) !== null && area(r)! >= 80 && area(r)! <= 150.5),
+    );
     // Land has only a total area: it is found by it.
     const land = rows.filter((r) => r.built_area === null && r.total_area !== null);
     expect(land.length).toBeGreaterThan(0);
-    await expectList("minArea=5000", rows.filter((r) => area(r) !== null && area(r)! >= 5000));
+    await expectList(
+      "minArea=5000",
+      rows.filter((r) => area(r) !== null && area(r)! >= 5000),
+    );
   });
 });
 
@@ -189,8 +240,14 @@ describe("amenities and flags", () => {
   });
 
   test("isFurnished, acceptsFinancing, exclusive", async () => {
-    await expectList("isFurnished=true", rows.filter((r) => r.is_furnished === 1));
-    await expectList("acceptsFinancing=false&exclusive=true", rows.filter((r) => r.accepts_financing === 0 && r.exclusive === 1));
+    await expectList(
+      "isFurnished=true",
+      rows.filter((r) => r.is_furnished === 1),
+    );
+    await expectList(
+      "acceptsFinancing=false&exclusive=true",
+      rows.filter((r) => r.accepts_financing === 0 && r.exclusive === 1),
+    );
   });
 });
 
@@ -205,7 +262,10 @@ describe("q: every word, the last as a prefix, accents and case ignored", () => 
 
   test("a code, as the agency writes it", async () => {
     const withCode = rows.find((r) => r.code !== null)!;
-    await expectList(`q=${encodeURIComponent(withCode.code!)}`, rows.filter((r) => matchesQ(r, withCode.code!)));
+    await expectList(
+      `q=${encodeURIComponent(withCode.code!)}`,
+      rows.filter((r) => matchesQ(r, withCode.code!)),
+    );
     expect((await walk(`q=${encodeURIComponent(withCode.code!)}`)).ids).toContain(withCode.id);
   });
 
@@ -227,7 +287,12 @@ describe("map filters use the coordinates the caller is shown", () => {
     const sp = located().filter((r) => r.city === "São Paulo");
     const lats = sp.map((r) => r.latitude!).sort((a, b) => a - b);
     const lngs = sp.map((r) => r.longitude!).sort((a, b) => a - b);
-    const box = [lats[Math.floor(lats.length / 4)]!, lngs[Math.floor(lngs.length / 4)]!, lats[Math.floor((lats.length * 3) / 4)]!, lngs[Math.floor((lngs.length * 3) / 4)]!];
+    const box = [
+      lats[Math.floor(lats.length / 4)]!,
+      lngs[Math.floor(lngs.length / 4)]!,
+      lats[Math.floor((lats.length * 3) / 4)]!,
+      lngs[Math.floor((lngs.length * 3) / 4)]!,
+    ];
     const inside = (full: boolean) => (r: Row) => {
       const c = shown(r, full);
       return c !== null && c[0] >= box[0]! && c[0] <= box[2]! && c[1] >= box[1]! && c[1] <= box[3]!;
@@ -244,17 +309,23 @@ describe("map filters use the coordinates the caller is shown", () => {
     const centre = located().find((r) => r.city === "Rio de Janeiro")!;
     const at: [number, number] = [centre.latitude!, centre.longitude!];
     for (const radius of [3000, 12000]) {
-      const within = (full: boolean) => rows.filter((r) => shown(r, full) !== null && metresBetween(at, shown(r, full)!) <= radius);
+      const within = (full: boolean) =>
+        rows.filter((r) => shown(r, full) !== null && metresBetween(at, shown(r, full)!) <= radius);
       expect(within(false).length).toBeGreaterThan(radius > 5000 ? 10 : 0);
       await expectList(`near=${at.join(",")}&radius=${radius}`, within(false));
       await expectList(`near=${at.join(",")}&radius=${radius}`, within(true), "crm");
     }
     // Default radius: 1,000 m.
-    await expectList(`near=${at.join(",")}`, rows.filter((r) => shown(r, false) !== null && metresBetween(at, shown(r, false)!) <= 1000));
+    await expectList(
+      `near=${at.join(",")}`,
+      rows.filter((r) => shown(r, false) !== null && metresBetween(at, shown(r, false)!) <= 1000),
+    );
   });
 
   test("a NEIGHBORHOOD listing is never located by narrowing a radius or a box", async () => {
-    const hidden = located().filter((r) => r.display_address === "NEIGHBORHOOD").slice(0, 5);
+    const hidden = located()
+      .filter((r) => r.display_address === "NEIGHBORHOOD")
+      .slice(0, 5);
     expect(hidden.length).toBe(5);
     for (const r of hidden) {
       const near = `near=${r.latitude},${r.longitude}&radius=1`;
@@ -284,7 +355,9 @@ describe("map filters use the coordinates the caller is shown", () => {
     const query = `near=${r.latitude},${r.longitude}&radius=1`;
     const partner = await read(await t.get(`/v1/facets/properties?facets=city&${query}`, tokens.site));
     const full = await read(await t.get(`/v1/facets/properties?facets=city&${query}`, tokens.crm));
-    const expected = (all: boolean) => rows.filter((x) => shown(x, all) !== null && metresBetween([r.latitude!, r.longitude!], shown(x, all)!) <= 1).length;
+    const expected = (all: boolean) =>
+      rows.filter((x) => shown(x, all) !== null && metresBetween([r.latitude!, r.longitude!], shown(x, all)!) <= 1)
+        .length;
     expect(partner.body.data.total).toBe(expected(false));
     expect(full.body.data.total).toBe(expected(true));
     expect(full.body.data.total).toBeGreaterThan(partner.body.data.total);
@@ -292,7 +365,10 @@ describe("map filters use the coordinates the caller is shown", () => {
 });
 
 describe("sorts by price and area: missing values last, pages never overlap or skip", () => {
-  for (const [sort, value] of [["price", price], ["area", area]] as const) {
+  for (const [sort, value] of [
+    ["price", price],
+    ["area", area],
+  ] as const) {
     for (const descending of [false, true]) {
       test(`${descending ? "-" : ""}${sort}, walked 37 rows a page`, async () => {
         const expected = [...rows].sort(byValue(value, descending));
@@ -309,7 +385,14 @@ describe("sorts by price and area: missing values last, pages never overlap or s
     const has = (r: Row, a: string) => amenitiesOf(r).some((x) => norm(x) === a);
     const expected = rows
       .filter((r) => neighborhoods.includes(r.neighborhood!) && r.city === "São Paulo")
-      .filter((r) => r.bedrooms !== null && r.bedrooms >= 2 && price(r) !== null && price(r)! <= 3_000_000 && r.operation_type === "SALE")
+      .filter(
+        (r) =>
+          r.bedrooms !== null &&
+          r.bedrooms >= 2 &&
+          price(r) !== null &&
+          price(r)! <= 3_000_000 &&
+          r.operation_type === "SALE",
+      )
       .sort(byValue(price, false));
     const query = `city=Sao%20Paulo&neighborhood=${encodeURIComponent(neighborhoods.join(","))}&minBedrooms=2&maxPrice=3000000&operationType=SALE&sort=price`;
     const { ids: got, total } = await walk(query, "site", 7);
@@ -324,21 +407,29 @@ describe("combinations: every filter must hold", () => {
     const expected = rows.filter(
       (r) =>
         ["sp", "rj", "mg"].includes(norm(r.uf ?? "")) &&
-        r.bedrooms !== null && r.bedrooms >= 2 &&
+        r.bedrooms !== null &&
+        r.bedrooms >= 2 &&
         r.operation_type === "RENT" &&
-        price(r) !== null && price(r)! <= 15000 &&
+        price(r) !== null &&
+        price(r)! <= 15000 &&
         has(r, "academia") &&
         matchesQ(r, "apartamento"),
     );
     expect(expected.length).toBeGreaterThan(0);
-    await expectList("uf=SP,rj,Mg&minBedrooms=2&operationType=RENT&maxPrice=15000&amenities=academia&q=apartamento", expected);
+    await expectList(
+      "uf=SP,rj,Mg&minBedrooms=2&operationType=RENT&maxPrice=15000&amenities=academia&q=apartamento",
+      expected,
+    );
   });
 });
 
 describe("validation: every problem named in one 400", () => {
   test("bad numbers, a bad box, min above max, radius without near", async () => {
     const { status, body } = await read(
-      await t.get("/v1/properties?fields=id&minPrice=-1&maxBedrooms=2.5&bbox=1,2,3&minArea=90&maxArea=80&radius=500&isFurnished=yes&sort=cheapest", tokens.site),
+      await t.get(
+        "/v1/properties?fields=id&minPrice=-1&maxBedrooms=2.5&bbox=1,2,3&minArea=90&maxArea=80&radius=500&isFurnished=yes&sort=cheapest",
+        tokens.site,
+      ),
     );
     expect(status).toBe(400);
     expect(body.code).toBe("VALIDATION_ERROR");
@@ -358,7 +449,10 @@ describe("validation: every problem named in one 400", () => {
   test("a box upside down, a radius out of range, a q without words, an over-long list", async () => {
     const many = Array.from({ length: 51 }, (_, i) => `c${i}`).join(",");
     const { status, body } = await read(
-      await t.get(`/v1/properties?fields=id&bbox=-20,-40,-30,-39&near=-23.5,-46.6&radius=50001&q=${encodeURIComponent("!!")}&city=${many}`, tokens.site),
+      await t.get(
+        `/v1/properties?fields=id&bbox=-20,-40,-30,-39&near=-23.5,-46.6&radius=50001&q=${encodeURIComponent("!!")}&city=${many}`,
+        tokens.site,
+      ),
     );
     expect(status).toBe(400);
     for (const field of ["bbox:", "radius:", "q:", "city:"]) expect(body.error).toContain(field);
@@ -384,9 +478,14 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
       }
     }
     // Spellings as the whole published set has them.
-    for (const r of rows) for (const value of valuesOf(r)) byKey.get(norm(value))?.spellings.set(value, (byKey.get(norm(value))!.spellings.get(value) ?? 0) + 1);
+    for (const r of rows)
+      for (const value of valuesOf(r))
+        byKey.get(norm(value))?.spellings.set(value, (byKey.get(norm(value))!.spellings.get(value) ?? 0) + 1);
     return [...byKey.values()]
-      .map(({ spellings, count }) => ({ value: [...spellings].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0], count }))
+      .map(({ spellings, count }) => ({
+        value: [...spellings].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0],
+        count,
+      }))
       .sort((a, b) => b.count - a.count || portuguese.compare(a.value, b.value))
       .slice(0, 50);
   }
@@ -400,7 +499,8 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
     bedrooms: bucket,
     amenities: amenitiesOf,
   };
-  const facets = async (query: string, who: keyof typeof tokens = "site") => read(await t.get(`/v1/facets/properties?${query}`, tokens[who]));
+  const facets = async (query: string, who: keyof typeof tokens = "site") =>
+    read(await t.get(`/v1/facets/properties?${query}`, tokens[who]));
 
   test("no filter: every facet, from the counters, as the rows have it", async () => {
     const { status, body } = await facets(`facets=${Object.keys(facetValues).join(",")}`);
@@ -412,14 +512,23 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
       const want = expectedFacet(rows, valuesOf);
       // Equal counts may come in either order of equal text: compare as sets of pairs, and the order of counts.
       expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
-      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(new Set(want.map((w) => `${w.value}=${w.count}`)));
+      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(
+        new Set(want.map((w) => `${w.value}=${w.count}`)),
+      );
     }
   });
 
   test("under filters: the matching listings only, and their total", async () => {
     const query = "uf=sp,RJ&operationType=SALE&minBedrooms=1&maxPrice=2000000&q=apartamento";
     const matching = rows.filter(
-      (r) => ["SP", "RJ"].includes(r.uf ?? "") && r.operation_type === "SALE" && r.bedrooms !== null && r.bedrooms >= 1 && price(r) !== null && price(r)! <= 2_000_000 && matchesQ(r, "apartamento"),
+      (r) =>
+        ["SP", "RJ"].includes(r.uf ?? "") &&
+        r.operation_type === "SALE" &&
+        r.bedrooms !== null &&
+        r.bedrooms >= 1 &&
+        price(r) !== null &&
+        price(r)! <= 2_000_000 &&
+        matchesQ(r, "apartamento"),
     );
     expect(matching.length).toBeGreaterThan(5);
     const { body } = await facets(`facets=neighborhood,bedrooms,amenities&${query}`);
@@ -428,22 +537,30 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
       const want = expectedFacet(matching, facetValues[name]!);
       const got = body.data.facets[name] as { value: string; count: number }[];
       expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
-      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(new Set(want.map((w) => `${w.value}=${w.count}`)));
+      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(
+        new Set(want.map((w) => `${w.value}=${w.count}`)),
+      );
     }
   });
 
   test("at most 50 values a facet; bedrooms in 0, 1, 2, 3, 4+", async () => {
     const { body } = await facets("facets=neighborhood,bedrooms");
-    expect(body.data.facets.neighborhood.length).toBe(Math.min(50, new Set(rows.map((r) => norm(r.neighborhood ?? ""))).size));
+    expect(body.data.facets.neighborhood.length).toBe(
+      Math.min(50, new Set(rows.map((r) => norm(r.neighborhood ?? ""))).size),
+    );
     for (const entry of body.data.facets.bedrooms) expect(["0", "1", "2", "3", "4+"]).toContain(entry.value);
   });
 
   test("errors: facets required and known, filters validated alike, in one 400", async () => {
     const missing = await facets("minPrice=abc&bbox=1");
     expect(missing.status).toBe(400);
-    expect(missing.body.error).toBe("facets: is required; minPrice: must be a number ≥ 0; bbox: must be south,west,north,east");
+    expect(missing.body.error).toBe(
+      "facets: is required; minPrice: must be a number ≥ 0; bbox: must be south,west,north,east",
+    );
     const unknown = await facets("facets=city,street");
-    expect(unknown.body.error).toBe("facets: must be among: city, neighborhood, uf, propertyType, operationType, bedrooms, amenities");
+    expect(unknown.body.error).toBe(
+      "facets: must be among: city, neighborhood, uf, propertyType, operationType, bedrooms, amenities",
+    );
   });
 
   test("scope properties:read; a token is required", async () => {
@@ -487,7 +604,9 @@ describe("/v1/values/properties/{city,neighborhood,uf,amenities}", () => {
 
   test("neighborhood takes city, in any spelling", async () => {
     const body = await values(`neighborhood?city=${encodeURIComponent("SAO PAULO,curitiba")}`);
-    const want = distinct(rows.filter((r) => ["sao paulo", "curitiba"].includes(norm(r.city ?? ""))).map((r) => r.neighborhood!));
+    const want = distinct(
+      rows.filter((r) => ["sao paulo", "curitiba"].includes(norm(r.city ?? ""))).map((r) => r.neighborhood!),
+    );
     expect(body.data.values.map(norm)).toEqual(want);
     expect(want.length).toBeGreaterThan(5);
   });
@@ -529,7 +648,10 @@ describe("the search tables follow every write (triggers)", () => {
     const target = rows.find((r) => r.display_address === "ALL" && r.latitude !== null)!;
     const db = new Database(path);
     try {
-      db.run("UPDATE properties SET title = 'Casa Xilofone', city = 'Ilhéus', latitude = -14.79, longitude = -39.04 WHERE id = ?", [target.id]);
+      db.run(
+        "UPDATE properties SET title = 'Casa Xilofone', city = 'Ilhéus', latitude = -14.79, longitude = -39.04 WHERE id = ?",
+        [target.id],
+      );
     } finally {
       db.close();
     }

@@ -8,13 +8,28 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { CATALOGS } from "../../../src/catalog/index.ts";
 import { compactChangesStep } from "../../../src/db/compaction.ts";
-import { createServerWebhooks, entityAccess, recordReader } from "../../../src/modules/webhooks/service.ts";
-import { dispatchStep } from "../../../src/modules/webhooks/dispatch.ts";
-import { deliveryStore, type ClaimedDelivery } from "../../../src/modules/webhooks/store.ts";
 import { silentLogger } from "../../../src/logging.ts";
+import { dispatchStep } from "../../../src/modules/webhooks/dispatch.ts";
 import { RETRY_DELAYS_MS } from "../../../src/modules/webhooks/schedule.ts";
-import { DISABLE_AFTER_FAILING_MS, LEASE_MS, newDeliveryId, PER_SUBSCRIPTION } from "../../../src/modules/webhooks/worker.ts";
-import { createLead, LEAD, startReceiver, testCertificates, webhookApp, type Certificates, type KeyPair, type Receiver, type WebhookApp } from "./helpers.ts";
+import { createServerWebhooks, entityAccess, recordReader } from "../../../src/modules/webhooks/service.ts";
+import { type ClaimedDelivery, deliveryStore } from "../../../src/modules/webhooks/store.ts";
+import {
+  DISABLE_AFTER_FAILING_MS,
+  LEASE_MS,
+  newDeliveryId,
+  PER_SUBSCRIPTION,
+} from "../../../src/modules/webhooks/worker.ts";
+import {
+  type Certificates,
+  createLead,
+  type KeyPair,
+  LEAD,
+  type Receiver,
+  startReceiver,
+  testCertificates,
+  type WebhookApp,
+  webhookApp,
+} from "./helpers.ts";
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -24,7 +39,10 @@ afterEach(() => {
 async function setup(options: Parameters<typeof webhookApp>[0] = {}, answer?: Parameters<typeof startReceiver>[0]) {
   const app = await webhookApp(options);
   const receiver = startReceiver(answer);
-  cleanup.push(() => app.close(), () => receiver.stop());
+  cleanup.push(
+    () => app.close(),
+    () => receiver.stop(),
+  );
   return { app, receiver };
 }
 
@@ -47,7 +65,9 @@ async function propertySetup() {
   const { app, receiver } = await setup();
   const sub = await subscribe(app, receiver, ["property.upserted", "property.removed"]);
   const db = outside(app);
-  const { id } = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").get() as { id: string };
+  const { id } = db.query("SELECT id FROM properties WHERE is_published = 1 ORDER BY id LIMIT 1").get() as {
+    id: string;
+  };
   return { app, receiver, sub, db, id };
 }
 
@@ -63,13 +83,17 @@ describe("events come from every write path, with the record as GET returns it",
     const sub = await subscribe(app, receiver, ["lead.created", "lead.updated"]);
     const lead = await createLead(app);
     await app.deliver();
-    outside(app).run("UPDATE leads SET status = 'IN_SERVICE', updated_at = '2030-01-01T00:00:00.000Z' WHERE id = ?", [lead.id]);
+    outside(app).run("UPDATE leads SET status = 'IN_SERVICE', updated_at = '2030-01-01T00:00:00.000Z' WHERE id = ?", [
+      lead.id,
+    ]);
     await app.deliver();
     const payloads = receiver.verifyAll(sub.secret) as any[];
     expect(payloads.map((p) => p.type)).toEqual(["lead.created", "lead.updated"]);
     expect(payloads[0].data.sequence).toBeLessThan(payloads[1].data.sequence);
     expect(payloads.map((p) => p.data.id)).toEqual([lead.id, lead.id]);
-    const current = await app.request(`/v1/leads/${lead.id}?fields=${allFields("leads")}`, { headers: { authorization: `Bearer ${app.partner}` } });
+    const current = await app.request(`/v1/leads/${lead.id}?fields=${allFields("leads")}`, {
+      headers: { authorization: `Bearer ${app.partner}` },
+    });
     const text = await current.text();
     // The second delivery's record, spliced into the body, is exactly the route's `data`.
     expect(receiver.received[1]!.body).toContain(`"record":${text.slice('{"data":'.length, -1)}}`);
@@ -103,7 +127,9 @@ describe("events come from every write path, with the record as GET returns it",
     db.run("UPDATE properties SET title = 'Antes' WHERE id = ?", [id]);
     db.run("UPDATE properties SET is_published = 0 WHERE id = ?", [id]);
     await app.deliver();
-    expect((receiver.verifyAll(sub.secret) as any[]).map((p) => [p.type, p.data.record])).toEqual([["property.removed", null]]);
+    expect((receiver.verifyAll(sub.secret) as any[]).map((p) => [p.type, p.data.record])).toEqual([
+      ["property.removed", null],
+    ]);
   });
 
   test("a subscription gets only its events, and only those after its creation; other clients' subscriptions get theirs", async () => {
@@ -113,11 +139,17 @@ describe("events come from every write path, with the record as GET returns it",
     const other = startReceiver();
     cleanup.push(() => other.stop());
     const otherSub = await subscribe(app, other, ["lead.created"], app.other);
-    outside(app).run("UPDATE properties SET title = title || '!' WHERE is_published = 1 AND rowid = (SELECT min(rowid) FROM properties WHERE is_published = 1)");
+    outside(app).run(
+      "UPDATE properties SET title = title || '!' WHERE is_published = 1 AND rowid = (SELECT min(rowid) FROM properties WHERE is_published = 1)",
+    );
     const lead = await createLead(app, app.other);
     await app.deliver();
-    expect((receiver.verifyAll(leadsOnly.secret) as any[]).map((p) => [p.type, p.data.id])).toEqual([["lead.created", lead.id]]);
-    expect((other.verifyAll(otherSub.secret) as any[]).map((p) => [p.type, p.data.id])).toEqual([["lead.created", lead.id]]);
+    expect((receiver.verifyAll(leadsOnly.secret) as any[]).map((p) => [p.type, p.data.id])).toEqual([
+      ["lead.created", lead.id],
+    ]);
+    expect((other.verifyAll(otherSub.secret) as any[]).map((p) => [p.type, p.data.id])).toEqual([
+      ["lead.created", lead.id],
+    ]);
   });
 
   test("a deleted lead, or a disabled or removed client, gets nothing", async () => {
@@ -137,7 +169,9 @@ describe("events come from every write path, with the record as GET returns it",
 describe("retries (docs/reference/behaviour-extensions.md §13)", () => {
   test("a failure is retried on the schedule with the same webhook-id until it succeeds", async () => {
     let failures = 3;
-    const { app, receiver } = await setup({}, () => (failures-- > 0 ? new Response("busy", { status: 503 }) : new Response("ok")));
+    const { app, receiver } = await setup({}, () =>
+      failures-- > 0 ? new Response("busy", { status: 503 }) : new Response("ok"),
+    );
     const sub = await subscribe(app, receiver, ["lead.created"]);
     await createLead(app);
     const log = async () => (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data[0];
@@ -153,7 +187,13 @@ describe("retries (docs/reference/behaviour-extensions.md §13)", () => {
       await app.deliver();
       expect(receiver.received.length).toBe(i + 2);
     }
-    expect(await log()).toMatchObject({ state: "succeeded", attempts: 4, lastStatus: 200, lastError: null, nextAttemptAt: null });
+    expect(await log()).toMatchObject({
+      state: "succeeded",
+      attempts: 4,
+      lastStatus: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
     expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(1);
     expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1);
     receiver.verifyAll(sub.secret);
@@ -182,18 +222,30 @@ describe("retries (docs/reference/behaviour-extensions.md §13)", () => {
     const redirect = await app.call("PATCH", `/v1/webhooks/${sub.id}`, { url: `${receiver.url}/redirect` });
     expect(redirect.status).toBe(200);
     const tested = await app.call("POST", `/v1/webhooks/${sub.id}/test`);
-    expect(tested.body.data).toMatchObject({ state: "failed", lastStatus: 307, lastError: `HTTP 307: redirects are not followed (Location: ${target.url})` });
+    expect(tested.body.data).toMatchObject({
+      state: "failed",
+      lastStatus: 307,
+      lastError: `HTTP 307: redirects are not followed (Location: ${target.url})`,
+    });
     expect(target.received).toEqual([]);
     await app.call("PATCH", `/v1/webhooks/${sub.id}`, { url: `${receiver.url}/big` });
     const big = await app.call("POST", `/v1/webhooks/${sub.id}/test`);
     expect(big.body.data.lastStatus).toBe(500);
     expect(big.body.data.lastError.length).toBeLessThan(300);
 
-    const reset = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => socket.terminate(), open() {} } });
+    const reset = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: { data: (socket) => socket.terminate(), open() {} },
+    });
     cleanup.push(() => reset.stop(true));
     await app.call("PATCH", `/v1/webhooks/${sub.id}`, { url: `http://127.0.0.1:${reset.port}/hooks` });
     const resetTest = await app.call("POST", `/v1/webhooks/${sub.id}/test`);
-    expect(resetTest.body.data).toMatchObject({ state: "failed", lastStatus: null, lastError: expect.stringMatching(/^connection failed: /) });
+    expect(resetTest.body.data).toMatchObject({
+      state: "failed",
+      lastStatus: null,
+      lastError: expect.stringMatching(/^connection failed: /),
+    });
   });
 
   test("410 Gone disables the subscription at once, with its reason; what it had pending fails", async () => {
@@ -204,7 +256,10 @@ describe("retries (docs/reference/behaviour-extensions.md §13)", () => {
     // One attempt (the worker claims both; each gets a 410): the subscription is disabled, nothing is left pending.
     await app.deliver();
     const read = await app.call("GET", `/v1/webhooks/${sub.id}`);
-    expect(read.body.data).toMatchObject({ enabled: false, disabledReason: expect.stringMatching(/^the endpoint answered 410 Gone at /) });
+    expect(read.body.data).toMatchObject({
+      enabled: false,
+      disabledReason: expect.stringMatching(/^the endpoint answered 410 Gone at /),
+    });
     const log = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
     expect(log.map((d: { state: string }) => d.state)).toEqual(["failed", "failed"]);
     const before = receiver.received.length;
@@ -242,7 +297,10 @@ describe("retries (docs/reference/behaviour-extensions.md §13)", () => {
     await createLead(app);
     await app.deliver();
     const read = (await app.call("GET", `/v1/webhooks/${sub.id}`)).body.data;
-    expect(read).toMatchObject({ enabled: false, disabledReason: expect.stringMatching(/^every delivery failed for 3 days \(since /) });
+    expect(read).toMatchObject({
+      enabled: false,
+      disabledReason: expect.stringMatching(/^every delivery failed for 3 days \(since /),
+    });
     expect((await app.call("GET", `/v1/webhooks/${sub.id}/deliveries?state=pending`)).body.meta.total).toBe(0);
   });
 });
@@ -263,7 +321,13 @@ describe("rotation and replay", () => {
     await app.deliver();
     const after = receiver.received[1]!;
     expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
-    expect(after.headers["webhook-signature"]).toBe(new Webhook(rotated.secret).sign(after.headers["webhook-id"]!, new Date(Number(after.headers["webhook-timestamp"]) * 1000), after.body));
+    expect(after.headers["webhook-signature"]).toBe(
+      new Webhook(rotated.secret).sign(
+        after.headers["webhook-id"]!,
+        new Date(Number(after.headers["webhook-timestamp"]) * 1000),
+        after.body,
+      ),
+    );
   });
 
   test("replay delivers again every event after the sequence, as new deliveries with new ids", async () => {
@@ -299,7 +363,8 @@ describe("nothing is lost", () => {
     await app.deliver();
     expect((receiver.verifyAll(sub.secret) as any[]).map((p) => p.type)).toEqual(["lead.created", "lead.updated"]);
     // Once dispatched, the superseded event is compacted as before.
-    const count = () => (tenant.read.query("SELECT count(*) AS n FROM changes WHERE record_id = ?").get(lead.id) as { n: number }).n;
+    const count = () =>
+      (tenant.read.query("SELECT count(*) AS n FROM changes WHERE record_id = ?").get(lead.id) as { n: number }).n;
     expect(count()).toBe(2);
     await tenant.writer.submit((db) => compactChangesStep(db, 0, 1_000_000));
     expect(count()).toBe(1);
@@ -310,7 +375,12 @@ describe("nothing is lost", () => {
     const sub = await subscribe(app, receiver, ["lead.created"]);
     const second = createServerWebhooks(app.runtime, { logger: silentLogger() }).worker;
     for (let i = 0; i < 40; i++) await createLead(app);
-    await Promise.all([app.webhooks.worker.runOnce(), second.runOnce(), app.webhooks.worker.runOnce(), second.runOnce()]);
+    await Promise.all([
+      app.webhooks.worker.runOnce(),
+      second.runOnce(),
+      app.webhooks.worker.runOnce(),
+      second.runOnce(),
+    ]);
     await Promise.all([app.webhooks.worker.idle(), second.idle()]);
     await app.deliver();
     await second.runOnce();
@@ -329,11 +399,29 @@ describe("nothing is lost", () => {
     const store = deliveryStore(tenant);
     // What a kill -9 right after a claim leaves behind: the delivery leased to a process that is gone.
     await tenant.onDisk(store.head());
-    const deps = { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: recordReader(app.runtime), mayRead: entityAccess(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
-    const targets = [{ id: sub.id, clientId: "partner", events: new Set(["lead.created"] as const), afterSequence: store.subscription(sub.id)!.after_sequence }];
-    for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets)) await tenant.writer.submit((db) => step!.write(db, () => null));
+    const deps = {
+      tenant,
+      onDiskThrough: tenant.onDiskThrough(),
+      store,
+      records: recordReader(app.runtime),
+      mayRead: entityAccess(app.runtime),
+      now: () => app.clock.now(),
+      newId: newDeliveryId,
+    };
+    const targets = [
+      {
+        id: sub.id,
+        clientId: "partner",
+        events: new Set(["lead.created"] as const),
+        afterSequence: store.subscription(sub.id)!.after_sequence,
+      },
+    ];
+    for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets))
+      await tenant.writer.submit((db) => step!.write(db, () => null));
     const now = app.clock.now();
-    expect(await tenant.writer.submit((db) => store.claim(db, sub.id, "dead:1", now, now + LEASE_MS, 10))).toHaveLength(1);
+    expect(await tenant.writer.submit((db) => store.claim(db, sub.id, "dead:1", now, now + LEASE_MS, 10))).toHaveLength(
+      1,
+    );
     const restarted = createServerWebhooks(app.runtime, { logger: silentLogger() }).worker;
     await restarted.runOnce();
     await restarted.idle();
@@ -344,18 +432,28 @@ describe("nothing is lost", () => {
     expect(receiver.received.length).toBe(1);
     await restarted.runOnce(); // records the outcome
     const [delivery] = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
-    expect(delivery).toMatchObject({ id: receiver.received[0]!.headers["webhook-id"], state: "succeeded", attempts: 2 });
+    expect(delivery).toMatchObject({
+      id: receiver.received[0]!.headers["webhook-id"],
+      state: "succeeded",
+      attempts: 2,
+    });
     receiver.verifyAll(sub.secret);
   });
 });
 
 describe("a delivery's body", () => {
   const payloadOf = (app: WebhookApp, webhookId: string) =>
-    (outside(app).query("SELECT payload FROM webhook_deliveries WHERE id = ?").get(webhookId) as { payload: string | null }).payload;
+    (
+      outside(app).query("SELECT payload FROM webhook_deliveries WHERE id = ?").get(webhookId) as {
+        payload: string | null;
+      }
+    ).payload;
 
   test("is not stored while its first attempt is under way; a failed attempt stores what it sent, and every retry sends those bytes though the record changed", async () => {
     let answered = 0;
-    const { app, receiver } = await setup({}, () => (answered++ === 0 ? new Response("busy", { status: 503 }) : new Response("ok")));
+    const { app, receiver } = await setup({}, () =>
+      answered++ === 0 ? new Response("busy", { status: 503 }) : new Response("ok"),
+    );
     const sub = await subscribe(app, receiver, ["lead.created"]);
     const lead = await createLead(app);
     await app.webhooks.worker.runOnce();
@@ -383,8 +481,23 @@ describe("a delivery's body", () => {
     const store = deliveryStore(tenant);
     // What a kill -9 during the first attempts leaves behind: deliveries stored already claimed by a process that is gone.
     await tenant.onDisk(store.head());
-    const deps = { tenant, onDiskThrough: tenant.onDiskThrough(), store, records: recordReader(app.runtime), mayRead: entityAccess(app.runtime), now: () => app.clock.now(), newId: newDeliveryId };
-    const targets = [{ id: sub.id, clientId: "partner", events: new Set(["lead.created"] as const), afterSequence: store.subscription(sub.id)!.after_sequence }];
+    const deps = {
+      tenant,
+      onDiskThrough: tenant.onDiskThrough(),
+      store,
+      records: recordReader(app.runtime),
+      mayRead: entityAccess(app.runtime),
+      now: () => app.clock.now(),
+      newId: newDeliveryId,
+    };
+    const targets = [
+      {
+        id: sub.id,
+        clientId: "partner",
+        events: new Set(["lead.created"] as const),
+        afterSequence: store.subscription(sub.id)!.after_sequence,
+      },
+    ];
     const lease = { owner: "dead:1", until: app.clock.now() + LEASE_MS };
     const inFlight: ClaimedDelivery[] = [];
     for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets)) {
@@ -416,7 +529,9 @@ describe("targets at delivery time", () => {
   test("the host is resolved and checked again at every attempt: a DNS answer turned private is refused and nothing is sent", async () => {
     let answer = ["93.184.215.14"];
     const { app, receiver } = await setup({ webhookTargets: { allowHttp: true }, resolve: async () => answer });
-    const sub = await subscribe(app, { ...receiver, url: `http://receiver.test:${receiver.port}/hooks` }, ["lead.created"]);
+    const sub = await subscribe(app, { ...receiver, url: `http://receiver.test:${receiver.port}/hooks` }, [
+      "lead.created",
+    ]);
     answer = ["127.0.0.1"];
     await createLead(app);
     await app.deliver();
@@ -424,14 +539,17 @@ describe("targets at delivery time", () => {
     expect(delivery).toMatchObject({
       state: "pending",
       lastStatus: null,
-      lastError: "target refused: receiver.test resolves to 127.0.0.1, a loopback address: webhooks may not target loopback, private, link-local, unique-local or metadata addresses",
+      lastError:
+        "target refused: receiver.test resolves to 127.0.0.1, a loopback address: webhooks may not target loopback, private, link-local, unique-local or metadata addresses",
     });
     expect(receiver.received).toEqual([]);
   });
 
   test("an attempt connects to the address resolved, with the URL's own Host", async () => {
     const { app, receiver } = await setup({ resolve: async (host) => (host === "receiver.test" ? ["127.0.0.1"] : []) });
-    const sub = await subscribe(app, { ...receiver, url: `http://receiver.test:${receiver.port}/hooks` }, ["lead.created"]);
+    const sub = await subscribe(app, { ...receiver, url: `http://receiver.test:${receiver.port}/hooks` }, [
+      "lead.created",
+    ]);
     await createLead(app);
     await app.deliver();
     expect(receiver.received[0]!.headers.host).toBe(`receiver.test:${receiver.port}`);
@@ -444,13 +562,22 @@ describe("dispatch keeps pace with sending", () => {
     const { app, receiver } = await setup();
     const subs = [await subscribe(app, receiver, ["lead.updated"]), await subscribe(app, receiver, ["lead.updated"])];
     const events = 3 * PER_SUBSCRIPTION;
-    outside(app).run(`UPDATE leads SET status = 'LOST' WHERE rowid IN (SELECT rowid FROM leads ORDER BY rowid LIMIT ${events})`);
+    outside(app).run(
+      `UPDATE leads SET status = 'LOST' WHERE rowid IN (SELECT rowid FROM leads ORDER BY rowid LIMIT ${events})`,
+    );
     const tenant = app.runtime.tenants.all()[0]!;
     const rows = () =>
       // Every state: attempts that end during the run are recorded by its next pass (a claim's owner stays).
-      tenant.read.query("SELECT count(*) AS made, count(lease_owner) AS claimed FROM webhook_deliveries").get() as { made: number; claimed: number };
+      tenant.read.query("SELECT count(*) AS made, count(lease_owner) AS claimed FROM webhook_deliveries").get() as {
+        made: number;
+        claimed: number;
+      };
     const cursorBehind = () =>
-      (tenant.read.query("SELECT (SELECT max(sequence) FROM changes) - (SELECT sequence FROM webhook_cursor) AS n").get() as { n: number }).n;
+      (
+        tenant.read
+          .query("SELECT (SELECT max(sequence) FROM changes) - (SELECT sequence FROM webhook_cursor) AS n")
+          .get() as { n: number }
+      ).n;
     // Events are sent once known on disk: a sync of the WAL first, so the run below can send them.
     await tenant.writer.synced();
     await app.webhooks.worker.runOnce();
@@ -464,7 +591,10 @@ describe("dispatch keeps pace with sending", () => {
     await app.deliver();
     expect(cursorBehind()).toBe(0);
     for (const sub of subs) {
-      const log = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries?limit=100`)).body.data as { state: string; attempts: number }[];
+      const log = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries?limit=100`)).body.data as {
+        state: string;
+        attempts: number;
+      }[];
       expect(log.map((d) => [d.state, d.attempts])).toEqual(Array.from({ length: events }, () => ["succeeded", 1]));
     }
     expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(2 * events);
@@ -481,7 +611,11 @@ describe("https, as production delivers (docs/reference/behaviour-extensions.md 
   const resolve = async (host: string) => (host === HOST ? ["127.0.0.1"] : []);
   /** A production app that lifts only the private-address rule (a local receiver), never the https one. */
   const httpsApp = async (trust: "test CA" | "system only") => {
-    const app = await webhookApp({ webhookTargets: { allowPrivateTargets: true }, resolve, ...(trust === "test CA" ? { ca: certificates.ca } : {}) });
+    const app = await webhookApp({
+      webhookTargets: { allowPrivateTargets: true },
+      resolve,
+      ...(trust === "test CA" ? { ca: certificates.ca } : {}),
+    });
     cleanup.push(() => app.close());
     return app;
   };
@@ -505,14 +639,32 @@ describe("https, as production delivers (docs/reference/behaviour-extensions.md 
     expect(delivery).toMatchObject({ state: "succeeded", attempts: 1, lastStatus: 200, lastError: null });
     // This config keeps the https rule: the same receiver by plain http is refused.
     const plain = await app.call("PATCH", `/v1/webhooks/${sub.id}`, { url: `http://127.0.0.1:${receiver.port}/hooks` });
-    expect(plain.body).toMatchObject({ code: "VALIDATION_ERROR", error: "url: must be an https:// URL (plain http is not accepted by this server)" });
+    expect(plain.body).toMatchObject({
+      code: "VALIDATION_ERROR",
+      error: "url: must be an https:// URL (plain http is not accepted by this server)",
+    });
   });
 
   test("a certificate for another name, from an authority not trusted, or self-signed is refused before anything is sent, and lastError says which", async () => {
     const cases: [string, "test CA" | "system only", KeyPair, RegExp][] = [
-      ["another name", "test CA", certificates.issued[ELSEWHERE]!, /^connection failed: the certificate is not valid for hooks\.partner\.test \([A-Z_]+\)$/],
-      ["an authority not trusted", "system only", certificates.issued[HOST]!, /^connection failed: the certificate is not from a trusted authority \([A-Z_]+\)$/],
-      ["self-signed", "test CA", certificates.selfSigned, /^connection failed: the certificate is not from a trusted authority \([A-Z_]+\)$/],
+      [
+        "another name",
+        "test CA",
+        certificates.issued[ELSEWHERE]!,
+        /^connection failed: the certificate is not valid for hooks\.partner\.test \([A-Z_]+\)$/,
+      ],
+      [
+        "an authority not trusted",
+        "system only",
+        certificates.issued[HOST]!,
+        /^connection failed: the certificate is not from a trusted authority \([A-Z_]+\)$/,
+      ],
+      [
+        "self-signed",
+        "test CA",
+        certificates.selfSigned,
+        /^connection failed: the certificate is not from a trusted authority \([A-Z_]+\)$/,
+      ],
     ];
     for (const [what, trust, pair, lastError] of cases) {
       const app = await httpsApp(trust);
@@ -521,7 +673,13 @@ describe("https, as production delivers (docs/reference/behaviour-extensions.md 
       await createLead(app);
       await app.deliver();
       const [delivery] = (await app.call("GET", `/v1/webhooks/${sub.id}/deliveries`)).body.data;
-      expect({ what, ...delivery }).toMatchObject({ what, state: "pending", attempts: 1, lastStatus: null, lastError: expect.stringMatching(lastError) });
+      expect({ what, ...delivery }).toMatchObject({
+        what,
+        state: "pending",
+        attempts: 1,
+        lastStatus: null,
+        lastError: expect.stringMatching(lastError),
+      });
       expect({ what, received: receiver.received.length }).toEqual({ what, received: 0 });
     }
   });
@@ -530,7 +688,10 @@ describe("https, as production delivers (docs/reference/behaviour-extensions.md 
 describe("a receiver that hangs costs others nothing", () => {
   test("its deliveries time out within their own share; another subscription's and the API go on meanwhile", async () => {
     const hanging: (() => void)[] = [];
-    const { app, receiver } = await setup({ timeoutMs: 1500 }, () => new Promise<Response>((resolve) => hanging.push(() => resolve(new Response("late")))));
+    const { app, receiver } = await setup(
+      { timeoutMs: 1500 },
+      () => new Promise<Response>((resolve) => hanging.push(() => resolve(new Response("late")))),
+    );
     cleanup.push(() => hanging.forEach((release) => release()));
     const healthy = startReceiver();
     cleanup.push(() => healthy.stop());
@@ -541,7 +702,8 @@ describe("a receiver that hangs costs others nothing", () => {
     await app.webhooks.worker.runOnce();
     // The stuck receiver holds its slots; the healthy one is served in the same pass. Both are
     // awaited: on a busy machine the stuck one's requests may arrive after the healthy one's.
-    while (healthy.received.length < PER_SUBSCRIPTION || receiver.received.length < PER_SUBSCRIPTION) await Bun.sleep(5);
+    while (healthy.received.length < PER_SUBSCRIPTION || receiver.received.length < PER_SUBSCRIPTION)
+      await Bun.sleep(5);
     expect(receiver.received.length).toBe(PER_SUBSCRIPTION);
     expect((await app.call("GET", "/v1/webhooks")).status).toBe(200);
     // Each pass gives the healthy subscription the slots its finished attempts freed.
@@ -554,7 +716,9 @@ describe("a receiver that hangs costs others nothing", () => {
     await app.webhooks.worker.runOnce(); // records the timeouts
     expect(performance.now() - started).toBeLessThan(10_000);
     const stuckLog = (await app.call("GET", `/v1/webhooks/${stuck.id}/deliveries?state=pending&limit=100`)).body.data;
-    expect(stuckLog.filter((d: { lastError: string | null }) => d.lastError === "no answer within 2 s").length).toBe(PER_SUBSCRIPTION);
+    expect(stuckLog.filter((d: { lastError: string | null }) => d.lastError === "no answer within 2 s").length).toBe(
+      PER_SUBSCRIPTION,
+    );
     healthy.verifyAll(fine.secret);
   });
 });
@@ -566,12 +730,26 @@ describe("receivers that flood, redirect or reset cost others nothing", () => {
     const piece = new Uint8Array(64 * 1024).fill(120);
     const flood = startReceiver(() => {
       let left = 10 * 1024 * 1024;
-      return new Response(new ReadableStream({ pull: (c) => (left <= 0 ? c.close() : (c.enqueue(piece), void (left -= piece.byteLength))) }), { status: 500 });
+      return new Response(
+        new ReadableStream({
+          pull: (c) => (left <= 0 ? c.close() : (c.enqueue(piece), void (left -= piece.byteLength))),
+        }),
+        { status: 500 },
+      );
     });
     const elsewhere = startReceiver();
     const redirect = startReceiver(() => Response.redirect(elsewhere.url, 307));
-    const reset = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => socket.terminate(), open() {} } });
-    cleanup.push(() => flood.stop(), () => elsewhere.stop(), () => redirect.stop(), () => reset.stop(true));
+    const reset = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: { data: (socket) => socket.terminate(), open() {} },
+    });
+    cleanup.push(
+      () => flood.stop(),
+      () => elsewhere.stop(),
+      () => redirect.stop(),
+      () => reset.stop(true),
+    );
     const fine = await subscribe(app, healthy, ["lead.created"]);
     const hostile = {
       flood: await subscribe(app, flood, ["lead.created"]),
@@ -597,8 +775,12 @@ describe("receivers that flood, redirect or reset cost others nothing", () => {
         await Bun.sleep(10);
       }
       const healthyMs = performance.now() - started;
-      const logOf = async (id: string) => (await app.call("GET", `/v1/webhooks/${id}/deliveries?limit=100`)).body.data as any[];
-      const recorded = async () => (await Promise.all(Object.values(hostile).map((h) => logOf(h.id)))).every((log) => log.every((d) => d.lastAttemptAt !== null));
+      const logOf = async (id: string) =>
+        (await app.call("GET", `/v1/webhooks/${id}/deliveries?limit=100`)).body.data as any[];
+      const recorded = async () =>
+        (await Promise.all(Object.values(hostile).map((h) => logOf(h.id)))).every((log) =>
+          log.every((d) => d.lastAttemptAt !== null),
+        );
       while (!(await recorded()) && performance.now() - started < 15_000) await Bun.sleep(20);
       clearInterval(sampler);
 
@@ -611,12 +793,25 @@ describe("receivers that flood, redirect or reset cost others nothing", () => {
       // 32 answers of 10 MB read whole would add 320 MB; 64 KiB each (and what the sockets buffer) is a few dozen.
       expect((peak - before) / 1024 / 1024).toBeLessThan(160);
       for (const d of await logOf(hostile.flood.id)) {
-        expect(d).toMatchObject({ state: "pending", lastStatus: 500, lastError: expect.stringMatching(/^HTTP 500: x{200}…$/) });
+        expect(d).toMatchObject({
+          state: "pending",
+          lastStatus: 500,
+          lastError: expect.stringMatching(/^HTTP 500: x{200}…$/),
+        });
       }
       for (const d of await logOf(hostile.redirect.id)) {
-        expect(d).toMatchObject({ state: "pending", lastStatus: 307, lastError: `HTTP 307: redirects are not followed (Location: ${elsewhere.url})` });
+        expect(d).toMatchObject({
+          state: "pending",
+          lastStatus: 307,
+          lastError: `HTTP 307: redirects are not followed (Location: ${elsewhere.url})`,
+        });
       }
-      for (const d of await logOf(hostile.reset.id)) expect(d).toMatchObject({ state: "pending", lastStatus: null, lastError: expect.stringMatching(/^connection failed: /) });
+      for (const d of await logOf(hostile.reset.id))
+        expect(d).toMatchObject({
+          state: "pending",
+          lastStatus: null,
+          lastError: expect.stringMatching(/^connection failed: /),
+        });
       expect(elsewhere.received).toEqual([]);
     } finally {
       clearInterval(sampler);

@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
-import { client, createTestApp, read, type TestApp, type TestAppOptions, type TestClient } from "../../helpers/app.ts";
-import { createServerWebhooks } from "../../../src/modules/webhooks/service.ts";
 import { silentLogger } from "../../../src/logging.ts";
+import { createServerWebhooks } from "../../../src/modules/webhooks/service.ts";
 import type { Resolve } from "../../../src/modules/webhooks/targets.ts";
+import { client, createTestApp, read, type TestApp, type TestAppOptions, type TestClient } from "../../helpers/app.ts";
 
 export interface Received {
   headers: Record<string, string>;
@@ -75,7 +75,12 @@ export interface WebhookApp extends TestApp {
   other: string;
   /** Runs worker passes until nothing is due now and no attempt is under way. */
   deliver(): Promise<void>;
-  call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 /**
@@ -84,14 +89,22 @@ export interface WebhookApp extends TestApp {
  * checks timestamps against the real clock.
  */
 export async function webhookApp(
-  options: TestAppOptions & { resolve?: Resolve; ca?: string; random?: () => number; timeoutMs?: number; testSlotWaitMs?: number } = {},
+  options: TestAppOptions & {
+    resolve?: Resolve;
+    ca?: string;
+    random?: () => number;
+    timeoutMs?: number;
+    testSlotWaitMs?: number;
+  } = {},
 ): Promise<WebhookApp> {
   const t = createTestApp({
     clients: [PARTNER.entry, OTHER.entry],
     webhookTargets: { allowHttp: true, allowPrivateTargets: true },
     webhooks: (runtime) =>
       createServerWebhooks(runtime, {
-        logger: process.env.WEBHOOK_TEST_LOG ? ({ warn: (...a: unknown[]) => console.error(...a) } as never) : silentLogger(),
+        logger: process.env.WEBHOOK_TEST_LOG
+          ? ({ warn: (...a: unknown[]) => console.error(...a) } as never)
+          : silentLogger(),
         ...(options.resolve ? { resolve: options.resolve } : {}),
         ...(options.ca ? { ca: options.ca } : {}),
         random: options.random ?? (() => 0.5),
@@ -111,14 +124,18 @@ export async function webhookApp(
   const current = async (token: string) => {
     const entry = issued.get(token);
     if (entry === undefined) return token;
-    if (t.clock.now() - entry.at > 50 * 60 * 1000) Object.assign(entry, { at: t.clock.now(), fresh: await t.token(entry.who) });
+    if (t.clock.now() - entry.at > 50 * 60 * 1000)
+      Object.assign(entry, { at: t.clock.now(), fresh: await t.token(entry.who) });
     return entry.fresh;
   };
   const call = async (method: string, path: string, body?: unknown, given = partner) => {
     const token = await current(given);
     const response = await t.request(path, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
       ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
     });
     const text = await response.text();
@@ -150,13 +167,20 @@ async function dueNow(t: TestApp): Promise<boolean> {
   const row = tenant.read
     .query("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?")
     .get(t.clock.now()) as { n: number };
-  const cursor = tenant.read.query("SELECT (SELECT sequence FROM webhook_cursor) < (SELECT coalesce(max(sequence), 0) FROM changes) AS behind").get() as {
+  const cursor = tenant.read
+    .query("SELECT (SELECT sequence FROM webhook_cursor) < (SELECT coalesce(max(sequence), 0) FROM changes) AS behind")
+    .get() as {
     behind: number;
   };
   return row.n > 0 || cursor.behind === 1;
 }
 
-export const LEAD = { name: "Ana Souza", email: "ana@example.com", phone: "+55 11 90000-0000", message: "Quero visitar" };
+export const LEAD = {
+  name: "Ana Souza",
+  email: "ana@example.com",
+  phone: "+55 11 90000-0000",
+  message: "Quero visitar",
+};
 
 export async function createLead(app: WebhookApp, token = app.partner): Promise<any> {
   const response = await app.call("POST", "/v1/leads", LEAD, token);
@@ -187,19 +211,64 @@ export function testCertificates(hosts: string[]): Certificates {
     const run = spawnSync("openssl", args, { cwd: dir, encoding: "utf8" });
     if (run.status !== 0) throw new Error(`openssl ${args.slice(0, 2).join(" ")} failed: ${run.stderr}`);
   };
-  const pair = (name: string): KeyPair => ({ cert: readFileSync(join(dir, `${name}.crt`), "utf8"), key: readFileSync(join(dir, `${name}.key`), "utf8") });
+  const pair = (name: string): KeyPair => ({
+    cert: readFileSync(join(dir, `${name}.crt`), "utf8"),
+    key: readFileSync(join(dir, `${name}.key`), "utf8"),
+  });
   const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
   try {
-    openssl("req", "-x509", ...newKey, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=partner-api test CA");
+    openssl(
+      "req",
+      "-x509",
+      ...newKey,
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.crt",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=partner-api test CA",
+    );
     const issued: Record<string, KeyPair> = {};
     hosts.forEach((host, i) => {
       openssl("req", ...newKey, "-keyout", `${i}.key`, "-out", `${i}.csr`, "-subj", `/CN=${host}`);
       writeFileSync(join(dir, `${i}.ext`), `subjectAltName=DNS:${host}\n`);
-      openssl("x509", "-req", "-in", `${i}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${i}.crt`, "-days", "2", "-extfile", `${i}.ext`);
+      openssl(
+        "x509",
+        "-req",
+        "-in",
+        `${i}.csr`,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        `${i}.crt`,
+        "-days",
+        "2",
+        "-extfile",
+        `${i}.ext`,
+      );
       issued[host] = pair(String(i));
     });
     const host = hosts[0]!;
-    openssl("req", "-x509", ...newKey, "-keyout", "self.key", "-out", "self.crt", "-days", "2", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`);
+    openssl(
+      "req",
+      "-x509",
+      ...newKey,
+      "-keyout",
+      "self.key",
+      "-out",
+      "self.crt",
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${host}`,
+      "-addext",
+      `subjectAltName=DNS:${host}`,
+    );
     return { ca: pair("ca").cert, issued, selfSigned: pair("self") };
   } finally {
     rmSync(dir, { recursive: true, force: true });

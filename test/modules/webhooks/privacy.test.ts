@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { importFeed } from "../../../src/agency/import.ts";
 import { CATALOGS } from "../../../src/catalog/index.ts";
 import { CRM_FIXTURES } from "../../agency/crm-helpers.ts";
-import { OTHER, PARTNER, startReceiver, webhookApp, type Receiver, type WebhookApp } from "./helpers.ts";
+import { OTHER, PARTNER, type Receiver, startReceiver, type WebhookApp, webhookApp } from "./helpers.ts";
 
 const ALL_FIELDS = CATALOGS.properties.fields.map((f) => f.name).join(",");
 const dir = mkdtempSync(join(tmpdir(), "pa-webhook-privacy-"));
@@ -26,8 +26,16 @@ beforeAll(async () => {
   expect(await importFeed(db, join(CRM_FIXTURES, "structure/empty-feed.xml"))).toMatchObject({ created: 0 });
   app = await webhookApp({ databases: { main: db }, clients: [PARTNER.entry, AGENCY] });
   const secrets: Record<string, string> = {};
-  for (const [who, token] of [["partner", app.partner], ["agency", app.other]] as const) {
-    const { status, body } = await app.call("POST", "/v1/webhooks", { url: receivers[who].url, events: ["property.upserted"] }, token);
+  for (const [who, token] of [
+    ["partner", app.partner],
+    ["agency", app.other],
+  ] as const) {
+    const { status, body } = await app.call(
+      "POST",
+      "/v1/webhooks",
+      { url: receivers[who].url, events: ["property.upserted"] },
+      token,
+    );
     expect(status).toBe(201);
     secrets[who] = body.data.secret;
   }
@@ -51,13 +59,27 @@ describe("a partner's deliveries hide what displayAddress hides", () => {
   test("Neighborhood: street, number, complement and both coordinates null; Street: number and complement null, coordinates to 3 decimals", () => {
     const { partner } = delivered;
     expect(partner.get("A-NEIGHBORHOOD")!.address).toEqual({
-      street: null, number: null, complement: null, neighborhood: "Cambuí", city: "Campinas",
-      state: "São Paulo", uf: "SP", cep: "13025-001", visibility: "NEIGHBORHOOD",
+      street: null,
+      number: null,
+      complement: null,
+      neighborhood: "Cambuí",
+      city: "Campinas",
+      state: "São Paulo",
+      uf: "SP",
+      cep: "13025-001",
+      visibility: "NEIGHBORHOOD",
     });
     expect(partner.get("A-NEIGHBORHOOD")!.coordinates).toEqual({ latitude: null, longitude: null });
     expect(partner.get("A-STREET")!.address).toEqual({
-      street: "Rua Conde de Bonfim", number: null, complement: null, neighborhood: "Tijuca", city: "Rio de Janeiro",
-      state: "Rio de Janeiro", uf: "RJ", cep: "20520-050", visibility: "STREET",
+      street: "Rua Conde de Bonfim",
+      number: null,
+      complement: null,
+      neighborhood: "Tijuca",
+      city: "Rio de Janeiro",
+      state: "Rio de Janeiro",
+      uf: "RJ",
+      cep: "20520-050",
+      visibility: "STREET",
     });
     expect(partner.get("A-STREET")!.coordinates).toEqual({ latitude: -22.925, longitude: -43.232 });
     expect(partner.get("A-ALL")!.address).toMatchObject({ number: "2120", complement: "Apto 71", visibility: "ALL" });
@@ -66,11 +88,22 @@ describe("a partner's deliveries hide what displayAddress hides", () => {
 
   test("every delivered record carries visibility", () => {
     expect(delivered.partner.size).toBeGreaterThan(3);
-    for (const record of delivered.partner.values()) expect(["ALL", "STREET", "NEIGHBORHOOD"]).toContain(record.address.visibility);
+    for (const record of delivered.partner.values())
+      expect(["ALL", "STREET", "NEIGHBORHOOD"]).toContain(record.address.visibility);
   });
 
   test("a hidden value is nowhere in what the partner's receiver got, headers included", () => {
-    const hidden = ["Rua Coronel Quirino", '"1000"', "-22.8935", "-47.0515", '"500"', "Casa 2", "-22.924567", "-43.232198", '"400"'];
+    const hidden = [
+      "Rua Coronel Quirino",
+      '"1000"',
+      "-22.8935",
+      "-47.0515",
+      '"500"',
+      "Casa 2",
+      "-22.924567",
+      "-43.232198",
+      '"400"',
+    ];
     const everything = JSON.stringify(receivers.partner.received);
     for (const value of hidden) expect({ value, found: everything.includes(value) }).toEqual({ value, found: false });
   });
@@ -80,20 +113,39 @@ describe("a client with fullAddress gets the stored values", () => {
   test("the hidden parts and the exact coordinates, visibility beside them", () => {
     const { agency } = delivered;
     expect(agency.get("A-NEIGHBORHOOD")!.address).toEqual({
-      street: "Rua Coronel Quirino", number: "1000", complement: null, neighborhood: "Cambuí", city: "Campinas",
-      state: "São Paulo", uf: "SP", cep: "13025-001", visibility: "NEIGHBORHOOD",
+      street: "Rua Coronel Quirino",
+      number: "1000",
+      complement: null,
+      neighborhood: "Cambuí",
+      city: "Campinas",
+      state: "São Paulo",
+      uf: "SP",
+      cep: "13025-001",
+      visibility: "NEIGHBORHOOD",
     });
     expect(agency.get("A-NEIGHBORHOOD")!.coordinates).toEqual({ latitude: -22.8935, longitude: -47.0515 });
-    expect(agency.get("A-STREET")!.address).toMatchObject({ number: "500", complement: "Casa 2", visibility: "STREET" });
+    expect(agency.get("A-STREET")!.address).toMatchObject({
+      number: "500",
+      complement: "Casa 2",
+      visibility: "STREET",
+    });
     expect(agency.get("A-STREET")!.coordinates).toEqual({ latitude: -22.924567, longitude: -43.232198 });
   });
 });
 
 describe("each client's delivery is what GET /v1/properties/{id} answers that client", () => {
   test("for every listing, partner and agency alike", async () => {
-    for (const [who, token] of [["partner", app.partner], ["agency", app.other]] as const) {
+    for (const [who, token] of [
+      ["partner", app.partner],
+      ["agency", app.other],
+    ] as const) {
       for (const record of delivered[who].values()) {
-        const { status, body } = await app.call("GET", `/v1/properties/${record.id}?fields=${ALL_FIELDS}`, undefined, token);
+        const { status, body } = await app.call(
+          "GET",
+          `/v1/properties/${record.id}?fields=${ALL_FIELDS}`,
+          undefined,
+          token,
+        );
         expect(status).toBe(200);
         expect(record).toEqual(body.data);
       }

@@ -26,7 +26,11 @@ describe("retry schedule", () => {
           const next = nextAttemptAt(now, attempts, () => r);
           if (attempts < 1 || attempts >= MAX_ATTEMPTS) return next === null;
           const base = CONTRACT_DELAYS[attempts - 1]!;
-          return next !== null && next - now >= Math.floor(base * (1 - JITTER)) && next - now <= Math.ceil(base * (1 + JITTER));
+          return (
+            next !== null &&
+            next - now >= Math.floor(base * (1 - JITTER)) &&
+            next - now <= Math.ceil(base * (1 + JITTER))
+          );
         },
       ),
     );
@@ -47,15 +51,25 @@ describe("retry schedule", () => {
 });
 
 describe("signatures (Standard Webhooks 1.0)", () => {
-  const secretArb = fc.uint8Array({ minLength: 24, maxLength: 64 }).map((bytes) => SECRET_PREFIX + Buffer.from(bytes).toString("base64"));
+  const secretArb = fc
+    .uint8Array({ minLength: 24, maxLength: 64 })
+    .map((bytes) => SECRET_PREFIX + Buffer.from(bytes).toString("base64"));
   const idArb = fc.string({ minLength: 1, maxLength: 60 }).filter((s) => !/\s/.test(s));
   const bodyArb = fc.oneof(fc.string({ maxLength: 500 }), fc.json(), fc.string({ unit: "grapheme", maxLength: 200 }));
 
   test("equal the library's signature for any secret, id, timestamp and body", () => {
     fc.assert(
-      fc.property(secretArb, idArb, fc.integer({ min: 0, max: 4_000_000_000 }), bodyArb, (secret, id, seconds, body) => {
-        expect(signature(secret, id, seconds, body)).toBe(new Webhook(secret).sign(id, new Date(seconds * 1000), body));
-      }),
+      fc.property(
+        secretArb,
+        idArb,
+        fc.integer({ min: 0, max: 4_000_000_000 }),
+        bodyArb,
+        (secret, id, seconds, body) => {
+          expect(signature(secret, id, seconds, body)).toBe(
+            new Webhook(secret).sign(id, new Date(seconds * 1000), body),
+          );
+        },
+      ),
     );
   });
 
@@ -64,7 +78,11 @@ describe("signatures (Standard Webhooks 1.0)", () => {
       fc.property(secretArb, secretArb, idArb, bodyArb, (current, previous, id, body) => {
         fc.pre(current !== previous);
         const now = Math.floor(Date.now() / 1000);
-        const headers = { "webhook-id": id, "webhook-timestamp": String(now), "webhook-signature": signatureHeader([current, previous], id, now, body) };
+        const headers = {
+          "webhook-id": id,
+          "webhook-timestamp": String(now),
+          "webhook-signature": signatureHeader([current, previous], id, now, body),
+        };
         expect(headers["webhook-signature"].split(" ")).toHaveLength(2);
         // jsonParse off: any text body, not only JSON, must verify.
         new Webhook(current).verify(body, headers, { jsonParse: false });

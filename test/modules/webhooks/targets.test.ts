@@ -14,7 +14,12 @@ const hex = (v4: string) => {
 };
 function embeddings(v4: string): string[] {
   const [high, low] = hex(v4);
-  const inverted = hex(v4.split(".").map((n) => 255 - Number(n)).join("."));
+  const inverted = hex(
+    v4
+      .split(".")
+      .map((n) => 255 - Number(n))
+      .join("."),
+  );
   return [
     `::${v4}`, // IPv4-compatible, dotted
     `::${high}:${low}`, // IPv4-compatible, as URLs normalise it
@@ -34,7 +39,8 @@ describe("forbiddenAddress: one classifier for every outbound target", () => {
   test("a refused IPv4 address is refused in every IPv6 form that carries it", () => {
     for (const v4 of REFUSED_V4) {
       expect({ v4, kind: forbiddenAddress(v4) }).toEqual({ v4, kind: expect.any(String) });
-      for (const v6 of embeddings(v4)) expect({ v6, kind: forbiddenAddress(v6) }).toEqual({ v6, kind: expect.stringContaining("address") });
+      for (const v6 of embeddings(v4))
+        expect({ v6, kind: forbiddenAddress(v6) }).toEqual({ v6, kind: expect.stringContaining("address") });
     }
   });
 
@@ -53,12 +59,20 @@ describe("forbiddenAddress: one classifier for every outbound target", () => {
 
   test("the translation forms are refused whatever they carry: where they lead is the host's routing", () => {
     for (const v6 of ["::5db8:d70e", "64:ff9b::5db8:d70e", "2002:5db8:d70e::1", "::ffff:0:5db8:d70e"]) {
-      expect({ v6, kind: forbiddenAddress(v6) }).toEqual({ v6, kind: expect.stringContaining("routed by the host's own rules") });
+      expect({ v6, kind: forbiddenAddress(v6) }).toEqual({
+        v6,
+        kind: expect.stringContaining("routed by the host's own rules"),
+      });
     }
   });
 
   test("public addresses pass: IPv4, IPv4-mapped public, global IPv6", () => {
-    for (const address of ["93.184.215.14", "::ffff:93.184.215.14", "2606:4700:4700::1111", "2a00:1450:4001:82a::200e"]) {
+    for (const address of [
+      "93.184.215.14",
+      "::ffff:93.184.215.14",
+      "2606:4700:4700::1111",
+      "2a00:1450:4001:82a::200e",
+    ]) {
       expect({ address, kind: forbiddenAddress(address) }).toEqual({ address, kind: null });
     }
   });
@@ -66,7 +80,10 @@ describe("forbiddenAddress: one classifier for every outbound target", () => {
   test("at delivery, a host resolving to an embedded refused address is refused", async () => {
     for (const answer of ["::7f00:1", "64:ff9b::a9fe:a9fe", "2002:a00:1::1"]) {
       const resolved = await resolveTarget(new URL("https://receiver.example.com/hooks"), STRICT, async () => [answer]);
-      expect(resolved).toEqual({ ok: false, problem: expect.stringContaining(`receiver.example.com resolves to ${answer}, a`) });
+      expect(resolved).toEqual({
+        ok: false,
+        problem: expect.stringContaining(`receiver.example.com resolves to ${answer}, a`),
+      });
     }
   });
 });

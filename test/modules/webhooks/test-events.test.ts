@@ -18,7 +18,8 @@ describe("test events share their subscription's slots", () => {
     const app = await webhookApp({ timeoutMs: 3_000, testSlotWaitMs: 100 });
     try {
       const sub = (await app.call("POST", "/v1/webhooks", { url: hanging.url, events: ["lead.created"] })).body.data;
-      const other = (await app.call("POST", "/v1/webhooks", { url: healthy.url, events: ["lead.created"] }, app.other)).body.data;
+      const other = (await app.call("POST", "/v1/webhooks", { url: healthy.url, events: ["lead.created"] }, app.other))
+        .body.data;
       const calls = Array.from({ length: PER_SUBSCRIPTION + 4 }, () => app.call("POST", `/v1/webhooks/${sub.id}/test`));
       const meanwhile = await app.call("POST", `/v1/webhooks/${other.id}/test`, undefined, app.other);
       expect(meanwhile.body.data).toMatchObject({ type: "webhook.test", state: "succeeded", lastStatus: 200 });
@@ -31,13 +32,19 @@ describe("test events share their subscription's slots", () => {
       }
       const sent = answers.filter((a) => a.status === 200);
       expect(sent).toHaveLength(PER_SUBSCRIPTION);
-      for (const answer of sent) expect(answer.body.data).toMatchObject({ state: "failed", lastError: "no answer within 3 s" });
+      for (const answer of sent)
+        expect(answer.body.data).toMatchObject({ state: "failed", lastError: "no answer within 3 s" });
       expect(hanging.received).toHaveLength(PER_SUBSCRIPTION);
       // Only what was sent is in the log.
-      expect((await app.call("GET", `/v1/webhooks/${sub.id}/deliveries?limit=100`)).body.meta.total).toBe(PER_SUBSCRIPTION);
+      expect((await app.call("GET", `/v1/webhooks/${sub.id}/deliveries?limit=100`)).body.meta.total).toBe(
+        PER_SUBSCRIPTION,
+      );
       // Slots free again: the next test is sent.
       hanging.answer(() => new Response(null, { status: 204 }));
-      expect((await app.call("POST", `/v1/webhooks/${sub.id}/test`)).body.data).toMatchObject({ state: "succeeded", lastStatus: 204 });
+      expect((await app.call("POST", `/v1/webhooks/${sub.id}/test`)).body.data).toMatchObject({
+        state: "succeeded",
+        lastStatus: 204,
+      });
     } finally {
       app.close();
     }
