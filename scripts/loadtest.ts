@@ -60,10 +60,10 @@ interface Invocation {
   env: string[];
 }
 
-function parse(argv: string[]): Invocation {
-  let parsed;
+/** The flags of the command line; a usage error for any it does not take. */
+function parseFlags(argv: string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: argv,
       allowPositionals: true,
       strict: true,
@@ -79,7 +79,10 @@ function parse(argv: string[]): Invocation {
   } catch (error) {
     throw usageError((error as Error).message);
   }
-  const { values, positionals } = parsed;
+}
+
+function parse(argv: string[]): Invocation {
+  const { values, positionals } = parseFlags(argv);
   if (values.help) {
     console.log(USAGE);
     process.exit(0);

@@ -1,5 +1,6 @@
 // `partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO]
 // [--out FILE] [--json]`: the data on stdout (or FILE), the summary beside it.
+import type { Database } from "bun:sqlite";
 import { renameSync, rmSync } from "node:fs";
 import { type ExportSummary, exportLeads, exportProperties, type Sink } from "../agency/export.ts";
 import { exportLine } from "../agency/progress.ts";
@@ -74,7 +75,7 @@ function humanSummary(summary: ExportSummary, out: string | null): string {
 
 export async function exportCommand(args: string[]): Promise<number> {
   const options = parseOptions(args);
-  let db;
+  let db: Database;
   try {
     db = openExistingDatabase(options.db);
   } catch (error) {

@@ -254,7 +254,10 @@ export class GroupCommitWriter {
       ]);
     });
     for (const [job, outcome] of settledNow) this.settle(job, outcome);
-    if (afterSync.length === 0 || this.walSync === null) return record();
+    if (afterSync.length === 0 || this.walSync === null) {
+      record();
+      return;
+    }
     this.walSync.flushed().then(
       () => {
         record();

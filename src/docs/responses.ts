@@ -60,7 +60,7 @@ export function responseHeaders(set: HeaderSet, retryAfter = false): Json {
     headers["X-RateLimit-Limit"] = ref("XRateLimitLimit");
     headers["X-RateLimit-Remaining"] = ref("XRateLimitRemaining");
     headers["RateLimit-Policy"] = ref("RateLimitPolicy");
-    headers["RateLimit"] = ref("RateLimit");
+    headers.RateLimit = ref("RateLimit");
   }
   if (retryAfter) headers["Retry-After"] = ref("RetryAfter");
   return headers;

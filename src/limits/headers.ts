@@ -41,7 +41,7 @@ export function rateLimitHeaderWriter(policyName: string, windowSeconds: number)
     headers["x-ratelimit-remaining"] = remaining;
     headers["ratelimit-policy"] = fixed.policy;
     // `r` is the very string of X-RateLimit-Remaining, so the two can never disagree.
-    headers["ratelimit"] = `${quoted};r=${remaining};t=${d.resetSeconds}`;
+    headers.ratelimit = `${quoted};r=${remaining};t=${d.resetSeconds}`;
     if (!d.allowed) headers["retry-after"] = String(d.retryAfterSeconds);
   };
 }

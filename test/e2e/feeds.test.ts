@@ -5,7 +5,7 @@
 // /metrics and `feeds status` tell the same story; the feed's headers never reach a log. Two
 // serve processes on one database make one run per interval between them, not two.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { ensureBinary, freePort, ROOT, type RunningBinary, startBinary, waitHealthy } from "../helpers/binary.ts";
+import { ensureBinary, freePort, ROOT, type RunningBinary, startBinary } from "../helpers/binary.ts";
 import { hangUpMidBody } from "../helpers/hang-up.ts";
 import { REDIS_SERVER, startRedis, type TestRedis } from "../helpers/redis.ts";
 import { toolForTests } from "../helpers/tools.ts";

@@ -4,7 +4,7 @@
 // banner from the real server, and production's docs page holds no sandbox credentials.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { violations } from "../fuzz/contract.ts";
-import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
+import { client, createTestApp, type TestApp } from "../helpers/app.ts";
 import { immutableFilesForTests } from "../helpers/tools.ts";
 import { type LiveServer, rawExchange, startSandboxBinary } from "./binary-server.ts";
 import { LEAD, postLead } from "./tenants.ts";

@@ -61,7 +61,7 @@ export function inboundModule(runtime: Runtime, deps: { metrics: MetricsRegistry
       async ({ request, client, tenant, set }) => {
         const { requestId: reqId } = stateOf(request);
         const body = await readJsonObject(request, { anyMediaType: true });
-        let received;
+        let received: Awaited<ReturnType<typeof receivePortalLead>>;
         try {
           received = await receivePortalLead(tenant, client, body, runtime.clock);
         } catch (error) {

@@ -74,7 +74,7 @@ async function send(page: Page, dialog: ReturnType<Page["getByRole"]>, path: str
   return { request: response.request(), status: response.status(), body: await response.text() };
 }
 
-const authorization = (request: BrowserRequest) => request.headers()["authorization"];
+const authorization = (request: BrowserRequest) => request.headers().authorization;
 
 describe.skipIf(CHROMIUM === null)("the docs page's try-it, end to end", () => {
   test("the token operation sends the sandbox key and secret by HTTP Basic and gets a token", async () => {

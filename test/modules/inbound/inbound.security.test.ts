@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import pino from "pino";
 import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../../src/modules/inbound/model.ts";
 import { AUTH_FAILURE_CAPACITY } from "../../../src/runtime.ts";
-import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
+import { createTestApp, read, type TestApp } from "../../helpers/app.ts";
 import { basicAuth, CNM_AUTH, CNM_PASSWORD, cnm, crm, DatabaseFile, ZAP_AUTH, ZAP_PASSWORD, zap } from "./helpers.ts";
 
 let t: TestApp;
