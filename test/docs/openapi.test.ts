@@ -196,8 +196,8 @@ describe("errors are documented with their codes", () => {
 
   test("every protected operation documents the guard's failures (docs/reference/behaviour.md §4) and 500", () => {
     const protectedOps = operationsOf(document).filter(({ op }) => isProtected(op));
-    // 21: the values route is documented once per entity.
-    expect(protectedOps.length).toBe(21);
+    // 22: the values route is documented once per entity; the facets of the search.
+    expect(protectedOps.length).toBe(22);
     for (const { method, path, op } of protectedOps) {
       // A HEAD answer has no body to carry a code: the same statuses as its GET.
       if (method === "head") {
