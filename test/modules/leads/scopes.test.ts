@@ -5,6 +5,7 @@
 // here with a connection of the test's own.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ConfigFile } from "../../../src/config/schema.ts";
 import { client, read } from "../../helpers/app.ts";
 import {
   createLead,
@@ -16,11 +17,33 @@ import {
   webhookApp,
 } from "../webhooks/helpers.ts";
 
-const portal = { ...client(PARTNER.id, { scopes: undefined }), ...PARTNER };
-const website = { ...client(OTHER.id, { scopes: undefined }), ...OTHER };
 const crm = client("crm", { scopes: ["leads:read", "leads:update", "webhooks"] });
 const reader = client("reader", { scopes: ["properties:read", "webhooks"] });
 const nothing = client("nothing", { scopes: [] });
+
+type Entry = ConfigFile["clients"][number];
+
+/** The suite's clients as configured, with some entries replaced (by id). */
+function clientsWith(changes: Record<string, Entry> = {}): Entry[] {
+  const entries = [
+    client(PARTNER.id, { scopes: undefined }).entry,
+    client(OTHER.id, { scopes: undefined }).entry,
+    crm.entry,
+    reader.entry,
+    nothing.entry,
+  ];
+  return entries.map((entry) => changes[entry.id] ?? entry);
+}
+
+/** Runs `body` with some clients configured otherwise, as a reload (SIGHUP) would, then puts the suite's back. */
+async function withClients(changes: Record<string, Entry>, body: () => Promise<void>): Promise<void> {
+  app.reload({ clients: clientsWith(changes) });
+  try {
+    await body();
+  } finally {
+    app.reload({ clients: clientsWith() });
+  }
+}
 
 let app: WebhookApp;
 let db: Database;
@@ -42,15 +65,7 @@ const ownedIds = (owner: string) =>
 const changeCount = () => (db.query("SELECT count(*) FROM changes").values() as [number][])[0]![0];
 
 beforeAll(async () => {
-  app = await webhookApp({
-    clients: [
-      client(PARTNER.id, { scopes: undefined }).entry,
-      client(OTHER.id, { scopes: undefined }).entry,
-      crm.entry,
-      reader.entry,
-      nothing.entry,
-    ],
-  });
+  app = await webhookApp({ clients: clientsWith() });
   tokens.portal = app.partner;
   tokens.website = app.other;
   tokens.crm = await app.token(crm);
@@ -266,16 +281,7 @@ describe("webhooks carry only readable leads", () => {
     const id = (await createLead(app, tokens.website)).id;
     await app.deliver();
     expect(receivers.website.received.length).toBe(1);
-    app.reload({
-      clients: [
-        client(PARTNER.id, { scopes: undefined }).entry,
-        client(OTHER.id, { scopes: ["leads:create", "webhooks"] }).entry,
-        crm.entry,
-        reader.entry,
-        nothing.entry,
-      ],
-    });
-    try {
+    await withClients({ [OTHER.id]: client(OTHER.id, { scopes: ["leads:create", "webhooks"] }).entry }, async () => {
       receivers.website.answer(() => new Response("ok"));
       app.clock.advance(60_000);
       await app.deliver();
@@ -289,46 +295,20 @@ describe("webhooks carry only readable leads", () => {
         state: "failed",
         last_error: "not sent again: the record is no longer visible to this client",
       });
-    } finally {
-      app.reload({
-        clients: [
-          client(PARTNER.id, { scopes: undefined }).entry,
-          client(OTHER.id, { scopes: undefined }).entry,
-          crm.entry,
-          reader.entry,
-          nothing.entry,
-        ],
-      });
-    }
+    });
   });
 
   test("scopes taken away at reload apply to subscriptions already made: nothing more is delivered", async () => {
     for (const r of Object.values(receivers)) r.received.length = 0;
-    app.reload({
-      clients: [
-        client(PARTNER.id, { scopes: ["leads:create", "webhooks"] }).entry,
-        client(OTHER.id, { scopes: undefined }).entry,
-        crm.entry,
-        reader.entry,
-        nothing.entry,
-      ],
-    });
-    try {
-      await createLead(app, tokens.portal);
-      await app.deliver();
-      expect(receivers.portal.received).toEqual([]);
-      expect(receivers.crm.received.length).toBe(1);
-    } finally {
-      app.reload({
-        clients: [
-          client(PARTNER.id, { scopes: undefined }).entry,
-          client(OTHER.id, { scopes: undefined }).entry,
-          crm.entry,
-          reader.entry,
-          nothing.entry,
-        ],
-      });
-    }
+    await withClients(
+      { [PARTNER.id]: client(PARTNER.id, { scopes: ["leads:create", "webhooks"] }).entry },
+      async () => {
+        await createLead(app, tokens.portal);
+        await app.deliver();
+        expect(receivers.portal.received).toEqual([]);
+        expect(receivers.crm.received.length).toBe(1);
+      },
+    );
   });
 });
 
@@ -408,10 +388,7 @@ describe("PATCH /v1/leads/{id}: the funnel", () => {
     const before = changeCount();
     // A portal with leads:update still moves only its own leads.
     const updater = client(PARTNER.id, { scopes: ["leads:read:own", "leads:update"] });
-    app.reload({
-      clients: [updater.entry, client(OTHER.id, { scopes: undefined }).entry, crm.entry, reader.entry, nothing.entry],
-    });
-    try {
+    await withClients({ [PARTNER.id]: updater.entry }, async () => {
       const token = await app.token(updater);
       for (const id of [leads.website[0]!, seededLead, crypto.randomUUID(), "not-a-uuid"]) {
         const answer = await patch(id, { status: "CONVERTED" }, token);
@@ -422,17 +399,7 @@ describe("PATCH /v1/leads/{id}: the funnel", () => {
         });
       }
       expect((await patch(leads.portal[2]!, { priority: "URGENT" }, token)).status).toBe(200);
-    } finally {
-      app.reload({
-        clients: [
-          client(PARTNER.id, { scopes: undefined }).entry,
-          client(OTHER.id, { scopes: undefined }).entry,
-          crm.entry,
-          reader.entry,
-          nothing.entry,
-        ],
-      });
-    }
+    });
     expect(changeCount()).toBe(before + 1);
     expect((db.query("SELECT status FROM leads WHERE id = ?").get(leads.website[0]!) as any).status).toBe("NEW_LEAD");
   });
@@ -491,29 +458,10 @@ describe("refusals: 403 INSUFFICIENT_SCOPE after the guard, counted in the windo
 
   test("scopes given at reload apply to tokens already issued", async () => {
     expect((await app.get("/v1/leads?fields=id", tokens.reader)).status).toBe(403);
-    app.reload({
-      clients: [
-        client(PARTNER.id, { scopes: undefined }).entry,
-        client(OTHER.id, { scopes: undefined }).entry,
-        crm.entry,
-        { ...reader.entry, scopes: ["leads:read"] },
-        nothing.entry,
-      ],
-    });
-    try {
+    await withClients({ reader: { ...reader.entry, scopes: ["leads:read"] } }, async () => {
       const all = await read(await app.get("/v1/leads?fields=id&limit=1", tokens.reader));
       expect(all.body.meta.total).toBe((db.query("SELECT count(*) FROM leads").values() as [number][])[0]![0]);
       expect((await app.get("/v1/properties?fields=id", tokens.reader)).status).toBe(403);
-    } finally {
-      app.reload({
-        clients: [
-          client(PARTNER.id, { scopes: undefined }).entry,
-          client(OTHER.id, { scopes: undefined }).entry,
-          crm.entry,
-          reader.entry,
-          nothing.entry,
-        ],
-      });
-    }
+    });
   });
 });
