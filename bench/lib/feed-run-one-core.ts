@@ -12,7 +12,7 @@ import { API_KEY, API_SECRET, issueToken } from "./api.ts";
 import { ensureCrmFeed } from "./import-bench.ts";
 import { loadAverage, READ_PATH } from "./paced.ts";
 import { freePort, startServer } from "./proc.ts";
-import { DATASET_1K, ensureDataset, OUT, ROOT, removeDatabase } from "./product.ts";
+import { DATASET_1K, ensureDataset, OUT, ROOT, removeDatabase, serveArgv } from "./product.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
 import { pooledPercentile } from "./stats.ts";
 import { runWrk, type WrkResult, type WrkRun, wrkCommandLine } from "./wrk.ts";
@@ -98,16 +98,7 @@ async function phase(
   const config = join(OUT, "feed-run-one-core.json");
   writeConfig(config, db, null);
   const port = freePort();
-  const argv = [
-    join(ROOT, "dist/partner-api"),
-    "serve",
-    "--config",
-    config,
-    "--port",
-    String(port),
-    "--host",
-    "127.0.0.1",
-  ];
+  const argv = serveArgv(config, port);
   const server = await startServer({
     name: "feed-run-one-core",
     argv,

@@ -22,7 +22,7 @@ import {
   STALLS_NOTE,
 } from "./paced.ts";
 import { freePort, processCpuS, rssKb, sampleRss, startServer, track } from "./proc.ts";
-import { type Dataset, ensureDataset, OUT, ROOT, removeDatabase } from "./product.ts";
+import { type Dataset, ensureDataset, OUT, ROOT, removeDatabase, serveArgv } from "./product.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
 import { lowerMedian as median } from "./stats.ts";
 import { wrkCommandLine } from "./wrk.ts";
@@ -65,7 +65,8 @@ export interface PortalFeedResult {
   loadAverage: { before: string; after: string };
 }
 
-function curlArgv(url: string, core: number, gzip: boolean): string[] {
+/** curl as a portal's fetcher, on `core`: Basic auth as `user` (key:secret), the body to /dev/null, `writeOut` of what it measured. */
+export function portalCurlArgv(url: string, core: number, user: string, gzip: boolean, writeOut: string): string[] {
   return [
     "taskset",
     "-c",
@@ -75,13 +76,23 @@ function curlArgv(url: string, core: number, gzip: boolean): string[] {
     "-o",
     "/dev/null",
     "-u",
-    `${PORTAL_KEY}:${PORTAL_SECRET}`,
+    user,
     ...(gzip ? ["-H", "Accept-Encoding: gzip"] : []),
     "-w",
-    "%{http_code} %{time_starttransfer} %{time_total} %{size_download}",
+    writeOut,
     url,
   ];
 }
+
+/** This bench's portal, asking for what it times: status, first and last byte, size. */
+const curlArgv = (url: string, core: number, gzip: boolean) =>
+  portalCurlArgv(
+    url,
+    core,
+    `${PORTAL_KEY}:${PORTAL_SECRET}`,
+    gzip,
+    "%{http_code} %{time_starttransfer} %{time_total} %{size_download}",
+  );
 
 /** One portal's download, as curl measured it. */
 async function download(url: string, core: number, gzip: boolean): Promise<Download> {
@@ -137,16 +148,7 @@ export async function runPortalFeedBench(settings: PortalFeedSettings): Promise<
   const config = join(OUT, "portal-feed.json");
   writeConfig(config, db);
   const port = freePort();
-  const argv = [
-    join(ROOT, "dist/partner-api"),
-    "serve",
-    "--config",
-    config,
-    "--port",
-    String(port),
-    "--host",
-    "127.0.0.1",
-  ];
+  const argv = serveArgv(config, port);
   const server = await startServer({
     name: "portal-feed",
     argv,

@@ -12,8 +12,9 @@ import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET } from "./api.ts";
 import { loadAverage } from "./paced.ts";
+import { portalCurlArgv } from "./portal-feed-bench.ts";
 import { freePort, rssKb, sampleRss, startServer, track } from "./proc.ts";
-import { type Dataset, ensureDataset, OUT, ROOT, removeDatabase } from "./product.ts";
+import { type Dataset, ensureDataset, OUT, ROOT, removeDatabase, serveArgv } from "./product.ts";
 import { markedSection, writeMarkedSection } from "./sections.ts";
 
 export const BURST_DATASET: Dataset = { label: "50k", properties: 50_000, leads: 1_000, seed: 42 };
@@ -57,22 +58,9 @@ export interface BurstResult {
   loadAverage: { before: string; after: string };
 }
 
-function curlArgv(url: string, core: number): string[] {
-  return [
-    "taskset",
-    "-c",
-    String(core),
-    "curl",
-    "-sS",
-    "-o",
-    "/dev/null",
-    "-u",
-    `${PORTAL_KEY}:${PORTAL_SECRET}`,
-    "-w",
-    "%{http_code} %{time_total} %{size_download}",
-    url,
-  ];
-}
+/** One of the burst's portals: status, last byte, size. */
+const curlArgv = (url: string, core: number) =>
+  portalCurlArgv(url, core, `${PORTAL_KEY}:${PORTAL_SECRET}`, false, "%{http_code} %{time_total} %{size_download}");
 
 async function download(url: string, core: number): Promise<Download> {
   const proc = Bun.spawn(curlArgv(url, core), { stdout: "pipe", stderr: "pipe" });
@@ -109,16 +97,7 @@ async function serverRuns(
 ): Promise<BurstServer> {
   const { log } = settings;
   const port = freePort();
-  const argv = [
-    join(ROOT, "dist/partner-api"),
-    "serve",
-    "--config",
-    config,
-    "--port",
-    String(port),
-    "--host",
-    "127.0.0.1",
-  ];
+  const argv = serveArgv(config, port);
   // The server inherits the runner's environment: an operator's purge delay is set there for it alone.
   const inherited = process.env.MIMALLOC_PURGE_DELAY;
   if (purgeDelay === null) delete process.env.MIMALLOC_PURGE_DELAY;

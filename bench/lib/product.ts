@@ -114,6 +114,11 @@ export function sandboxArgv(db: string, port: number, binary = BINARY): string[]
   return [binary, "sandbox", "--port", String(port), "--db", db, "--rate-limit", "1000000000"];
 }
 
+/** `serve` on a config file, listening on this machine only. */
+export function serveArgv(config: string, port: number, binary = BINARY): string[] {
+  return [binary, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"];
+}
+
 export interface SeedMeasurement {
   seconds: number;
   /** Peak resident set of the seeding process (getrusage's maxrss). */
