@@ -2,7 +2,7 @@
 // length the GET does not have (through a listening server, where Bun writes the framing), and
 // only a few bodies stream at once per process: the next ones wait their turn, and past the
 // queue, or after waiting too long, the answer is 503 with Retry-After.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { createApp } from "../../../src/app.ts";
 import { silentLogger } from "../../../src/logging.ts";
@@ -52,6 +52,14 @@ const comparable = (headers: Map<string, string>) =>
   );
 
 describe("HEAD answers the GET's headers, with no length the GET does not have", () => {
+  // Last-Modified is left out within the second of the last change (the database was just
+  // made): a GET inside that second and its HEAD just after it would differ by that alone.
+  beforeAll(async () => {
+    const headers = { authorization: basic(portal), [PEER_HEADER]: DEFAULT_PEER };
+    for (let i = 0; i < 100 && !(await raw("HEAD", FEED, headers)).headers.has("last-modified"); i++)
+      await Bun.sleep(50);
+  });
+
   for (const encoding of ["identity", "gzip"]) {
     test(`Accept-Encoding: ${encoding}: the same headers, chunked, no Content-Length`, async () => {
       const headers = { authorization: basic(portal), "accept-encoding": encoding, [PEER_HEADER]: DEFAULT_PEER };
