@@ -39,12 +39,17 @@ const MARK_END = "<!-- own-leads:end -->";
 
 const credentials = (id: string) => ({ key: `pk_bench_${id}`, secret: `sk_bench_${id}` });
 
-/** The lists measured for each reader: page 1 and the deep page, without and with a status filter. */
+/**
+ * The lists measured for each reader: page 1 and the deep page, without and with a status filter,
+ * and page 1 and the deep page by last update (the owner's index is in creation order).
+ */
 const LISTS = [
-  { id: "page-1", status: false, deep: false },
-  { id: "deep", status: false, deep: true },
-  { id: "status", status: true, deep: false },
-  { id: "status-deep", status: true, deep: true },
+  { id: "page-1", status: false, deep: false, updated: false },
+  { id: "deep", status: false, deep: true, updated: false },
+  { id: "status", status: true, deep: false, updated: false },
+  { id: "status-deep", status: true, deep: true, updated: false },
+  { id: "updated", status: false, deep: false, updated: true },
+  { id: "updated-deep", status: false, deep: true, updated: true },
 ] as const;
 type ListId = (typeof LISTS)[number]["id"];
 const MODES = ["cached", "computed"] as const;
@@ -96,8 +101,9 @@ function writeConfig(path: string, db: string): void {
   );
 }
 
-const listPath = (reader: Reader, status: boolean, page: number, limit: number) =>
-  `/v1/leads?fields=${FIELDS}${status ? "&status=NEW_LEAD" : ""}&limit=${limit}${page > 1 ? `&page=${page}` : ""}`;
+const listPath = (list: (typeof LISTS)[number], page: number, limit: number) =>
+  `/v1/leads?fields=${FIELDS}${list.status ? "&status=NEW_LEAD" : ""}${list.updated ? "&sort=-updatedAt" : ""}` +
+  `&limit=${limit}${page > 1 ? `&page=${page}` : ""}`;
 
 type Page = { data: { id: string }[]; meta: { total: number } };
 
@@ -122,16 +128,17 @@ async function planQueries(
         ];
         const where = conditions.length > 0 ? conditions.join(" AND ") : "1 = 1";
         const counted = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM leads WHERE ${where}`).get()!.n;
-        const first = await getJson<Page>(base, tokens[reader], listPath(reader, list.status, 1, 20));
+        const first = await getJson<Page>(base, tokens[reader], listPath(list, 1, 20));
         if (first.meta.total !== counted)
           throw new Error(`${reader} ${list.id}: meta.total ${first.meta.total}, the file counts ${counted}`);
         const limit = list.deep ? DEEP_LIMIT : 20;
         const page = list.deep ? Math.max(1, Math.round((counted * DEEP_SHARE) / limit)) : 1;
-        const path = listPath(reader, list.status, page, limit);
+        const path = listPath(list, page, limit);
         const got = await getJson<Page>(base, tokens[reader], path);
+        const order = list.updated ? "updated_at DESC, id DESC" : "created_at DESC, id DESC";
         const ids = db
           .query<{ id: string }, [number, number]>(
-            `SELECT id FROM leads WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+            `SELECT id FROM leads WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
           )
           .all(limit, (page - 1) * limit)
           .map((r) => r.id);
@@ -141,7 +148,7 @@ async function planQueries(
           );
         }
         exactness.push(
-          `${reader}, \`${path}\`: meta.total ${counted.toLocaleString("en-US")} = \`SELECT count(*) FROM leads${conditions.length > 0 ? ` WHERE ${where}` : ""}\`; its ${ids.length} ids = the file's page (ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit})`,
+          `${reader}, \`${path}\`: meta.total ${counted.toLocaleString("en-US")} = \`SELECT count(*) FROM leads${conditions.length > 0 ? ` WHERE ${where}` : ""}\`; its ${ids.length} ids = the file's page (ORDER BY ${order} LIMIT ${limit} OFFSET ${(page - 1) * limit})`,
         );
         queries.push({
           list: list.id,
@@ -343,6 +350,8 @@ const LIST_TITLE: Record<ListId, string> = {
   deep: "deep page (limit 100, 90 % in)",
   status: "status=NEW_LEAD, page 1",
   "status-deep": "status=NEW_LEAD, deep page (90 % in)",
+  updated: "sort=-updatedAt, page 1",
+  "updated-deep": "sort=-updatedAt, deep page (90 % in)",
 };
 
 export function ownLeadsSection(

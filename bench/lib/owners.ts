@@ -2,18 +2,18 @@
 // clients (round robin over the leads' rowids), and checks the result against the leads
 // themselves. Used by the own-leads scenario on its working copy of the 1M dataset.
 //
-// An UPDATE of leads.created_by fires three triggers: the counters (lead_counts), the per-day
-// counters (lead_days) and the change feed (a new change row per lead). A million change rows
-// would make the copy unlike a database whose leads were created by those clients, and the
-// per-row trigger work would take minutes, so the three are set aside for the UPDATE and what
-// they maintain for the owner is rebuilt in the same transaction, exactly as they would have
-// left it: the owner-less counter rows drop by the leads that got an owner, each owner's rows
-// gain them; the lead rows of the change feed carry their lead's owner, as the insert trigger
-// writes it. The other dimensions (status, none) do not depend on the owner and are untouched.
+// An UPDATE of leads.created_by fires two triggers: the counters (lead_counts) and the change
+// feed (a new change row per lead). A million change rows would make the copy unlike a database
+// whose leads were created by those clients, and the per-row trigger work would take minutes, so
+// the two are set aside for the UPDATE and what they maintain for the owner is rebuilt in the
+// same transaction, exactly as they would have left it: the owner-less counter rows drop by the
+// leads that got an owner, each owner's rows gain them; the lead rows of the change feed carry
+// their lead's owner, as the insert trigger writes it. The per-day counters have no owner
+// dimension (migration 8), so they do not change.
 import { Database } from "bun:sqlite";
 
 /** Triggers on leads that fire when created_by changes: set aside, their work rebuilt below. */
-const REBUILT = ["leads_count_update", "leads_days_update", "leads_feed_update"] as const;
+const REBUILT = ["leads_count_update", "leads_feed_update"] as const;
 
 export interface OwnerAssignment {
   leads: number;
@@ -77,18 +77,6 @@ export function assignOwners(file: string, owners: readonly string[]): OwnerAssi
               SELECT status, source, priority, created_by, n FROM moved_counts WHERE true
               ON CONFLICT DO UPDATE SET n = n + excluded.n`);
 
-      // lead_days of dim created_by, as leads_days_update leaves them (its other dims: -1 then +1 on the same row).
-      db.run(`CREATE TEMP TABLE moved_days AS
-                SELECT 'created' AS kind, created_by AS value, substr(created_at, 1, 10) AS day, count(*) AS n FROM leads GROUP BY 2, 3
-                UNION ALL
-                SELECT 'updated', created_by, substr(updated_at, 1, 10), count(*) FROM leads GROUP BY 2, 3`);
-      db.run(`UPDATE lead_days SET n = n - (SELECT sum(m.n) FROM moved_days m WHERE m.kind = lead_days.kind AND m.day = lead_days.day)
-              WHERE dim = 'created_by' AND value = ''
-                AND EXISTS (SELECT 1 FROM moved_days m WHERE m.kind = lead_days.kind AND m.day = lead_days.day)`);
-      db.run(`INSERT INTO lead_days (kind, dim, value, day, n)
-              SELECT kind, 'created_by', value, day, n FROM moved_days WHERE true
-              ON CONFLICT DO UPDATE SET n = n + excluded.n`);
-
       // The change feed: each lead row carries its lead's owner, as leads_feed_insert writes it.
       db.run(
         "UPDATE changes SET owner = (SELECT l.created_by FROM leads l WHERE l.id = changes.record_id) WHERE entity = 'leads'",
@@ -97,7 +85,6 @@ export function assignOwners(file: string, owners: readonly string[]): OwnerAssi
       for (const t of triggers) if ((REBUILT as readonly string[]).includes(t.name)) db.run(t.sql);
       db.run("DROP TABLE owner_names");
       db.run("DROP TABLE moved_counts");
-      db.run("DROP TABLE moved_days");
     })();
     db.run("PRAGMA wal_checkpoint(TRUNCATE)");
 
@@ -127,7 +114,7 @@ function difference(db: Database, a: string, b: string): number {
     .get()!.n;
 }
 
-/** Checks the counters, day counters, change feed and triggers against the leads; throws on any mismatch. */
+/** Checks the counters, change feed and triggers against the leads; throws on any mismatch. */
 function verifyOwners(db: Database, triggers: { name: string; sql: string }[], lastChange: number): string[] {
   const checks: string[] = [];
   const expect = (what: string, found: number, wanted: number) => {
@@ -157,27 +144,6 @@ function verifyOwners(db: Database, triggers: { name: string; sql: string }[], l
     ),
     0,
   );
-  for (const [kind, column] of [
-    ["created", "created_at"],
-    ["updated", "updated_at"],
-  ] as const) {
-    expect(
-      `lead_days rows (${kind}, owner, day) differing from a GROUP BY of leads`,
-      difference(
-        db,
-        `SELECT created_by, substr(${column}, 1, 10), count(*) FROM leads GROUP BY 1, 2`,
-        `SELECT value, day, n FROM lead_days WHERE kind = '${kind}' AND dim = 'created_by' AND n <> 0`,
-      ),
-      0,
-    );
-    expect(
-      `lead_days (${kind}) total of every owner`,
-      db
-        .query<{ n: number }, []>(`SELECT sum(n) AS n FROM lead_days WHERE kind = '${kind}' AND dim = 'created_by'`)
-        .get()!.n,
-      db.query<{ n: number }, []>("SELECT count(*) AS n FROM leads").get()!.n,
-    );
-  }
   expect(
     "lead change rows whose owner is not their lead's",
     db

@@ -36,13 +36,17 @@ export const LEAD_FIELDS: readonly FieldSpec[] = [
   { name: "updatedAt", description: "Last update time (ISO 8601, UTC)", sql: "l.updated_at", schema: DateTime },
 ];
 
-/** The lead's owner: forced to the caller's id for a client that reads only its own leads. */
+/**
+ * The lead's owner: forced to the caller's id for a client that reads only its own leads. Counted
+ * (lead_counts), but with no per-day counters: an owner's deep pages walk leads_owner_created,
+ * which holds both dates and the status, so the walk reads index entries only (migration 8).
+ */
 export const CREATED_BY_FILTER: FilterSpec = {
   param: "createdBy",
   column: "l.created_by",
   description: "Id of the client that created the lead",
   countColumn: "created_by",
-  dayDimension: "created_by",
+  drives: true,
   example: "sandbox",
 };
 

@@ -43,6 +43,11 @@ export interface FilterSpec {
   countColumn?: string;
   /** `dim` of the per-day counters that count by this filter's value, when they do. */
   dayDimension?: string;
+  /**
+   * Its index leads and holds the entity's other equality filters: given with others, it picks
+   * the index, and the others are tested in its entries (their own indexes left aside).
+   */
+  drives?: true;
   /** A value for the documentation's example request, where the sandbox's records hold none. */
   example?: string;
 }

@@ -190,7 +190,6 @@ export class TriggerStandIn {
     this.leadDerived.add(l, true, [
       ["", ""],
       ["status", l.status],
-      ["created_by", ""],
     ]);
     this.changes.add(["leads", l.id, "upsert", this.at]);
     tally(this.leadCounts, [l.status, l.source, l.priority, ""].join(SEP));

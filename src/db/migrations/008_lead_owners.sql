@@ -3,19 +3,22 @@
 -- have no owner (NULL): they were loaded by the agency, and only clients with `leads:read`
 -- read them.
 --
--- A client that reads only its own leads lists them as fast as a client that reads all: the
--- owner is a counted column (lead_counts), a dimension of the per-day counters (lead_days)
--- and the head of two indexes, so its totals and deep pages take the same paths as the
--- status filter's. The change log marks each lead row with its owner, so its lead entries
--- are one index range too.
+-- A client that reads only its own leads lists them from one index that leads with the owner
+-- and carries both dates and the status, so its page 1, its deep pages and its filters on a date
+-- or the status walk index entries only, never rows; its totals come from the counters, where
+-- the owner is a counted column. Nothing more is kept per owner: every lead a client creates
+-- pays for each index and counter row, and this is the least that keeps an owner's list fast
+-- (docs/performance.md#lead-owners).
+--
+-- The change log marks each lead row with its owner, inside the index the change feed already
+-- reads, so one client's lead entries are told apart from the index alone.
 
 ALTER TABLE leads ADD COLUMN created_by TEXT;
 ALTER TABLE leads ADD COLUMN origin_lead_id TEXT;
 
 -- A portal's retry or resend of a lead is found by its own id, for that client, at any later time.
 CREATE UNIQUE INDEX leads_origin ON leads(created_by, origin_lead_id) WHERE origin_lead_id IS NOT NULL;
-CREATE INDEX leads_owner_created ON leads(created_by, created_at, id) WHERE created_by IS NOT NULL;
-CREATE INDEX leads_owner_updated ON leads(created_by, updated_at, id) WHERE created_by IS NOT NULL;
+CREATE INDEX leads_owner_created ON leads(created_by, created_at, id, updated_at, status) WHERE created_by IS NOT NULL;
 
 -- ---- counters: the owner as a counted column ('' stands for NULL) ----
 
@@ -58,53 +61,11 @@ BEGIN
     ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 
--- ---- per-day counters: the owner as a dimension ----
--- (rebuild-day-counts.sql belongs to schema 2, before this dimension: it is not run again.)
-
-INSERT INTO day_dimensions (entity, kind, dim) VALUES ('leads', 'created', 'created_by'), ('leads', 'updated', 'created_by');
--- Every lead stored so far has no owner: its owner's counts are the overall counts.
-INSERT INTO lead_days (kind, dim, value, day, n) SELECT kind, 'created_by', '', day, n FROM lead_days WHERE dim = '';
-
-DROP TRIGGER leads_days_insert;
-DROP TRIGGER leads_days_delete;
-DROP TRIGGER leads_days_update;
-
-CREATE TRIGGER leads_days_insert AFTER INSERT ON leads
-BEGIN
-  INSERT INTO lead_days (kind, dim, value, day, n)
-    SELECT kind, dim, CASE dim WHEN '' THEN '' WHEN 'status' THEN new.status ELSE coalesce(new.created_by, '') END,
-           substr(CASE kind WHEN 'created' THEN new.created_at ELSE new.updated_at END, 1, 10), 1
-      FROM day_dimensions WHERE entity = 'leads'
-    ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-
-CREATE TRIGGER leads_days_delete AFTER DELETE ON leads
-BEGIN
-  UPDATE lead_days SET n = n - 1
-   WHERE (kind, dim, value, day) IN (
-     SELECT kind, dim, CASE dim WHEN '' THEN '' WHEN 'status' THEN old.status ELSE coalesce(old.created_by, '') END,
-            substr(CASE kind WHEN 'created' THEN old.created_at ELSE old.updated_at END, 1, 10)
-       FROM day_dimensions WHERE entity = 'leads');
-END;
-
-CREATE TRIGGER leads_days_update AFTER UPDATE OF created_at, updated_at, status, created_by ON leads
-BEGIN
-  UPDATE lead_days SET n = n - 1
-   WHERE (kind, dim, value, day) IN (
-     SELECT kind, dim, CASE dim WHEN '' THEN '' WHEN 'status' THEN old.status ELSE coalesce(old.created_by, '') END,
-            substr(CASE kind WHEN 'created' THEN old.created_at ELSE old.updated_at END, 1, 10)
-       FROM day_dimensions WHERE entity = 'leads');
-  INSERT INTO lead_days (kind, dim, value, day, n)
-    SELECT kind, dim, CASE dim WHEN '' THEN '' WHEN 'status' THEN new.status ELSE coalesce(new.created_by, '') END,
-           substr(CASE kind WHEN 'created' THEN new.created_at ELSE new.updated_at END, 1, 10), 1
-      FROM day_dimensions WHERE entity = 'leads'
-    ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-
 -- ---- the change log: each lead entry carries its owner ----
 
 ALTER TABLE changes ADD COLUMN owner TEXT;
-CREATE INDEX changes_owner ON changes(owner, sequence) WHERE owner IS NOT NULL;
+DROP INDEX changes_entity_sequence;
+CREATE INDEX changes_entity_sequence ON changes(entity, sequence, owner);
 
 DROP TRIGGER leads_feed_insert;
 CREATE TRIGGER leads_feed_insert AFTER INSERT ON leads

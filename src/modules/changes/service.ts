@@ -44,8 +44,15 @@ const ENTRY = "json_object('sequence', sequence, 'entity', entity, 'id', record_
 /** One index range scan from `after`: constant work at any position in the log. */
 export const CHANGES_PAGE_SQL = `SELECT sequence, ${ENTRY} FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?`;
 
-/** The lead entries of one owner's leads: one range of the owner index, however few they are among the rest. */
-const OWN_LEADS_PAGE_SQL = `SELECT sequence, ${ENTRY} FROM changes WHERE owner = ? AND sequence > ? AND entity = 'leads' ORDER BY sequence LIMIT ?`;
+/**
+ * The lead entries of one owner's leads: the same range of changes_entity_sequence, whose
+ * entries carry the owner, so the others' entries are passed over in the index (no row read).
+ */
+const OWN_LEADS_PAGE_SQL = `SELECT sequence, ${ENTRY} FROM changes WHERE entity = 'leads' AND owner = ? AND sequence > ? ORDER BY sequence LIMIT ?`;
+
+/** The owner's last lead entry: the index read backwards from the end to its first entry. */
+const OWN_LEADS_HEAD_SQL =
+  "SELECT coalesce((SELECT sequence FROM changes WHERE entity = 'leads' AND owner = ? ORDER BY sequence DESC LIMIT 1), 0)";
 
 interface Feed {
   page: Statement;
@@ -65,9 +72,7 @@ function feedOf(tenant: Tenant): Feed {
       page: tenant.read.prepare(CHANGES_PAGE_SQL),
       head: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE entity = ?"),
       ownPage: tenant.read.prepare(OWN_LEADS_PAGE_SQL),
-      ownHead: tenant.read.prepare(
-        "SELECT coalesce(max(sequence), 0) FROM changes WHERE owner = ? AND entity = 'leads'",
-      ),
+      ownHead: tenant.read.prepare(OWN_LEADS_HEAD_SQL),
       pages: new PageCache(),
     };
     feeds.set(tenant, found);
@@ -122,7 +127,11 @@ function readPage(
       const rows = (owner === null ? page : ownPage).values(scope, query.after, query.limit + 1) as [number, string][];
       const hasMore = rows.length > query.limit;
       if (hasMore) rows.pop();
-      const headSequence = ((owner === null ? head : ownHead).values(scope) as [number][])[0]![0];
+      // Every entry of the owner's after `after` is on a page that has no more: its last is the head.
+      const headSequence =
+        owner !== null && !hasMore && rows.length > 0
+          ? rows[rows.length - 1]![0]
+          : ((owner === null ? head : ownHead).values(scope) as [number][])[0]![0];
       const nextAfter = rows.length > 0 ? rows[rows.length - 1]![0] : query.after;
       const body =
         `{"data":[${rows.map((r) => r[1]).join(",")}],` +

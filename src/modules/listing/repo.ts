@@ -83,10 +83,13 @@ export class ListingRepo {
     const { alias, visible } = this.catalog;
     const parts = [visible];
     const params: (string | number)[] = [];
+    const driver = query.filters.find((f) => f.spec.drives)?.spec;
     for (const { spec, value } of query.filters) {
       // Their indexes list one value's rows in the date orders, and the deal's in the price orders:
-      // walking, they serve; under a place, the place's index drives.
-      parts.push(`${plan.placeDrives ? "+" : ""}${spec.column} = ?`);
+      // walking, they serve; under a place, the place's index drives, and beside the owner of
+      // leads, the owner's index (which holds the status and both dates).
+      const aside = plan.placeDrives || (driver !== undefined && spec !== driver);
+      parts.push(`${aside ? "+" : ""}${spec.column} = ?`);
       params.push(value);
     }
     const dates = query.dates.map(
