@@ -38,15 +38,16 @@ export const LEAD_FIELDS: readonly FieldSpec[] = [
 
 /**
  * The lead's owner: forced to the caller's id for a client that reads only its own leads. Counted
- * (lead_counts), but with no per-day counters: an owner's deep pages walk leads_owner_created,
- * which holds both dates and the status, so the walk reads index entries only (migration 8).
+ * (lead_counts), but with no per-day counters: an owner's deep pages walk leads_owner_created
+ * (in creation order), which holds both dates and the status, so the walk reads index entries
+ * only (migration 8).
  */
 export const CREATED_BY_FILTER: FilterSpec = {
   param: "createdBy",
   column: "l.created_by",
   description: "Id of the client that created the lead",
   countColumn: "created_by",
-  drives: true,
+  drives: "created",
   example: "sandbox",
 };
 

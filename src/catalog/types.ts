@@ -44,10 +44,12 @@ export interface FilterSpec {
   /** `dim` of the per-day counters that count by this filter's value, when they do. */
   dayDimension?: string;
   /**
-   * Its index leads and holds the entity's other equality filters: given with others, it picks
-   * the index, and the others are tested in its entries (their own indexes left aside).
+   * Its index leads, holds the entity's other equality filters and both dates, and is in the
+   * order of this date: given with others, it picks the index, and the others are tested in its
+   * entries (their own indexes left aside); a page in the other date's order is sorted from
+   * those entries before any row is read.
    */
-  drives?: true;
+  drives?: "created" | "updated";
   /** A value for the documentation's example request, where the sandbox's records hold none. */
   example?: string;
 }

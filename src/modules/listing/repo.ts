@@ -83,7 +83,7 @@ export class ListingRepo {
     const { alias, visible } = this.catalog;
     const parts = [visible];
     const params: (string | number)[] = [];
-    const driver = query.filters.find((f) => f.spec.drives)?.spec;
+    const driver = query.filters.find((f) => f.spec.drives !== undefined)?.spec;
     for (const { spec, value } of query.filters) {
       // Their indexes list one value's rows in the date orders, and the deal's in the price orders:
       // walking, they serve; under a place, the place's index drives, and beside the owner of
@@ -149,7 +149,19 @@ export class ListingRepo {
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
     const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
-    return start === null ? [] : this.rowsFrom(query, view, [...implied, ...start.bounds], start.skip);
+    if (start === null) return [];
+    return this.rowsFrom(query, view, [...implied, ...start.bounds], start.skip, this.sortedFromDriver(query));
+  }
+
+  /**
+   * A list led by a filter whose index is in the other date's order (an owner's leads by last
+   * update): its page is sorted from that index's entries alone, then only the page's rows are
+   * read. Null otherwise: the sort's own index, or the driver's, lists the page in order.
+   */
+  private sortedFromDriver(query: ListQuery): Plan | null {
+    const driver = query.filters.find((f) => f.spec.drives !== undefined)?.spec;
+    if (driver === undefined || driver.drives === sortKindOf(query)) return null;
+    return { walk: false, big: new Set(), placeDrives: false };
   }
 
   /**
