@@ -30,7 +30,7 @@ import {
   startOf,
   totalOf,
 } from "./day-counts.ts";
-import { isDateSort, type ListFilters, type ListQuery } from "./params.ts";
+import { isDateSort, type ListFilters, type ListQuery, type Sort } from "./params.ts";
 
 const MAX_STATEMENTS = 512;
 /**
@@ -150,7 +150,15 @@ export class ListingRepo {
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
     const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
     if (start === null) return [];
-    return this.rowsFrom(query, view, [...implied, ...start.bounds], start.skip, this.sortedFromDriver(query));
+    const sorted = this.sortedFromDriver(query);
+    if (sorted !== null && implied.length === 0 && start.bounds.length === 0 && start.skip > total / 2) {
+      // Past the middle, the page is the same rows counted from the other end of the list: sorted
+      // the other way, the sorter keeps only the rows up to the page instead of nearly all of them.
+      const fromEnd = total - start.skip - query.limit;
+      const reversed: ListQuery = { ...query, sort: reverseOf(query.sort), limit: query.limit + Math.min(0, fromEnd) };
+      return this.rowsFrom(reversed, view, [], Math.max(0, fromEnd), sorted).reverse();
+    }
+    return this.rowsFrom(query, view, [...implied, ...start.bounds], start.skip, sorted);
   }
 
   /**
@@ -343,4 +351,9 @@ export class ListingRepo {
     });
     return (statement.values() as [string][]).map((row) => row[0]);
   }
+}
+
+/** The same order the other way round (ties by id reversed too, so a page's rows are the same). */
+function reverseOf(sort: Sort): Sort {
+  return (sort.startsWith("-") ? sort.slice(1) : `-${sort}`) as Sort;
 }
