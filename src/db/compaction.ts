@@ -14,6 +14,11 @@ const COMPACTION_SPAN = 1_000;
  * How far compaction may go: the head of the log, or, while any webhook subscription exists,
  * no further than the webhook dispatch cursor: an event not yet turned into deliveries must
  * still be there when the dispatcher reads it (lead.created superseded by lead.updated…).
+ *
+ * The one read of the webhook tables outside their repository (modules/webhooks/repo.ts), on
+ * purpose: db/ sits below the modules and imports nothing from them, and the bound must hold
+ * for every caller of a step (the server, tests, any future command), so it is read here, in
+ * the step's own write, rather than passed in by a caller that could leave it out.
  */
 const COMPACTABLE_HEAD_SQL =
   "SELECT CASE WHEN EXISTS (SELECT 1 FROM webhook_subscriptions) " +

@@ -103,20 +103,23 @@ export function authorize(
   // On a route that takes Basic auth, every 401 says so: a portal's fetcher then knows what to send.
   const challenge = options.basic === true ? { header: BASIC_CHALLENGE } : undefined;
   const token = bearerToken(authorization);
-  const claims = token === null ? null : runtime.tokens.verify(token);
-  const client = claims === null ? undefined : runtime.config.clients.get(claims.sub);
-  // A token issued under a key or secret the client no longer has is no token (docs/reference/behaviour.md §5).
-  // An address with no attempts left gets its 429 from the same step: a refusal takes nothing.
-  if (client === undefined || !runtime.tokens.isBoundTo(claims!, client))
-    return failAuthentication(runtime, ip, headers, "INVALID_TOKEN", challenge);
-  state.clientId = client.id;
-  if (!client.enabled) return refuseClient(runtime, client, headers, "API_DISABLED");
-  if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
-    return failAuthentication(runtime, ip, headers, "IP_BLOCKED");
-  }
-  const tenant = client.databasePath === null ? null : runtime.tenants.get(client.databasePath);
-  if (tenant === null) return refuseClient(runtime, client, headers, "NO_DATABASE");
-  return settle(runtime.admit(client, headers), () => ({ client, tenant }));
+  // A token seen for the first time is verified asynchronously (security/tokens.ts); a known one
+  // at once. A promise that settles to a promise settles to its value: the cast says so.
+  return settle(token === null ? null : runtime.tokens.verify(token), (claims) => {
+    const client = claims === null ? undefined : runtime.config.clients.get(claims.sub);
+    // A token issued under a key or secret the client no longer has is no token (docs/reference/behaviour.md §5).
+    // An address with no attempts left gets its 429 from the same step: a refusal takes nothing.
+    if (client === undefined || !runtime.tokens.isBoundTo(claims!, client))
+      return failAuthentication(runtime, ip, headers, "INVALID_TOKEN", challenge);
+    state.clientId = client.id;
+    if (!client.enabled) return refuseClient(runtime, client, headers, "API_DISABLED");
+    if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
+      return failAuthentication(runtime, ip, headers, "IP_BLOCKED");
+    }
+    const tenant = client.databasePath === null ? null : runtime.tenants.get(client.databasePath);
+    if (tenant === null) return refuseClient(runtime, client, headers, "NO_DATABASE");
+    return settle(runtime.admit(client, headers), () => ({ client, tenant }));
+  }) as Maybe<Authorized>;
 }
 
 /**

@@ -12,7 +12,7 @@ import { parseChangesQuery, changesPage as readChanges } from "../../src/modules
 import type { LeadInput } from "../../src/modules/leads/model.ts";
 import { createLead } from "../../src/modules/leads/service.ts";
 import { type DispatchDeps, dispatchStep, replayStep } from "../../src/modules/webhooks/dispatch.ts";
-import { deliveryStore } from "../../src/modules/webhooks/store.ts";
+import { webhookRepos } from "../../src/modules/webhooks/repo.ts";
 import { heldFsync } from "../helpers/held-fsync.ts";
 
 let dir: string;
@@ -101,7 +101,7 @@ describe("webhook dispatch sends only what is on disk", () => {
   const deps = (t: Tenant): DispatchDeps => ({
     tenant: t,
     onDiskThrough: t.onDiskThrough(),
-    store: deliveryStore(t),
+    repos: webhookRepos(t),
     records: () => null,
     mayRead: () => true,
     now: () => 0,

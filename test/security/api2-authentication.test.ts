@@ -2,10 +2,11 @@
 // count), a token altered in any single character is refused, tokens of another environment or
 // past their expiry are refused, and neither secrets nor tokens reach the logs.
 import { afterEach, describe, expect, test } from "bun:test";
+import { generateKeyPair, SignJWT } from "jose";
 import pino from "pino";
 import { createApp } from "../../src/app.ts";
 import type { Runtime } from "../../src/runtime.ts";
-import { client, createTestApp, PEER_HEADER, type TestApp } from "../helpers/app.ts";
+import { client, createTestApp, JWT_SECRET, PEER_HEADER, type TestApp } from "../helpers/app.ts";
 
 const portal = client("portal", { rateLimitPerMinute: 100_000 });
 let t: TestApp;
@@ -102,6 +103,51 @@ describe("API2 broken authentication", () => {
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const secret of [portal.secret, "sk_wrong_secret_value", token, token.split(".")[2]!])
       expect(log).not.toContain(secret);
+  });
+});
+
+describe("API2: only this server's HS256 tokens open a route (RFC 8725), whatever else is signed", () => {
+  const key = new TextEncoder().encode(JWT_SECRET);
+  const claims = () => {
+    const now = Math.floor(t.clock.now() / 1000);
+    const cred = t.runtime.tokens.credentialTag(t.runtime.config.clients.get("portal")!);
+    return { iss: "partner-api", sub: "portal", env: "production", iat: now, exp: now + 3600, jti: "j", cred };
+  };
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  /** The claims under this header, signed HMAC-SHA256 with the server's secret: only the header differs from a good token. */
+  const hs256Under = (header: object) => {
+    const body = `${b64(header)}.${b64(claims())}`;
+    return `${body}.${new Bun.CryptoHasher("sha256", key).update(body).digest("base64url")}`;
+  };
+  const status = async (token: string) => (await t.get("/v1/fields", token)).status;
+
+  test("the same claims signed HS256 open it (the tokens below differ only in what is refused)", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    expect(await status(hs256Under({ alg: "HS256", typ: "JWT" }))).toBe(200);
+    expect(await status(hs256Under({ alg: "HS256" }))).toBe(200);
+  });
+
+  test("HS384, HS512 and RS256 tokens are refused, signed with the server's secret or a key of their own", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    for (const alg of ["HS384", "HS512"])
+      expect(await status(await new SignJWT(claims()).setProtectedHeader({ alg }).sign(key))).toBe(401);
+    const { privateKey } = await generateKeyPair("RS256");
+    expect(await status(await new SignJWT(claims()).setProtectedHeader({ alg: "RS256" }).sign(privateKey))).toBe(401);
+    // Algorithm confusion: the header says another algorithm, the signature is the server's HS256.
+    for (const alg of ["RS256", "HS384", "none"]) expect(await status(hs256Under({ alg, typ: "JWT" }))).toBe(401);
+  });
+
+  test("an unsigned (alg: none) token is refused", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    expect(await status(`${b64({ alg: "none", typ: "JWT" })}.${b64(claims())}.`)).toBe(401);
+  });
+
+  test("a header with another typ, or with a critical extension, is refused though signed with the server's secret", async () => {
+    t = createTestApp({ clients: [portal.entry] });
+    expect(await status(hs256Under({ alg: "HS256", typ: "at+jwt" }))).toBe(401);
+    expect(await status(hs256Under({ alg: "HS256", typ: "jwt" }))).toBe(401);
+    expect(await status(hs256Under({ alg: "HS256", typ: "JWT", crit: ["exp"] }))).toBe(401);
+    expect(await status(hs256Under({ alg: "HS256", typ: "JWT", b64: true, crit: ["b64"] }))).toBe(401);
   });
 });
 

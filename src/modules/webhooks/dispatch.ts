@@ -6,7 +6,12 @@
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../../db/tenants.ts";
 import { type ChangeRow, type EventType, entityOf, eventPayload, eventTypeOf } from "./events.ts";
-import type { ClaimedDelivery, DeliveryStore, NewDelivery, StoredDelivery } from "./store.ts";
+import type { DeliveryRow, NewDelivery, WebhookRepos } from "./repo.ts";
+
+/** A delivery claimed for an attempt, its body in hand. */
+export type ClaimedDelivery = Pick<DeliveryRow, "n" | "id" | "subscription_id" | "type" | "sequence" | "attempts"> & {
+  payload: string;
+};
 
 /** Events read per step: a step's record reads and inserts run on the event loop, so it stays short. */
 export const DISPATCH_BATCH = 100;
@@ -40,7 +45,7 @@ export interface DispatchDeps {
   tenant: Tenant;
   /** The last sequence known to be on disk: events after it are not sent yet (Tenant.onDisk). */
   onDiskThrough: number;
-  store: DeliveryStore;
+  repos: WebhookRepos;
   records: RecordReader;
   mayRead: EntityAccess;
   now: () => number;
@@ -110,7 +115,7 @@ function deliveriesFor(
 
 /**
  * The body of a claimed delivery stored without one (its first attempt's process died: see
- * DeliveryStore.insert), made again from its event with the record as `clientId` sees it now;
+ * DeliveriesRepo.insert), made again from its event with the record as `clientId` sees it now;
  * null when that cannot be done (the record is gone). Same webhook-id, same event and
  * sequence; the record is the newer one if it changed meanwhile, which `data.sequence` lets a
  * receiver tell (docs/reference/behaviour-extensions.md §13: order is not promised).
@@ -118,7 +123,7 @@ function deliveriesFor(
 export function rebuiltPayload(
   deps: Pick<DispatchDeps, "tenant" | "records" | "mayRead">,
   clientId: string,
-  stored: Pick<StoredDelivery, "type" | "sequence" | "record_id" | "event_at">,
+  stored: Pick<DeliveryRow, "type" | "sequence" | "record_id" | "event_at">,
 ): string | null {
   const { type, sequence, record_id: recordId, event_at: eventAt } = stored;
   if (recordId === null || eventAt === null) return null;
@@ -163,7 +168,7 @@ function writing(
       const claimed: ClaimedDelivery[] = [];
       for (const delivery of deliveries) {
         const lease = take(delivery.subscriptionId) ?? undefined;
-        const n = deps.store.insert(db, delivery, now, lease);
+        const n = deps.repos.deliveries.insert(db, delivery, now, lease);
         if (lease !== undefined)
           claimed.push({ ...delivery, n, subscription_id: delivery.subscriptionId, attempts: 1 });
       }
@@ -181,24 +186,24 @@ export function dispatchStep(
   targets: readonly DispatchTarget[],
   limit = DISPATCH_BATCH,
 ): DispatchWrite | null {
-  const { store } = deps;
-  const from = store.cursor();
+  const { cursor } = deps.repos;
+  const from = cursor.position();
   if (targets.length === 0) {
     // Nothing wants the events: the cursor jumps to the head, so compaction is not held back.
-    const head = store.head();
-    return head <= from ? null : writing([], deps, (db) => store.advanceCursor(db, from, head), false);
+    const head = cursor.head();
+    return head <= from ? null : writing([], deps, (db) => cursor.advance(db, from, head), false);
   }
   // Events no subscription was there for are skipped in one move (a seeded or imported backlog).
   const floor = Math.min(...targets.map((t) => t.afterSequence));
-  if (from < floor) return writing([], deps, (db) => store.advanceCursor(db, from, floor), true);
+  if (from < floor) return writing([], deps, (db) => cursor.advance(db, from, floor), true);
   if (limit <= 0 || deps.onDiskThrough <= from) return null;
-  const changes = store.changesBetween(from, deps.onDiskThrough, limit);
+  const changes = cursor.changesBetween(from, deps.onDiskThrough, limit);
   if (changes.length === 0) return null;
   const to = changes[changes.length - 1]!.sequence;
   return writing(
     deliveriesFor(changes, targets, deps),
     deps,
-    (db) => store.advanceCursor(db, from, to),
+    (db) => cursor.advance(db, from, to),
     changes.length === limit,
   );
 }
@@ -213,12 +218,12 @@ export function replayStep(
   after: number,
   until: number,
 ): DispatchWrite | null {
-  const { store } = deps;
+  const { cursor, subscriptions } = deps.repos;
   const upTo = Math.min(until, deps.onDiskThrough);
   if (upTo <= after) return null;
-  const changes = store.changesBetween(after, upTo, DISPATCH_BATCH);
+  const changes = cursor.changesBetween(after, upTo, DISPATCH_BATCH);
   const to = changes.length < DISPATCH_BATCH ? upTo : changes[changes.length - 1]!.sequence;
   // A replay sends again what the subscription was sent before: its start does not apply.
   const deliveries = deliveriesFor(changes, [{ ...target, afterSequence: 0 }], deps);
-  return writing(deliveries, deps, (db) => store.advanceReplay(db, target.id, after, to, until), to < upTo);
+  return writing(deliveries, deps, (db) => subscriptions.advanceReplay(db, target.id, after, to, until), to < upTo);
 }

@@ -20,10 +20,9 @@ import {
   type SubscriptionPatch,
   withSecretOf,
 } from "./model.ts";
-import { type DeliveryRecord, type SubscriptionRecord, subscriptionsRepo } from "./repo.ts";
+import { type LoggedDelivery, type SubscriptionRow, webhookRepos } from "./repo.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
 import { newSecret } from "./signing.ts";
-import { deliveryStore } from "./store.ts";
 import { type Resolve, systemResolve } from "./targets.ts";
 import { PER_SUBSCRIPTION, TEST_SLOT_WAIT_MS, WebhookWorker, type WorkerDeps } from "./worker.ts";
 
@@ -34,7 +33,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const notFound = () => new ApiError("NOT_FOUND", "No webhook subscription with this id");
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-function view(row: SubscriptionRecord) {
+function view(row: SubscriptionRow) {
   return {
     id: row.id,
     url: row.url,
@@ -47,7 +46,7 @@ function view(row: SubscriptionRecord) {
   };
 }
 
-function deliveryView(row: DeliveryRecord) {
+function deliveryView(row: LoggedDelivery) {
   return {
     id: row.id,
     type: row.type,
@@ -76,9 +75,11 @@ export interface WebhookService {
 }
 
 /** The subscription of `clientId` with this id, or NOT_FOUND (a missing id and another client's look the same). */
-function owned(tenant: Tenant, clientId: string, id: string | null): SubscriptionRecord {
+function owned(tenant: Tenant, clientId: string, id: string | null): SubscriptionRow {
   const row =
-    typeof id === "string" && UUID.test(id) ? subscriptionsRepo(tenant).get(id.toLowerCase(), clientId) : null;
+    typeof id === "string" && UUID.test(id)
+      ? webhookRepos(tenant).subscriptions.ownedBy(id.toLowerCase(), clientId)
+      : null;
   if (row === null) throw notFound();
   return row;
 }
@@ -101,7 +102,7 @@ export async function createSubscription(
   input: SubscriptionInput,
 ): Promise<string> {
   await checkResolvedTarget(service, input.url);
-  const repo = subscriptionsRepo(tenant);
+  const repo = webhookRepos(tenant).subscriptions;
   const now = service.runtime.clock.now();
   // Counted inside the write, so two creations at once cannot both take the tenth place.
   const created = await tenant.writer.submit((db) => {
@@ -129,7 +130,11 @@ export async function createSubscription(
 }
 
 export function listSubscriptions(tenant: Tenant, clientId: string, query: PageQuery): string {
-  const { rows, total } = subscriptionsRepo(tenant).page(clientId, query.limit, (query.page - 1) * query.limit);
+  const { rows, total } = webhookRepos(tenant).subscriptions.page(
+    clientId,
+    query.limit,
+    (query.page - 1) * query.limit,
+  );
   return page(rows.map(view), query, total);
 }
 
@@ -146,8 +151,8 @@ export async function updateSubscription(
 ): Promise<string> {
   const current = owned(tenant, clientId, id);
   if (patch.url !== undefined) await checkResolvedTarget(service, patch.url);
-  const repo = subscriptionsRepo(tenant);
-  const store = deliveryStore(tenant);
+  const repo = webhookRepos(tenant).subscriptions;
+  const { deliveries } = webhookRepos(tenant);
   const now = new Date(service.runtime.clock.now()).toISOString();
   const updated = await tenant.writer.submit((db) => {
     const row = repo.update(
@@ -164,7 +169,7 @@ export async function updateSubscription(
     );
     // Paused by its partner: what was waiting fails now rather than arriving in a burst later.
     if (row !== null && patch.enabled === false && current.enabled === 1)
-      store.failPending(db, row.id, "not sent: the subscription was disabled");
+      deliveries.failPending(db, row.id, "not sent: the subscription was disabled");
     return row;
   });
   if (updated === null) throw notFound();
@@ -174,7 +179,7 @@ export async function updateSubscription(
 
 export async function deleteSubscription(tenant: Tenant, clientId: string, id: string | null): Promise<void> {
   const current = owned(tenant, clientId, id);
-  const repo = subscriptionsRepo(tenant);
+  const repo = webhookRepos(tenant).subscriptions;
   if (!(await tenant.writer.submit((db) => repo.remove(db, current.id, clientId)))) throw notFound();
 }
 
@@ -185,7 +190,7 @@ export async function rotateSecret(
   id: string | null,
 ): Promise<string> {
   const current = owned(tenant, clientId, id);
-  const repo = subscriptionsRepo(tenant);
+  const repo = webhookRepos(tenant).subscriptions;
   const now = service.runtime.clock.now();
   const rotated = await tenant.writer.submit((db) =>
     repo.rotate(db, current.id, clientId, newSecret(), now + PREVIOUS_SECRET_MS, new Date(now).toISOString()),
@@ -206,7 +211,7 @@ export async function sendTestEvent(
     const message = `This subscription has ${PER_SUBSCRIPTION} deliveries under way, none ended within ${TEST_SLOT_WAIT_MS / 1000} s; send the test again later`;
     throw new ApiError("SERVICE_UNAVAILABLE", message, undefined, { "retry-after": String(ATTEMPT_TIMEOUT_MS / 1000) });
   }
-  const delivery = result === null ? null : subscriptionsRepo(tenant).deliveryById(result.deliveryId);
+  const delivery = result === null ? null : webhookRepos(tenant).deliveries.get(result.deliveryId);
   if (result === null || delivery === null) throw notFound(); // deleted meanwhile
   return data({ ...deliveryView(delivery), durationMs: Math.round(result.outcome.durationMs) });
 }
@@ -218,7 +223,7 @@ export function deliveryLog(
   query: PageQuery & { state: DeliveryState | null },
 ): string {
   const current = owned(tenant, clientId, id);
-  const { rows, total } = subscriptionsRepo(tenant).deliveryPage(
+  const { rows, total } = webhookRepos(tenant).deliveries.page(
     current.id,
     query.state,
     query.limit,
@@ -235,7 +240,7 @@ export async function replay(
   after: number,
 ): Promise<string> {
   const current = owned(tenant, clientId, id);
-  const repo = subscriptionsRepo(tenant);
+  const repo = webhookRepos(tenant).subscriptions;
   const until = await tenant.writer.submit((db) => repo.startReplay(db, current.id, clientId, after));
   if (until === null) throw notFound();
   service.worker.kick();
@@ -341,8 +346,8 @@ function oldestPending(runtime: Runtime): PendingAge[] {
   for (const [database, path] of runtime.config.databases) {
     const tenant = runtime.tenants.get(path);
     if (tenant === null) continue;
-    const store = deliveryStore(tenant);
-    const times = [store.oldestPending(), store.oldestUndispatched()].filter((t): t is number => t !== null);
+    const { deliveries, cursor } = webhookRepos(tenant);
+    const times = [deliveries.oldestPending(), cursor.oldestUndispatched()].filter((t): t is number => t !== null);
     pending.push({ database, seconds: times.length === 0 ? 0 : Math.max(0, (now - Math.min(...times)) / 1000) });
   }
   return pending;

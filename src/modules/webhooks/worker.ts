@@ -13,6 +13,7 @@ import type { WebhookTargetPolicy } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { memo } from "../../lib/memo.ts";
 import {
+  type ClaimedDelivery,
   DISPATCH_BATCH,
   type DispatchDeps,
   type DispatchTarget,
@@ -25,9 +26,9 @@ import {
 } from "./dispatch.ts";
 import { EVENT_TYPES, type EventType, entityOf, eventPayload, TEST_EVENT } from "./events.ts";
 import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
+import { type SubscriptionRow, type WebhookRepos, webhookRepos } from "./repo.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
 import { ATTEMPT_TIMEOUT_MS, type Outcome, type SendOptions, sendMessage } from "./send.ts";
-import { type ClaimedDelivery, type DeliveryStore, deliveryStore, type SubscriptionRow } from "./store.ts";
 import { type ResolvedTarget, resolveTarget } from "./targets.ts";
 
 /**
@@ -112,6 +113,15 @@ function outcomeKind(outcome: Outcome): AttemptOutcome {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Disables a subscription the server gave up on (inside a write) and fails what it had
+ * pending; returns the types of the deliveries failed so, or null when it was not enabled.
+ */
+function disable(db: Database, repos: WebhookRepos, subscriptionId: string, reason: string, now: number) {
+  if (!repos.subscriptions.disable(db, subscriptionId, reason, now)) return null;
+  return repos.deliveries.failPending(db, subscriptionId, `not sent: the subscription was disabled (${reason})`);
+}
 
 /** Why a subscription was disabled by its endpoint. */
 function goneReason(at: number): string {
@@ -248,8 +258,8 @@ export class WebhookWorker {
    * events newer than that wait for the sync asked for here, which asks for a pass when it
    * returns. Without any, nothing is sent, so no sync is asked for.
    */
-  private dispatchDeps(tenant: Tenant, store: DeliveryStore, sending: boolean): DispatchDeps {
-    const onDisk = sending ? tenant.onDisk(store.head()) : null;
+  private dispatchDeps(tenant: Tenant, repos: WebhookRepos, sending: boolean): DispatchDeps {
+    const onDisk = sending ? tenant.onDisk(repos.cursor.head()) : null;
     if (onDisk !== null)
       void onDisk.then(
         () => this.kick(),
@@ -258,7 +268,7 @@ export class WebhookWorker {
     return {
       tenant,
       onDiskThrough: tenant.onDiskThrough(),
-      store,
+      repos,
       records: this.deps.records,
       mayRead: this.deps.mayRead,
       now: () => this.deps.clock.now(),
@@ -279,13 +289,15 @@ export class WebhookWorker {
    * dispatched in that window under new ids).
    */
   private async pass(tenant: Tenant): Promise<boolean> {
-    const store = deliveryStore(tenant);
-    const active = store.subscriptions().filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
-    const dispatch = this.dispatchDeps(tenant, store, active.length > 0);
+    const repos = webhookRepos(tenant);
+    const active = repos.subscriptions
+      .all()
+      .filter((s) => s.enabled === 1 && this.deps.clientActive(s.client_id, tenant));
+    const dispatch = this.dispatchDeps(tenant, repos, active.length > 0);
     // Slots are held from now, so the claims of one pass never exceed the bounds together.
     const slots = this.stopping
       ? []
-      : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id), due: this.mayBeDue(store, s.id) }));
+      : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id), due: this.mayBeDue(repos, s.id) }));
     const spare = slots.filter((c) => c.n > 0);
     const room = this.dispatchRoom(tenant, slots);
     const steps: DispatchWrite[] = [];
@@ -310,7 +322,7 @@ export class WebhookWorker {
     try {
       result = await tenant.writer.submit((db) => {
         const disabled = new Set<string>();
-        const finished = outcomes.flatMap((o) => this.record(db, store, o, disabled));
+        const finished = outcomes.flatMap((o) => this.record(db, repos, o, disabled));
         // Only where something may be due: under a backlog every delivery is stored already
         // claimed, so there is nothing to claim, pass after pass.
         const claimed = new Map(
@@ -344,7 +356,7 @@ export class WebhookWorker {
       for (const delivery of deliveries) this.track(this.attempt(tenant, subscription, delivery));
     }
     this.noteSlots(tenant, full);
-    await this.prune(tenant, store);
+    await this.prune(tenant, repos);
     return result.deferred || steps.some((s) => s.more);
   }
 
@@ -391,7 +403,8 @@ export class WebhookWorker {
     finished: [EventType, FinalState][],
   ): ClaimedDelivery[] {
     const claimed: ClaimedDelivery[] = [];
-    for (const stored of deps.store.claim(db, subscription.id, this.owner, now, now + LEASE_MS, limit)) {
+    const { deliveries } = deps.repos;
+    for (const stored of deliveries.claim(db, subscription.id, this.owner, now, now + LEASE_MS, limit)) {
       // A retry goes out only while the client may still read the entity (scopes change at reload).
       const entity = entityOf(stored.type);
       const readable = entity === null || deps.mayRead(subscription.client_id, entity);
@@ -405,14 +418,14 @@ export class WebhookWorker {
         error: "not sent again: the record is no longer visible to this client",
         at: now,
       };
-      if (deps.store.fail(db, stored.n, this.owner, attempt)) finished.push([stored.type, "failed"]);
+      if (deliveries.fail(db, stored.n, this.owner, attempt)) finished.push([stored.type, "failed"]);
     }
     return claimed;
   }
 
   /** Whether a subscription may have a delivery due now (a read, to spare a write when nothing is). */
-  private mayBeDue(store: DeliveryStore, subscriptionId: string): boolean {
-    const due = store.nextDue(subscriptionId);
+  private mayBeDue(repos: WebhookRepos, subscriptionId: string): boolean {
+    const due = repos.deliveries.nextDue(subscriptionId);
     return due !== null && due <= this.deps.clock.now();
   }
 
@@ -520,20 +533,21 @@ export class WebhookWorker {
    * for good; a 410 disables the subscription at once, three days of nothing but failures too.
    * Returns the deliveries that reached a final state.
    */
-  private record(db: Database, store: DeliveryStore, ended: Ended, disabled: Set<string>): [EventType, FinalState][] {
+  private record(db: Database, repos: WebhookRepos, ended: Ended, disabled: Set<string>): [EventType, FinalState][] {
+    const { subscriptions, deliveries } = repos;
     const { subscriptionId, delivery, outcome, at } = ended;
     const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
     const attempt = { status: outcome.status, error: outcome.error, at };
     if (outcome.ok) {
-      store.clearFailing(db, subscriptionId);
-      return store.succeed(db, delivery.n, this.owner, attempt) ? [[type, "succeeded"]] : [];
+      subscriptions.clearFailing(db, subscriptionId);
+      return deliveries.succeed(db, delivery.n, this.owner, attempt) ? [[type, "succeeded"]] : [];
     }
     const next = outcome.status === 410 ? null : nextAttemptAt(at, delivery.attempts, this.deps.random);
     const finished: [EventType, FinalState][] = [];
     if (
       next === null
-        ? store.fail(db, delivery.n, this.owner, attempt)
-        : store.retry(db, delivery.n, this.owner, attempt, next, delivery.payload)
+        ? deliveries.fail(db, delivery.n, this.owner, attempt)
+        : deliveries.retry(db, delivery.n, this.owner, attempt, next, delivery.payload)
     ) {
       if (next === null) finished.push([type, "failed"]);
     }
@@ -541,12 +555,12 @@ export class WebhookWorker {
     if (outcome.status === 410) {
       reason = goneReason(at);
     } else {
-      const since = store.markFailing(db, subscriptionId, at);
+      const since = subscriptions.markFailing(db, subscriptionId, at);
       if (since !== null && at - since >= DISABLE_AFTER_FAILING_MS)
         reason = `every delivery failed for 3 days (since ${iso(since)})`;
     }
     if (reason !== null) {
-      const failed = store.disable(db, subscriptionId, reason, at);
+      const failed = disable(db, repos, subscriptionId, reason, at);
       if (failed !== null) disabled.add(subscriptionId);
       for (const failedType of failed ?? []) finished.push([failedType, "failed"]);
     }
@@ -567,10 +581,10 @@ export class WebhookWorker {
    * "busy": no slot freed within TEST_SLOT_WAIT_MS, nothing was sent.
    */
   async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null | "busy"> {
-    const store = deliveryStore(tenant);
-    if (store.subscription(subscriptionId) === null) return null;
+    const repos = webhookRepos(tenant);
+    if (repos.subscriptions.get(subscriptionId) === null) return null;
     if (!(await this.takeSlot(subscriptionId, this.deps.testSlotWaitMs ?? TEST_SLOT_WAIT_MS))) return "busy";
-    const attempt = this.testAttempt(tenant, store, subscriptionId);
+    const attempt = this.testAttempt(tenant, repos, subscriptionId);
     this.track(
       attempt.then(
         () => undefined,
@@ -584,9 +598,10 @@ export class WebhookWorker {
     }
   }
 
-  private async testAttempt(tenant: Tenant, store: DeliveryStore, subscriptionId: string): Promise<TestResult | null> {
+  private async testAttempt(tenant: Tenant, repos: WebhookRepos, subscriptionId: string): Promise<TestResult | null> {
+    const { deliveries } = repos;
     // Read again: it may have changed, or gone, while the call waited for its slot.
-    const subscription = store.subscription(subscriptionId);
+    const subscription = repos.subscriptions.get(subscriptionId);
     if (subscription === null) return null;
     const now = this.deps.clock.now();
     const id = newDeliveryId();
@@ -594,17 +609,17 @@ export class WebhookWorker {
     const payload = eventPayload(TEST_EVENT, eventAt, 0, subscription.id, "null");
     const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, recordId: subscription.id, eventAt, payload };
     const n = await tenant.writer.submit((db) =>
-      store.insert(db, delivery, now, { owner: this.owner, until: now + LEASE_MS }),
+      deliveries.insert(db, delivery, now, { owner: this.owner, until: now + LEASE_MS }),
     );
     const outcome = await this.send(subscription, id, payload);
     this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);
     const at = this.deps.clock.now();
     const attempt = { status: outcome.status, error: outcome.error, at };
     const disabled = await tenant.writer.submit((db) => {
-      if (outcome.ok) store.succeed(db, n, this.owner, attempt);
-      else store.fail(db, n, this.owner, attempt);
+      if (outcome.ok) deliveries.succeed(db, n, this.owner, attempt);
+      else deliveries.fail(db, n, this.owner, attempt);
       // 410 Gone disables the subscription at once, on a test event as on any other.
-      return outcome.status === 410 ? store.disable(db, subscription.id, goneReason(at), at) : null;
+      return outcome.status === 410 ? disable(db, repos, subscription.id, goneReason(at), at) : null;
     });
     this.deps.metrics.delivered(TEST_EVENT, outcome.ok ? "succeeded" : "failed");
     for (const type of disabled ?? []) this.deps.metrics.delivered(type, "failed");
@@ -612,11 +627,11 @@ export class WebhookWorker {
   }
 
   /** Deletes finished deliveries past the log's retention, a batch at a time. */
-  private async prune(tenant: Tenant, store: DeliveryStore): Promise<void> {
+  private async prune(tenant: Tenant, repos: WebhookRepos): Promise<void> {
     const now = this.deps.clock.now();
     if (now - (this.prunedAt.get(tenant) ?? -Infinity) < PRUNE_EVERY_MS) return;
     this.prunedAt.set(tenant, now);
-    await tenant.writer.submit((db) => store.prune(db, now - LOG_RETENTION_MS, PRUNE_BATCH), "bookkeeping");
+    await tenant.writer.submit((db) => repos.deliveries.prune(db, now - LOG_RETENTION_MS, PRUNE_BATCH), "bookkeeping");
   }
 }
 

@@ -9,10 +9,10 @@ import { Webhook } from "standardwebhooks";
 import { CATALOGS } from "../../../src/catalog/index.ts";
 import { compactChangesStep } from "../../../src/db/compaction.ts";
 import { silentLogger } from "../../../src/logging.ts";
-import { dispatchStep } from "../../../src/modules/webhooks/dispatch.ts";
+import { type ClaimedDelivery, dispatchStep } from "../../../src/modules/webhooks/dispatch.ts";
+import { webhookRepos } from "../../../src/modules/webhooks/repo.ts";
 import { RETRY_DELAYS_MS } from "../../../src/modules/webhooks/schedule.ts";
 import { createServerWebhooks, entityAccess, recordReader } from "../../../src/modules/webhooks/service.ts";
-import { type ClaimedDelivery, deliveryStore } from "../../../src/modules/webhooks/store.ts";
 import {
   DISABLE_AFTER_FAILING_MS,
   LEASE_MS,
@@ -396,13 +396,13 @@ describe("nothing is lost", () => {
     const sub = await subscribe(app, receiver, ["lead.created"]);
     await createLead(app);
     const tenant = app.runtime.tenants.all()[0]!;
-    const store = deliveryStore(tenant);
+    const repos = webhookRepos(tenant);
     // What a kill -9 right after a claim leaves behind: the delivery leased to a process that is gone.
-    await tenant.onDisk(store.head());
+    await tenant.onDisk(repos.cursor.head());
     const deps = {
       tenant,
       onDiskThrough: tenant.onDiskThrough(),
-      store,
+      repos,
       records: recordReader(app.runtime),
       mayRead: entityAccess(app.runtime),
       now: () => app.clock.now(),
@@ -413,15 +413,15 @@ describe("nothing is lost", () => {
         id: sub.id,
         clientId: "partner",
         events: new Set(["lead.created"] as const),
-        afterSequence: store.subscription(sub.id)!.after_sequence,
+        afterSequence: repos.subscriptions.get(sub.id)!.after_sequence,
       },
     ];
     for (let step = dispatchStep(deps, targets); step !== null; step = dispatchStep(deps, targets))
       await tenant.writer.submit((db) => step!.write(db, () => null));
     const now = app.clock.now();
-    expect(await tenant.writer.submit((db) => store.claim(db, sub.id, "dead:1", now, now + LEASE_MS, 10))).toHaveLength(
-      1,
-    );
+    expect(
+      await tenant.writer.submit((db) => repos.deliveries.claim(db, sub.id, "dead:1", now, now + LEASE_MS, 10)),
+    ).toHaveLength(1);
     const restarted = createServerWebhooks(app.runtime, { logger: silentLogger() }).worker;
     await restarted.runOnce();
     await restarted.idle();
@@ -478,13 +478,13 @@ describe("a delivery's body", () => {
     const kept = await createLead(app);
     const deleted = await createLead(app);
     const tenant = app.runtime.tenants.all()[0]!;
-    const store = deliveryStore(tenant);
+    const repos = webhookRepos(tenant);
     // What a kill -9 during the first attempts leaves behind: deliveries stored already claimed by a process that is gone.
-    await tenant.onDisk(store.head());
+    await tenant.onDisk(repos.cursor.head());
     const deps = {
       tenant,
       onDiskThrough: tenant.onDiskThrough(),
-      store,
+      repos,
       records: recordReader(app.runtime),
       mayRead: entityAccess(app.runtime),
       now: () => app.clock.now(),
@@ -495,7 +495,7 @@ describe("a delivery's body", () => {
         id: sub.id,
         clientId: "partner",
         events: new Set(["lead.created"] as const),
-        afterSequence: store.subscription(sub.id)!.after_sequence,
+        afterSequence: repos.subscriptions.get(sub.id)!.after_sequence,
       },
     ];
     const lease = { owner: "dead:1", until: app.clock.now() + LEASE_MS };
