@@ -1,6 +1,7 @@
 // createApp(deps): the global plugins first (context, errors), then each feature module.
 import { Elysia } from "elysia";
 import { feedMetricsRegistry } from "./agency/feed-runs/metrics.ts";
+import type { DocumentedRoute } from "./docs/openapi.ts";
 import type { Logger } from "./logging.ts";
 import { WorkerMetrics } from "./metrics/cluster.ts";
 import { MetricsRegistry } from "./metrics/registry.ts";
@@ -120,7 +121,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(webhooksModule(runtime, webhooks))
-    .use(docsModule(runtime))
+    .use(docsModule(runtime, (): readonly DocumentedRoute[] => app.routes))
     .use(metricsModule(runtime, metrics, cluster));
   return app;
 }

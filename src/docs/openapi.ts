@@ -1,15 +1,29 @@
-// Assembles the OpenAPI 3.1 document of the API from the operation table: pure, so the same
-// input always gives the same document, and GET /openapi.json serialises it once.
+// Assembles the OpenAPI 3.1 document of the API by walking the app's routes: each route carries
+// its operations as its `detail` (declared beside it, src/modules/<feature>/openapi.ts); this
+// file adds what is shared (info, tags, security schemes, component headers, the webhook
+// events). Pure, so the same routes always give the same document, and GET /openapi.json
+// serialises it once.
 
+import { AUTH_ROUTES } from "../modules/auth/openapi.ts";
+import { CATALOG_ROUTES } from "../modules/catalog/openapi.ts";
+import { CHANGES_ROUTES } from "../modules/changes/openapi.ts";
+import { DOCS_ROUTES } from "../modules/docs/openapi.ts";
+import { HEALTH_ROUTES } from "../modules/health/openapi.ts";
+import { INBOUND_ROUTES } from "../modules/inbound/openapi.ts";
+import { LEAD_ROUTES } from "../modules/leads/openapi.ts";
+import { METRICS_ROUTES } from "../modules/metrics/openapi.ts";
+import { PORTAL_FEED_ROUTES } from "../modules/portal-feed/openapi.ts";
+import { PROPERTY_ROUTES } from "../modules/properties/openapi.ts";
+import { SEARCH_ROUTES } from "../modules/search/openapi.ts";
+import { WEBHOOK_ROUTES } from "../modules/webhooks/openapi.ts";
 import { hoistNamedSchemas } from "./components.ts";
 import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_EXAMPLES, type SandboxExamples } from "./examples.ts";
-import { INBOUND_SECURITY_SCHEME, inboundOperations } from "./inbound.ts";
+import { INBOUND_SECURITY_SCHEME } from "./inbound.ts";
 import { oauth2Scheme, TOKEN_HEADERS } from "./oauth.ts";
-import { type Access, type Operation, operations } from "./operations.ts";
-import { FEED_HEADERS, portalFeedOperations } from "./portal-feed.ts";
+import { type Access, isRouteDoc, type Operation, type RouteDoc } from "./operation.ts";
+import { FEED_HEADERS } from "./portal-feed.ts";
 import { HEADERS } from "./responses.ts";
-import { valuesOperations } from "./values.ts";
-import { webhookEvents, webhookOperations } from "./webhooks.ts";
+import { webhookEvents } from "./webhooks.ts";
 
 type Json = Record<string, unknown>;
 
@@ -100,10 +114,10 @@ const SECURITY: Record<Access, Json[]> = {
   metrics: [{}, { metricsToken: [] }],
 };
 
-function operationObject(op: Operation): Json {
+function operationObject(op: Operation, tag: string): Json {
   return {
     operationId: op.operationId,
-    tags: [op.tag],
+    tags: [tag],
     summary: op.summary,
     description: op.description,
     security: SECURITY[op.access],
@@ -113,28 +127,79 @@ function operationObject(op: Operation): Json {
   };
 }
 
+/** A route as `app.routes` lists it: its documentation is its `detail`. */
+export interface DocumentedRoute {
+  method: string;
+  path: string;
+  hooks?: { detail?: unknown };
+}
+
+/**
+ * The routes of every module, as the app registers them, for a document built without an app
+ * (the tests, `bun run clients`); test/modules/docs/routes.test.ts checks that the server's own
+ * routes give the same document.
+ */
+const MODULE_ROUTES: RouteDoc[] = [
+  HEALTH_ROUTES,
+  AUTH_ROUTES,
+  CATALOG_ROUTES,
+  PROPERTY_ROUTES,
+  SEARCH_ROUTES,
+  LEAD_ROUTES,
+  INBOUND_ROUTES,
+  CHANGES_ROUTES,
+  PORTAL_FEED_ROUTES,
+  WEBHOOK_ROUTES,
+  DOCS_ROUTES,
+  METRICS_ROUTES,
+].flatMap((routes) => Object.values(routes) as RouteDoc[]);
+
+export const DECLARED_ROUTES: readonly DocumentedRoute[] = MODULE_ROUTES.map((doc) => ({
+  method: doc.method.toUpperCase(),
+  path: doc.path,
+  hooks: { detail: doc },
+}));
+
+/** The documentation a route carries; a declaration passed on another route than its own is a bug. */
+function routeDocOf(route: DocumentedRoute): RouteDoc | null {
+  const detail = route.hooks?.detail;
+  if (!isRouteDoc(detail)) return null;
+  if (detail.method.toUpperCase() !== route.method || detail.path !== route.path) {
+    throw new Error(`${route.method} ${route.path} carries the documentation of ${detail.method} ${detail.path}`);
+  }
+  return detail;
+}
+
 export interface DocumentOptions {
   version: string;
   /** The address the document is served from (`https://host[:port]`): its server and token URL. Absent: relative ones. */
   origin?: string;
   examples?: SandboxExamples;
+  /** The app's routes (`app.routes`); absent: every module's declared routes, in the app's order. */
+  routes?: readonly DocumentedRoute[];
 }
 
 export function buildOpenApiDocument(options: DocumentOptions): Json {
-  const inline: Record<string, Record<string, Json>> = {};
-  const examples = options.examples ?? SANDBOX_EXAMPLES;
-  const core = operations(examples, options.version);
-  // The values operations read best beside the field catalogue's.
-  const afterFields = core.findIndex((op) => op.operationId === "listFields") + 1;
-  core.splice(afterFields, 0, ...valuesOperations(examples));
-  const all = [...core, ...portalFeedOperations(examples), ...inboundOperations(), ...webhookOperations()];
-  for (const op of all) {
-    (inline[op.path] ??= {})[op.method] = operationObject(op);
+  const context = { examples: options.examples ?? SANDBOX_EXAMPLES, version: options.version };
+  const operations: { path: string; method: string; tag: string; op: Operation }[] = [];
+  for (const route of options.routes ?? DECLARED_ROUTES) {
+    // A route without a declaration is left out; the docs tests fail on it.
+    const doc = routeDocOf(route);
+    if (doc === null) continue;
+    const template = doc.path.replace(/:([^/]+)/g, "{$1}");
+    for (const op of doc.operations(context)) {
+      operations.push({ path: op.path ?? template, method: doc.method, tag: doc.tags[0], op });
+    }
   }
+  // In the order of the tags, and within a tag in the order of the routes.
+  const rank = (tag: string) => TAGS.findIndex((t) => t.name === tag);
+  operations.sort((a, b) => rank(a.tag) - rank(b.tag));
+  const inline: Record<string, Record<string, Json>> = {};
+  for (const { path, method, tag, op } of operations) (inline[path] ??= {})[method] = operationObject(op, tag);
   const {
     tree: { paths, webhooks },
     schemas,
-  } = hoistNamedSchemas({ paths: inline, webhooks: webhookEvents(examples) });
+  } = hoistNamedSchemas({ paths: inline, webhooks: webhookEvents(context.examples) });
   return {
     openapi: "3.1.0",
     info: {

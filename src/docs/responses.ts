@@ -1,6 +1,7 @@
 // Response headers and error responses of the document, from the error table: one response
 // per HTTP status an operation can answer, listing its codes, each with an example body.
 import { ERRORS, type ErrorCode } from "../errors.ts";
+import { MAX_LIMIT } from "../modules/listing/params.ts";
 import { toOpenApiSchema } from "./json-schema.ts";
 import { codesByStatus, errorSchema } from "./schemas.ts";
 
@@ -114,3 +115,16 @@ export function errorResponses(
   }
   return responses;
 }
+
+/** The example messages of a list's 400s; `invalid` is a field of the other entity. */
+export const listMessages = (invalid: string): ErrorMessages => ({
+  VALIDATION_ERROR: `limit: must be an integer between 1 and ${MAX_LIMIT}`,
+  INVALID_FIELDS: `Invalid fields: ${invalid}`,
+});
+
+/** The example messages of a single record's 400s and 404. */
+export const recordMessages = (entity: string, invalid: string): ErrorMessages => ({
+  VALIDATION_ERROR: "fields: is required",
+  INVALID_FIELDS: `Invalid fields: ${invalid}`,
+  NOT_FOUND: `No ${entity} with this id`,
+});

@@ -120,26 +120,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/v1/facets/properties": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Count published properties by facet under the list's filters
-         * @description What a search page shows beside its list: the number of published properties matching every filter given (the filters of `GET /v1/properties`) and, for each facet asked for, how many of them take each value, most frequent first. Places and amenities count once whatever their accents and case.
-         */
-        get: operations["countPropertyFacets"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/properties/{id}": {
         parameters: {
             query?: never;
@@ -152,6 +132,26 @@ export type paths = {
          * @description One published property of yours; an unknown id, an unpublished property or another agency's is a 404.
          */
         get: operations["getProperty"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/facets/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count published properties by facet under the list's filters
+         * @description What a search page shows beside its list: the number of published properties matching every filter given (the filters of `GET /v1/properties`) and, for each facet asked for, how many of them take each value, most frequent first. Places and amenities count once whatever their accents and case.
+         */
+        get: operations["countPropertyFacets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -222,134 +222,6 @@ export type paths = {
         get: operations["listChanges"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * This OpenAPI document
-         * @description The OpenAPI 3.1 description of every route, generated from the schemas that validate requests.
-         */
-        get: operations["getOpenApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Interactive API reference
-         * @description This reference as a web page; its scripts are served by the API itself, so it works offline.
-         */
-        get: operations["getReferencePage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs/scalar.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Script of the reference page
-         * @description The Scalar API Reference bundle the page runs, embedded in the server binary.
-         */
-        get: operations["getReferenceScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Prometheus metrics
-         * @description Operator metrics in Prometheus text format: requests by route and status, latency by route, 429s by client, authentication failures by code, leads created, database and WAL sizes, group commits and the page cache, and the process (memory, CPU, open files, event-loop lag, garbage collections). Open in the sandbox; in production it exists only when the config sets `metrics.token`, and needs `Authorization: Bearer <that token>` (otherwise 404, exactly like an unknown path).
-         */
-        get: operations["getMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/feeds/vrsync.xml": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Your listings as a VRSync XML feed
-         * @description Your published listings as one VRSync XML file (the format of ZAP, VivaReal and OLX), for a portal that fetches a URL on its own schedule and takes down what the file no longer lists. Authenticate with a bearer token, or with HTTP Basic auth (user: your API key, password: your API secret) from a portal's panel that takes only a URL, a user and a password; either way the IP list, the enabled flag, the database and your rate limit apply, and a failed Basic auth counts against the address's failed-authentication allowance like a failed token request. What the agency's `displayAddress` hides from partners is left out unless the agency gave you the full address. The agency's config may restrict the listings your feed carries (kinds of deal, states, property types) and cap their number (the most recently updated first). The body is streamed from one consistent state of the database; send the ETag back as If-None-Match (or Last-Modified as If-Modified-Since) to get 304 while nothing changed. The server sends only a few feeds at once: a request beyond them waits its turn, and one that would wait too long is answered 503 with Retry-After (fetch again after it).
-         */
-        get: operations["getPortalFeed"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        /**
-         * The feed's headers (validators, skipped listings) without its body
-         * @description The same answer as GET without a body: the ETag, Last-Modified and X-Feed-Skipped a GET would carry now.
-         */
-        head: operations["headPortalFeed"];
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/inbound/{clientId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A lead as a portal posts it
-         * @description Not for partners' code: the URL an agency registers in a portal's panel, so the portal posts each lead to it by itself, in its own JSON, with HTTP Basic auth: Grupo ZAP (ZAP Imóveis, VivaReal, OLX) from Canal Pro, Chaves na Mão from its lead integration. The client's config says which format it takes and the user and password to expect. The lead belongs to that client (`createdBy`), like one made by POST /v1/leads: its lists, `lead.created` webhooks and the change feed carry it.
-         *
-         *     Read leniently: refused (400) only without a name, or without both an e-mail and a phone; a missing or malformed e-mail and a missing message are stored empty, text over the limits of POST /v1/leads is cut, unknown keys are ignored, and the Content-Type is not looked at. The portal's listing code (`clientListingId`, `ad.reference`) links the lead as `propertyCode` does.
-         *
-         *     The portal's own lead id (`originLeadId`, `id`) is kept with the lead: a repeat of it for the same client, at any later time or while the first is still being written, answers 200 with the first lead's id and creates nothing. A 201 means the lead is on disk.
-         */
-        post: operations["receivePortalLead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -482,6 +354,134 @@ export type paths = {
          * @description For a receiver that lost data: every event the subscription takes with a sequence after `after` is delivered again, as new deliveries (new `webhook-id`s), in the background. Events superseded since by a newer event of the same record are sent as that newer event (the change feed keeps the latest of each record). A new replay replaces one under way.
          */
         post: operations["replayWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feeds/vrsync.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your listings as a VRSync XML feed
+         * @description Your published listings as one VRSync XML file (the format of ZAP, VivaReal and OLX), for a portal that fetches a URL on its own schedule and takes down what the file no longer lists. Authenticate with a bearer token, or with HTTP Basic auth (user: your API key, password: your API secret) from a portal's panel that takes only a URL, a user and a password; either way the IP list, the enabled flag, the database and your rate limit apply, and a failed Basic auth counts against the address's failed-authentication allowance like a failed token request. What the agency's `displayAddress` hides from partners is left out unless the agency gave you the full address. The agency's config may restrict the listings your feed carries (kinds of deal, states, property types) and cap their number (the most recently updated first). The body is streamed from one consistent state of the database; send the ETag back as If-None-Match (or Last-Modified as If-Modified-Since) to get 304 while nothing changed. The server sends only a few feeds at once: a request beyond them waits its turn, and one that would wait too long is answered 503 with Retry-After (fetch again after it).
+         */
+        get: operations["getPortalFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The feed's headers (validators, skipped listings) without its body
+         * @description The same answer as GET without a body: the ETag, Last-Modified and X-Feed-Skipped a GET would carry now.
+         */
+        head: operations["headPortalFeed"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A lead as a portal posts it
+         * @description Not for partners' code: the URL an agency registers in a portal's panel, so the portal posts each lead to it by itself, in its own JSON, with HTTP Basic auth: Grupo ZAP (ZAP Imóveis, VivaReal, OLX) from Canal Pro, Chaves na Mão from its lead integration. The client's config says which format it takes and the user and password to expect. The lead belongs to that client (`createdBy`), like one made by POST /v1/leads: its lists, `lead.created` webhooks and the change feed carry it.
+         *
+         *     Read leniently: refused (400) only without a name, or without both an e-mail and a phone; a missing or malformed e-mail and a missing message are stored empty, text over the limits of POST /v1/leads is cut, unknown keys are ignored, and the Content-Type is not looked at. The portal's listing code (`clientListingId`, `ad.reference`) links the lead as `propertyCode` does.
+         *
+         *     The portal's own lead id (`originLeadId`, `id`) is kept with the lead: a repeat of it for the same client, at any later time or while the first is still being written, answers 200 with the first lead's id and creates nothing. A 201 means the lead is on disk.
+         */
+        post: operations["receivePortalLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document
+         * @description The OpenAPI 3.1 description of every route, generated from the schemas that validate requests.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Interactive API reference
+         * @description This reference as a web page; its scripts are served by the API itself, so it works offline.
+         */
+        get: operations["getReferencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/scalar.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Script of the reference page
+         * @description The Scalar API Reference bundle the page runs, embedded in the server binary.
+         */
+        get: operations["getReferenceScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description Operator metrics in Prometheus text format: requests by route and status, latency by route, 429s by client, authentication failures by code, leads created, database and WAL sizes, group commits and the page cache, and the process (memory, CPU, open files, event-loop lag, garbage collections). Open in the sandbox; in production it exists only when the config sets `metrics.token`, and needs `Authorization: Bearer <that token>` (otherwise 404, exactly like an unknown path).
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3124,6 +3124,319 @@ export interface operations {
             };
         };
     };
+    getProperty: {
+        parameters: {
+            query: {
+                /**
+                 * @description Comma-separated field names to return (exact, case-sensitive; a group name returns all its sub-fields, which cannot be asked for alone). One of: `id`, `code`, `title`, `description`, `operationType`, `status`, `propertyType`, `highlight`, `exclusive`, `isPublished`, `createdAt`, `updatedAt`, `address`, `coordinates`, `features`, `amenities`, `pricing`, `financing`, `photos`. Unknown names give 400 INVALID_FIELDS.
+                 * @example id,code,title,description,operationType,status,propertyType,highlight,exclusive,isPublished,createdAt,updatedAt,address,coordinates,features,amenities,pricing,financing,photos
+                 */
+                fields: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the property
+                 * @example fff62a9d-299a-4900-9f7f-29902387de42
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The property */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "fff62a9d-299a-4900-9f7f-29902387de42",
+                     *         "code": "CA-001000",
+                     *         "title": "Floresta: casa ampla com 5 quartos e 3 suítes para alugar",
+                     *         "description": "Ótima oportunidade: casa ampla para alugar no bairro Floresta, em Porto Alegre/RS, com 254 m² de área construída. Possui 5 quartos, sendo 3 suítes, 5 banheiros e 1 vaga de garagem. Conta com churrasqueira, lareira e edícula. Próximo a restaurantes e bancos. Agende sua visita!",
+                     *         "operationType": "RENT",
+                     *         "status": "RENTED",
+                     *         "propertyType": "Casa",
+                     *         "highlight": "STANDARD",
+                     *         "exclusive": false,
+                     *         "isPublished": true,
+                     *         "createdAt": "2025-12-31T19:29:12.930Z",
+                     *         "updatedAt": "2025-12-31T21:56:23.768Z",
+                     *         "address": {
+                     *           "street": "Rua Rui Barbosa",
+                     *           "number": "344",
+                     *           "complement": null,
+                     *           "neighborhood": "Floresta",
+                     *           "city": "Porto Alegre",
+                     *           "state": "Rio Grande do Sul",
+                     *           "uf": "RS",
+                     *           "cep": "91255-847",
+                     *           "visibility": "ALL"
+                     *         },
+                     *         "coordinates": {
+                     *           "latitude": -30.086772,
+                     *           "longitude": -51.184116
+                     *         },
+                     *         "features": {
+                     *           "totalArea": 458,
+                     *           "builtArea": 254,
+                     *           "bedrooms": 5,
+                     *           "bathrooms": 5,
+                     *           "suites": 3,
+                     *           "parkingSpaces": 1,
+                     *           "floor": null,
+                     *           "totalFloors": 1,
+                     *           "isFurnished": false
+                     *         },
+                     *         "amenities": [
+                     *           "Churrasqueira",
+                     *           "Lareira",
+                     *           "Edícula"
+                     *         ],
+                     *         "pricing": {
+                     *           "salePrice": null,
+                     *           "rentalPrice": 6760,
+                     *           "condominiumFee": null,
+                     *           "iptu": 8524
+                     *         },
+                     *         "financing": {
+                     *           "acceptsFinancing": false
+                     *         },
+                     *         "photos": [
+                     *           {
+                     *             "id": "ff5b17c4-4efa-4dc4-a629-8283057a5070",
+                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/1.jpg",
+                     *             "alt": null,
+                     *             "order": 1,
+                     *             "isMain": true
+                     *           },
+                     *           {
+                     *             "id": "d87d9a00-c85f-43e6-a52b-f50f6d01614b",
+                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/2.jpg",
+                     *             "alt": "Sala de estar",
+                     *             "order": 2,
+                     *             "isMain": false
+                     *           },
+                     *           {
+                     *             "id": "c863291f-bd3f-4066-87b2-b143e7d6bd3d",
+                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/3.jpg",
+                     *             "alt": "Cozinha",
+                     *             "order": 3,
+                     *             "isMain": false
+                     *           },
+                     *           {
+                     *             "id": "b9f98ff4-0bc3-4b78-aa6b-428f461fe571",
+                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/4.jpg",
+                     *             "alt": null,
+                     *             "order": 4,
+                     *             "isMain": false
+                     *           },
+                     *           {
+                     *             "id": "2578f42b-8fb3-416f-82e7-64d98eabdb98",
+                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/5.jpg",
+                     *             "alt": "Suíte",
+                     *             "order": 5,
+                     *             "isMain": false
+                     *           },
+                     *           {
+                     *             "id": "f2780927-a3ae-4e62-bfd4-deb9760089af",
+                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/6.jpg",
+                     *             "alt": "Banheiro",
+                     *             "order": 6,
+                     *             "isMain": false
+                     *           },
+                     *           {
+                     *             "id": "1fac1c67-9698-467a-bb26-12f4763976dc",
+                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/7.jpg",
+                     *             "alt": "Quintal",
+                     *             "order": 7,
+                     *             "isMain": false
+                     *           },
+                     *           {
+                     *             "id": "6a17a919-469a-4a97-b014-d902b07a2d24",
+                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/8.jpg",
+                     *             "alt": "Garagem",
+                     *             "order": 8,
+                     *             "isMain": false
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PropertyRecord"];
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR, INVALID_FIELDS */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_ERROR" | "INVALID_FIELDS";
+                        /** @description One entry per failed input (VALIDATION_ERROR) */
+                        details?: components["schemas"]["FieldProblem"][];
+                    };
+                };
+            };
+            /** @description Not authenticated: INVALID_TOKEN */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INVALID_TOKEN";
+                    };
+                };
+            };
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not found: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     countPropertyFacets: {
         parameters: {
             query: {
@@ -3434,319 +3747,6 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
-                    };
-                };
-            };
-            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "RATE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description Unexpected failure: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INTERNAL_ERROR";
-                    };
-                };
-            };
-            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "SERVICE_UNAVAILABLE";
-                    };
-                };
-            };
-        };
-    };
-    getProperty: {
-        parameters: {
-            query: {
-                /**
-                 * @description Comma-separated field names to return (exact, case-sensitive; a group name returns all its sub-fields, which cannot be asked for alone). One of: `id`, `code`, `title`, `description`, `operationType`, `status`, `propertyType`, `highlight`, `exclusive`, `isPublished`, `createdAt`, `updatedAt`, `address`, `coordinates`, `features`, `amenities`, `pricing`, `financing`, `photos`. Unknown names give 400 INVALID_FIELDS.
-                 * @example id,code,title,description,operationType,status,propertyType,highlight,exclusive,isPublished,createdAt,updatedAt,address,coordinates,features,amenities,pricing,financing,photos
-                 */
-                fields: string;
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description Id of the property
-                 * @example fff62a9d-299a-4900-9f7f-29902387de42
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The property */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "fff62a9d-299a-4900-9f7f-29902387de42",
-                     *         "code": "CA-001000",
-                     *         "title": "Floresta: casa ampla com 5 quartos e 3 suítes para alugar",
-                     *         "description": "Ótima oportunidade: casa ampla para alugar no bairro Floresta, em Porto Alegre/RS, com 254 m² de área construída. Possui 5 quartos, sendo 3 suítes, 5 banheiros e 1 vaga de garagem. Conta com churrasqueira, lareira e edícula. Próximo a restaurantes e bancos. Agende sua visita!",
-                     *         "operationType": "RENT",
-                     *         "status": "RENTED",
-                     *         "propertyType": "Casa",
-                     *         "highlight": "STANDARD",
-                     *         "exclusive": false,
-                     *         "isPublished": true,
-                     *         "createdAt": "2025-12-31T19:29:12.930Z",
-                     *         "updatedAt": "2025-12-31T21:56:23.768Z",
-                     *         "address": {
-                     *           "street": "Rua Rui Barbosa",
-                     *           "number": "344",
-                     *           "complement": null,
-                     *           "neighborhood": "Floresta",
-                     *           "city": "Porto Alegre",
-                     *           "state": "Rio Grande do Sul",
-                     *           "uf": "RS",
-                     *           "cep": "91255-847",
-                     *           "visibility": "ALL"
-                     *         },
-                     *         "coordinates": {
-                     *           "latitude": -30.086772,
-                     *           "longitude": -51.184116
-                     *         },
-                     *         "features": {
-                     *           "totalArea": 458,
-                     *           "builtArea": 254,
-                     *           "bedrooms": 5,
-                     *           "bathrooms": 5,
-                     *           "suites": 3,
-                     *           "parkingSpaces": 1,
-                     *           "floor": null,
-                     *           "totalFloors": 1,
-                     *           "isFurnished": false
-                     *         },
-                     *         "amenities": [
-                     *           "Churrasqueira",
-                     *           "Lareira",
-                     *           "Edícula"
-                     *         ],
-                     *         "pricing": {
-                     *           "salePrice": null,
-                     *           "rentalPrice": 6760,
-                     *           "condominiumFee": null,
-                     *           "iptu": 8524
-                     *         },
-                     *         "financing": {
-                     *           "acceptsFinancing": false
-                     *         },
-                     *         "photos": [
-                     *           {
-                     *             "id": "ff5b17c4-4efa-4dc4-a629-8283057a5070",
-                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/1.jpg",
-                     *             "alt": null,
-                     *             "order": 1,
-                     *             "isMain": true
-                     *           },
-                     *           {
-                     *             "id": "d87d9a00-c85f-43e6-a52b-f50f6d01614b",
-                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/2.jpg",
-                     *             "alt": "Sala de estar",
-                     *             "order": 2,
-                     *             "isMain": false
-                     *           },
-                     *           {
-                     *             "id": "c863291f-bd3f-4066-87b2-b143e7d6bd3d",
-                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/3.jpg",
-                     *             "alt": "Cozinha",
-                     *             "order": 3,
-                     *             "isMain": false
-                     *           },
-                     *           {
-                     *             "id": "b9f98ff4-0bc3-4b78-aa6b-428f461fe571",
-                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/4.jpg",
-                     *             "alt": null,
-                     *             "order": 4,
-                     *             "isMain": false
-                     *           },
-                     *           {
-                     *             "id": "2578f42b-8fb3-416f-82e7-64d98eabdb98",
-                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/5.jpg",
-                     *             "alt": "Suíte",
-                     *             "order": 5,
-                     *             "isMain": false
-                     *           },
-                     *           {
-                     *             "id": "f2780927-a3ae-4e62-bfd4-deb9760089af",
-                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/6.jpg",
-                     *             "alt": "Banheiro",
-                     *             "order": 6,
-                     *             "isMain": false
-                     *           },
-                     *           {
-                     *             "id": "1fac1c67-9698-467a-bb26-12f4763976dc",
-                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/7.jpg",
-                     *             "alt": "Quintal",
-                     *             "order": 7,
-                     *             "isMain": false
-                     *           },
-                     *           {
-                     *             "id": "6a17a919-469a-4a97-b014-d902b07a2d24",
-                     *             "url": "https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/8.jpg",
-                     *             "alt": "Garagem",
-                     *             "order": 8,
-                     *             "isMain": false
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["PropertyRecord"];
-                    };
-                };
-            };
-            /** @description Invalid request: VALIDATION_ERROR, INVALID_FIELDS */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_ERROR" | "INVALID_FIELDS";
-                        /** @description One entry per failed input (VALIDATION_ERROR) */
-                        details?: components["schemas"]["FieldProblem"][];
-                    };
-                };
-            };
-            /** @description Not authenticated: INVALID_TOKEN */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INVALID_TOKEN";
-                    };
-                };
-            };
-            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @enum {string}
-                         */
-                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
-                    };
-                };
-            };
-            /** @description Not found: NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "NOT_FOUND";
                     };
                 };
             };
@@ -5008,848 +5008,6 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
-                    };
-                };
-            };
-            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "RATE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description Unexpected failure: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INTERNAL_ERROR";
-                    };
-                };
-            };
-            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "SERVICE_UNAVAILABLE";
-                    };
-                };
-            };
-        };
-    };
-    getOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The document (abridged here) */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "openapi": "3.1.0",
-                     *       "info": {
-                     *         "title": "Partner API",
-                     *         "version": "0.1.0"
-                     *       },
-                     *       "paths": {
-                     *         "/health": {}
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        openapi: string;
-                        info: {
-                            title: string;
-                            version: string;
-                        };
-                        paths: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description Unexpected failure: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INTERNAL_ERROR";
-                    };
-                };
-            };
-        };
-    };
-    getReferencePage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The reference page */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Unexpected failure: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INTERNAL_ERROR";
-                    };
-                };
-            };
-        };
-    };
-    getReferenceScript: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The script (gzipped when the client accepts it) */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                };
-            };
-            /** @description Not modified: the `If-None-Match` request header holds the current ETag */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unexpected failure: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INTERNAL_ERROR";
-                    };
-                };
-            };
-        };
-    };
-    getMetrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The scrape */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example # HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.
-                     *     # TYPE process_cpu_seconds_total counter
-                     *     process_cpu_seconds_total 12.41
-                     *     # HELP process_resident_memory_bytes Resident memory size in bytes.
-                     *     # TYPE process_resident_memory_bytes gauge
-                     *     process_resident_memory_bytes 104857600
-                     *     # HELP process_open_fds Number of open file descriptors.
-                     *     # TYPE process_open_fds gauge
-                     *     process_open_fds 23
-                     *     # HELP nodejs_eventloop_lag_p99_seconds The 99th percentile of the recorded event loop delays.
-                     *     # TYPE nodejs_eventloop_lag_p99_seconds gauge
-                     *     nodejs_eventloop_lag_p99_seconds 0.011
-                     *     # HELP partner_api_gc_collections_total Garbage collections seen (a lower bound: collections closer together than a turn of the event loop count once).
-                     *     # TYPE partner_api_gc_collections_total counter
-                     *     partner_api_gc_collections_total 1187
-                     *     # HELP partner_api_group_commit_batch_size Writes committed together in one transaction, so under one fsync.
-                     *     # TYPE partner_api_group_commit_batch_size histogram
-                     *     partner_api_group_commit_batch_size_bucket{le="1"} 40
-                     *     partner_api_group_commit_batch_size_bucket{le="2"} 52
-                     *     partner_api_group_commit_batch_size_bucket{le="4"} 61
-                     *     partner_api_group_commit_batch_size_bucket{le="+Inf"} 63
-                     *     partner_api_group_commit_batch_size_sum 151
-                     *     partner_api_group_commit_batch_size_count 63
-                     *     # HELP partner_api_page_cache_lookups_total Lookups of finished list and change-feed pages: hit (served from memory) or miss (computed from the database).
-                     *     # TYPE partner_api_page_cache_lookups_total counter
-                     *     partner_api_page_cache_lookups_total{result="hit"} 9120
-                     *     partner_api_page_cache_lookups_total{result="miss"} 311
-                     *     # HELP partner_api_http_requests_total Requests answered, by route template, method and status (499: the client hung up before its request was read).
-                     *     # TYPE partner_api_http_requests_total counter
-                     *     partner_api_http_requests_total{route="/v1/properties",method="GET",status="200"} 1
-                     *     partner_api_http_requests_total{route="/v1/leads",method="POST",status="201"} 1
-                     *     partner_api_http_requests_total{route="unmatched",method="GET",status="404"} 1
-                     *     partner_api_http_requests_total{route="/v1/properties",method="GET",status="429"} 1
-                     *     # HELP partner_api_http_request_duration_seconds Time from receiving a request to finishing its response, by route template and method.
-                     *     # TYPE partner_api_http_request_duration_seconds histogram
-                     *     partner_api_http_request_duration_seconds_bucket{le="0.0005",route="/v1/properties",method="GET"} 1
-                     *     partner_api_http_request_duration_seconds_bucket{le="0.001",route="/v1/properties",method="GET"} 1
-                     *     partner_api_http_request_duration_seconds_bucket{le="0.0025",route="/v1/properties",method="GET"} 2
-                     *     partner_api_http_request_duration_seconds_bucket{le="+Inf",route="/v1/properties",method="GET"} 2
-                     *     partner_api_http_request_duration_seconds_sum{route="/v1/properties",method="GET"} 0.0019
-                     *     partner_api_http_request_duration_seconds_count{route="/v1/properties",method="GET"} 2
-                     *     # HELP partner_api_rate_limited_total 429 answers by configured client id; (unauthenticated) when refused before authentication.
-                     *     # TYPE partner_api_rate_limited_total counter
-                     *     partner_api_rate_limited_total{client="portal-x"} 1
-                     *     # HELP partner_api_auth_failures_total Refused credentials or tokens, by error code.
-                     *     # TYPE partner_api_auth_failures_total counter
-                     *     partner_api_auth_failures_total{code="INVALID_API_SECRET"} 0
-                     *     partner_api_auth_failures_total{code="INVALID_TOKEN"} 0
-                     *     # HELP partner_api_leads_created_total Leads created by POST /v1/leads (idempotent replays excluded).
-                     *     # TYPE partner_api_leads_created_total counter
-                     *     partner_api_leads_created_total 1
-                     *     # HELP partner_api_database_size_bytes Size on disk of each configured database file and its write-ahead log (file=wal), read at scrape time.
-                     *     # TYPE partner_api_database_size_bytes gauge
-                     *     partner_api_database_size_bytes{database="agency",file="main"} 52428800
-                     *     partner_api_database_size_bytes{database="agency",file="wal"} 4120032
-                     *     # HELP partner_api_build_info Always 1; labels name the running version and environment.
-                     *     # TYPE partner_api_build_info gauge
-                     *     partner_api_build_info{version="0.1.0",environment="production"} 1
-                     */
-                    "text/plain": string;
-                };
-            };
-            /** @description Not found: NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "NOT_FOUND";
-                    };
-                };
-            };
-            /** @description Unexpected failure: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INTERNAL_ERROR";
-                    };
-                };
-            };
-        };
-    };
-    getPortalFeed: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description The ETag of the copy you hold: 304 while it is current
-                 * @example W/"an-etag-from-an-earlier-answer"
-                 */
-                "If-None-Match"?: string;
-                /**
-                 * @description The Last-Modified of the copy you hold (ignored when If-None-Match is sent): 304 while nothing changed since
-                 * @example Thu, 01 Jan 2026 00:00:00 GMT
-                 */
-                "If-Modified-Since"?: string;
-                /**
-                 * @description `gzip` for a gzipped body (Content-Encoding: gzip)
-                 * @example gzip
-                 */
-                "Accept-Encoding"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The feed, streamed (gzipped when you accept gzip) */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    "Last-Modified": components["headers"]["LastModified"];
-                    "X-Feed-Skipped": components["headers"]["XFeedSkipped"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example <?xml version="1.0" encoding="UTF-8"?>
-                     *     <ListingDataFeed xmlns="http://www.vivareal.com/schemas/1.0/VRSync" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-                     *                      xsi:schemaLocation="http://www.vivareal.com/schemas/1.0/VRSync http://xml.vivareal.com/vrsync.xsd"
-                     *                      xmlns:pa="urn:partner-api:vrsync:1">
-                     *       <Header>
-                     *         <Provider>partner-api</Provider>
-                     *         <PublishDate>2026-01-01T00:00:00.000Z</PublishDate>
-                     *       </Header>
-                     *       <Listings>
-                     *         <Listing>
-                     *           <ListingID>CA-001000</ListingID>
-                     *           <Title>Floresta: casa ampla com 5 quartos e 3 suítes para alugar</Title>
-                     *           <TransactionType>For Rent</TransactionType>
-                     *           <PublicationType>STANDARD</PublicationType>
-                     *           <pa:Status>RENTED</pa:Status>
-                     *           <pa:Exclusive>false</pa:Exclusive>
-                     *           <pa:AcceptsFinancing>false</pa:AcceptsFinancing>
-                     *           <Media>
-                     *             <Item medium="image" primary="true" pa:id="ff5b17c4-4efa-4dc4-a629-8283057a5070">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/1.jpg</Item>
-                     *             <Item medium="image" caption="Sala de estar" pa:id="d87d9a00-c85f-43e6-a52b-f50f6d01614b">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/2.jpg</Item>
-                     *             <Item medium="image" caption="Cozinha" pa:id="c863291f-bd3f-4066-87b2-b143e7d6bd3d">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/3.jpg</Item>
-                     *             <Item medium="image" pa:id="b9f98ff4-0bc3-4b78-aa6b-428f461fe571">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/4.jpg</Item>
-                     *             <Item medium="image" caption="Suíte" pa:id="2578f42b-8fb3-416f-82e7-64d98eabdb98">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/5.jpg</Item>
-                     *             <Item medium="image" caption="Banheiro" pa:id="f2780927-a3ae-4e62-bfd4-deb9760089af">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/6.jpg</Item>
-                     *             <Item medium="image" caption="Quintal" pa:id="1fac1c67-9698-467a-bb26-12f4763976dc">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/7.jpg</Item>
-                     *             <Item medium="image" caption="Garagem" pa:id="6a17a919-469a-4a97-b014-d902b07a2d24">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/8.jpg</Item>
-                     *           </Media>
-                     *           <Details>
-                     *             <UsageType>Residential</UsageType>
-                     *             <PropertyType>Residential / Home</PropertyType>
-                     *             <Description>Ótima oportunidade: casa ampla para alugar no bairro Floresta, em Porto Alegre/RS, com 254 m² de área construída. Possui 5 quartos, sendo 3 suítes, 5 banheiros e 1 vaga de garagem. Conta com churrasqueira, lareira e edícula. Próximo a restaurantes e bancos. Agende sua visita!</Description>
-                     *             <RentalPrice currency="BRL" period="Monthly">6760</RentalPrice>
-                     *             <Iptu currency="BRL" period="Yearly">8524</Iptu>
-                     *             <LivingArea unit="square metres">254</LivingArea>
-                     *             <LotArea unit="square metres">458</LotArea>
-                     *             <Bedrooms>5</Bedrooms>
-                     *             <Bathrooms>5</Bathrooms>
-                     *             <Suites>3</Suites>
-                     *             <Garage>1</Garage>
-                     *             <Floors>1</Floors>
-                     *             <Features>
-                     *               <Feature>Churrasqueira</Feature>
-                     *               <Feature>Lareira</Feature>
-                     *               <Feature>Edícula</Feature>
-                     *             </Features>
-                     *           </Details>
-                     *           <Location displayAddress="All">
-                     *             <Country abbreviation="BR">Brasil</Country>
-                     *             <State abbreviation="RS">Rio Grande do Sul</State>
-                     *             <City>Porto Alegre</City>
-                     *             <Neighborhood>Floresta</Neighborhood>
-                     *             <Address>Rua Rui Barbosa</Address>
-                     *             <StreetNumber>344</StreetNumber>
-                     *             <PostalCode>91255-847</PostalCode>
-                     *             <Latitude>-30.086772</Latitude>
-                     *             <Longitude>-51.184116</Longitude>
-                     *           </Location>
-                     *         </Listing>
-                     *       </Listings>
-                     *     </ListingDataFeed>
-                     */
-                    "application/xml; charset=utf-8": string;
-                };
-            };
-            /** @description Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    "Last-Modified": components["headers"]["LastModified"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not authenticated: MISSING_CREDENTIALS, INVALID_API_KEY, INVALID_API_SECRET, INVALID_TOKEN */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @enum {string}
-                         */
-                        code: "MISSING_CREDENTIALS" | "INVALID_API_KEY" | "INVALID_API_SECRET" | "INVALID_TOKEN";
-                    };
-                };
-            };
-            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @enum {string}
-                         */
-                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
-                    };
-                };
-            };
-            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "RATE_LIMIT_EXCEEDED";
-                    };
-                };
-            };
-            /** @description Unexpected failure: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INTERNAL_ERROR";
-                    };
-                };
-            };
-            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "SERVICE_UNAVAILABLE";
-                    };
-                };
-            };
-        };
-    };
-    headPortalFeed: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description The ETag of the copy you hold: 304 while it is current
-                 * @example W/"an-etag-from-an-earlier-answer"
-                 */
-                "If-None-Match"?: string;
-                /**
-                 * @description The Last-Modified of the copy you hold (ignored when If-None-Match is sent): 304 while nothing changed since
-                 * @example Thu, 01 Jan 2026 00:00:00 GMT
-                 */
-                "If-Modified-Since"?: string;
-                /**
-                 * @description `gzip` for a gzipped body (Content-Encoding: gzip)
-                 * @example gzip
-                 */
-                "Accept-Encoding"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The headers of the feed, without its body */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    "Last-Modified": components["headers"]["LastModified"];
-                    "X-Feed-Skipped": components["headers"]["XFeedSkipped"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    "Last-Modified": components["headers"]["LastModified"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not authenticated: MISSING_CREDENTIALS, INVALID_API_KEY, INVALID_API_SECRET, INVALID_TOKEN (headers only) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE (headers only) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED (headers only) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Unexpected failure: INTERNAL_ERROR (headers only) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE (headers only) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    receivePortalLead: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The id of the client the portal's leads belong to (its config has `inbound`)
-                 * @example sandbox-grupozap
-                 */
-                clientId: string;
-            };
-            cookie?: never;
-        };
-        /** @description The lead in the format of the client's portal */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GrupoZapLead"] | components["schemas"]["ChavesNaMaoLead"];
-            };
-        };
-        responses: {
-            /** @description A repeat of a portal lead id this client already has: that lead's id; nothing was written */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "019b8f2e-4c1a-7d3e-9a55-2f0c6b7e81d4"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["ReceivedLead"];
-                    };
-                };
-            };
-            /** @description A new lead, on disk */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "019b8f2e-4c1a-7d3e-9a55-2f0c6b7e81d4"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["ReceivedLead"];
-                    };
-                };
-            };
-            /** @description Invalid request: VALIDATION_ERROR, MISSING_BODY */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @enum {string}
-                         */
-                        code: "VALIDATION_ERROR" | "MISSING_BODY";
-                        /** @description One entry per failed input (VALIDATION_ERROR) */
-                        details?: components["schemas"]["FieldProblem"][];
-                    };
-                };
-            };
-            /** @description Not authenticated: wrong or missing Basic credentials, an id that takes no portal leads, or an address off the client's list, all with this same answer */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "INVALID_API_SECRET";
-                    };
-                };
-            };
-            /** @description Access refused: API_DISABLED, NO_DATABASE */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @enum {string}
-                         */
-                        code: "API_DISABLED" | "NO_DATABASE";
-                    };
-                };
-            };
-            /** @description Body too large: PAYLOAD_TOO_LARGE */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Readable message */
-                        error: string;
-                        /**
-                         * @description Programmatic code
-                         * @constant
-                         */
-                        code: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -7841,6 +6999,848 @@ export interface operations {
                          * @constant
                          */
                         code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getPortalFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The ETag of the copy you hold: 304 while it is current
+                 * @example W/"an-etag-from-an-earlier-answer"
+                 */
+                "If-None-Match"?: string;
+                /**
+                 * @description The Last-Modified of the copy you hold (ignored when If-None-Match is sent): 304 while nothing changed since
+                 * @example Thu, 01 Jan 2026 00:00:00 GMT
+                 */
+                "If-Modified-Since"?: string;
+                /**
+                 * @description `gzip` for a gzipped body (Content-Encoding: gzip)
+                 * @example gzip
+                 */
+                "Accept-Encoding"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed, streamed (gzipped when you accept gzip) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    "X-Feed-Skipped": components["headers"]["XFeedSkipped"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <ListingDataFeed xmlns="http://www.vivareal.com/schemas/1.0/VRSync" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+                     *                      xsi:schemaLocation="http://www.vivareal.com/schemas/1.0/VRSync http://xml.vivareal.com/vrsync.xsd"
+                     *                      xmlns:pa="urn:partner-api:vrsync:1">
+                     *       <Header>
+                     *         <Provider>partner-api</Provider>
+                     *         <PublishDate>2026-01-01T00:00:00.000Z</PublishDate>
+                     *       </Header>
+                     *       <Listings>
+                     *         <Listing>
+                     *           <ListingID>CA-001000</ListingID>
+                     *           <Title>Floresta: casa ampla com 5 quartos e 3 suítes para alugar</Title>
+                     *           <TransactionType>For Rent</TransactionType>
+                     *           <PublicationType>STANDARD</PublicationType>
+                     *           <pa:Status>RENTED</pa:Status>
+                     *           <pa:Exclusive>false</pa:Exclusive>
+                     *           <pa:AcceptsFinancing>false</pa:AcceptsFinancing>
+                     *           <Media>
+                     *             <Item medium="image" primary="true" pa:id="ff5b17c4-4efa-4dc4-a629-8283057a5070">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/1.jpg</Item>
+                     *             <Item medium="image" caption="Sala de estar" pa:id="d87d9a00-c85f-43e6-a52b-f50f6d01614b">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/2.jpg</Item>
+                     *             <Item medium="image" caption="Cozinha" pa:id="c863291f-bd3f-4066-87b2-b143e7d6bd3d">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/3.jpg</Item>
+                     *             <Item medium="image" pa:id="b9f98ff4-0bc3-4b78-aa6b-428f461fe571">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/4.jpg</Item>
+                     *             <Item medium="image" caption="Suíte" pa:id="2578f42b-8fb3-416f-82e7-64d98eabdb98">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/5.jpg</Item>
+                     *             <Item medium="image" caption="Banheiro" pa:id="f2780927-a3ae-4e62-bfd4-deb9760089af">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/6.jpg</Item>
+                     *             <Item medium="image" caption="Quintal" pa:id="1fac1c67-9698-467a-bb26-12f4763976dc">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/7.jpg</Item>
+                     *             <Item medium="image" caption="Garagem" pa:id="6a17a919-469a-4a97-b014-d902b07a2d24">https://img.sandbox.partner-api.example/fff62a9d-299a-4900-9f7f-29902387de42/8.jpg</Item>
+                     *           </Media>
+                     *           <Details>
+                     *             <UsageType>Residential</UsageType>
+                     *             <PropertyType>Residential / Home</PropertyType>
+                     *             <Description>Ótima oportunidade: casa ampla para alugar no bairro Floresta, em Porto Alegre/RS, com 254 m² de área construída. Possui 5 quartos, sendo 3 suítes, 5 banheiros e 1 vaga de garagem. Conta com churrasqueira, lareira e edícula. Próximo a restaurantes e bancos. Agende sua visita!</Description>
+                     *             <RentalPrice currency="BRL" period="Monthly">6760</RentalPrice>
+                     *             <Iptu currency="BRL" period="Yearly">8524</Iptu>
+                     *             <LivingArea unit="square metres">254</LivingArea>
+                     *             <LotArea unit="square metres">458</LotArea>
+                     *             <Bedrooms>5</Bedrooms>
+                     *             <Bathrooms>5</Bathrooms>
+                     *             <Suites>3</Suites>
+                     *             <Garage>1</Garage>
+                     *             <Floors>1</Floors>
+                     *             <Features>
+                     *               <Feature>Churrasqueira</Feature>
+                     *               <Feature>Lareira</Feature>
+                     *               <Feature>Edícula</Feature>
+                     *             </Features>
+                     *           </Details>
+                     *           <Location displayAddress="All">
+                     *             <Country abbreviation="BR">Brasil</Country>
+                     *             <State abbreviation="RS">Rio Grande do Sul</State>
+                     *             <City>Porto Alegre</City>
+                     *             <Neighborhood>Floresta</Neighborhood>
+                     *             <Address>Rua Rui Barbosa</Address>
+                     *             <StreetNumber>344</StreetNumber>
+                     *             <PostalCode>91255-847</PostalCode>
+                     *             <Latitude>-30.086772</Latitude>
+                     *             <Longitude>-51.184116</Longitude>
+                     *           </Location>
+                     *         </Listing>
+                     *       </Listings>
+                     *     </ListingDataFeed>
+                     */
+                    "application/xml; charset=utf-8": string;
+                };
+            };
+            /** @description Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: MISSING_CREDENTIALS, INVALID_API_KEY, INVALID_API_SECRET, INVALID_TOKEN */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "MISSING_CREDENTIALS" | "INVALID_API_KEY" | "INVALID_API_SECRET" | "INVALID_TOKEN";
+                    };
+                };
+            };
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    headPortalFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The ETag of the copy you hold: 304 while it is current
+                 * @example W/"an-etag-from-an-earlier-answer"
+                 */
+                "If-None-Match"?: string;
+                /**
+                 * @description The Last-Modified of the copy you hold (ignored when If-None-Match is sent): 304 while nothing changed since
+                 * @example Thu, 01 Jan 2026 00:00:00 GMT
+                 */
+                "If-Modified-Since"?: string;
+                /**
+                 * @description `gzip` for a gzipped body (Content-Encoding: gzip)
+                 * @example gzip
+                 */
+                "Accept-Encoding"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The headers of the feed, without its body */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    "X-Feed-Skipped": components["headers"]["XFeedSkipped"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["LastModified"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: MISSING_CREDENTIALS, INVALID_API_KEY, INVALID_API_SECRET, INVALID_TOKEN (headers only) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Access refused: INSUFFICIENT_SCOPE, API_DISABLED, IP_BLOCKED, NO_DATABASE (headers only) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED (headers only) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR (headers only) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE (headers only) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receivePortalLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the client the portal's leads belong to (its config has `inbound`)
+                 * @example sandbox-grupozap
+                 */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The lead in the format of the client's portal */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrupoZapLead"] | components["schemas"]["ChavesNaMaoLead"];
+            };
+        };
+        responses: {
+            /** @description A repeat of a portal lead id this client already has: that lead's id; nothing was written */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "019b8f2e-4c1a-7d3e-9a55-2f0c6b7e81d4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ReceivedLead"];
+                    };
+                };
+            };
+            /** @description A new lead, on disk */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "019b8f2e-4c1a-7d3e-9a55-2f0c6b7e81d4"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ReceivedLead"];
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR, MISSING_BODY */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "VALIDATION_ERROR" | "MISSING_BODY";
+                        /** @description One entry per failed input (VALIDATION_ERROR) */
+                        details?: components["schemas"]["FieldProblem"][];
+                    };
+                };
+            };
+            /** @description Not authenticated: wrong or missing Basic credentials, an id that takes no portal leads, or an address off the client's list, all with this same answer */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INVALID_API_SECRET";
+                    };
+                };
+            };
+            /** @description Access refused: API_DISABLED, NO_DATABASE */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @enum {string}
+                         */
+                        code: "API_DISABLED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Body too large: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Storage unavailable, retry later: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document (abridged here) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Partner API",
+                     *         "version": "0.1.0"
+                     *       },
+                     *       "paths": {
+                     *         "/health": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        openapi: string;
+                        info: {
+                            title: string;
+                            version: string;
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    getReferencePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    getReferenceScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script (gzipped when the client accepts it) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` request header holds the current ETag */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scrape */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.
+                     *     # TYPE process_cpu_seconds_total counter
+                     *     process_cpu_seconds_total 12.41
+                     *     # HELP process_resident_memory_bytes Resident memory size in bytes.
+                     *     # TYPE process_resident_memory_bytes gauge
+                     *     process_resident_memory_bytes 104857600
+                     *     # HELP process_open_fds Number of open file descriptors.
+                     *     # TYPE process_open_fds gauge
+                     *     process_open_fds 23
+                     *     # HELP nodejs_eventloop_lag_p99_seconds The 99th percentile of the recorded event loop delays.
+                     *     # TYPE nodejs_eventloop_lag_p99_seconds gauge
+                     *     nodejs_eventloop_lag_p99_seconds 0.011
+                     *     # HELP partner_api_gc_collections_total Garbage collections seen (a lower bound: collections closer together than a turn of the event loop count once).
+                     *     # TYPE partner_api_gc_collections_total counter
+                     *     partner_api_gc_collections_total 1187
+                     *     # HELP partner_api_group_commit_batch_size Writes committed together in one transaction, so under one fsync.
+                     *     # TYPE partner_api_group_commit_batch_size histogram
+                     *     partner_api_group_commit_batch_size_bucket{le="1"} 40
+                     *     partner_api_group_commit_batch_size_bucket{le="2"} 52
+                     *     partner_api_group_commit_batch_size_bucket{le="4"} 61
+                     *     partner_api_group_commit_batch_size_bucket{le="+Inf"} 63
+                     *     partner_api_group_commit_batch_size_sum 151
+                     *     partner_api_group_commit_batch_size_count 63
+                     *     # HELP partner_api_page_cache_lookups_total Lookups of finished list and change-feed pages: hit (served from memory) or miss (computed from the database).
+                     *     # TYPE partner_api_page_cache_lookups_total counter
+                     *     partner_api_page_cache_lookups_total{result="hit"} 9120
+                     *     partner_api_page_cache_lookups_total{result="miss"} 311
+                     *     # HELP partner_api_http_requests_total Requests answered, by route template, method and status (499: the client hung up before its request was read).
+                     *     # TYPE partner_api_http_requests_total counter
+                     *     partner_api_http_requests_total{route="/v1/properties",method="GET",status="200"} 1
+                     *     partner_api_http_requests_total{route="/v1/leads",method="POST",status="201"} 1
+                     *     partner_api_http_requests_total{route="unmatched",method="GET",status="404"} 1
+                     *     partner_api_http_requests_total{route="/v1/properties",method="GET",status="429"} 1
+                     *     # HELP partner_api_http_request_duration_seconds Time from receiving a request to finishing its response, by route template and method.
+                     *     # TYPE partner_api_http_request_duration_seconds histogram
+                     *     partner_api_http_request_duration_seconds_bucket{le="0.0005",route="/v1/properties",method="GET"} 1
+                     *     partner_api_http_request_duration_seconds_bucket{le="0.001",route="/v1/properties",method="GET"} 1
+                     *     partner_api_http_request_duration_seconds_bucket{le="0.0025",route="/v1/properties",method="GET"} 2
+                     *     partner_api_http_request_duration_seconds_bucket{le="+Inf",route="/v1/properties",method="GET"} 2
+                     *     partner_api_http_request_duration_seconds_sum{route="/v1/properties",method="GET"} 0.0019
+                     *     partner_api_http_request_duration_seconds_count{route="/v1/properties",method="GET"} 2
+                     *     # HELP partner_api_rate_limited_total 429 answers by configured client id; (unauthenticated) when refused before authentication.
+                     *     # TYPE partner_api_rate_limited_total counter
+                     *     partner_api_rate_limited_total{client="portal-x"} 1
+                     *     # HELP partner_api_auth_failures_total Refused credentials or tokens, by error code.
+                     *     # TYPE partner_api_auth_failures_total counter
+                     *     partner_api_auth_failures_total{code="INVALID_API_SECRET"} 0
+                     *     partner_api_auth_failures_total{code="INVALID_TOKEN"} 0
+                     *     # HELP partner_api_leads_created_total Leads created by POST /v1/leads (idempotent replays excluded).
+                     *     # TYPE partner_api_leads_created_total counter
+                     *     partner_api_leads_created_total 1
+                     *     # HELP partner_api_database_size_bytes Size on disk of each configured database file and its write-ahead log (file=wal), read at scrape time.
+                     *     # TYPE partner_api_database_size_bytes gauge
+                     *     partner_api_database_size_bytes{database="agency",file="main"} 52428800
+                     *     partner_api_database_size_bytes{database="agency",file="wal"} 4120032
+                     *     # HELP partner_api_build_info Always 1; labels name the running version and environment.
+                     *     # TYPE partner_api_build_info gauge
+                     *     partner_api_build_info{version="0.1.0",environment="production"} 1
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description Not found: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Unexpected failure: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "INTERNAL_ERROR";
                     };
                 };
             };

@@ -20,6 +20,7 @@ import {
   oauthFailureStatus,
   readClientCredentialsGrant,
 } from "./client-credentials.ts";
+import { AUTH_ROUTES } from "./openapi.ts";
 import { issueToken, type TokenResult } from "./service.ts";
 
 type Set = { headers: Record<string, unknown>; status?: unknown };
@@ -102,13 +103,13 @@ async function drainBucket(runtime: Runtime, ip: string | null, headers: HeaderR
 
 export function authModule(runtime: Runtime) {
   return new Elysia({ name: "auth" }).post(
-    "/v1/auth/token",
+    AUTH_ROUTES.token.path,
     ({ request, set }) => {
       const state = stateOf(request);
       (set.headers as HeaderRecord)["cache-control"] = "no-store";
       if (isOAuthTokenRequest(request.headers)) return clientCredentials(runtime, request, state, set);
       return headerExchange(runtime, request, state, set);
     },
-    { parse: "none", detail: { summary: "Obtain a bearer token", tags: ["Authentication"] } },
+    { parse: "none", detail: AUTH_ROUTES.token },
   );
 }

@@ -4,17 +4,18 @@ import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { rawQueryOf } from "../listing/service.ts";
+import { CATALOG_ROUTES } from "./openapi.ts";
 import { FIELDS_BODY, valuesOf } from "./service.ts";
 
 export function catalogModule(runtime: Runtime) {
   return new Elysia({ name: "catalog" })
     .use(guard(runtime))
-    .get("/v1/fields", ({ set }) => sendJson(set, FIELDS_BODY), {
+    .get(CATALOG_ROUTES.fields.path, ({ set }) => sendJson(set, FIELDS_BODY), {
       protected: true,
-      detail: { summary: "List the selectable fields of properties and leads", tags: ["Catalogue"] },
+      detail: CATALOG_ROUTES.fields,
     })
     .get(
-      "/v1/values/:entity/:field",
+      CATALOG_ROUTES.values.path,
       ({ request, params, tenant, client, set }) =>
         sendJson(
           set,
@@ -24,7 +25,7 @@ export function catalogModule(runtime: Runtime) {
         ),
       {
         protected: true,
-        detail: { summary: "List the values a filterable field takes", tags: ["Catalogue"] },
+        detail: CATALOG_ROUTES.values,
       },
     );
 }

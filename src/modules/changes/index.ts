@@ -6,11 +6,12 @@ import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { requireScope } from "../../security/scopes.ts";
 import { rawQueryOf, readerOf } from "../listing/service.ts";
+import { CHANGES_ROUTES } from "./openapi.ts";
 import { changesPage, parseChangesQuery } from "./service.ts";
 
 export function changesModule(runtime: Runtime) {
   return new Elysia({ name: "changes" }).use(guard(runtime)).get(
-    "/v1/changes",
+    CHANGES_ROUTES.changes.path,
     ({ request, tenant, client, set }) => {
       const rawQuery = rawQueryOf(request.url);
       const query = parseChangesQuery(new URLSearchParams(rawQuery));
@@ -18,6 +19,6 @@ export function changesModule(runtime: Runtime) {
       requireScope(client, query.entity === "leads" ? "leads:read:own" : "properties:read");
       return settle(changesPage(tenant, rawQuery, query, readerOf(client)), (body) => sendJson(set, body));
     },
-    { protected: true, detail: { summary: "Read the change feed", tags: ["Sync"] } },
+    { protected: true, detail: CHANGES_ROUTES.changes },
   );
 }

@@ -1,14 +1,15 @@
 // GET /openapi.json, GET /docs and the page's script: public, outside the guard, so reading
 // the documentation never counts against a rate limit. Each body is built once, when first asked for.
 import { Elysia } from "elysia";
-import { buildOpenApiDocument } from "../../docs/openapi.ts";
+import { buildOpenApiDocument, type DocumentedRoute } from "../../docs/openapi.ts";
 import { requestOrigin } from "../../docs/origin.ts";
-import { type DocsPage, docsPage, SCALAR_SCRIPT_PATH } from "../../docs/page.ts";
+import { type DocsPage, docsPage } from "../../docs/page.ts";
 import { SCALAR_BUNDLE } from "../../docs/scalar.ts";
 import { stateOf } from "../../plugins/context.ts";
 import { acceptsGzip, JSON_CONTENT_TYPE } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
+import { DOCS_ROUTES } from "./openapi.ts";
 
 /** The bundle's bytes and their gzip form, made on first request (about 4 MB, 1 MB gzipped). */
 function scriptBodies() {
@@ -24,7 +25,8 @@ function scriptBodies() {
 
 const MAX_DOCUMENTS = 16;
 
-export function docsModule(runtime: Runtime) {
+/** `routes`: the app's routes, whose `detail` each document is built from (absent: every module's declared routes). */
+export function docsModule(runtime: Runtime, routes?: () => readonly DocumentedRoute[]) {
   // Built on first request: nothing at startup pays for documentation nobody asked for. One
   // serialisation per address the server is reached at (a handful: its names behind a proxy);
   // past that many, others are built on each request rather than held.
@@ -33,20 +35,20 @@ export function docsModule(runtime: Runtime) {
   const script = scriptBodies();
   return new Elysia({ name: "docs" })
     .get(
-      "/openapi.json",
+      DOCS_ROUTES.document.path,
       ({ request }) => {
         const origin = requestOrigin(request, stateOf(request).viaTrustedProxy);
         let document = documents.get(origin);
         if (document === undefined) {
-          document = JSON.stringify(buildOpenApiDocument({ version: VERSION, origin }));
+          document = JSON.stringify(buildOpenApiDocument({ version: VERSION, origin, routes: routes?.() }));
           if (documents.size < MAX_DOCUMENTS) documents.set(origin, document);
         }
         return new Response(document, { headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-cache" } });
       },
-      { detail: { summary: "This OpenAPI document", tags: ["Operations"] } },
+      { detail: DOCS_ROUTES.document },
     )
     .get(
-      "/docs",
+      DOCS_ROUTES.page.path,
       () => {
         // The environment can change on reload; the sandbox page prefills its public credentials.
         const environment = runtime.config.environment;
@@ -60,10 +62,10 @@ export function docsModule(runtime: Runtime) {
           },
         });
       },
-      { detail: { summary: "Interactive API reference", tags: ["Operations"] } },
+      { detail: DOCS_ROUTES.page },
     )
     .get(
-      SCALAR_SCRIPT_PATH,
+      DOCS_ROUTES.script.path,
       ({ request }) => {
         const { plain, gzip, etag } = script();
         const headers: Record<string, string> = {
@@ -76,6 +78,6 @@ export function docsModule(runtime: Runtime) {
         if (!acceptsGzip(request.headers.get("accept-encoding"))) return new Response(plain, { headers });
         return new Response(gzip, { headers: { ...headers, "content-encoding": "gzip" } });
       },
-      { detail: { summary: "Script of the reference page", tags: ["Operations"] } },
+      { detail: DOCS_ROUTES.script },
     );
 }

@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { VERSION } from "../../version.ts";
+import { HEALTH_ROUTES } from "./openapi.ts";
 
 /** True when every configured database opens and answers a trivial read. */
 function databasesReadable(runtime: Runtime): boolean {
@@ -20,7 +21,7 @@ function databasesReadable(runtime: Runtime): boolean {
 
 export function healthModule(runtime: Runtime, startedAt: number) {
   return new Elysia({ name: "health" }).get(
-    "/health",
+    HEALTH_ROUTES.health.path,
     ({ set }) => {
       const ok = databasesReadable(runtime);
       const body = {
@@ -32,6 +33,6 @@ export function healthModule(runtime: Runtime, startedAt: number) {
       set.headers["cache-control"] = "no-store";
       return sendJson(set, JSON.stringify(body), ok ? 200 : 503);
     },
-    { detail: { summary: "Health check", tags: ["Health"] } },
+    { detail: HEALTH_ROUTES.health },
   );
 }

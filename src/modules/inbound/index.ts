@@ -13,9 +13,10 @@ import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { InboundMetrics, type InboundOutcome, NOT_AN_INBOUND_CLIENT } from "./metrics.ts";
+import { INBOUND_ROUTES } from "./openapi.ts";
 import { receivePortalLead } from "./service.ts";
 
-export const INBOUND_PATH = "/v1/inbound/:clientId";
+export const INBOUND_PATH = INBOUND_ROUTES.post.path;
 
 /** The configured ids that take portal leads. */
 function* inboundClients(config: RuntimeConfig): Iterable<string> {
@@ -81,6 +82,6 @@ export function inboundModule(runtime: Runtime, deps: { metrics: MetricsRegistry
           );
         return sendJson(set, `{"data":{"id":${JSON.stringify(id)}}}`, created ? 201 : 200);
       },
-      { inbound: true, parse: "none", detail: { summary: "A lead as a portal posts it", tags: ["Portal leads"] } },
+      { inbound: true, parse: "none", detail: INBOUND_ROUTES.post },
     );
 }

@@ -7,6 +7,7 @@ import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { allFieldsOf, listingFor, rawQueryOf, readerOf } from "../listing/service.ts";
 import { parseIdempotencyKey, validateLeadInput, validateLeadPatch } from "./model.ts";
+import { LEAD_ROUTES } from "./openapi.ts";
 import { createLead, updateLead } from "./service.ts";
 
 const ALL_LEAD_FIELDS = allFieldsOf(LEAD_CATALOG);
@@ -15,22 +16,22 @@ export function leadsModule(runtime: Runtime) {
   return new Elysia({ name: "leads" })
     .use(guard(runtime))
     .get(
-      "/v1/leads",
+      LEAD_ROUTES.list.path,
       ({ request, tenant, client, set }) =>
         sendJson(set, listingFor(tenant, LEAD_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
       {
         protected: "leads:read:own",
-        detail: { summary: "List leads", tags: ["Leads"] },
+        detail: LEAD_ROUTES.list,
       },
     )
     .get(
-      "/v1/leads/:id",
+      LEAD_ROUTES.get.path,
       ({ request, params, tenant, client, set }) =>
         sendJson(set, listingFor(tenant, LEAD_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client))),
-      { protected: "leads:read:own", detail: { summary: "Get one lead", tags: ["Leads"] } },
+      { protected: "leads:read:own", detail: LEAD_ROUTES.get },
     )
     .post(
-      "/v1/leads",
+      LEAD_ROUTES.create.path,
       async ({ request, tenant, client, set }) => {
         const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
         const input = validateLeadInput(await readJsonObject(request));
@@ -45,10 +46,10 @@ export function leadsModule(runtime: Runtime) {
         if (created.replayed) set.headers["idempotent-replayed"] = "true";
         return sendJson(set, created.body, 201);
       },
-      { protected: "leads:create", parse: "none", detail: { summary: "Create a lead", tags: ["Leads"] } },
+      { protected: "leads:create", parse: "none", detail: LEAD_ROUTES.create },
     )
     .patch(
-      "/v1/leads/:id",
+      LEAD_ROUTES.update.path,
       async ({ request, params, tenant, client, set }) => {
         const patch = validateLeadPatch(await readJsonObject(request));
         const reader = readerOf(client);
@@ -58,7 +59,7 @@ export function leadsModule(runtime: Runtime) {
       {
         protected: "leads:update",
         parse: "none",
-        detail: { summary: "Move a lead along the funnel", tags: ["Leads"] },
+        detail: LEAD_ROUTES.update,
       },
     );
 }

@@ -5,12 +5,13 @@ import { ApiError } from "../../errors.ts";
 import type { WorkerMetrics } from "../../metrics/cluster.ts";
 import type { MetricsRegistry } from "../../metrics/registry.ts";
 import type { Runtime } from "../../runtime.ts";
+import { METRICS_ROUTES } from "./openapi.ts";
 import { mayScrape, scrapeFacts } from "./service.ts";
 
 /** `cluster`: in a worker of `serve --workers N`, every worker's metrics added up. */
 export function metricsModule(runtime: Runtime, metrics: MetricsRegistry, cluster: WorkerMetrics | null = null) {
   return new Elysia({ name: "metrics" }).get(
-    "/metrics",
+    METRICS_ROUTES.metrics.path,
     async ({ request }) => {
       const config = runtime.config;
       if (!mayScrape(config, request.headers.get("authorization"))) {
@@ -20,6 +21,6 @@ export function metricsModule(runtime: Runtime, metrics: MetricsRegistry, cluste
       const body = (await cluster?.scrape()) ?? (await metrics.render(scrapeFacts(config)));
       return new Response(body, { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
     },
-    { detail: { summary: "Prometheus metrics", tags: ["Operations"] } },
+    { detail: METRICS_ROUTES.metrics },
   );
 }

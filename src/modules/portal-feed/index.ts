@@ -8,9 +8,8 @@ import { guard } from "../../plugins/guard.ts";
 import type { Runtime } from "../../runtime.ts";
 import type { BodyLimits } from "./bodies.ts";
 import { PortalFeedMetrics } from "./metrics.ts";
-import { FEED_PATH, PortalFeed } from "./service.ts";
-
-const DETAIL = { summary: "The portal feed (VRSync XML)", tags: ["Portal feed"] };
+import { PORTAL_FEED_ROUTES } from "./openapi.ts";
+import { PortalFeed } from "./service.ts";
 
 export function portalFeedModule(
   runtime: Runtime,
@@ -25,12 +24,20 @@ export function portalFeedModule(
   });
   return new Elysia({ name: "portal-feed" })
     .use(guard(runtime))
-    .get(FEED_PATH, ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)), {
-      bearerOrBasic: "feed:read",
-      detail: DETAIL,
-    })
-    .head(FEED_PATH, ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)), {
-      bearerOrBasic: "feed:read",
-      detail: DETAIL,
-    });
+    .get(
+      PORTAL_FEED_ROUTES.get.path,
+      ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)),
+      {
+        bearerOrBasic: "feed:read",
+        detail: PORTAL_FEED_ROUTES.get,
+      },
+    )
+    .head(
+      PORTAL_FEED_ROUTES.head.path,
+      ({ request, client, tenant }) => feed.answer(request, client, tenant, stateOf(request)),
+      {
+        bearerOrBasic: "feed:read",
+        detail: PORTAL_FEED_ROUTES.head,
+      },
+    );
 }

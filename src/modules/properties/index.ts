@@ -5,26 +5,27 @@ import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { listingFor, rawQueryOf, readerOf } from "../listing/service.ts";
+import { PROPERTY_ROUTES } from "./openapi.ts";
 
 export function propertiesModule(runtime: Runtime) {
   return new Elysia({ name: "properties" })
     .use(guard(runtime))
     .get(
-      "/v1/properties",
+      PROPERTY_ROUTES.list.path,
       ({ request, tenant, client, set }) =>
         sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
       {
         protected: "properties:read",
-        detail: { summary: "List published properties", tags: ["Properties"] },
+        detail: PROPERTY_ROUTES.list,
       },
     )
     .get(
-      "/v1/properties/:id",
+      PROPERTY_ROUTES.get.path,
       ({ request, params, tenant, client, set }) =>
         sendJson(
           set,
           listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client)),
         ),
-      { protected: "properties:read", detail: { summary: "Get one published property", tags: ["Properties"] } },
+      { protected: "properties:read", detail: PROPERTY_ROUTES.get },
     );
 }

@@ -4,17 +4,18 @@ import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { rawQueryOf, readerOf } from "../listing/service.ts";
+import { SEARCH_ROUTES } from "./openapi.ts";
 import { facetsOf } from "./service.ts";
 
 export function searchModule(runtime: Runtime) {
   return new Elysia({ name: "search" })
     .use(guard(runtime))
     .get(
-      "/v1/facets/properties",
+      SEARCH_ROUTES.facets.path,
       ({ request, tenant, client, set }) => sendJson(set, facetsOf(tenant, rawQueryOf(request.url), readerOf(client))),
       {
         protected: "properties:read",
-        detail: { summary: "Count published properties by facet under the list's filters", tags: ["Properties"] },
+        detail: SEARCH_ROUTES.facets,
       },
     );
 }

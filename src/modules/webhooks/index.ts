@@ -8,6 +8,7 @@ import type { Runtime } from "../../runtime.ts";
 import { readsEntity } from "../../security/scopes.ts";
 import { rawQueryOf } from "../listing/service.ts";
 import { parseLogQuery, validateReplayInput, validateSubscriptionInput, validateSubscriptionPatch } from "./model.ts";
+import { WEBHOOK_ROUTES } from "./openapi.ts";
 import {
   createSubscription,
   deleteSubscription,
@@ -21,82 +22,80 @@ import {
   updateSubscription,
 } from "./service.ts";
 
-const TAGS = ["Webhooks"];
-
 export function webhooksModule(runtime: Runtime, webhooks: ServerWebhooks) {
   const service = { runtime, worker: webhooks.worker };
   const query = (url: string) => new URLSearchParams(rawQueryOf(url));
   return new Elysia({ name: "webhooks" })
     .use(guard(runtime))
     .post(
-      "/v1/webhooks",
+      WEBHOOK_ROUTES.create.path,
       async ({ request, tenant, client, set }) => {
         const input = validateSubscriptionInput(await readJsonObject(request), runtime.config.webhooks, (entity) =>
           readsEntity(client, entity),
         );
         return sendJson(set, await createSubscription(service, tenant, client.id, input), 201);
       },
-      { protected: "webhooks", parse: "none", detail: { summary: "Subscribe to webhooks", tags: TAGS } },
+      { protected: "webhooks", parse: "none", detail: WEBHOOK_ROUTES.create },
     )
     .get(
-      "/v1/webhooks",
+      WEBHOOK_ROUTES.list.path,
       ({ request, tenant, client, set }) =>
         sendJson(set, listSubscriptions(tenant, client.id, parseLogQuery(query(request.url), false))),
       {
         protected: "webhooks",
-        detail: { summary: "List your webhook subscriptions", tags: TAGS },
+        detail: WEBHOOK_ROUTES.list,
       },
     )
     .get(
-      "/v1/webhooks/:id",
+      WEBHOOK_ROUTES.get.path,
       ({ params, tenant, client, set }) => sendJson(set, getSubscription(tenant, client.id, params.id)),
       {
         protected: "webhooks",
-        detail: { summary: "Get a webhook subscription", tags: TAGS },
+        detail: WEBHOOK_ROUTES.get,
       },
     )
     .patch(
-      "/v1/webhooks/:id",
+      WEBHOOK_ROUTES.update.path,
       async ({ request, params, tenant, client, set }) => {
         const patch = validateSubscriptionPatch(await readJsonObject(request), runtime.config.webhooks, (entity) =>
           readsEntity(client, entity),
         );
         return sendJson(set, await updateSubscription(service, tenant, client.id, params.id, patch));
       },
-      { protected: "webhooks", parse: "none", detail: { summary: "Change a webhook subscription", tags: TAGS } },
+      { protected: "webhooks", parse: "none", detail: WEBHOOK_ROUTES.update },
     )
     .delete(
-      "/v1/webhooks/:id",
+      WEBHOOK_ROUTES.delete.path,
       async ({ params, tenant, client, set }) => {
         await deleteSubscription(tenant, client.id, params.id);
         set.status = 204;
       },
-      { protected: "webhooks", detail: { summary: "Delete a webhook subscription", tags: TAGS } },
+      { protected: "webhooks", detail: WEBHOOK_ROUTES.delete },
     )
     .post(
-      "/v1/webhooks/:id/rotate-secret",
+      WEBHOOK_ROUTES.rotateSecret.path,
       async ({ params, tenant, client, set }) =>
         sendJson(set, await rotateSecret(service, tenant, client.id, params.id)),
       {
         protected: "webhooks",
         parse: "none",
-        detail: { summary: "Rotate a subscription's signing secret", tags: TAGS },
+        detail: WEBHOOK_ROUTES.rotateSecret,
       },
     )
     .post(
-      "/v1/webhooks/:id/test",
+      WEBHOOK_ROUTES.test.path,
       async ({ params, tenant, client, set }) =>
         sendJson(set, await sendTestEvent(service, tenant, client.id, params.id)),
-      { protected: "webhooks", parse: "none", detail: { summary: "Send a test event", tags: TAGS } },
+      { protected: "webhooks", parse: "none", detail: WEBHOOK_ROUTES.test },
     )
     .get(
-      "/v1/webhooks/:id/deliveries",
+      WEBHOOK_ROUTES.deliveries.path,
       ({ request, params, tenant, client, set }) =>
         sendJson(set, deliveryLog(tenant, client.id, params.id, parseLogQuery(query(request.url), true))),
-      { protected: "webhooks", detail: { summary: "Read a subscription's delivery log", tags: TAGS } },
+      { protected: "webhooks", detail: WEBHOOK_ROUTES.deliveries },
     )
     .post(
-      "/v1/webhooks/:id/replay",
+      WEBHOOK_ROUTES.replay.path,
       async ({ request, params, tenant, client, set }) => {
         const { after } = validateReplayInput(await readJsonObject(request));
         return sendJson(set, await replay(service, tenant, client.id, params.id, after), 202);
@@ -104,7 +103,7 @@ export function webhooksModule(runtime: Runtime, webhooks: ServerWebhooks) {
       {
         protected: "webhooks",
         parse: "none",
-        detail: { summary: "Deliver again every event after a sequence", tags: TAGS },
+        detail: WEBHOOK_ROUTES.replay,
       },
     );
 }

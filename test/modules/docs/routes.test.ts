@@ -24,6 +24,24 @@ describe("GET /openapi.json", () => {
     expect(await response.json()).toEqual(buildOpenApiDocument({ version: VERSION, origin: "http://localhost" }));
   });
 
+  test("is built from the app's routes, byte for byte the document of the modules' declared routes", async () => {
+    const served = await (await t.request("/openapi.json")).text();
+    expect(served).toBe(JSON.stringify(buildOpenApiDocument({ version: VERSION, origin: "http://localhost" })));
+    expect(served).toBe(
+      JSON.stringify(buildOpenApiDocument({ version: VERSION, origin: "http://localhost", routes: t.app.routes })),
+    );
+  });
+
+  test("a route's declaration passed on another route is refused; a route without one is left out", () => {
+    const declared = t.app.routes.find((r) => r.method === "GET" && r.path === "/v1/leads")!;
+    const misplaced = { method: "GET", path: "/v1/properties", hooks: declared.hooks };
+    expect(() => buildOpenApiDocument({ version: VERSION, routes: [misplaced] })).toThrow(
+      "GET /v1/properties carries the documentation of get /v1/leads",
+    );
+    const bare = buildOpenApiDocument({ version: VERSION, routes: [{ method: "GET", path: "/v1/leads" }] });
+    expect(bare.paths).toEqual({});
+  });
+
   test("needs no token and is not rate limited", async () => {
     for (let i = 0; i < 25; i++) {
       const response = await t.request("/openapi.json");
