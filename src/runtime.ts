@@ -8,12 +8,12 @@ import type { Client, RedisSettings, RuntimeConfig } from "./config/model.ts";
 import { Checkpointer } from "./db/checkpointer.ts";
 import { TenantRegistry } from "./db/tenants.ts";
 import { ApiError } from "./errors.ts";
+import { type NowOrLater, settle } from "./lib/now-or-later.ts";
 import type { LimitDecision } from "./limits/decision.ts";
 import { type HeaderRecord, writeClientRateLimitHeaders } from "./limits/headers.ts";
 import { SlidingWindowLimiter } from "./limits/sliding-window.ts";
 import { type BucketShape, TokenBucketLimiter } from "./limits/token-bucket.ts";
 import { type Logger, silentLogger } from "./logging.ts";
-import { type Maybe, settle } from "./maybe.ts";
 import { RedisConnection } from "./redis/connection.ts";
 import { type Admission, SharedLimits } from "./redis/limits.ts";
 import { InFlightLocks } from "./redis/locks.ts";
@@ -121,13 +121,13 @@ export class Runtime {
    * Asks Redis when it is configured and answering, and memory otherwise, or when Redis
    * fails on the way (the request never fails for it).
    */
-  private limit<T>(shared: (limits: SharedLimits) => Promise<T>, local: () => T): Maybe<T> {
+  private limit<T>(shared: (limits: SharedLimits) => Promise<T>, local: () => T): NowOrLater<T> {
     const limits = this.sharedLimits();
     return limits === null ? local() : shared(limits).catch(() => local());
   }
 
   /** The client's window as it stands, counting nothing (refusals before the limit step). */
-  clientWindow(client: Client): Maybe<LimitDecision> {
+  clientWindow(client: Client): NowOrLater<LimitDecision> {
     return this.limit(
       (limits) => limits.windowPeek(client.id, client.rateLimitPerMinute, this.clock.now()),
       () => this.windows.peek(client.id, client.rateLimitPerMinute),
@@ -135,7 +135,7 @@ export class Runtime {
   }
 
   /** A failed authentication from `ip`: takes one of its attempts (a refusal takes nothing). */
-  authFailure(ip: string): Maybe<LimitDecision> {
+  authFailure(ip: string): NowOrLater<LimitDecision> {
     return this.limit(
       (limits) => limits.authTake(ip, this.clock.now()),
       () => this.authFailures.take(ip),
@@ -143,7 +143,7 @@ export class Runtime {
   }
 
   /** The failed-authentication bucket of `ip` as it stands; not allowed when empty. */
-  authStanding(ip: string): Maybe<LimitDecision> {
+  authStanding(ip: string): NowOrLater<LimitDecision> {
     return this.limit(
       (limits) => limits.authPeek(ip, this.clock.now()),
       () => this.authFailures.peek(ip),
@@ -154,7 +154,7 @@ export class Runtime {
    * The guard's last step (docs/reference/behaviour.md §6): the client's burst cap, then its sliding window.
    * Writes the rate-limit headers either way; throws RATE_LIMIT_EXCEEDED on a refusal.
    */
-  admit(client: Client, headers: HeaderRecord): Maybe<void> {
+  admit(client: Client, headers: HeaderRecord): NowOrLater<void> {
     return settle(
       this.limit(
         (limits) => limits.admit(client.id, client.rateLimitPerMinute, this.burstShape(client), this.clock.now()),

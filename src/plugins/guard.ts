@@ -10,8 +10,8 @@ import { Elysia } from "elysia";
 import type { Client } from "../config/model.ts";
 import type { Tenant } from "../db/tenants.ts";
 import { ApiError, ERRORS, type ErrorCode } from "../errors.ts";
+import { type NowOrLater, settle } from "../lib/now-or-later.ts";
 import { type HeaderRecord, writeAuthRateLimitHeaders, writeClientRateLimitHeaders } from "../limits/headers.ts";
-import { type Maybe, settle } from "../maybe.ts";
 import type { Runtime } from "../runtime.ts";
 import { BASIC_CHALLENGE, basicCredentials, isBasicAuthorization } from "../security/basic-auth.ts";
 import { checkCredentials } from "../security/credentials.ts";
@@ -40,7 +40,7 @@ export function failAuthentication(
   headers: Headers,
   code: ErrorCode,
   challenge?: Challenge,
-): Maybe<never> {
+): NowOrLater<never> {
   return settle(runtime.authFailure(ip ?? "unknown"), (decision) => {
     writeAuthRateLimitHeaders(headers, decision);
     if (!decision.allowed) throw new ApiError("RATE_LIMIT_EXCEEDED");
@@ -53,7 +53,7 @@ export function failAuthentication(
 }
 
 /** When the IP has no failed attempts left, its unauthenticated requests get 429 outright. */
-export function refuseThrottledAddress(runtime: Runtime, ip: string | null, headers: Headers): Maybe<void> {
+export function refuseThrottledAddress(runtime: Runtime, ip: string | null, headers: Headers): NowOrLater<void> {
   return settle(runtime.authStanding(ip ?? "unknown"), (standing) => {
     if (standing.allowed) return;
     writeAuthRateLimitHeaders(headers, standing);
@@ -62,7 +62,7 @@ export function refuseThrottledAddress(runtime: Runtime, ip: string | null, head
 }
 
 /** A refusal of a known client before its limit step: its window's figures, nothing counted. */
-function refuseClient(runtime: Runtime, client: Client, headers: Headers, code: ErrorCode): Maybe<never> {
+function refuseClient(runtime: Runtime, client: Client, headers: Headers, code: ErrorCode): NowOrLater<never> {
   return settle(runtime.clientWindow(client), (window) => {
     writeClientRateLimitHeaders(headers, window);
     throw new ApiError(code);
@@ -94,7 +94,7 @@ export function authorize(
   state: RequestState,
   headers: Headers,
   options: { basic?: boolean } = {},
-): Maybe<Authorized> {
+): NowOrLater<Authorized> {
   const { ip } = state;
   headers["cache-control"] = "no-store";
   const authorization = request.headers.get("authorization");
@@ -119,7 +119,7 @@ export function authorize(
     const tenant = client.databasePath === null ? null : runtime.tenants.get(client.databasePath);
     if (tenant === null) return refuseClient(runtime, client, headers, "NO_DATABASE");
     return settle(runtime.admit(client, headers), () => ({ client, tenant }));
-  }) as Maybe<Authorized>;
+  }) as NowOrLater<Authorized>;
 }
 
 /**
@@ -133,7 +133,7 @@ function authorizeBasic(
   authorization: string,
   state: RequestState,
   headers: Headers,
-): Maybe<Authorized> {
+): NowOrLater<Authorized> {
   const { ip } = state;
   // A promise that settles to a promise settles to its value: the cast only says so to the compiler.
   return settle(refuseThrottledAddress(runtime, ip, headers), () => {
@@ -156,7 +156,7 @@ function authorizeBasic(
     const { client, database: tenant } = checked;
     state.clientId = client.id;
     return settle(runtime.admit(client, headers), () => ({ client, tenant }));
-  }) as Maybe<Authorized>;
+  }) as NowOrLater<Authorized>;
 }
 
 /** The one 401 of POST /v1/inbound/{clientId}, whatever was wrong: nothing tells which ids exist. */
@@ -178,7 +178,7 @@ function authorizeInbound(
   clientId: string,
   state: RequestState,
   headers: Headers,
-): Maybe<Authorized> {
+): NowOrLater<Authorized> {
   const { ip } = state;
   headers["cache-control"] = "no-store";
   return settle(refuseThrottledAddress(runtime, ip, headers), () => {
@@ -199,13 +199,13 @@ function authorizeInbound(
       requireScope(client, "leads:create");
       return { client, tenant };
     });
-  }) as Maybe<Authorized>;
+  }) as NowOrLater<Authorized>;
 }
 
 /** What a route asks of the guard: `true` for any client that passes it, or the scope it needs. */
 export type Need = true | Scope;
 
-function withScope(need: Need, authorized: Maybe<Authorized>): Maybe<Authorized> {
+function withScope(need: Need, authorized: NowOrLater<Authorized>): NowOrLater<Authorized> {
   if (need === true) return authorized;
   return settle(authorized, (found) => {
     requireScope(found.client, need);

@@ -8,7 +8,7 @@
 import { createHmac } from "node:crypto";
 import { jwt as jwtPlugin } from "@elysiajs/jwt";
 import type { Clock } from "../clock.ts";
-import type { Maybe } from "../maybe.ts";
+import type { NowOrLater } from "../lib/now-or-later.ts";
 
 export const TOKEN_TTL_SECONDS = 3600;
 export const ISSUER = "partner-api";
@@ -145,7 +145,7 @@ export class TokenService {
    * A token verified before answers at once; one seen for the first time, once jose has
    * checked its signature (a promise).
    */
-  verify(token: string): Maybe<TokenClaims | null> {
+  verify(token: string): NowOrLater<TokenClaims | null> {
     const now = this.clock.now();
     const cached = this.verified.get(token);
     if (cached) {

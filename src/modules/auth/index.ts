@@ -4,8 +4,8 @@
 // same check of the key and secret and drain the same per-IP bucket when it fails.
 import { Elysia } from "elysia";
 import { ApiError, type ErrorCode } from "../../errors.ts";
+import { settle } from "../../lib/now-or-later.ts";
 import { type HeaderRecord, writeAuthRateLimitHeaders } from "../../limits/headers.ts";
-import { settle } from "../../maybe.ts";
 import { MAX_BODY_BYTES, readLimited } from "../../plugins/body.ts";
 import { type RequestState, stateOf } from "../../plugins/context.ts";
 import { failAuthentication, refuseThrottledAddress } from "../../plugins/guard.ts";

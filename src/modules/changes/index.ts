@@ -1,6 +1,6 @@
 // GET /v1/changes: what changed since a sequence, for partners that keep a copy.
 import { Elysia } from "elysia";
-import { settle } from "../../maybe.ts";
+import { settle } from "../../lib/now-or-later.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";

@@ -3,7 +3,7 @@ import type { Statement } from "bun:sqlite";
 import { ENTITY_NAMES } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
-import type { Maybe } from "../../maybe.ts";
+import type { NowOrLater } from "../../lib/now-or-later.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
 import { PageCache } from "../listing/page-cache.ts";
 
@@ -99,7 +99,7 @@ export function changesPage(
   rawQuery: string,
   query: ChangesQuery,
   reader: ChangesReader,
-): Maybe<string> {
+): NowOrLater<string> {
   const feed = feedOf(tenant);
   const owner = query.entity === "leads" && reader.leads.kind === "own" ? reader.leads.clientId : null;
   const key = `${owner ?? ""}|${rawQuery}`;
