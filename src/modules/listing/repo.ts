@@ -151,9 +151,10 @@ export class ListingRepo {
     const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
     if (start === null) return [];
     const sorted = this.sortedFromDriver(query);
-    if (sorted !== null && implied.length === 0 && start.bounds.length === 0 && start.skip > total / 2) {
-      // Past the middle, the page is the same rows counted from the other end of the list: sorted
-      // the other way, the sorter keeps only the rows up to the page instead of nearly all of them.
+    if (implied.length === 0 && start.bounds.length === 0 && start.skip > total / 2) {
+      // A page walked to past the middle is the same rows counted from the other end of the list:
+      // read the other way, the walk (or the sorter) passes only the rows after it instead of
+      // nearly all of them. An owner's deep pages, which no day counter places, are found so.
       const fromEnd = total - start.skip - query.limit;
       const reversed: ListQuery = { ...query, sort: reverseOf(query.sort), limit: query.limit + Math.min(0, fromEnd) };
       return this.rowsFrom(reversed, view, [], Math.max(0, fromEnd), sorted).reverse();
