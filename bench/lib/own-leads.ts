@@ -430,14 +430,14 @@ export function ownLeadsSection(
     "",
     `**Dataset.** A copy of the 1M dataset (${int(a.leads)} leads; copied in ${result.copySeconds.toFixed(0)} s) whose leads were given ` +
       `${a.owners} owners, \`portal-01\`…\`portal-20\` round robin over the rowids (${int(a.perOwner.min)}–${int(a.perOwner.max)} each), in ` +
-      `${a.seconds.toFixed(0)} s (bench/lib/owners.ts): the three triggers an owner update fires were set aside and what they keep for the owner ` +
-      "rebuilt in the same transaction (lead_counts by status, source, priority and owner; lead_days of dim created_by; the owner of each lead's change rows), " +
+      `${a.seconds.toFixed(0)} s (bench/lib/owners.ts): the two triggers an owner update fires were set aside and what they keep for the owner ` +
+      "rebuilt in the same transaction (lead_counts by status, source, priority and owner; the owner of each lead's change rows), " +
       "so the file is as if those clients had created the leads, with no change row per update. Checked on the file: " +
       a.checks.join("; ") +
-      ". (On the 1k dataset the same rebuild gives lead_counts and lead_days identical to what the triggers write.)",
+      ". (On the 1k dataset the same rebuild gives lead_counts identical to what the triggers write.)",
     "",
     'Clients: `crm` with `"scopes": ["leads:read"]` (every lead) and `portal-07` with the default scopes (its own leads), rate limit 10⁹/min. ' +
-      `Every query: \`/v1/leads?fields=${FIELDS}…\`, sorted by the default \`-createdAt\`.`,
+      `Every query: \`/v1/leads?fields=${FIELDS}…\`, sorted by the default \`-createdAt\` unless it says \`sort=-updatedAt\`.`,
     "",
     "**Exact.** Before measuring, each list's `meta.total` and page rows were compared with the file:",
     "",
@@ -470,12 +470,12 @@ export function ownLeadsSection(
     "",
     ...table(["list", "mode", "req/s", "p50", "p99", "cold ms (medians)"], ratioRows),
     "",
-    "**The slower path.** The portal's lists with `status=NEW_LEAD` carry two counted filters (its owner, forced, and the status). Their totals " +
-      "still come from the counters (lead_counts has both columns), and page 1 is read from the head of the owner's index, but no per-day counter " +
-      "counts an owner's leads of one status, so a deep page is found by walking: `SEARCH l USING INDEX leads_owner_created (created_by=?)` " +
-      "reads every lead of the owner from the newest down to the page, and each one's row for its status (the index holds no status). The " +
-      "planner's choice is the better of the two indexes (`leads_status_created` would walk the status's leads of every owner and read each " +
-      "row for its owner); only an index or day counter of owner and status together would make it a range.",
+    "**How an owner's list is read.** One index, `leads_owner_created (created_by, created_at, id, updated_at, status)`, serves " +
+      "every list of one owner; there are no per-day counters by owner (each would cost every lead creation a counter row). Totals " +
+      "come from lead_counts, which counts by owner and status. Page 1 is the head of the index. A deep page is walked in the index " +
+      "alone (the status and both dates are in its entries, so no row is read until the page), and from whichever end of the list " +
+      "is nearer. By last update the owner's entries are sorted (the index is in creation order), from the nearer end, before " +
+      "the page's rows are read; that sort is the dearest of these lists, and grows with the owner's number of leads.",
     "",
     `Server VmRSS max over every round: ${(result.serverRssMaxKb / 1024).toFixed(0)} MB. ${retried} of ${all.length} measurements were retried, ` +
       `${disturbed} stayed with others above 25 % of a core.`,
