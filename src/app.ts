@@ -1,6 +1,6 @@
 // createApp(deps): the global plugins first (context, errors), then each feature module.
 import { Elysia } from "elysia";
-import { feedMetricsRegistry } from "./agency/feed-runs/metrics.ts";
+import { feedMetricsRegistry } from "./agency/crm-feeds/metrics.ts";
 import type { DocumentedRoute } from "./docs/openapi.ts";
 import type { Logger } from "./logging.ts";
 import { WorkerMetrics } from "./metrics/cluster.ts";

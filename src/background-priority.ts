@@ -1,5 +1,5 @@
 // Work that must give way to the server without ever being starved by it: a feed run's process
-// (cli/feed-child.ts) shares the server's cores, and holds SQLite's write lock for the few
+// (cli/crm-feed-child.ts) shares the server's cores, and holds SQLite's write lock for the few
 // milliseconds of each chunk of its writes.
 //
 // It used to run under SCHED_IDLE, which runs a thread only when nothing else wants the core.

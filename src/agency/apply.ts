@@ -10,7 +10,7 @@
 // checked against concurrent change inside the transaction that makes it. Into a new file no one
 // else can see, everything goes in one transaction (faster, and all or nothing).
 import type { Database } from "bun:sqlite";
-import { FeedError } from "../feeds/listing.ts";
+import { FeedError } from "../formats/listing.ts";
 import { PropertyRows } from "./rows.ts";
 import type { PlannedWrite, Staging } from "./staging.ts";
 

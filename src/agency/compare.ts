@@ -1,6 +1,6 @@
 // Whether a feed's listing says anything new about a stored one, and which photo ids to keep:
 // the basis of "updatedAt moves only when content changed".
-import type { Listing, ListingPhoto } from "../feeds/listing.ts";
+import type { Listing, ListingPhoto } from "../formats/listing.ts";
 import type { StoredPhoto } from "./rows.ts";
 
 /**

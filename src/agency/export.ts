@@ -7,7 +7,7 @@ import { PROPERTY_FIELDS } from "../catalog/properties.ts";
 import { projection } from "../catalog/sql.ts";
 import type { RecordView } from "../catalog/types.ts";
 import type { PortalFeedSelection } from "../config/model.ts";
-import { unwritableReason, VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../feeds/vrsync/writer.ts";
+import { unwritableReason, VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../formats/vrsync/writer.ts";
 import { listingOfProjection } from "./rows.ts";
 
 export type ExportFormat = "vrsync" | "ndjson";

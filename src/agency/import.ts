@@ -2,17 +2,17 @@
 // feed into a scratch staging database (no write lock; malformed XML aborts with nothing
 // changed); phase two writes the differences (apply.ts): in short chunks that yield the write
 // lock into an existing database, in one transaction into a new file. A new database file
-// appears only once the import succeeded. Scheduled feed runs (feed-runs/) go through here too.
+// appears only once the import succeeded. Scheduled feed runs (crm-feeds/) go through here too.
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync } from "node:fs";
 import { removeDatabaseFiles } from "../db/files.ts";
 import { closeDatabase, openDatabase, openExistingDatabase } from "../db/open.ts";
-import type { FetchLimits } from "../feeds/fetch.ts";
-import { FeedError, type FeedItem } from "../feeds/listing.ts";
-import { readNdjson } from "../feeds/ndjson/reader.ts";
-import { type FeedProgress, type FeedSource, openFeed } from "../feeds/source.ts";
-import { readVrsync } from "../feeds/vrsync/reader.ts";
-import { countByKind, type FeedWarning, type WarningKind } from "../feeds/warnings.ts";
+import type { FetchLimits } from "../formats/fetch.ts";
+import { FeedError, type FeedItem } from "../formats/listing.ts";
+import { readNdjson } from "../formats/ndjson/reader.ts";
+import { type FeedProgress, type FeedSource, openFeed } from "../formats/source.ts";
+import { readVrsync } from "../formats/vrsync/reader.ts";
+import { countByKind, type FeedWarning, type WarningKind } from "../formats/warnings.ts";
 import { type ApplyCounts, type ApplyOptions, applyStaged } from "./apply.ts";
 import { type StagedCopy, Staging } from "./staging.ts";
 

@@ -1,5 +1,5 @@
 // One-line progress texts for a terminal (the commands redraw them in place with \r).
-import type { FeedProgress } from "../feeds/source.ts";
+import type { FeedProgress } from "../formats/source.ts";
 
 const count = (n: number): string => n.toLocaleString("en-US");
 const megabytes = (bytes: number): string => `${(bytes / 1_048_576).toFixed(0)} MB`;

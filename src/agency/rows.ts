@@ -2,7 +2,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { PROPERTY_FIELDS } from "../catalog/properties.ts";
 import { projection } from "../catalog/sql.ts";
-import type { Listing } from "../feeds/listing.ts";
+import type { Listing } from "../formats/listing.ts";
 
 /** The readable content columns, in the order of contentValues(). */
 const CONTENT_COLUMNS = [

@@ -8,7 +8,7 @@ import { statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDatabaseFiles } from "../db/files.ts";
-import type { Listing } from "../feeds/listing.ts";
+import type { Listing } from "../formats/listing.ts";
 import { assignPhotoIds, contentEqual, listingDigest, photosEqual } from "./compare.ts";
 import { PropertyRows, type StoredPhoto } from "./rows.ts";
 

@@ -1,16 +1,16 @@
 // `partner-api feeds status --config FILE [--json]` and `partner-api feeds run --config FILE
 // [--id ID] [--json]` (docs/reference/behaviour-extensions.md §14): what `serve` did with each feed, read from the database,
 // and a run now, through the same path. `feeds run-claimed` is internal: the child process
-// `serve` starts for each scheduled run (cli/feed-child.ts). A feed's headers are never printed.
-import { type Busy, leaseOwner, type RunReport, runHere } from "../agency/feed-runs/run.ts";
-import { type FeedRunState, leaseHeld, nextRunAt, type RunSummary, readRun } from "../agency/feed-runs/store.ts";
+// `serve` starts for each scheduled run (cli/crm-feed-child.ts). A feed's headers are never printed.
+import { type Busy, leaseOwner, type RunReport, runHere } from "../agency/crm-feeds/run.ts";
+import { type FeedRunState, leaseHeld, nextRunAt, type RunSummary, readRun } from "../agency/crm-feeds/store.ts";
 import { formatDuration } from "../config/duration.ts";
 import { readConfigFile, resolveConfig } from "../config/load.ts";
 import type { FeedSpec } from "../config/model.ts";
 import { closeDatabase, NotAPartnerDatabaseError, openExistingDatabase } from "../db/open.ts";
-import { displayUrl } from "../feeds/fetch.ts";
+import { displayUrl } from "../formats/fetch.ts";
 import { parseFlags, UsageError } from "./args.ts";
-import type { ChildInput } from "./feed-child.ts";
+import type { ChildInput } from "./crm-feed-child.ts";
 import { countsLine, rejectionLine } from "./import.ts";
 
 const USAGE =

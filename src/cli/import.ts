@@ -7,9 +7,9 @@ import { readingLine, writingLine } from "../agency/progress.ts";
 import { parseDuration } from "../config/duration.ts";
 import { databaseFileNamed } from "../db/files.ts";
 import { NotAPartnerDatabaseError } from "../db/open.ts";
-import { DEFAULT_FETCH_LIMITS, type FetchLimits } from "../feeds/fetch.ts";
-import { FeedError } from "../feeds/listing.ts";
-import type { FeedWarning } from "../feeds/warnings.ts";
+import { DEFAULT_FETCH_LIMITS, type FetchLimits } from "../formats/fetch.ts";
+import { FeedError } from "../formats/listing.ts";
+import type { FeedWarning } from "../formats/warnings.ts";
 import { assertWritable, explainDatabaseError } from "../writable.ts";
 import { integerFlag, parseFlags, UsageError } from "./args.ts";
 

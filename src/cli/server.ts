@@ -6,7 +6,7 @@ import { scheduleCompaction } from "../db/compaction.ts";
 import type { Logger } from "../logging.ts";
 import { createServerWebhooks } from "../modules/webhooks/service.ts";
 import type { Runtime } from "../runtime.ts";
-import { serverFeedScheduler } from "./feed-child.ts";
+import { serverFeedScheduler } from "./crm-feed-child.ts";
 
 const DRAIN_TIMEOUT_MS = 10_000;
 /**

@@ -6,7 +6,7 @@ import { Value } from "@sinclair/typebox/value";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { DEFAULT_SCOPES, SCOPES } from "../security/scopes.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
-import { feedProblems, resolveFeeds } from "./feeds.ts";
+import { feedProblems, resolveFeeds } from "./crm-feeds.ts";
 import { generatedJwtSecret, jwtSecretFileOf } from "./jwt-secret.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
 import { type ExposedPath, exposedPaths } from "./permissions.ts";

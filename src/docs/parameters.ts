@@ -3,7 +3,7 @@
 import type { EntityCatalog } from "../catalog/index.ts";
 import { ENTITY_NAMES } from "../catalog/index.ts";
 import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from "../modules/changes/service.ts";
-import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SEARCH_SORTS, SORTS } from "../modules/listing/params.ts";
+import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SEARCH_SORTS, SORTS } from "../modules/lists/params.ts";
 import { DEFAULT_RADIUS_M, MAX_LIST_VALUES, MAX_RADIUS_M } from "../modules/search/filters.ts";
 import { FACETS, MAX_FACET_VALUES } from "../modules/search/service.ts";
 import { EXAMPLE_IDEMPOTENCY_KEY } from "./examples.ts";

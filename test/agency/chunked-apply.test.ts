@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { importFeed } from "../../src/agency/import.ts";
-import { document, emptyDatabase, listing } from "./feed-server.ts";
+import { document, emptyDatabase, listing } from "./crm-feed-server.ts";
 import { propertyChanges, publishedProperties, tempDir } from "./helpers.ts";
 
 const dir = tempDir();

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { importFeed } from "../../src/agency/import.ts";
-import { FeedError } from "../../src/feeds/listing.ts";
-import { MAX_DEPTH, MAX_NODE_CHARS } from "../../src/feeds/vrsync/tree.ts";
+import { FeedError } from "../../src/formats/listing.ts";
+import { MAX_DEPTH, MAX_NODE_CHARS } from "../../src/formats/vrsync/tree.ts";
 import { CRM_FIXTURES, importAndRead } from "./crm-helpers.ts";
 import { lastSequence, publishedProperties, tempDir } from "./helpers.ts";
 

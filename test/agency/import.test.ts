@@ -8,7 +8,7 @@ import { applyStaged, ConcurrentChangeError } from "../../src/agency/apply.ts";
 import { importFeed } from "../../src/agency/import.ts";
 import { Staging } from "../../src/agency/staging.ts";
 import { closeDatabase, openDatabase } from "../../src/db/open.ts";
-import { blankListing, FeedError } from "../../src/feeds/listing.ts";
+import { blankListing, FeedError } from "../../src/formats/listing.ts";
 import {
   apiOver,
   FIXTURES,

@@ -9,11 +9,11 @@ import { type ExportFormat, exportProperties } from "../../src/agency/export.ts"
 import { importFeed } from "../../src/agency/import.ts";
 import { ADDRESS_VISIBILITIES, OPERATION_TYPES, PROPERTY_STATUSES } from "../../src/catalog/enums.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
-import { STATES } from "../../src/feeds/brazil.ts";
-import { blankListing, type FeedListing, type ListingPhoto } from "../../src/feeds/listing.ts";
-import { PROPERTY_TYPES } from "../../src/feeds/values/property-type.ts";
-import { PUBLICATION_TIERS } from "../../src/feeds/values/vocabularies.ts";
-import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/feeds/vrsync/writer.ts";
+import { STATES } from "../../src/formats/brazil.ts";
+import { blankListing, type FeedListing, type ListingPhoto } from "../../src/formats/listing.ts";
+import { PROPERTY_TYPES } from "../../src/formats/values/property-type.ts";
+import { PUBLICATION_TIERS } from "../../src/formats/values/vocabularies.ts";
+import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/formats/vrsync/writer.ts";
 import { type ApiProperty, publishedProperties, tempDir } from "./helpers.ts";
 
 const dir = tempDir();

@@ -11,7 +11,7 @@ import { EXAMPLE_SUBSCRIPTION_ID } from "../../src/docs/webhooks.ts";
 import { ERRORS, type ErrorCode } from "../../src/errors.ts";
 import { CHAVESNAMAO_EXAMPLE, GRUPOZAP_EXAMPLE } from "../../src/modules/inbound/model.ts";
 import { LeadInputSchema } from "../../src/modules/leads/model.ts";
-import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_SORTS, SORTS } from "../../src/modules/listing/params.ts";
+import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, SEARCH_SORTS, SORTS } from "../../src/modules/lists/params.ts";
 import { client, createTestApp } from "../helpers/app.ts";
 import { createLead, startReceiver, webhookApp } from "../modules/webhooks/helpers.ts";
 import { type SandboxApp, sandboxApp } from "./sandbox.ts";

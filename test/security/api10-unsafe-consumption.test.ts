@@ -3,7 +3,7 @@
 // DTDs, external entities and entity bombs must neither read files nor blow up, and a hostile
 // feed ends in an error or in listings that carry none of what the tricks tried to pull in.
 import { describe, expect, test } from "bun:test";
-import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
+import { readVrsync } from "../../src/formats/vrsync/reader.ts";
 
 async function consume(xml: string): Promise<{ items: string; error: string | null; ms: number }> {
   const started = performance.now();

@@ -1,5 +1,5 @@
 -- Schema 3: what lists filtered on one date and ordered by the other need
--- (src/modules/listing/date-order.ts, date-pairs.ts). Both are kept by triggers, so every
+-- (src/modules/lists/date-order.ts, date-pairs.ts). Both are kept by triggers, so every
 -- writer keeps them right, and filled from the tables by rebuild-date-order.sql, which
 -- migrate.ts runs right after this file (the seed runs it too).
 --

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { rawQueryOf } from "../listing/service.ts";
+import { rawQueryOf } from "../lists/service.ts";
 import { CATALOG_ROUTES } from "./openapi.ts";
 import { FIELDS_BODY, valuesOf } from "./service.ts";
 

@@ -4,7 +4,7 @@ import type { Client } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import { leadAccessOf, requireScope } from "../../security/scopes.ts";
-import { listingFor } from "../listing/service.ts";
+import { listingFor } from "../lists/service.ts";
 import { searchValuesOf } from "../search/service.ts";
 
 function describe(catalog: EntityCatalog) {

@@ -5,7 +5,7 @@ import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { requireScope } from "../../security/scopes.ts";
-import { rawQueryOf, readerOf } from "../listing/service.ts";
+import { rawQueryOf, readerOf } from "../lists/service.ts";
 import { CHANGES_ROUTES } from "./openapi.ts";
 import { changesPage, parseChangesQuery } from "./service.ts";
 

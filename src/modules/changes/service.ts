@@ -1,11 +1,12 @@
-// GET /v1/changes: the change feed the database's triggers write (docs/reference/behaviour-extensions.md §11).
+// GET /v1/changes, the "change feed" of the API: pages of the change log that the database's
+// triggers write (docs/reference/behaviour-extensions.md §11).
 import type { Statement } from "bun:sqlite";
 import { ENTITY_NAMES } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import type { NowOrLater } from "../../lib/now-or-later.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
-import { PageCache } from "../listing/page-cache.ts";
+import { PageCache } from "../lists/page-cache.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
@@ -54,7 +55,7 @@ const OWN_LEADS_PAGE_SQL = `SELECT sequence, ${ENTRY} FROM changes WHERE entity 
 const OWN_LEADS_HEAD_SQL =
   "SELECT coalesce((SELECT sequence FROM changes WHERE entity = 'leads' AND owner = ? ORDER BY sequence DESC LIMIT 1), 0)";
 
-interface Feed {
+interface ChangeLogReads {
   page: Statement;
   head: Statement;
   ownPage: Statement;
@@ -63,10 +64,10 @@ interface Feed {
   pages: PageCache;
 }
 
-const feeds = new WeakMap<Tenant, Feed>();
+const changeLogs = new WeakMap<Tenant, ChangeLogReads>();
 
-function feedOf(tenant: Tenant): Feed {
-  let found = feeds.get(tenant);
+function changeLogOf(tenant: Tenant): ChangeLogReads {
+  let found = changeLogs.get(tenant);
   if (found === undefined) {
     found = {
       page: tenant.read.prepare(CHANGES_PAGE_SQL),
@@ -75,7 +76,7 @@ function feedOf(tenant: Tenant): Feed {
       ownHead: tenant.read.prepare(OWN_LEADS_HEAD_SQL),
       pages: new PageCache(),
     };
-    feeds.set(tenant, found);
+    changeLogs.set(tenant, found);
   }
   return found;
 }
@@ -100,15 +101,15 @@ export function changesPage(
   query: ChangesQuery,
   reader: ChangesReader,
 ): NowOrLater<string> {
-  const feed = feedOf(tenant);
+  const log = changeLogOf(tenant);
   const owner = query.entity === "leads" && reader.leads.kind === "own" ? reader.leads.clientId : null;
   const key = `${owner ?? ""}|${rawQuery}`;
   const generation = tenant.generation();
-  const cached = feed.pages.get(key, generation);
+  const cached = log.pages.get(key, generation);
   if (cached !== undefined) return cached;
-  const { body, head } = readPage(feed, tenant, query, owner);
+  const { body, head } = readPage(log, tenant, query, owner);
   const cache = () => {
-    feed.pages.set(key, generation, body);
+    log.pages.set(key, generation, body);
     return body;
   };
   const onDisk = tenant.onDisk(head);
@@ -116,7 +117,7 @@ export function changesPage(
 }
 
 function readPage(
-  { page, head, ownPage, ownHead }: Feed,
+  { page, head, ownPage, ownHead }: ChangeLogReads,
   tenant: Tenant,
   query: ChangesQuery,
   owner: string | null,

@@ -5,7 +5,7 @@ import { readJsonObject } from "../../plugins/body.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { allFieldsOf, listingFor, rawQueryOf, readerOf } from "../listing/service.ts";
+import { allFieldsOf, listingFor, rawQueryOf, readerOf } from "../lists/service.ts";
 import { parseIdempotencyKey, validateLeadInput, validateLeadPatch } from "./model.ts";
 import { LEAD_ROUTES } from "./openapi.ts";
 import { createLead, updateLead } from "./service.ts";

@@ -5,8 +5,8 @@
 import type { SandboxExamples } from "../../docs/examples.ts";
 import { type Operation, protectedResponses, route } from "../../docs/operation.ts";
 import { responseHeaders } from "../../docs/responses.ts";
-import type { Listing } from "../../feeds/listing.ts";
-import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../feeds/vrsync/writer.ts";
+import type { Listing } from "../../formats/listing.ts";
+import { VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../formats/vrsync/writer.ts";
 import { FEED_PATH, XML_CONTENT_TYPE } from "./service.ts";
 
 type Json = Record<string, unknown>;

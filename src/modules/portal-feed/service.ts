@@ -14,7 +14,7 @@ import { ClientDisconnected } from "../../plugins/body.ts";
 import { answerInBackground, type RequestState } from "../../plugins/context.ts";
 import { acceptsGzip } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { readerOf } from "../listing/service.ts";
+import { readerOf } from "../lists/service.ts";
 import { BODY_LIMITS, type BodyLimits, BodyTurns, RETRY_AFTER_SECONDS } from "./bodies.ts";
 import { type BodyEnd, feedBody } from "./body.ts";
 import type { FeedOutcome, PortalFeedMetrics } from "./metrics.ts";

@@ -8,7 +8,7 @@ import { listingOfProjection } from "../../agency/rows.ts";
 import { PROPERTY_FIELDS } from "../../catalog/properties.ts";
 import { projection } from "../../catalog/sql.ts";
 import type { Tenant } from "../../db/tenants.ts";
-import { unwritableReason } from "../../feeds/vrsync/writer.ts";
+import { unwritableReason } from "../../formats/vrsync/writer.ts";
 import type { ChangeHead } from "./snapshot.ts";
 import { feedTurns } from "./turns.ts";
 

@@ -4,7 +4,7 @@ import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { listingFor, rawQueryOf, readerOf } from "../listing/service.ts";
+import { listingFor, rawQueryOf, readerOf } from "../lists/service.ts";
 import { PROPERTY_ROUTES } from "./openapi.ts";
 
 export function propertiesModule(runtime: Runtime) {

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { rawQueryOf, readerOf } from "../listing/service.ts";
+import { rawQueryOf, readerOf } from "../lists/service.ts";
 import { SEARCH_ROUTES } from "./openapi.ts";
 import { facetsOf } from "./service.ts";
 

@@ -5,9 +5,9 @@ import type { Reader } from "../../catalog/types.ts";
 import { fold } from "../../db/fold.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
-import { type ListFilters, parseFilters } from "../listing/params.ts";
-import type { ListingRepo } from "../listing/repo.ts";
-import { listingFor } from "../listing/service.ts";
+import { type ListFilters, parseFilters } from "../lists/params.ts";
+import type { ListingRepo } from "../lists/repo.ts";
+import { listingFor } from "../lists/service.ts";
 import { emptySearch, isSearching, parsePlaceList, SEARCH_MESSAGES } from "./filters.ts";
 
 /** No filter at all. */

@@ -6,7 +6,7 @@ import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { readsEntity } from "../../security/scopes.ts";
-import { rawQueryOf } from "../listing/service.ts";
+import { rawQueryOf } from "../lists/service.ts";
 import { parseLogQuery, validateReplayInput, validateSubscriptionInput, validateSubscriptionPatch } from "./model.ts";
 import { WEBHOOK_ROUTES } from "./openapi.ts";
 import {

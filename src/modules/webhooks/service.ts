@@ -9,7 +9,7 @@ import type { Logger } from "../../logging.ts";
 import type { Runtime } from "../../runtime.ts";
 import { readsEntity } from "../../security/scopes.ts";
 import { VERSION } from "../../version.ts";
-import { allFieldsOf, listingFor, readerOf } from "../listing/service.ts";
+import { allFieldsOf, listingFor, readerOf } from "../lists/service.ts";
 import type { EntityAccess, RecordReader } from "./dispatch.ts";
 import { type PendingAge, WebhookMetrics } from "./metrics.ts";
 import {

@@ -1,7 +1,7 @@
 // Shared by the portal feed tests: requests with Basic auth, the feed read back as listings,
 // and what the API itself shows a client, to compare the feed with.
-import type { FeedItem, FeedListing } from "../../../src/feeds/listing.ts";
-import { readVrsync } from "../../../src/feeds/vrsync/reader.ts";
+import type { FeedItem, FeedListing } from "../../../src/formats/listing.ts";
+import { readVrsync } from "../../../src/formats/vrsync/reader.ts";
 import type { TestApp, TestClient } from "../../helpers/app.ts";
 
 export const FEED = "/v1/feeds/vrsync.xml";

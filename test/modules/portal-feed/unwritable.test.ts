@@ -6,7 +6,7 @@ import { listingOfProjection } from "../../../src/agency/rows.ts";
 import { PROPERTY_FIELDS } from "../../../src/catalog/properties.ts";
 import { projection } from "../../../src/catalog/sql.ts";
 import { TenantRegistry } from "../../../src/db/tenants.ts";
-import { unwritableReason } from "../../../src/feeds/vrsync/writer.ts";
+import { unwritableReason } from "../../../src/formats/vrsync/writer.ts";
 import { ReadSnapshot } from "../../../src/modules/portal-feed/snapshot.ts";
 import { UnwritableListings } from "../../../src/modules/portal-feed/unwritable.ts";
 import { tempDir } from "../../agency/helpers.ts";

@@ -4,8 +4,8 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
-import { parseListQuery } from "../../../src/modules/listing/params.ts";
-import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/listing/repo.ts";
+import { parseListQuery } from "../../../src/modules/lists/params.ts";
+import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/lists/repo.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 const site = client("site"); // a website: the partner's view of addresses

@@ -3,7 +3,7 @@
 // each chunk of its writes, which then fails if the lease was lost), released with the outcome.
 // A lease that ran out belongs to a process that died: the next claim takes the run over.
 import type { Database } from "bun:sqlite";
-import type { WarningKind } from "../../feeds/warnings.ts";
+import type { WarningKind } from "../../formats/warnings.ts";
 import type { ImportSummary, Rejection } from "../import.ts";
 
 export const OUTCOMES = ["success", "not_modified", "guarded", "failed"] as const;

@@ -7,8 +7,8 @@
 // in its arguments or environment; its report comes back as one JSON line on its standard
 // output.
 
-import type { RunReport } from "../agency/feed-runs/run.ts";
-import { FeedScheduler, type Launched } from "../agency/feed-runs/scheduler.ts";
+import type { RunReport } from "../agency/crm-feeds/run.ts";
+import { FeedScheduler, type Launched } from "../agency/crm-feeds/scheduler.ts";
 import { lowerToBackground } from "../background-priority.ts";
 import type { FeedSpec } from "../config/model.ts";
 import { selfCommand } from "../executable.ts";

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FeedError } from "../../src/feeds/listing.ts";
-import { openFeed } from "../../src/feeds/source.ts";
+import { FeedError } from "../../src/formats/listing.ts";
+import { openFeed } from "../../src/formats/source.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "pa-source-"));
 const XML = '<?xml version="1.0" encoding="UTF-8"?>\n<ListingDataFeed><Listings/></ListingDataFeed>\n';

@@ -2,9 +2,9 @@
 // 304, HTTP errors, bodies cut short, stalls and slow servers, size limits (announced, counted,
 // inflated), and the redirect rules (how many, which schemes, where the configured headers go).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type FetchLimits, fetchFeed, MAX_REDIRECTS } from "../../src/feeds/fetch.ts";
-import { FeedError } from "../../src/feeds/listing.ts";
-import { openFeedSource } from "../../src/feeds/source.ts";
+import { type FetchLimits, fetchFeed, MAX_REDIRECTS } from "../../src/formats/fetch.ts";
+import { FeedError } from "../../src/formats/listing.ts";
+import { openFeedSource } from "../../src/formats/source.ts";
 
 const XML = '<?xml version="1.0" encoding="UTF-8"?>\n<ListingDataFeed><Listings/></ListingDataFeed>\n';
 const LIMITS: FetchLimits = { timeoutMs: 5_000, stallMs: 2_000, maxBytes: 1024 * 1024 };

@@ -3,10 +3,10 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { SaxesParser } from "saxes";
-import { blankListing, type FeedItem, type FeedListing } from "../../src/feeds/listing.ts";
-import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
-import { PROPERTY_TYPES } from "../../src/feeds/vrsync/vocabulary.ts";
-import { unwritableReason, VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/feeds/vrsync/writer.ts";
+import { blankListing, type FeedItem, type FeedListing } from "../../src/formats/listing.ts";
+import { readVrsync } from "../../src/formats/vrsync/reader.ts";
+import { PROPERTY_TYPES } from "../../src/formats/vrsync/vocabulary.ts";
+import { unwritableReason, VRSYNC_FOOTER, vrsyncHeader, vrsyncListing } from "../../src/formats/vrsync/writer.ts";
 
 async function* once(text: string): AsyncGenerator<string> {
   yield text;

@@ -10,9 +10,9 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { CATALOGS } from "../../../src/catalog/index.ts";
-import { parseListQuery } from "../../../src/modules/listing/params.ts";
-import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/listing/repo.ts";
-import { ownLeadsOf } from "../../../src/modules/listing/service.ts";
+import { parseListQuery } from "../../../src/modules/lists/params.ts";
+import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/lists/repo.ts";
+import { ownLeadsOf } from "../../../src/modules/lists/service.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 // Several hundred lists per check: a limit no check reaches.
@@ -344,7 +344,7 @@ describe("lists when many records share a few days", () => {
 describe("an owner's leads in the order of the other date", () => {
   test("every page by last update, both ways, is the file's page, including those counted from the end", async () => {
     // The owner's index is in creation order: these pages are sorted from its entries, and past
-    // the middle of the list from the other end (listing/repo.ts sortedFromDriver).
+    // the middle of the list from the other end (lists/repo.ts sortedFromDriver).
     for (const sort of ["-updatedAt", "updatedAt"] as const) {
       for (const filter of [null, { param: "status", column: "status", value: "NEW_LEAD" }]) {
         const first = expected({ entity: "leads", filter, dates: [], sort, limit: 7, page: 1, own: true });

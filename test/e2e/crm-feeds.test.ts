@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { emptyDatabase, type FeedServer, listing, startFeedServer } from "../agency/feed-server.ts";
+import { emptyDatabase, type FeedServer, listing, startFeedServer } from "../agency/crm-feed-server.ts";
 import { ensureBinary, type RunningBinary, startBinary } from "../helpers/binary.ts";
 import { childrenOf, SCHED_BATCH, scheduling, threadPolicies } from "../helpers/sched.ts";
 

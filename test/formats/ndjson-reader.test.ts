@@ -1,8 +1,8 @@
 // The NDJSON reader: one API-shaped property per line; members the database assigns are
 // ignored, types are checked, and a bad line is refused alone with its line number.
 import { describe, expect, test } from "bun:test";
-import type { FeedItem } from "../../src/feeds/listing.ts";
-import { MAX_LINE_CHARS, readNdjson } from "../../src/feeds/ndjson/reader.ts";
+import type { FeedItem } from "../../src/formats/listing.ts";
+import { MAX_LINE_CHARS, readNdjson } from "../../src/formats/ndjson/reader.ts";
 
 async function* chunks(text: string, size = 13): AsyncGenerator<string> {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);

@@ -1,6 +1,6 @@
 // The config's `feeds` (docs/reference/behaviour-extensions.md §14): what the schema cannot check (names that must match,
 // minimums that depend on the environment, URLs), and their resolved, frozen form.
-import { displayUrl } from "../feeds/fetch.ts";
+import { displayUrl } from "../formats/fetch.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import type { FeedSpec } from "./model.ts";
 import {

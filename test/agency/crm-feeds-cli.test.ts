@@ -5,11 +5,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claimRun } from "../../src/agency/feed-runs/store.ts";
+import { claimRun } from "../../src/agency/crm-feeds/store.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
-import { emptyDatabase, listing, startFeedServer } from "./feed-server.ts";
-import { apiOverConfig } from "./feeds-helpers.ts";
+import { emptyDatabase, listing, startFeedServer } from "./crm-feed-server.ts";
+import { apiOverConfig } from "./crm-feeds-helpers.ts";
 import { publishedProperties, tempDir } from "./helpers.ts";
 
 const dir = tempDir();

@@ -3,10 +3,10 @@
 // document is refused whole.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { FeedError, type FeedItem, type Listing } from "../../src/feeds/listing.ts";
-import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
-import { MAX_LISTING_CHARS } from "../../src/feeds/vrsync/tree.ts";
-import type { FeedWarning } from "../../src/feeds/warnings.ts";
+import { FeedError, type FeedItem, type Listing } from "../../src/formats/listing.ts";
+import { readVrsync } from "../../src/formats/vrsync/reader.ts";
+import { MAX_LISTING_CHARS } from "../../src/formats/vrsync/tree.ts";
+import type { FeedWarning } from "../../src/formats/warnings.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/vrsync");
 

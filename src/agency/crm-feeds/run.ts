@@ -7,9 +7,9 @@ import type { Database } from "bun:sqlite";
 import { hostname } from "node:os";
 import type { FeedSpec } from "../../config/model.ts";
 import { closeDatabase, openExistingDatabase } from "../../db/open.ts";
-import { displayUrl } from "../../feeds/fetch.ts";
-import { FeedError } from "../../feeds/listing.ts";
-import { openFeedSource } from "../../feeds/source.ts";
+import { displayUrl } from "../../formats/fetch.ts";
+import { FeedError } from "../../formats/listing.ts";
+import { openFeedSource } from "../../formats/source.ts";
 import { ConcurrentChangeError, UnpublishGuardError } from "../apply.ts";
 import { feedItems, importItems } from "../import.ts";
 import {

@@ -2,9 +2,9 @@
 // whether read alone or as a price, area or coordinate of a listing.
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import type { FeedItem } from "../../src/feeds/listing.ts";
-import { readArea, readCoordinate, readMoney } from "../../src/feeds/values/numbers.ts";
-import { readVrsync } from "../../src/feeds/vrsync/reader.ts";
+import type { FeedItem } from "../../src/formats/listing.ts";
+import { readArea, readCoordinate, readMoney } from "../../src/formats/values/numbers.ts";
+import { readVrsync } from "../../src/formats/vrsync/reader.ts";
 
 /** Thousands grouped with `separator`: 1234567 → 1.234.567. */
 const grouped = (whole: number, separator: string) => String(whole).replace(/\B(?=(\d{3})+(?!\d))/g, separator);

@@ -1,7 +1,7 @@
-// The value-reading layer (src/feeds/values), reader by reader: CRMs' spellings in, the API's
+// The value-reading layer (src/formats/values), reader by reader: CRMs' spellings in, the API's
 // values out, and what it cannot read named as a problem of the right kind.
 import { describe, expect, test } from "bun:test";
-import { readCep, readState } from "../../src/feeds/values/address.ts";
+import { readCep, readState } from "../../src/formats/values/address.ts";
 import {
   parseDecimal,
   readArea,
@@ -9,11 +9,11 @@ import {
   readCount,
   readFloor,
   readMoney,
-} from "../../src/feeds/values/numbers.ts";
-import { readPhotoUrl } from "../../src/feeds/values/photos.ts";
-import { readPropertyType, vrsyncPropertyType } from "../../src/feeds/values/property-type.ts";
-import { readText } from "../../src/feeds/values/text.ts";
-import { areaFactor, feePeriod, rentPeriod, taxPeriod } from "../../src/feeds/values/units.ts";
+} from "../../src/formats/values/numbers.ts";
+import { readPhotoUrl } from "../../src/formats/values/photos.ts";
+import { readPropertyType, vrsyncPropertyType } from "../../src/formats/values/property-type.ts";
+import { readText } from "../../src/formats/values/text.ts";
+import { areaFactor, feePeriod, rentPeriod, taxPeriod } from "../../src/formats/values/units.ts";
 import {
   type Deals,
   dealsOf,
@@ -24,7 +24,7 @@ import {
   readStatus,
   readTier,
   readVisibility,
-} from "../../src/feeds/values/vocabularies.ts";
+} from "../../src/formats/values/vocabularies.ts";
 
 describe("numbers: separators", () => {
   const cases: [string, number | null][] = [

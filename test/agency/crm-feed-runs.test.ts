@@ -2,11 +2,11 @@
 // own result, conditional requests, every guard and failure changing nothing, the outcome
 // recorded in the database, and the lease that gives each run to one process.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { type Busy, leaseOwner, type RunReport, runClaimedFeed, runHere } from "../../src/agency/feed-runs/run.ts";
-import { claimRun, readRun, renewLease, requestRun, runSummary } from "../../src/agency/feed-runs/store.ts";
+import { type Busy, leaseOwner, type RunReport, runClaimedFeed, runHere } from "../../src/agency/crm-feeds/run.ts";
+import { claimRun, readRun, renewLease, requestRun, runSummary } from "../../src/agency/crm-feeds/store.ts";
 import { importFeed } from "../../src/agency/import.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
-import { emptyDatabase, feedSpec, listing, startFeedServer } from "./feed-server.ts";
+import { emptyDatabase, feedSpec, listing, startFeedServer } from "./crm-feed-server.ts";
 import { lastSequence, propertyChanges, publishedProperties, tempDir } from "./helpers.ts";
 
 const dir = tempDir();

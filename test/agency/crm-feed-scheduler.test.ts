@@ -5,15 +5,15 @@
 // test's); intervals are shortened to milliseconds, which the config would refuse.
 import { afterAll, describe, expect, test } from "bun:test";
 import pino from "pino";
-import { type RunReport, runHere } from "../../src/agency/feed-runs/run.ts";
-import { FeedScheduler, type Launched } from "../../src/agency/feed-runs/scheduler.ts";
-import { readRun } from "../../src/agency/feed-runs/store.ts";
+import { type RunReport, runHere } from "../../src/agency/crm-feeds/run.ts";
+import { FeedScheduler, type Launched } from "../../src/agency/crm-feeds/scheduler.ts";
+import { readRun } from "../../src/agency/crm-feeds/store.ts";
 import { wallClock } from "../../src/clock.ts";
 import type { FeedSpec } from "../../src/config/model.ts";
 import { closeDatabase, openExistingDatabase } from "../../src/db/open.ts";
 import { TenantRegistry } from "../../src/db/tenants.ts";
 import { type Logger, silentLogger } from "../../src/logging.ts";
-import { emptyDatabase, feedSpec, listing, startFeedServer } from "./feed-server.ts";
+import { emptyDatabase, feedSpec, listing, startFeedServer } from "./crm-feed-server.ts";
 import { publishedProperties, tempDir } from "./helpers.ts";
 
 const dir = tempDir();
