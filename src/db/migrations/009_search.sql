@@ -86,8 +86,24 @@ BEGIN
              CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
     WHERE lat IS NOT NULL AND lng IS NOT NULL;
   INSERT INTO property_amenities (key, property, value)
-    SELECT FOLD(value), new.rowid, min(value) FROM json_each(new.amenities)
-     WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value);
+    SELECT key, new.rowid, value FROM (
+      SELECT FOLD(value) AS key, min(value) AS value FROM json_each(new.amenities) WHERE type = 'text' GROUP BY 1)
+    WHERE key <> '';
+  INSERT INTO property_facet_counts (facet, key, value, n)
+    SELECT facet, key, value, 1 FROM (SELECT 'city' AS facet, new.city_key AS key, new.city AS value WHERE new.city_key <> ''
+    UNION ALL SELECT 'neighborhood', new.neighborhood_key, new.neighborhood WHERE new.neighborhood_key <> ''
+    UNION ALL SELECT 'uf', new.uf_key, new.uf WHERE new.uf_key <> ''
+    UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL
+    UNION ALL SELECT 'operationType', new.operation_type, new.operation_type
+    UNION ALL SELECT 'bedrooms', CAST(new.bedrooms AS TEXT), '' WHERE new.bedrooms IS NOT NULL
+    UNION ALL SELECT 'bathrooms', CAST(new.bathrooms AS TEXT), '' WHERE new.bathrooms IS NOT NULL
+    UNION ALL SELECT 'suites', CAST(new.suites AS TEXT), '' WHERE new.suites IS NOT NULL
+    UNION ALL SELECT 'parkingSpaces', CAST(new.parking_spaces AS TEXT), '' WHERE new.parking_spaces IS NOT NULL
+    UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
+    UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
+    UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
+    UNION ALL SELECT 'amenities', key, value FROM property_amenities WHERE property = new.rowid) WHERE true
+    ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 
 CREATE TRIGGER properties_search_delete AFTER DELETE ON properties WHEN old.is_published = 1
@@ -124,26 +140,6 @@ BEGIN
 END;
 
 -- The facet counters: one row less for what a listing was, one more for what it is.
-CREATE TRIGGER properties_facets_insert AFTER INSERT ON properties WHEN new.is_published = 1
-BEGIN
-  INSERT INTO property_facet_counts (facet, key, value, n)
-    SELECT facet, key, value, 1 FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
-    UNION ALL SELECT 'neighborhood', FOLD(new.neighborhood), new.neighborhood WHERE FOLD(new.neighborhood) <> ''
-    UNION ALL SELECT 'uf', FOLD(new.uf), new.uf WHERE FOLD(new.uf) <> ''
-    UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL
-    UNION ALL SELECT 'operationType', new.operation_type, new.operation_type
-    UNION ALL SELECT 'bedrooms', CAST(new.bedrooms AS TEXT), '' WHERE new.bedrooms IS NOT NULL
-    UNION ALL SELECT 'bathrooms', CAST(new.bathrooms AS TEXT), '' WHERE new.bathrooms IS NOT NULL
-    UNION ALL SELECT 'suites', CAST(new.suites AS TEXT), '' WHERE new.suites IS NOT NULL
-    UNION ALL SELECT 'parkingSpaces', CAST(new.parking_spaces AS TEXT), '' WHERE new.parking_spaces IS NOT NULL
-    UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
-    UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
-    UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
-    UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(new.amenities)
-      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)) WHERE true
-    ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-
 CREATE TRIGGER properties_facets_delete AFTER DELETE ON properties WHEN old.is_published = 1
 BEGIN
   UPDATE property_facet_counts SET n = n - 1 WHERE (facet, key, value) IN (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
