@@ -63,15 +63,20 @@ CREATE INDEX property_amenities_property ON property_amenities(property);
 
 -- Published listings by the value of each facet (docs/reference/behaviour-partners.md §20):
 -- places and amenities by folded key and spelling, the rest by value ('' for NULL is never
--- written: a listing without the value is in no row of that facet). The facets of an
--- unfiltered search, the place values, and the exact total of one such filter alone are
--- read from here (a few hundred rows) instead of counting a million.
+-- written: a listing without the value is in no row of that facet), each counted apart per
+-- state, city and deal of the listings (folded; '' for none). The facets of an unfiltered
+-- search, the place values, and the exact total of one such filter alone are read from here
+-- (a few thousand rows) instead of counting a million; so are the facets and the total of a
+-- search by state, city and deal alone, a website's first page.
 CREATE TABLE property_facet_counts (
-  facet TEXT    NOT NULL,
-  key   TEXT    NOT NULL,
-  value TEXT    NOT NULL,
-  n     INTEGER NOT NULL,
-  PRIMARY KEY (facet, key, value)
+  facet     TEXT    NOT NULL,
+  key       TEXT    NOT NULL,
+  value     TEXT    NOT NULL,
+  uf        TEXT    NOT NULL,
+  city      TEXT    NOT NULL,
+  operation TEXT    NOT NULL,
+  n         INTEGER NOT NULL,
+  PRIMARY KEY (facet, key, value, uf, city, operation)
 ) WITHOUT ROWID;
 
 CREATE TRIGGER properties_search_insert AFTER INSERT ON properties WHEN new.is_published = 1
@@ -89,8 +94,9 @@ BEGIN
     SELECT key, new.rowid, value FROM (
       SELECT FOLD(value) AS key, min(value) AS value FROM json_each(new.amenities) WHERE type = 'text' GROUP BY 1)
     WHERE key <> '';
-  INSERT INTO property_facet_counts (facet, key, value, n)
-    SELECT facet, key, value, 1 FROM (SELECT 'city' AS facet, new.city_key AS key, new.city AS value WHERE new.city_key <> ''
+  INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
+    SELECT facet, key, value, coalesce(new.uf_key, ''), coalesce(new.city_key, ''), new.operation_type, 1
+      FROM (SELECT 'city' AS facet, new.city_key AS key, new.city AS value WHERE new.city_key <> ''
     UNION ALL SELECT 'neighborhood', new.neighborhood_key, new.neighborhood WHERE new.neighborhood_key <> ''
     UNION ALL SELECT 'uf', new.uf_key, new.uf WHERE new.uf_key <> ''
     UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL
@@ -142,7 +148,9 @@ END;
 -- The facet counters: one row less for what a listing was, one more for what it is.
 CREATE TRIGGER properties_facets_delete AFTER DELETE ON properties WHEN old.is_published = 1
 BEGIN
-  UPDATE property_facet_counts SET n = n - 1 WHERE (facet, key, value) IN (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
+  UPDATE property_facet_counts SET n = n - 1
+   WHERE (facet, key, value, uf, city, operation) IN (SELECT facet, key, value, coalesce(old.uf_key, ''), coalesce(old.city_key, ''), old.operation_type
+     FROM (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
     UNION ALL SELECT 'neighborhood', FOLD(old.neighborhood), old.neighborhood WHERE FOLD(old.neighborhood) <> ''
     UNION ALL SELECT 'uf', FOLD(old.uf), old.uf WHERE FOLD(old.uf) <> ''
     UNION ALL SELECT 'propertyType', old.property_type, old.property_type WHERE old.property_type IS NOT NULL
@@ -155,7 +163,7 @@ BEGIN
     UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
-      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value));
+      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
 END;
 
 CREATE TRIGGER properties_facets_update AFTER UPDATE OF
@@ -165,7 +173,9 @@ CREATE TRIGGER properties_facets_update AFTER UPDATE OF
   WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
   UPDATE property_facet_counts SET n = n - 1
-   WHERE old.is_published = 1 AND (facet, key, value) IN (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
+   WHERE old.is_published = 1
+     AND (facet, key, value, uf, city, operation) IN (SELECT facet, key, value, coalesce(old.uf_key, ''), coalesce(old.city_key, ''), old.operation_type
+     FROM (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
     UNION ALL SELECT 'neighborhood', FOLD(old.neighborhood), old.neighborhood WHERE FOLD(old.neighborhood) <> ''
     UNION ALL SELECT 'uf', FOLD(old.uf), old.uf WHERE FOLD(old.uf) <> ''
     UNION ALL SELECT 'propertyType', old.property_type, old.property_type WHERE old.property_type IS NOT NULL
@@ -178,9 +188,10 @@ BEGIN
     UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
-      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value));
-  INSERT INTO property_facet_counts (facet, key, value, n)
-    SELECT facet, key, value, 1 FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
+      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
+  INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
+    SELECT facet, key, value, coalesce(new.uf_key, ''), coalesce(new.city_key, ''), new.operation_type, 1
+      FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
     UNION ALL SELECT 'neighborhood', FOLD(new.neighborhood), new.neighborhood WHERE FOLD(new.neighborhood) <> ''
     UNION ALL SELECT 'uf', FOLD(new.uf), new.uf WHERE FOLD(new.uf) <> ''
     UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL

@@ -543,6 +543,40 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
     }
   });
 
+  test("states, cities and a deal alone: from the counters, as the rows have it", async () => {
+    for (const query of [
+      "city=sao paulo,RIO DE JANEIRO&operationType=SALE",
+      "uf=sp&city=São Paulo",
+      "operationType=RENT",
+    ]) {
+      const params = new URLSearchParams(query);
+      const inList = (name: string, value: string | null) =>
+        !params.has(name) ||
+        params
+          .get(name)!
+          .split(",")
+          .map(norm)
+          .includes(norm(value ?? ""));
+      const matching = rows.filter(
+        (r) =>
+          inList("city", r.city) &&
+          inList("uf", r.uf) &&
+          (!params.has("operationType") || r.operation_type === params.get("operationType")),
+      );
+      expect(matching.length).toBeGreaterThan(5);
+      const { body } = await facets(`facets=${Object.keys(facetValues).join(",")}&${query}`);
+      expect(body.data.total).toBe(matching.length);
+      for (const [name, valuesOf] of Object.entries(facetValues)) {
+        const want = expectedFacet(matching, valuesOf);
+        const got = body.data.facets[name] as { value: string; count: number }[];
+        expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
+        expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(
+          new Set(want.map((w) => `${w.value}=${w.count}`)),
+        );
+      }
+    }
+  });
+
   test("at most 50 values a facet; bedrooms in 0, 1, 2, 3, 4+", async () => {
     const { body } = await facets("facets=neighborhood,bedrooms");
     expect(body.data.facets.neighborhood.length).toBe(
