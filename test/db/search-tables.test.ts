@@ -21,8 +21,8 @@ function contents(db: Database) {
       )
       .all(),
     amenities: db.query("SELECT key, property, value FROM property_amenities ORDER BY 1, 2").all(),
-    points: db.query("SELECT id, min_lat, max_lat, min_lng, max_lng FROM property_points ORDER BY id").all(),
-    shown: db.query("SELECT id, min_lat, max_lat, min_lng, max_lng FROM property_shown_points ORDER BY id").all(),
+    points: db.query("SELECT * FROM property_points ORDER BY id").all(),
+    shown: db.query("SELECT * FROM property_shown_points ORDER BY id").all(),
     words: words.map((w) =>
       db
         .query(
@@ -64,7 +64,7 @@ describe("triggers and the rebuild agree", () => {
           .get() as { id: number }
       ).id;
       db.run(
-        `UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9 WHERE rowid = ${id}`,
+        `UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9, sale_price = 123456, rental_price = 1234, latitude = -14.79 WHERE rowid = ${id}`,
       );
       db.run(`DELETE FROM properties WHERE rowid = (SELECT max(rowid) FROM properties WHERE is_published = 1)`);
       const triggered = contents(db);

@@ -47,9 +47,18 @@ CREATE VIRTUAL TABLE property_words USING fts5(
 
 -- Map positions: the stored coordinates (clients with fullAddress) and the ones partners are
 -- shown (3 decimals for STREET, none for NEIGHBORHOOD). An R*Tree keeps 32-bit floats rounded
--- outwards, so a search reads it for candidates and compares the exact values after.
-CREATE VIRTUAL TABLE property_points USING rtree(id, min_lat, max_lat, min_lng, max_lng);
-CREATE VIRTUAL TABLE property_shown_points USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+-- outwards, so a search reads it for candidates and compares the exact values after: `lat` and
+-- `lng` hold them beside the box, with what a map search filters and sorts on (the deal, the
+-- type, its price, area and bedrooms, the date and id of the default order), so a search by
+-- the map and those alone never reads a listing's row but its page's.
+CREATE VIRTUAL TABLE property_points USING rtree(
+  id, min_lat, max_lat, min_lng, max_lng,
+  +lat, +lng, +created_at, +pid, +operation, +type, +price, +area, +bedrooms
+);
+CREATE VIRTUAL TABLE property_shown_points USING rtree(
+  id, min_lat, max_lat, min_lng, max_lng,
+  +lat, +lng, +created_at, +pid, +operation, +type, +price, +area, +bedrooms
+);
 
 -- Amenities one row each, folded (`key`) and as written (`value`; of two spellings of one
 -- amenity in a listing, the first in code-point order).
@@ -83,10 +92,13 @@ CREATE TRIGGER properties_search_insert AFTER INSERT ON properties WHEN new.is_p
 BEGIN
   INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
     VALUES (new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities);
-  INSERT INTO property_points SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude
+  INSERT INTO property_points
+    SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude, new.latitude, new.longitude,
+           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms
     WHERE new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
   INSERT INTO property_shown_points
-    SELECT new.rowid, lat, lat, lng, lng FROM (
+    SELECT new.rowid, lat, lat, lng, lng, lat, lng,
+           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms FROM (
       SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
              CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
     WHERE lat IS NOT NULL AND lng IS NOT NULL;
@@ -122,27 +134,39 @@ END;
 
 -- Written again whole whenever something it holds changes: rare (an import of new content).
 CREATE TRIGGER properties_search_update AFTER UPDATE OF
-  is_published, title, description, property_type, neighborhood, city, code, amenities, latitude, longitude, display_address
+  is_published, title, description, property_type, neighborhood, city, code, amenities
   ON properties
   WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
   DELETE FROM property_words WHERE rowid = old.rowid AND old.is_published = 1;
-  DELETE FROM property_points WHERE id = old.rowid AND old.is_published = 1;
-  DELETE FROM property_shown_points WHERE id = old.rowid AND old.is_published = 1;
   DELETE FROM property_amenities WHERE property = old.rowid AND old.is_published = 1;
   INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
     SELECT new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities
     WHERE new.is_published = 1;
-  INSERT INTO property_points SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude
-    WHERE new.is_published = 1 AND new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
-  INSERT INTO property_shown_points
-    SELECT new.rowid, lat, lat, lng, lng FROM (
-      SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
-             CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
-    WHERE new.is_published = 1 AND lat IS NOT NULL AND lng IS NOT NULL;
   INSERT INTO property_amenities (key, property, value)
     SELECT FOLD(value), new.rowid, min(value) FROM json_each(new.amenities)
      WHERE new.is_published = 1 AND type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value);
+END;
+
+-- The map's rows, written again when a value they hold changes.
+CREATE TRIGGER properties_points_update AFTER UPDATE OF
+  is_published, latitude, longitude, display_address, created_at, id, operation_type, property_type,
+  sale_price, rental_price, built_area, total_area, bedrooms
+  ON properties
+  WHEN old.is_published = 1 OR new.is_published = 1
+BEGIN
+  DELETE FROM property_points WHERE id = old.rowid AND old.is_published = 1;
+  DELETE FROM property_shown_points WHERE id = old.rowid AND old.is_published = 1;
+  INSERT INTO property_points
+    SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude, new.latitude, new.longitude,
+           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms
+    WHERE new.is_published = 1 AND new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
+  INSERT INTO property_shown_points
+    SELECT new.rowid, lat, lat, lng, lng, lat, lng,
+           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms FROM (
+      SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
+             CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
+    WHERE new.is_published = 1 AND lat IS NOT NULL AND lng IS NOT NULL;
 END;
 
 -- The facet counters: one row less for what a listing was, one more for what it is.

@@ -10,11 +10,13 @@ INSERT INTO property_words (rowid, title, description, property_type, neighborho
   SELECT rowid, title, description, property_type, neighborhood, city, code, amenities
     FROM properties WHERE is_published = 1;
 INSERT INTO property_points
-  SELECT rowid, latitude, latitude, longitude, longitude
+  SELECT rowid, latitude, latitude, longitude, longitude, latitude, longitude,
+         created_at, id, operation_type, property_type, deal_price, search_area, bedrooms
     FROM properties WHERE is_published = 1 AND latitude IS NOT NULL AND longitude IS NOT NULL;
 INSERT INTO property_shown_points
-  SELECT id, lat, lat, lng, lng FROM (
-    SELECT rowid AS id,
+  SELECT rowid, lat, lat, lng, lng, lat, lng, created_at, id, operation_type, property_type, deal_price, search_area, bedrooms
+    FROM (
+    SELECT rowid, created_at, id, operation_type, property_type, deal_price, search_area, bedrooms,
            CASE display_address WHEN 'ALL' THEN latitude WHEN 'STREET' THEN round(latitude, 3) END AS lat,
            CASE display_address WHEN 'ALL' THEN longitude WHEN 'STREET' THEN round(longitude, 3) END AS lng
       FROM properties WHERE is_published = 1)

@@ -11,6 +11,7 @@ import {
   hasPlace,
   isOnePlace,
   isSearching,
+  mapLed,
   type Plan,
   type SetName,
   SMALL_SET,
@@ -117,6 +118,8 @@ export class ListingRepo {
   list(query: ListQuery, view: RecordView): { rows: string[]; total: number } {
     return this.tenant.read
       .transaction(() => {
+        const led = this.catalog.searchable ? mapLed(query, view, "r") : null;
+        if (led !== null) return this.mapList(query, view, led);
         const days = dayReader(this.dayCounts);
         const total = this.total(query, view, days);
         const offset = (query.page - 1) * query.limit;
@@ -125,6 +128,31 @@ export class ListingRepo {
         return { rows, total };
       })
       .deferred();
+  }
+
+  /**
+   * A search the map's table answers alone (search/filters.ts mapLed): its count and its page's
+   * rowids from that table, then only the page's rows.
+   */
+  private mapList(
+    query: ListQuery,
+    view: RecordView,
+    led: NonNullable<ReturnType<typeof mapLed>>,
+  ): { rows: string[]; total: number } {
+    const { table, alias, visible } = this.catalog;
+    const count = this.prepare(`map-count|${led.table}|${led.where}`, () => {
+      return `SELECT count(*) FROM ${led.table} r WHERE ${led.where}`;
+    });
+    const total = (count.values(...led.params) as [number][])[0]![0];
+    const offset = (query.page - 1) * query.limit;
+    if (offset >= total) return { rows: [], total };
+    const names = query.fields.map((f) => f.name).join(",");
+    const page = this.prepare(`map-page|${view}|${names}|${query.sort}|${led.table}|${led.where}`, () => {
+      const ids = `SELECT r.id FROM ${led.table} r WHERE ${led.where} ORDER BY ${led.order} LIMIT ? OFFSET ?`;
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${ids}) AND ${visible} ORDER BY ${this.orderBy(query.sort, true)}`;
+    });
+    const rows = (page.values(...led.params, query.limit, offset) as [string][]).map((row) => row[0]);
+    return { rows, total };
   }
 
   /** The page at `offset` (rows in, of `total`). */

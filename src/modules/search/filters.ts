@@ -1,7 +1,6 @@
 // The search filters of the property list and facets (docs/reference/behaviour-partners.md §20):
 // parsing, with every problem collected, and the SQL conditions they become. The SQL is built
 // from fixed fragments only; caller values are always bound parameters.
-import { shownCoordinate } from "../../catalog/properties.ts";
 import type { RecordView } from "../../catalog/types.ts";
 import { fold } from "../../db/fold.ts";
 import type { FieldProblem } from "../../errors.ts";
@@ -324,27 +323,101 @@ export function searchConditions(
     );
     params.push(matchOf(search.words));
   }
-  const points = view === "stored" ? "property_points" : "property_shown_points";
-  const lat = view === "stored" ? "p.latitude" : shownCoordinate("p.latitude");
-  const lng = view === "stored" ? "p.longitude" : shownCoordinate("p.longitude");
-  const candidates = `${walk || plan.big.has("map") ? "+" : ""}p.rowid IN (SELECT id FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`;
+  // The map's rows hold the exact coordinates the view shows: the candidates are the matches.
+  const points = pointsOf(view);
+  if (search.bbox !== null || search.near !== null) {
+    const map = mapConditions(search, "r");
+    parts.push(
+      `${walk || plan.big.has("map") ? "+" : ""}p.rowid IN (SELECT r.id FROM ${points} r WHERE ${map.parts.join(" AND ")})`,
+    );
+    params.push(...map.params);
+  }
+  return { parts, params };
+}
+
+/** The map's table as `view` sees the coordinates (migration 9). */
+const pointsOf = (view: RecordView) => (view === "stored" ? "property_points" : "property_shown_points");
+
+/** The conditions of the map filters of `search` over the map's table under `alias`: its box, then the exact coordinates. */
+function mapConditions(search: Search, alias: string): { parts: string[]; params: number[] } {
+  const parts: string[] = [];
+  const params: number[] = [];
+  const inBox = (box: Box) => {
+    parts.push(`${alias}.max_lat >= ?`, `${alias}.min_lat <= ?`, `${alias}.max_lng >= ?`, `${alias}.min_lng <= ?`);
+    params.push(box.south, box.north, box.west, box.east);
+  };
   if (search.bbox !== null) {
     const { south, west, north, east } = search.bbox;
-    parts.push(candidates, `${lat} BETWEEN ? AND ?`, `${lng} BETWEEN ? AND ?`);
-    params.push(south, north, west, east, south, north, west, east);
+    inBox(search.bbox);
+    parts.push(`${alias}.lat BETWEEN ? AND ?`, `${alias}.lng BETWEEN ? AND ?`);
+    params.push(south, north, west, east);
   }
   if (search.near !== null) {
     const { lat: centreLat, lng: centreLng, radius } = search.near;
-    const box = boxAround(search.near);
+    inBox(boxAround(search.near));
     const phi = (centreLat * Math.PI) / 180;
+    const [lat, lng] = [`${alias}.lat`, `${alias}.lng`];
     // Haversine; min(1, …) keeps asin defined when rounding pushes the term past 1.
-    const distance =
+    parts.push(
       `2 * ${EARTH_RADIUS_M} * asin(min(1, sqrt(power(sin((radians(${lat}) - ?) / 2), 2) + ` +
-      `? * cos(radians(${lat})) * power(sin((radians(${lng}) - ?) / 2), 2))))`;
-    parts.push(candidates, `${lat} IS NOT NULL`, `${distance} <= ?`);
-    params.push(box.south, box.north, box.west, box.east, phi, Math.cos(phi), (centreLng * Math.PI) / 180, radius);
+        `? * cos(radians(${lat})) * power(sin((radians(${lng}) - ?) / 2), 2)))) <= ?`,
+    );
+    params.push(phi, Math.cos(phi), (centreLng * Math.PI) / 180, radius);
   }
   return { parts, params };
+}
+
+/** The map's columns that hold a listing's values, by the filter or bound that reads them. */
+const MAP_COLUMNS = {
+  operationType: "operation",
+  propertyType: "type",
+  minPrice: "price",
+  maxPrice: "price",
+  minArea: "area",
+  maxArea: "area",
+  minBedrooms: "bedrooms",
+  maxBedrooms: "bedrooms",
+} as const;
+
+/**
+ * A search the map's table answers alone (under `alias`), count and order: map filters with
+ * at most the deal, the type, price, area and bedrooms, in the date of creation's or the
+ * price's or area's order. Null for any other.
+ */
+export function mapLed(
+  query: { filters: { spec: { param: string }; value: string }[]; dates: unknown[]; search: Search; sort: string },
+  view: RecordView,
+  alias: string,
+): { table: string; where: string; params: (string | number)[]; order: string } | null {
+  const { search, sort } = query;
+  if (search.bbox === null && search.near === null) return null;
+  if (query.dates.length > 0 || sort.endsWith("updatedAt")) return null;
+  const rest: Search = { ...search, bbox: null, near: null };
+  for (const bound of ["minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms", "maxBedrooms"] as const)
+    rest[bound] = null;
+  if (isSearching(rest)) return null;
+  if (query.filters.some((f) => f.spec.param !== "operationType" && f.spec.param !== "propertyType")) return null;
+  const map = mapConditions(search, alias);
+  const parts = [...map.parts];
+  const params: (string | number)[] = [...map.params];
+  for (const { spec, value } of query.filters) {
+    parts.push(`${alias}.${MAP_COLUMNS[spec.param as "operationType" | "propertyType"]} = ?`);
+    params.push(value);
+  }
+  for (const { param, op } of BOUNDS) {
+    const value = search[param];
+    if (value === null || !(param in MAP_COLUMNS)) continue;
+    parts.push(`${alias}.${MAP_COLUMNS[param as keyof typeof MAP_COLUMNS]} ${op} ?`);
+    params.push(value);
+  }
+  const direction = sort.startsWith("-") ? "DESC" : "ASC";
+  const column = sort.endsWith("price") ? `${alias}.price` : sort.endsWith("area") ? `${alias}.area` : null;
+  // The list's orders (listing/repo.ts): ties by id; price and area put listings without them last.
+  const order =
+    column === null
+      ? `${alias}.created_at ${direction}, ${alias}.pid ${direction}`
+      : `${column} IS NULL, ${column} ${direction}, ${alias}.pid ${direction}`;
+  return { table: pointsOf(view), where: parts.join(" AND "), params, order };
 }
 
 /**
@@ -427,7 +500,7 @@ export function setProbes(
       sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?",
       params: [matchOf(search.words)],
     });
-  const points = view === "stored" ? "property_points" : "property_shown_points";
+  const points = pointsOf(view);
   for (const box of [search.bbox, search.near === null ? null : boxAround(search.near)]) {
     if (box === null) continue;
     probes.push({

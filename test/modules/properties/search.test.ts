@@ -322,6 +322,54 @@ describe("map filters use the coordinates the caller is shown", () => {
     );
   });
 
+  test("the map with the deal, type, price, area and rooms: every sort, pages never overlap or skip", async () => {
+    const sp = located().filter((r) => r.city === "São Paulo");
+    const lats = sp.map((r) => r.latitude!).sort((a, b) => a - b);
+    const lngs = sp.map((r) => r.longitude!).sort((a, b) => a - b);
+    const box = [lats[0]! - 0.01, lngs[0]! - 0.01, lats.at(-1)! + 0.01, lngs.at(-1)! + 0.01];
+    const centre: [number, number] = [sp[0]!.latitude!, sp[0]!.longitude!];
+    const cases: [string, (r: Row, full: boolean) => boolean][] = [
+      [
+        `bbox=${box.join(",")}&operationType=SALE&minArea=40&maxPrice=5000000`,
+        (r, full) => {
+          const c = shown(r, full);
+          const inBox = c !== null && c[0] >= box[0]! && c[0] <= box[2]! && c[1] >= box[1]! && c[1] <= box[3]!;
+          return inBox && r.operation_type === "SALE" && (area(r) ?? -1) >= 40 && (price(r) ?? Infinity) <= 5_000_000;
+        },
+      ],
+      [
+        `near=${centre.join(",")}&radius=20000&propertyType=${encodeURIComponent(sp[0]!.property_type!)}&minBedrooms=1`,
+        (r, full) => {
+          const c = shown(r, full);
+          return (
+            c !== null &&
+            metresBetween(centre, c) <= 20000 &&
+            r.property_type === sp[0]!.property_type &&
+            (r.bedrooms ?? -1) >= 1
+          );
+        },
+      ],
+    ];
+    for (const [query, matches] of cases) {
+      for (const who of ["site", "crm"] as const) {
+        const matching = rows.filter((r) => matches(r, who === "crm"));
+        expect(matching.length).toBeGreaterThan(3);
+        for (const [sort, order] of [
+          ["-createdAt", byCreatedDesc],
+          ["createdAt", (a: Row, b: Row) => -byCreatedDesc(a, b)],
+          ["price", byValue(price, false)],
+          ["-price", byValue(price, true)],
+          ["area", byValue(area, false)],
+          ["-area", byValue(area, true)],
+        ] as const) {
+          const { ids: got, total } = await walk(`${query}&sort=${sort}`, who, 3);
+          expect(total).toBe(matching.length);
+          expect(got).toEqual(ids([...matching].sort(order)));
+        }
+      }
+    }
+  });
+
   test("a NEIGHBORHOOD listing is never located by narrowing a radius or a box", async () => {
     const hidden = located()
       .filter((r) => r.display_address === "NEIGHBORHOOD")
