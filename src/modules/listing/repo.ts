@@ -40,6 +40,11 @@ const MAX_STATEMENTS = 512;
  */
 export const DEEP_OFFSET = 1_000;
 
+/** At most this many index entries are walked to find a page of a map search by date. */
+const MAP_WALK = 100_000;
+/** Published listings, from the facet counters (every one has a deal). */
+const PUBLISHED_SQL = "SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = 'operationType'";
+
 /** Prepared statements of one tenant and entity, keyed by their shape. */
 export class ListingRepo {
   private readonly statements = new Map<string, Statement>();
@@ -146,6 +151,14 @@ export class ListingRepo {
     const total = (count.values(...led.params) as [number][])[0]![0];
     const offset = (query.page - 1) * query.limit;
     if (offset >= total) return { rows: [], total };
+    // By date with no other filter, the page is found walking the date's index, testing each entry
+    // against the map's matches (no lookup of their dates), while that walk stays short.
+    const onlyMap = query.filters.length === 0 && !isSearching({ ...query.search, bbox: null, near: null });
+    if (onlyMap && isDateSort(query.sort)) {
+      const published = this.prepare("published", () => PUBLISHED_SQL).values() as [number][];
+      if ((offset + query.limit) * published[0]![0] <= MAP_WALK * total)
+        return { rows: this.rowsFrom(query, view, [], offset, { walk: true, big: new Set(["map"]) }), total };
+    }
     const names = query.fields.map((f) => f.name).join(",");
     const page = this.prepare(`map-page|${view}|${names}|${query.sort}|${led.table}|${led.where}`, () => {
       const ids = `SELECT r.id FROM ${led.table} r WHERE ${led.where} ORDER BY ${led.order} LIMIT ? OFFSET ?`;

@@ -338,7 +338,18 @@ export function searchConditions(
 /** The map's table as `view` sees the coordinates (migration 9). */
 const pointsOf = (view: RecordView) => (view === "stored" ? "property_points" : "property_shown_points");
 
-/** The conditions of the map filters of `search` over the map's table under `alias`: its box, then the exact coordinates. */
+/**
+ * Metres that cover an R*Tree box (32-bit floats rounded outwards: under 4 m anywhere) with
+ * room to spare: a box this far inside a map filter's edge holds a matching point whatever
+ * its exact value, one this far outside none.
+ */
+const BOX_SLACK_M = 10;
+
+/**
+ * The conditions of the map filters of `search` over the map's table under `alias`: its box,
+ * then the exact coordinates, read (from the table's auxiliary columns, one lookup each) only
+ * for the few boxes that lie on a filter's edge.
+ */
 function mapConditions(search: Search, alias: string): { parts: string[]; params: number[] } {
   const parts: string[] = [];
   const params: number[] = [];
@@ -349,20 +360,26 @@ function mapConditions(search: Search, alias: string): { parts: string[]; params
   if (search.bbox !== null) {
     const { south, west, north, east } = search.bbox;
     inBox(search.bbox);
-    parts.push(`${alias}.lat BETWEEN ? AND ?`, `${alias}.lng BETWEEN ? AND ?`);
-    params.push(south, north, west, east);
+    parts.push(
+      `((${alias}.min_lat >= ? AND ${alias}.max_lat <= ? AND ${alias}.min_lng >= ? AND ${alias}.max_lng <= ?)` +
+        ` OR (${alias}.lat BETWEEN ? AND ? AND ${alias}.lng BETWEEN ? AND ?))`,
+    );
+    params.push(south, north, west, east, south, north, west, east);
   }
   if (search.near !== null) {
     const { lat: centreLat, lng: centreLng, radius } = search.near;
     inBox(boxAround(search.near));
     const phi = (centreLat * Math.PI) / 180;
-    const [lat, lng] = [`${alias}.lat`, `${alias}.lng`];
+    const centre = [phi, Math.cos(phi), (centreLng * Math.PI) / 180];
     // Haversine; min(1, …) keeps asin defined when rounding pushes the term past 1.
-    parts.push(
+    const distance = (lat: string, lng: string) =>
       `2 * ${EARTH_RADIUS_M} * asin(min(1, sqrt(power(sin((radians(${lat}) - ?) / 2), 2) + ` +
-        `? * cos(radians(${lat})) * power(sin((radians(${lng}) - ?) / 2), 2)))) <= ?`,
+      `? * cos(radians(${lat})) * power(sin((radians(${lng}) - ?) / 2), 2))))`;
+    const corner = distance(`${alias}.min_lat`, `${alias}.min_lng`);
+    parts.push(
+      `CASE WHEN ${corner} <= ? THEN 1 WHEN ${corner} > ? THEN 0 ELSE ${distance(`${alias}.lat`, `${alias}.lng`)} <= ? END`,
     );
-    params.push(phi, Math.cos(phi), (centreLng * Math.PI) / 180, radius);
+    params.push(...centre, radius - BOX_SLACK_M, ...centre, radius + BOX_SLACK_M, ...centre, radius);
   }
   return { parts, params };
 }
