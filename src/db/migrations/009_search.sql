@@ -21,9 +21,10 @@ CREATE INDEX properties_published_city ON properties(
   city_key, neighborhood_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
   is_furnished, accepts_financing, exclusive, property_type, status, highlight, uf_key, created_at, id
 ) WHERE is_published = 1;
--- The same for a state.
+-- The same for a state, the deal and its price first: a state's search by deal and price
+-- seeks its entries (a state has far more listings than most cities).
 CREATE INDEX properties_published_uf ON properties(
-  uf_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
+  uf_key, operation_type, deal_price, bedrooms, search_area, bathrooms, suites, parking_spaces,
   is_furnished, accepts_financing, exclusive, property_type, status, highlight, created_at, id
 ) WHERE is_published = 1;
 CREATE INDEX properties_published_neighborhood ON properties(neighborhood_key, created_at, id) WHERE is_published = 1;
@@ -35,6 +36,9 @@ CREATE INDEX properties_published_price_desc ON properties(deal_price IS NULL DE
 -- both): a deep page is found by walking this index alone, never the listings' rows.
 CREATE INDEX properties_published_deal_price ON properties(operation_type, deal_price IS NULL, deal_price, id) WHERE is_published = 1;
 CREATE INDEX properties_published_deal_price_desc ON properties(operation_type, deal_price IS NULL DESC, deal_price, id) WHERE is_published = 1;
+-- The price orders within one city: a deep page of a city by price walks its own entries.
+CREATE INDEX properties_published_city_price ON properties(city_key, deal_price IS NULL, deal_price, id) WHERE is_published = 1;
+CREATE INDEX properties_published_city_price_desc ON properties(city_key, deal_price IS NULL DESC, deal_price, id) WHERE is_published = 1;
 CREATE INDEX properties_published_area ON properties(search_area IS NULL, search_area, id) WHERE is_published = 1;
 CREATE INDEX properties_published_area_desc ON properties(search_area IS NULL DESC, search_area, id) WHERE is_published = 1;
 

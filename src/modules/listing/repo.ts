@@ -17,6 +17,8 @@ import {
   SMALL_SET,
   searchConditions,
   setProbes,
+  stateSeeks,
+  walksCity,
 } from "../search/filters.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
@@ -94,7 +96,9 @@ export class ListingRepo {
       // Their indexes list one value's rows in the date orders, and the deal's in the price orders:
       // walking, they serve; under a place, the place's index drives, and beside the owner of
       // leads, the owner's index (which holds the status and both dates).
-      const aside = plan.placeDrives || (driver !== undefined && spec !== driver);
+      // Under a state alone, its index seeks the deal (search/filters.ts stateSeeks).
+      const seeks = plan.placeDrives === true && stateSeeks(query.search) && spec.param === "operationType";
+      const aside = (plan.placeDrives && !seeks) || (driver !== undefined && spec !== driver);
       parts.push(`${aside ? "+" : ""}${spec.column} = ?`);
       params.push(value);
     }
@@ -184,7 +188,9 @@ export class ListingRepo {
         view,
         [],
         offset,
-        total <= this.smallSet ? { walk: false, big, placeDrives: hasPlace(query.search) } : { walk: true, big },
+        total <= this.smallSet
+          ? { walk: false, big, placeDrives: hasPlace(query.search) }
+          : { walk: true, big, cityWalk: walksCity(query.search, query.sort) },
       );
     }
     const bound = impliedSortBound(this.catalog, query);

@@ -269,9 +269,22 @@ export interface Plan {
    * other conditions keep off theirs (the planner cannot tell how few a place leaves).
    */
   placeDrives?: boolean;
+  /** Walking, the order is a price order within one city: its own index (migration 9) is walked. */
+  cityWalk?: boolean;
 }
 export type SetName = "amenities" | "words" | "map";
 export const DRIVE_ANY: Plan = { walk: false, big: new Set() };
+
+/**
+ * Whether a state is the search's only place: the state's index leads with the deal and the
+ * price after it, so under it those seek instead of being tested entry by entry.
+ */
+export const stateSeeks = (search: Search): boolean =>
+  search.uf.length > 0 && search.city.length + search.neighborhood.length === 0;
+
+/** Whether a page by price walks one city's own price index: the search's only place is one city. */
+export const walksCity = (search: Search, sort: string): boolean =>
+  sort.endsWith("price") && search.city.length === 1 && search.neighborhood.length + search.uf.length === 0;
 
 /** Whether a search names a place. */
 export const hasPlace = (search: Search): boolean =>
@@ -289,7 +302,12 @@ export function searchConditions(
   // index of its own; under a place, only the place's may.
   const p = walk ? "+" : "";
   const w = walk || plan.placeDrives ? "+" : "";
-  const column = { city: `${p}p.city_key`, neighborhood: `${p}p.neighborhood_key`, uf: `${p}p.uf_key` } as const;
+  const seeks = !walk && plan.placeDrives === true && stateSeeks(search);
+  const column = {
+    city: `${plan.cityWalk ? "" : p}p.city_key`,
+    neighborhood: `${p}p.neighborhood_key`,
+    uf: `${p}p.uf_key`,
+  } as const;
   for (const param of PLACE_PARAMS) {
     const values = search[param];
     if (values.length === 0) continue;
@@ -299,7 +317,7 @@ export function searchConditions(
   for (const { param, column: c, op } of BOUNDS) {
     const value = search[param];
     if (value === null) continue;
-    parts.push(`${w}${c} ${op} ?`);
+    parts.push(`${seeks && c === "p.deal_price" ? "" : w}${c} ${op} ?`);
     params.push(value);
   }
   for (const { param, column: c } of FLAGS) {

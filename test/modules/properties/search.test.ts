@@ -710,6 +710,10 @@ describe("the plans a search may take give the same pages", () => {
       "near=-22.95,-43.2&radius=20000&sort=-price",
       "bbox=-24,-47,-22,-43&amenities=churrasqueira&status=AVAILABLE",
       "uf=SP&maxPrice=900000&minArea=50&sort=area",
+      // One city by price walks the city's own price index; a state by deal and price seeks its index.
+      "city=sao%20paulo&sort=-price",
+      "city=Rio%20de%20Janeiro&minBedrooms=1&sort=price",
+      "uf=sp&operationType=SALE&minPrice=100000&maxPrice=2000000&sort=price",
     ];
     for (const q of queries) {
       for (const view of ["partner", "stored"] as const) {
