@@ -304,7 +304,7 @@ export function searchConditions(
   const w = walk || plan.placeDrives ? "+" : "";
   const seeks = !walk && plan.placeDrives === true && stateSeeks(search);
   const column = {
-    city: `${plan.cityWalk ? "" : p}p.city_key`,
+    city: plan.cityWalk ? "(p.city_key || '')" : `${p}p.city_key`,
     neighborhood: `${p}p.neighborhood_key`,
     uf: `${p}p.uf_key`,
   } as const;
