@@ -41,5 +41,7 @@ export function fold(text: string): string {
 export function foldSql(expression: string): string {
   let sql = `trim(${expression})`;
   for (const [from, to] of FOLDS) sql = `replace(${sql}, '${from}', '${to}')`;
-  return `lower(${sql})`;
+  // Text of printable ASCII alone (most keys, every uf) skips the replacements: each one copies
+  // the text, and the writes fold on every listing they index.
+  return `CASE WHEN ${expression} GLOB '*[^ -~]*' THEN lower(${sql}) ELSE lower(trim(${expression})) END`;
 }

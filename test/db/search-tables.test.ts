@@ -15,10 +15,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function contents(db: Database) {
   const words = ["apartamento", "piscina", "sao", "paulo", "cobertura", "mobiliado", "churrasqueira", "centro"];
   return {
-    facets: db.query("SELECT facet, key, value, n FROM property_facet_counts WHERE n > 0 ORDER BY 1, 2, 3").all(),
+    facets: db
+      .query(
+        "SELECT facet, key, value, uf, city, operation, n FROM property_facet_counts WHERE n > 0 ORDER BY 1, 2, 3, 4, 5, 6",
+      )
+      .all(),
     amenities: db.query("SELECT key, property, value FROM property_amenities ORDER BY 1, 2").all(),
-    points: db.query("SELECT id, min_lat, max_lat, min_lng, max_lng FROM property_points ORDER BY id").all(),
-    shown: db.query("SELECT id, min_lat, max_lat, min_lng, max_lng FROM property_shown_points ORDER BY id").all(),
+    points: db.query("SELECT * FROM property_points ORDER BY id").all(),
+    shown: db.query("SELECT * FROM property_shown_points ORDER BY id").all(),
     words: words.map((w) =>
       db
         .query(
@@ -60,14 +64,16 @@ describe("triggers and the rebuild agree", () => {
           .get() as { id: number }
       ).id;
       db.run(
-        `UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9 WHERE rowid = ${id}`,
+        `UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9, sale_price = 123456, rental_price = 1234, latitude = -14.79 WHERE rowid = ${id}`,
       );
       db.run(`DELETE FROM properties WHERE rowid = (SELECT max(rowid) FROM properties WHERE is_published = 1)`);
       const triggered = contents(db);
       db.run(REBUILD_SEARCH);
       expect(contents(db)).toEqual(triggered);
-      expect(triggered.facets).toContainEqual({ facet: "amenities", key: "heliponto", value: "Heliponto", n: 1 });
-      expect(triggered.facets).toContainEqual({ facet: "bedrooms", key: "9", value: "", n: 1 });
+      // Counted under the listing's state, new city and deal.
+      const where = { city: "ilheus", operation: expect.any(String), uf: expect.any(String), n: 1 };
+      expect(triggered.facets).toContainEqual({ facet: "amenities", key: "heliponto", value: "Heliponto", ...where });
+      expect(triggered.facets).toContainEqual({ facet: "bedrooms", key: "9", value: "", ...where });
     } finally {
       db.close();
     }

@@ -21,9 +21,10 @@ CREATE INDEX properties_published_city ON properties(
   city_key, neighborhood_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
   is_furnished, accepts_financing, exclusive, property_type, status, highlight, uf_key, created_at, id
 ) WHERE is_published = 1;
--- The same for a state.
+-- The same for a state, the deal and its price first: a state's search by deal and price
+-- seeks its entries (a state has far more listings than most cities).
 CREATE INDEX properties_published_uf ON properties(
-  uf_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
+  uf_key, operation_type, deal_price, bedrooms, search_area, bathrooms, suites, parking_spaces,
   is_furnished, accepts_financing, exclusive, property_type, status, highlight, created_at, id
 ) WHERE is_published = 1;
 CREATE INDEX properties_published_neighborhood ON properties(neighborhood_key, created_at, id) WHERE is_published = 1;
@@ -35,6 +36,13 @@ CREATE INDEX properties_published_price_desc ON properties(deal_price IS NULL DE
 -- both): a deep page is found by walking this index alone, never the listings' rows.
 CREATE INDEX properties_published_deal_price ON properties(operation_type, deal_price IS NULL, deal_price, id) WHERE is_published = 1;
 CREATE INDEX properties_published_deal_price_desc ON properties(operation_type, deal_price IS NULL DESC, deal_price, id) WHERE is_published = 1;
+-- The price orders within one city: a deep page of a city by price walks its own entries. The
+-- key is written `city_key || ''` so only that walk names it: on city_key itself the planner
+-- took it for any search of a city, reading rows the covering index above already holds.
+CREATE INDEX properties_published_city_price ON properties((city_key || ''), deal_price IS NULL, deal_price, id)
+  WHERE is_published = 1;
+CREATE INDEX properties_published_city_price_desc ON properties((city_key || ''), deal_price IS NULL DESC, deal_price, id)
+  WHERE is_published = 1;
 CREATE INDEX properties_published_area ON properties(search_area IS NULL, search_area, id) WHERE is_published = 1;
 CREATE INDEX properties_published_area_desc ON properties(search_area IS NULL DESC, search_area, id) WHERE is_published = 1;
 
@@ -47,9 +55,18 @@ CREATE VIRTUAL TABLE property_words USING fts5(
 
 -- Map positions: the stored coordinates (clients with fullAddress) and the ones partners are
 -- shown (3 decimals for STREET, none for NEIGHBORHOOD). An R*Tree keeps 32-bit floats rounded
--- outwards, so a search reads it for candidates and compares the exact values after.
-CREATE VIRTUAL TABLE property_points USING rtree(id, min_lat, max_lat, min_lng, max_lng);
-CREATE VIRTUAL TABLE property_shown_points USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+-- outwards, so a search reads it for candidates and compares the exact values after: `lat` and
+-- `lng` hold them beside the box, with what a map search filters and sorts on (the deal, the
+-- type, its price, area and bedrooms, the date and id of the default order), so a search by
+-- the map and those alone never reads a listing's row but its page's.
+CREATE VIRTUAL TABLE property_points USING rtree(
+  id, min_lat, max_lat, min_lng, max_lng,
+  +lat, +lng, +created_at, +pid, +operation, +type, +price, +area, +bedrooms
+);
+CREATE VIRTUAL TABLE property_shown_points USING rtree(
+  id, min_lat, max_lat, min_lng, max_lng,
+  +lat, +lng, +created_at, +pid, +operation, +type, +price, +area, +bedrooms
+);
 
 -- Amenities one row each, folded (`key`) and as written (`value`; of two spellings of one
 -- amenity in a listing, the first in code-point order).
@@ -63,31 +80,56 @@ CREATE INDEX property_amenities_property ON property_amenities(property);
 
 -- Published listings by the value of each facet (docs/reference/behaviour-partners.md §20):
 -- places and amenities by folded key and spelling, the rest by value ('' for NULL is never
--- written: a listing without the value is in no row of that facet). The facets of an
--- unfiltered search, the place values, and the exact total of one such filter alone are
--- read from here (a few hundred rows) instead of counting a million.
+-- written: a listing without the value is in no row of that facet), each counted apart per
+-- state, city and deal of the listings (folded; '' for none). The facets of an unfiltered
+-- search, the place values, and the exact total of one such filter alone are read from here
+-- (a few thousand rows) instead of counting a million; so are the facets and the total of a
+-- search by state, city and deal alone, a website's first page.
 CREATE TABLE property_facet_counts (
-  facet TEXT    NOT NULL,
-  key   TEXT    NOT NULL,
-  value TEXT    NOT NULL,
-  n     INTEGER NOT NULL,
-  PRIMARY KEY (facet, key, value)
+  facet     TEXT    NOT NULL,
+  key       TEXT    NOT NULL,
+  value     TEXT    NOT NULL,
+  uf        TEXT    NOT NULL,
+  city      TEXT    NOT NULL,
+  operation TEXT    NOT NULL,
+  n         INTEGER NOT NULL,
+  PRIMARY KEY (facet, key, value, uf, city, operation)
 ) WITHOUT ROWID;
 
 CREATE TRIGGER properties_search_insert AFTER INSERT ON properties WHEN new.is_published = 1
 BEGIN
   INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
     VALUES (new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities);
-  INSERT INTO property_points SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude
+  INSERT INTO property_points
+    SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude, new.latitude, new.longitude,
+           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms
     WHERE new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
   INSERT INTO property_shown_points
-    SELECT new.rowid, lat, lat, lng, lng FROM (
+    SELECT new.rowid, lat, lat, lng, lng, lat, lng,
+           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms FROM (
       SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
              CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
     WHERE lat IS NOT NULL AND lng IS NOT NULL;
   INSERT INTO property_amenities (key, property, value)
-    SELECT FOLD(value), new.rowid, min(value) FROM json_each(new.amenities)
-     WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value);
+    SELECT key, new.rowid, value FROM (
+      SELECT FOLD(value) AS key, min(value) AS value FROM json_each(new.amenities) WHERE type = 'text' GROUP BY 1)
+    WHERE key <> '';
+  INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
+    SELECT facet, key, value, coalesce(new.uf_key, ''), coalesce(new.city_key, ''), new.operation_type, 1
+      FROM (SELECT 'city' AS facet, new.city_key AS key, new.city AS value WHERE new.city_key <> ''
+    UNION ALL SELECT 'neighborhood', new.neighborhood_key, new.neighborhood WHERE new.neighborhood_key <> ''
+    UNION ALL SELECT 'uf', new.uf_key, new.uf WHERE new.uf_key <> ''
+    UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL
+    UNION ALL SELECT 'operationType', new.operation_type, new.operation_type
+    UNION ALL SELECT 'bedrooms', CAST(new.bedrooms AS TEXT), '' WHERE new.bedrooms IS NOT NULL
+    UNION ALL SELECT 'bathrooms', CAST(new.bathrooms AS TEXT), '' WHERE new.bathrooms IS NOT NULL
+    UNION ALL SELECT 'suites', CAST(new.suites AS TEXT), '' WHERE new.suites IS NOT NULL
+    UNION ALL SELECT 'parkingSpaces', CAST(new.parking_spaces AS TEXT), '' WHERE new.parking_spaces IS NOT NULL
+    UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
+    UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
+    UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
+    UNION ALL SELECT 'amenities', key, value FROM property_amenities WHERE property = new.rowid) WHERE true
+    ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 
 CREATE TRIGGER properties_search_delete AFTER DELETE ON properties WHEN old.is_published = 1
@@ -100,53 +142,47 @@ END;
 
 -- Written again whole whenever something it holds changes: rare (an import of new content).
 CREATE TRIGGER properties_search_update AFTER UPDATE OF
-  is_published, title, description, property_type, neighborhood, city, code, amenities, latitude, longitude, display_address
+  is_published, title, description, property_type, neighborhood, city, code, amenities
   ON properties
   WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
   DELETE FROM property_words WHERE rowid = old.rowid AND old.is_published = 1;
-  DELETE FROM property_points WHERE id = old.rowid AND old.is_published = 1;
-  DELETE FROM property_shown_points WHERE id = old.rowid AND old.is_published = 1;
   DELETE FROM property_amenities WHERE property = old.rowid AND old.is_published = 1;
   INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
     SELECT new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities
     WHERE new.is_published = 1;
-  INSERT INTO property_points SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude
-    WHERE new.is_published = 1 AND new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
-  INSERT INTO property_shown_points
-    SELECT new.rowid, lat, lat, lng, lng FROM (
-      SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
-             CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
-    WHERE new.is_published = 1 AND lat IS NOT NULL AND lng IS NOT NULL;
   INSERT INTO property_amenities (key, property, value)
     SELECT FOLD(value), new.rowid, min(value) FROM json_each(new.amenities)
      WHERE new.is_published = 1 AND type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value);
 END;
 
--- The facet counters: one row less for what a listing was, one more for what it is.
-CREATE TRIGGER properties_facets_insert AFTER INSERT ON properties WHEN new.is_published = 1
+-- The map's rows, written again when a value they hold changes.
+CREATE TRIGGER properties_points_update AFTER UPDATE OF
+  is_published, latitude, longitude, display_address, created_at, id, operation_type, property_type,
+  sale_price, rental_price, built_area, total_area, bedrooms
+  ON properties
+  WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
-  INSERT INTO property_facet_counts (facet, key, value, n)
-    SELECT facet, key, value, 1 FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
-    UNION ALL SELECT 'neighborhood', FOLD(new.neighborhood), new.neighborhood WHERE FOLD(new.neighborhood) <> ''
-    UNION ALL SELECT 'uf', FOLD(new.uf), new.uf WHERE FOLD(new.uf) <> ''
-    UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL
-    UNION ALL SELECT 'operationType', new.operation_type, new.operation_type
-    UNION ALL SELECT 'bedrooms', CAST(new.bedrooms AS TEXT), '' WHERE new.bedrooms IS NOT NULL
-    UNION ALL SELECT 'bathrooms', CAST(new.bathrooms AS TEXT), '' WHERE new.bathrooms IS NOT NULL
-    UNION ALL SELECT 'suites', CAST(new.suites AS TEXT), '' WHERE new.suites IS NOT NULL
-    UNION ALL SELECT 'parkingSpaces', CAST(new.parking_spaces AS TEXT), '' WHERE new.parking_spaces IS NOT NULL
-    UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
-    UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
-    UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
-    UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(new.amenities)
-      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)) WHERE true
-    ON CONFLICT DO UPDATE SET n = n + 1;
+  DELETE FROM property_points WHERE id = old.rowid AND old.is_published = 1;
+  DELETE FROM property_shown_points WHERE id = old.rowid AND old.is_published = 1;
+  INSERT INTO property_points
+    SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude, new.latitude, new.longitude,
+           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms
+    WHERE new.is_published = 1 AND new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
+  INSERT INTO property_shown_points
+    SELECT new.rowid, lat, lat, lng, lng, lat, lng,
+           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms FROM (
+      SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
+             CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
+    WHERE new.is_published = 1 AND lat IS NOT NULL AND lng IS NOT NULL;
 END;
 
+-- The facet counters: one row less for what a listing was, one more for what it is.
 CREATE TRIGGER properties_facets_delete AFTER DELETE ON properties WHEN old.is_published = 1
 BEGIN
-  UPDATE property_facet_counts SET n = n - 1 WHERE (facet, key, value) IN (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
+  UPDATE property_facet_counts SET n = n - 1
+   WHERE (facet, key, value, uf, city, operation) IN (SELECT facet, key, value, coalesce(old.uf_key, ''), coalesce(old.city_key, ''), old.operation_type
+     FROM (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
     UNION ALL SELECT 'neighborhood', FOLD(old.neighborhood), old.neighborhood WHERE FOLD(old.neighborhood) <> ''
     UNION ALL SELECT 'uf', FOLD(old.uf), old.uf WHERE FOLD(old.uf) <> ''
     UNION ALL SELECT 'propertyType', old.property_type, old.property_type WHERE old.property_type IS NOT NULL
@@ -159,7 +195,7 @@ BEGIN
     UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
-      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value));
+      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
 END;
 
 CREATE TRIGGER properties_facets_update AFTER UPDATE OF
@@ -169,7 +205,9 @@ CREATE TRIGGER properties_facets_update AFTER UPDATE OF
   WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
   UPDATE property_facet_counts SET n = n - 1
-   WHERE old.is_published = 1 AND (facet, key, value) IN (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
+   WHERE old.is_published = 1
+     AND (facet, key, value, uf, city, operation) IN (SELECT facet, key, value, coalesce(old.uf_key, ''), coalesce(old.city_key, ''), old.operation_type
+     FROM (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
     UNION ALL SELECT 'neighborhood', FOLD(old.neighborhood), old.neighborhood WHERE FOLD(old.neighborhood) <> ''
     UNION ALL SELECT 'uf', FOLD(old.uf), old.uf WHERE FOLD(old.uf) <> ''
     UNION ALL SELECT 'propertyType', old.property_type, old.property_type WHERE old.property_type IS NOT NULL
@@ -182,9 +220,10 @@ BEGIN
     UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
-      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value));
-  INSERT INTO property_facet_counts (facet, key, value, n)
-    SELECT facet, key, value, 1 FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
+      WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
+  INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
+    SELECT facet, key, value, coalesce(new.uf_key, ''), coalesce(new.city_key, ''), new.operation_type, 1
+      FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
     UNION ALL SELECT 'neighborhood', FOLD(new.neighborhood), new.neighborhood WHERE FOLD(new.neighborhood) <> ''
     UNION ALL SELECT 'uf', FOLD(new.uf), new.uf WHERE FOLD(new.uf) <> ''
     UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL

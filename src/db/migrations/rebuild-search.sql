@@ -10,11 +10,13 @@ INSERT INTO property_words (rowid, title, description, property_type, neighborho
   SELECT rowid, title, description, property_type, neighborhood, city, code, amenities
     FROM properties WHERE is_published = 1;
 INSERT INTO property_points
-  SELECT rowid, latitude, latitude, longitude, longitude
+  SELECT rowid, latitude, latitude, longitude, longitude, latitude, longitude,
+         created_at, id, operation_type, property_type, deal_price, search_area, bedrooms
     FROM properties WHERE is_published = 1 AND latitude IS NOT NULL AND longitude IS NOT NULL;
 INSERT INTO property_shown_points
-  SELECT id, lat, lat, lng, lng FROM (
-    SELECT rowid AS id,
+  SELECT rowid, lat, lat, lng, lng, lat, lng, created_at, id, operation_type, property_type, deal_price, search_area, bedrooms
+    FROM (
+    SELECT rowid, created_at, id, operation_type, property_type, deal_price, search_area, bedrooms,
            CASE display_address WHEN 'ALL' THEN latitude WHEN 'STREET' THEN round(latitude, 3) END AS lat,
            CASE display_address WHEN 'ALL' THEN longitude WHEN 'STREET' THEN round(longitude, 3) END AS lng
       FROM properties WHERE is_published = 1)
@@ -22,19 +24,21 @@ INSERT INTO property_shown_points
 INSERT INTO property_amenities (key, property, value)
   SELECT FOLD(j.value), p.rowid, min(j.value) FROM properties p, json_each(p.amenities) j
    WHERE p.is_published = 1 AND j.type = 'text' AND FOLD(j.value) <> '' GROUP BY p.rowid, FOLD(j.value);
-INSERT INTO property_facet_counts (facet, key, value, n)
-  SELECT facet, key, value, count(*) FROM (
-    SELECT 'city' AS facet, city_key AS key, city AS value FROM properties WHERE is_published = 1 AND city_key <> ''
-    UNION ALL SELECT 'neighborhood', neighborhood_key, neighborhood FROM properties WHERE is_published = 1 AND neighborhood_key <> ''
-    UNION ALL SELECT 'uf', uf_key, uf FROM properties WHERE is_published = 1 AND uf_key <> ''
-    UNION ALL SELECT 'propertyType', property_type, property_type FROM properties WHERE is_published = 1 AND property_type IS NOT NULL
-    UNION ALL SELECT 'operationType', operation_type, operation_type FROM properties WHERE is_published = 1
-    UNION ALL SELECT 'bedrooms', CAST(bedrooms AS TEXT), '' FROM properties WHERE is_published = 1 AND bedrooms IS NOT NULL
-    UNION ALL SELECT 'bathrooms', CAST(bathrooms AS TEXT), '' FROM properties WHERE is_published = 1 AND bathrooms IS NOT NULL
-    UNION ALL SELECT 'suites', CAST(suites AS TEXT), '' FROM properties WHERE is_published = 1 AND suites IS NOT NULL
-    UNION ALL SELECT 'parkingSpaces', CAST(parking_spaces AS TEXT), '' FROM properties WHERE is_published = 1 AND parking_spaces IS NOT NULL
-    UNION ALL SELECT 'isFurnished', CAST(is_furnished AS TEXT), '' FROM properties WHERE is_published = 1
-    UNION ALL SELECT 'acceptsFinancing', CAST(accepts_financing AS TEXT), '' FROM properties WHERE is_published = 1
-    UNION ALL SELECT 'exclusive', CAST(exclusive AS TEXT), '' FROM properties WHERE is_published = 1
-    UNION ALL SELECT 'amenities', key, value FROM property_amenities)
-  GROUP BY facet, key, value;
+INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
+  SELECT facet, key, value, coalesce(uf, ''), coalesce(city, ''), operation, count(*) FROM (
+    SELECT 'city' AS facet, city_key AS key, city AS value, uf_key AS uf, city_key AS city, operation_type AS operation
+      FROM properties WHERE is_published = 1 AND city_key <> ''
+    UNION ALL SELECT 'neighborhood', neighborhood_key, neighborhood, uf_key, city_key, operation_type FROM properties WHERE is_published = 1 AND neighborhood_key <> ''
+    UNION ALL SELECT 'uf', uf_key, uf, uf_key, city_key, operation_type FROM properties WHERE is_published = 1 AND uf_key <> ''
+    UNION ALL SELECT 'propertyType', property_type, property_type, uf_key, city_key, operation_type FROM properties WHERE is_published = 1 AND property_type IS NOT NULL
+    UNION ALL SELECT 'operationType', operation_type, operation_type, uf_key, city_key, operation_type FROM properties WHERE is_published = 1
+    UNION ALL SELECT 'bedrooms', CAST(bedrooms AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1 AND bedrooms IS NOT NULL
+    UNION ALL SELECT 'bathrooms', CAST(bathrooms AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1 AND bathrooms IS NOT NULL
+    UNION ALL SELECT 'suites', CAST(suites AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1 AND suites IS NOT NULL
+    UNION ALL SELECT 'parkingSpaces', CAST(parking_spaces AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1 AND parking_spaces IS NOT NULL
+    UNION ALL SELECT 'isFurnished', CAST(is_furnished AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1
+    UNION ALL SELECT 'acceptsFinancing', CAST(accepts_financing AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1
+    UNION ALL SELECT 'exclusive', CAST(exclusive AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1
+    UNION ALL SELECT 'amenities', a.key, a.value, p.uf_key, p.city_key, p.operation_type
+      FROM property_amenities a JOIN properties p ON p.rowid = a.property)
+  GROUP BY 1, 2, 3, 4, 5, 6;

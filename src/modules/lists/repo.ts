@@ -11,11 +11,14 @@ import {
   hasPlace,
   isOnePlace,
   isSearching,
+  mapLed,
   type Plan,
   type SetName,
   SMALL_SET,
   searchConditions,
   setProbes,
+  stateSeeks,
+  walksCity,
 } from "../search/filters.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
@@ -38,6 +41,11 @@ const MAX_STATEMENTS = 512;
  * OFFSET index entries (about a day's worth of rows at a million listings over two years).
  */
 export const DEEP_OFFSET = 1_000;
+
+/** At most this many index entries are walked to find a page of a map search by date. */
+const MAP_WALK = 100_000;
+/** Published listings, from the facet counters (every one has a deal). */
+const PUBLISHED_SQL = "SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = 'operationType'";
 
 /** Prepared statements of one tenant and entity, keyed by their shape. */
 export class ListingRepo {
@@ -88,7 +96,9 @@ export class ListingRepo {
       // Their indexes list one value's rows in the date orders, and the deal's in the price orders:
       // walking, they serve; under a place, the place's index drives, and beside the owner of
       // leads, the owner's index (which holds the status and both dates).
-      const aside = plan.placeDrives || (driver !== undefined && spec !== driver);
+      // Under a state alone, its index seeks the deal (search/filters.ts stateSeeks).
+      const seeks = plan.placeDrives === true && stateSeeks(query.search) && spec.param === "operationType";
+      const aside = (plan.placeDrives && !seeks) || (driver !== undefined && spec !== driver);
       parts.push(`${aside ? "+" : ""}${spec.column} = ?`);
       params.push(value);
     }
@@ -117,6 +127,8 @@ export class ListingRepo {
   list(query: ListQuery, view: RecordView): { rows: string[]; total: number } {
     return this.tenant.read
       .transaction(() => {
+        const led = this.catalog.searchable ? mapLed(query, view, "r") : null;
+        if (led !== null) return this.mapList(query, view, led);
         const days = dayReader(this.dayCounts);
         const total = this.total(query, view, days);
         const offset = (query.page - 1) * query.limit;
@@ -125,6 +137,39 @@ export class ListingRepo {
         return { rows, total };
       })
       .deferred();
+  }
+
+  /**
+   * A search the map's table answers alone (search/filters.ts mapLed): its count and its page's
+   * rowids from that table, then only the page's rows.
+   */
+  private mapList(
+    query: ListQuery,
+    view: RecordView,
+    led: NonNullable<ReturnType<typeof mapLed>>,
+  ): { rows: string[]; total: number } {
+    const { table, alias, visible } = this.catalog;
+    const count = this.prepare(`map-count|${led.table}|${led.where}`, () => {
+      return `SELECT count(*) FROM ${led.table} r WHERE ${led.where}`;
+    });
+    const total = (count.values(...led.params) as [number][])[0]![0];
+    const offset = (query.page - 1) * query.limit;
+    if (offset >= total) return { rows: [], total };
+    // By date with no other filter, the page is found walking the date's index, testing each entry
+    // against the map's matches (no lookup of their dates), while that walk stays short.
+    const onlyMap = query.filters.length === 0 && !isSearching({ ...query.search, bbox: null, near: null });
+    if (onlyMap && isDateSort(query.sort)) {
+      const published = this.prepare("published", () => PUBLISHED_SQL).values() as [number][];
+      if ((offset + query.limit) * published[0]![0] <= MAP_WALK * total)
+        return { rows: this.rowsFrom(query, view, [], offset, { walk: true, big: new Set(["map"]) }), total };
+    }
+    const names = query.fields.map((f) => f.name).join(",");
+    const page = this.prepare(`map-page|${view}|${names}|${query.sort}|${led.table}|${led.where}`, () => {
+      const ids = `SELECT r.id FROM ${led.table} r WHERE ${led.where} ORDER BY ${led.order} LIMIT ? OFFSET ?`;
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${ids}) AND ${visible} ORDER BY ${this.orderBy(query.sort, true)}`;
+    });
+    const rows = (page.values(...led.params, query.limit, offset) as [string][]).map((row) => row[0]);
+    return { rows, total };
   }
 
   /** The page at `offset` (rows in, of `total`). */
@@ -143,7 +188,9 @@ export class ListingRepo {
         view,
         [],
         offset,
-        total <= this.smallSet ? { walk: false, big, placeDrives: hasPlace(query.search) } : { walk: true, big },
+        total <= this.smallSet
+          ? { walk: false, big, placeDrives: hasPlace(query.search) }
+          : { walk: true, big, cityWalk: walksCity(query.search, query.sort) },
       );
     }
     const bound = impliedSortBound(this.catalog, query);

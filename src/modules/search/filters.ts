@@ -1,7 +1,6 @@
 // The search filters of the property list and facets (docs/reference/behaviour-partners.md §20):
 // parsing, with every problem collected, and the SQL conditions they become. The SQL is built
 // from fixed fragments only; caller values are always bound parameters.
-import { shownCoordinate } from "../../catalog/properties.ts";
 import type { RecordView } from "../../catalog/types.ts";
 import { fold } from "../../db/fold.ts";
 import type { FieldProblem } from "../../errors.ts";
@@ -270,9 +269,22 @@ export interface Plan {
    * other conditions keep off theirs (the planner cannot tell how few a place leaves).
    */
   placeDrives?: boolean;
+  /** Walking, the order is a price order within one city: its own index (migration 9) is walked. */
+  cityWalk?: boolean;
 }
 export type SetName = "amenities" | "words" | "map";
 export const DRIVE_ANY: Plan = { walk: false, big: new Set() };
+
+/**
+ * Whether a state is the search's only place: the state's index leads with the deal and the
+ * price after it, so under it those seek instead of being tested entry by entry.
+ */
+export const stateSeeks = (search: Search): boolean =>
+  search.uf.length > 0 && search.city.length + search.neighborhood.length === 0;
+
+/** Whether a page by price walks one city's own price index: the search's only place is one city. */
+export const walksCity = (search: Search, sort: string): boolean =>
+  sort.endsWith("price") && search.city.length === 1 && search.neighborhood.length + search.uf.length === 0;
 
 /** Whether a search names a place. */
 export const hasPlace = (search: Search): boolean =>
@@ -290,7 +302,12 @@ export function searchConditions(
   // index of its own; under a place, only the place's may.
   const p = walk ? "+" : "";
   const w = walk || plan.placeDrives ? "+" : "";
-  const column = { city: `${p}p.city_key`, neighborhood: `${p}p.neighborhood_key`, uf: `${p}p.uf_key` } as const;
+  const seeks = !walk && plan.placeDrives === true && stateSeeks(search);
+  const column = {
+    city: plan.cityWalk ? "(p.city_key || '')" : `${p}p.city_key`,
+    neighborhood: `${p}p.neighborhood_key`,
+    uf: `${p}p.uf_key`,
+  } as const;
   for (const param of PLACE_PARAMS) {
     const values = search[param];
     if (values.length === 0) continue;
@@ -300,7 +317,7 @@ export function searchConditions(
   for (const { param, column: c, op } of BOUNDS) {
     const value = search[param];
     if (value === null) continue;
-    parts.push(`${w}${c} ${op} ?`);
+    parts.push(`${seeks && c === "p.deal_price" ? "" : w}${c} ${op} ?`);
     params.push(value);
   }
   for (const { param, column: c } of FLAGS) {
@@ -324,27 +341,118 @@ export function searchConditions(
     );
     params.push(matchOf(search.words));
   }
-  const points = view === "stored" ? "property_points" : "property_shown_points";
-  const lat = view === "stored" ? "p.latitude" : shownCoordinate("p.latitude");
-  const lng = view === "stored" ? "p.longitude" : shownCoordinate("p.longitude");
-  const candidates = `${walk || plan.big.has("map") ? "+" : ""}p.rowid IN (SELECT id FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`;
+  // The map's rows hold the exact coordinates the view shows: the candidates are the matches.
+  const points = pointsOf(view);
+  if (search.bbox !== null || search.near !== null) {
+    const map = mapConditions(search, "r");
+    parts.push(
+      `${walk || plan.big.has("map") ? "+" : ""}p.rowid IN (SELECT r.id FROM ${points} r WHERE ${map.parts.join(" AND ")})`,
+    );
+    params.push(...map.params);
+  }
+  return { parts, params };
+}
+
+/** The map's table as `view` sees the coordinates (migration 9). */
+const pointsOf = (view: RecordView) => (view === "stored" ? "property_points" : "property_shown_points");
+
+/**
+ * Metres that cover an R*Tree box (32-bit floats rounded outwards: under 4 m anywhere) with
+ * room to spare: a box this far inside a map filter's edge holds a matching point whatever
+ * its exact value, one this far outside none.
+ */
+const BOX_SLACK_M = 10;
+
+/**
+ * The conditions of the map filters of `search` over the map's table under `alias`: its box,
+ * then the exact coordinates, read (from the table's auxiliary columns, one lookup each) only
+ * for the few boxes that lie on a filter's edge.
+ */
+function mapConditions(search: Search, alias: string): { parts: string[]; params: number[] } {
+  const parts: string[] = [];
+  const params: number[] = [];
+  const inBox = (box: Box) => {
+    parts.push(`${alias}.max_lat >= ?`, `${alias}.min_lat <= ?`, `${alias}.max_lng >= ?`, `${alias}.min_lng <= ?`);
+    params.push(box.south, box.north, box.west, box.east);
+  };
   if (search.bbox !== null) {
     const { south, west, north, east } = search.bbox;
-    parts.push(candidates, `${lat} BETWEEN ? AND ?`, `${lng} BETWEEN ? AND ?`);
+    inBox(search.bbox);
+    parts.push(
+      `((${alias}.min_lat >= ? AND ${alias}.max_lat <= ? AND ${alias}.min_lng >= ? AND ${alias}.max_lng <= ?)` +
+        ` OR (${alias}.lat BETWEEN ? AND ? AND ${alias}.lng BETWEEN ? AND ?))`,
+    );
     params.push(south, north, west, east, south, north, west, east);
   }
   if (search.near !== null) {
     const { lat: centreLat, lng: centreLng, radius } = search.near;
-    const box = boxAround(search.near);
+    inBox(boxAround(search.near));
     const phi = (centreLat * Math.PI) / 180;
+    const centre = [phi, Math.cos(phi), (centreLng * Math.PI) / 180];
     // Haversine; min(1, …) keeps asin defined when rounding pushes the term past 1.
-    const distance =
+    const distance = (lat: string, lng: string) =>
       `2 * ${EARTH_RADIUS_M} * asin(min(1, sqrt(power(sin((radians(${lat}) - ?) / 2), 2) + ` +
       `? * cos(radians(${lat})) * power(sin((radians(${lng}) - ?) / 2), 2))))`;
-    parts.push(candidates, `${lat} IS NOT NULL`, `${distance} <= ?`);
-    params.push(box.south, box.north, box.west, box.east, phi, Math.cos(phi), (centreLng * Math.PI) / 180, radius);
+    const corner = distance(`${alias}.min_lat`, `${alias}.min_lng`);
+    parts.push(
+      `CASE WHEN ${corner} <= ? THEN 1 WHEN ${corner} > ? THEN 0 ELSE ${distance(`${alias}.lat`, `${alias}.lng`)} <= ? END`,
+    );
+    params.push(...centre, radius - BOX_SLACK_M, ...centre, radius + BOX_SLACK_M, ...centre, radius);
   }
   return { parts, params };
+}
+
+/** The map's columns that hold a listing's values, by the filter or bound that reads them. */
+const MAP_COLUMNS = {
+  operationType: "operation",
+  propertyType: "type",
+  minPrice: "price",
+  maxPrice: "price",
+  minArea: "area",
+  maxArea: "area",
+  minBedrooms: "bedrooms",
+  maxBedrooms: "bedrooms",
+} as const;
+
+/**
+ * A search the map's table answers alone (under `alias`), count and order: map filters with
+ * at most the deal, the type, price, area and bedrooms, in the date of creation's or the
+ * price's or area's order. Null for any other.
+ */
+export function mapLed(
+  query: { filters: { spec: { param: string }; value: string }[]; dates: unknown[]; search: Search; sort: string },
+  view: RecordView,
+  alias: string,
+): { table: string; where: string; params: (string | number)[]; order: string } | null {
+  const { search, sort } = query;
+  if (search.bbox === null && search.near === null) return null;
+  if (query.dates.length > 0 || sort.endsWith("updatedAt")) return null;
+  const rest: Search = { ...search, bbox: null, near: null };
+  for (const bound of ["minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms", "maxBedrooms"] as const)
+    rest[bound] = null;
+  if (isSearching(rest)) return null;
+  if (query.filters.some((f) => f.spec.param !== "operationType" && f.spec.param !== "propertyType")) return null;
+  const map = mapConditions(search, alias);
+  const parts = [...map.parts];
+  const params: (string | number)[] = [...map.params];
+  for (const { spec, value } of query.filters) {
+    parts.push(`${alias}.${MAP_COLUMNS[spec.param as "operationType" | "propertyType"]} = ?`);
+    params.push(value);
+  }
+  for (const { param, op } of BOUNDS) {
+    const value = search[param];
+    if (value === null || !(param in MAP_COLUMNS)) continue;
+    parts.push(`${alias}.${MAP_COLUMNS[param as keyof typeof MAP_COLUMNS]} ${op} ?`);
+    params.push(value);
+  }
+  const direction = sort.startsWith("-") ? "DESC" : "ASC";
+  const column = sort.endsWith("price") ? `${alias}.price` : sort.endsWith("area") ? `${alias}.area` : null;
+  // The list's orders (listing/repo.ts): ties by id; price and area put listings without them last.
+  const order =
+    column === null
+      ? `${alias}.created_at ${direction}, ${alias}.pid ${direction}`
+      : `${column} IS NULL, ${column} ${direction}, ${alias}.pid ${direction}`;
+  return { table: pointsOf(view), where: parts.join(" AND "), params, order };
 }
 
 /**
@@ -427,7 +535,7 @@ export function setProbes(
       sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?",
       params: [matchOf(search.words)],
     });
-  const points = view === "stored" ? "property_points" : "property_shown_points";
+  const points = pointsOf(view);
   for (const box of [search.bbox, search.near === null ? null : boxAround(search.near)]) {
     if (box === null) continue;
     probes.push({

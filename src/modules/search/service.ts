@@ -88,19 +88,20 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
   if (problems.length > 0) throw ApiError.validation(problems);
 
   const repo = listingFor(tenant, PROPERTY_CATALOG).repo;
-  const unfiltered = filters.filters.length === 0 && filters.dates.length === 0 && !isSearching(filters.search);
+  const places = countedPlaces(filters);
   return repo.snapshot(() => {
     // Every published listing has a deal: its counters sum to the total.
-    const total = unfiltered ? sumOf(counted(repo, "operationType")) : repo.count(filters, reader.view);
+    const total = places !== null ? sumOf(counted(repo, "operationType", places)) : repo.count(filters, reader.view);
     const facets: Record<string, { value: string; count: number }[]> = {};
     for (const name of names) {
-      // The spellings come from the counters; under filters, the counts from the matching rows.
+      // The spellings come from the counters; under other filters, the counts from the matching rows.
       const spellings = spellingsOf(counted(repo, name));
-      const groups = unfiltered
-        ? [...spellings.values()].map(({ key, count }) => ({ key, n: count }))
-        : total === 0
-          ? []
-          : repo.grouped<{ key: string; n: number }>(`facet-${name}`, filters, reader.view, FACET_SQL[name]);
+      const groups =
+        places !== null
+          ? merged(counted(repo, name, places)).map(({ key, count }) => ({ key, n: count }))
+          : total === 0
+            ? []
+            : repo.grouped<{ key: string; n: number }>(`facet-${name}`, filters, reader.view, FACET_SQL[name]);
       const counts = new Map<string, number>();
       for (const { key, n } of groups) {
         const value = name === "bedrooms" ? bucketOf(key) : (spellings.get(key)?.value ?? key);
@@ -118,14 +119,36 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
   });
 }
 
-/** The facet counters' rows of one facet (listings with a value; none when counts fell to 0). */
-function counted(repo: ListingRepo, facet: string): Group[] {
+/** A search the facet counters answer: states, cities and a deal, each given or not (empty: any). */
+interface CountedPlaces {
+  uf: string[];
+  city: string[];
+  operation: string[];
+}
+const ANYWHERE: CountedPlaces = { uf: [], city: [], operation: [] };
+
+/** The counters' dimensions of `filters`, or null when it has a filter they do not count by. */
+function countedPlaces(filters: ListFilters): CountedPlaces | null {
+  if (filters.dates.length > 0 || filters.filters.some((f) => f.spec.param !== "operationType")) return null;
+  const { uf, city, ...rest } = filters.search;
+  if (isSearching({ ...emptySearch(), ...rest })) return null;
+  return { uf, city, operation: filters.filters.map((f) => f.value) };
+}
+
+/**
+ * The facet counters' rows of one facet (listings with a value; none when counts fell to 0),
+ * summed over the states, cities and deals of `places`.
+ */
+function counted(repo: ListingRepo, facet: string, places: CountedPlaces = ANYWHERE): Group[] {
+  const dims = (["uf", "city", "operation"] as const).filter((d) => places[d].length > 0);
+  const where = dims.map((d) => ` AND ${d} IN (${places[d].map(() => "?").join(", ")})`).join("");
   return repo.grouped<Group>(
-    "facet-counts",
+    `facet-counts|${dims.map((d) => `${d}${places[d].length}`).join(",")}`,
     EVERYTHING,
     "stored",
-    () => "SELECT key, value, n FROM property_facet_counts WHERE facet = ? AND n > 0",
-    [facet],
+    () =>
+      `SELECT key, value, sum(n) AS n FROM property_facet_counts WHERE facet = ?${where} GROUP BY key, value HAVING sum(n) > 0`,
+    [facet, ...dims.flatMap((d) => places[d])],
   );
 }
 

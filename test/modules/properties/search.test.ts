@@ -322,6 +322,54 @@ describe("map filters use the coordinates the caller is shown", () => {
     );
   });
 
+  test("the map with the deal, type, price, area and rooms: every sort, pages never overlap or skip", async () => {
+    const sp = located().filter((r) => r.city === "São Paulo");
+    const lats = sp.map((r) => r.latitude!).sort((a, b) => a - b);
+    const lngs = sp.map((r) => r.longitude!).sort((a, b) => a - b);
+    const box = [lats[0]! - 0.01, lngs[0]! - 0.01, lats.at(-1)! + 0.01, lngs.at(-1)! + 0.01];
+    const centre: [number, number] = [sp[0]!.latitude!, sp[0]!.longitude!];
+    const cases: [string, (r: Row, full: boolean) => boolean][] = [
+      [
+        `bbox=${box.join(",")}&operationType=SALE&minArea=40&maxPrice=5000000`,
+        (r, full) => {
+          const c = shown(r, full);
+          const inBox = c !== null && c[0] >= box[0]! && c[0] <= box[2]! && c[1] >= box[1]! && c[1] <= box[3]!;
+          return inBox && r.operation_type === "SALE" && (area(r) ?? -1) >= 40 && (price(r) ?? Infinity) <= 5_000_000;
+        },
+      ],
+      [
+        `near=${centre.join(",")}&radius=20000&propertyType=${encodeURIComponent(sp[0]!.property_type!)}&minBedrooms=1`,
+        (r, full) => {
+          const c = shown(r, full);
+          return (
+            c !== null &&
+            metresBetween(centre, c) <= 20000 &&
+            r.property_type === sp[0]!.property_type &&
+            (r.bedrooms ?? -1) >= 1
+          );
+        },
+      ],
+    ];
+    for (const [query, matches] of cases) {
+      for (const who of ["site", "crm"] as const) {
+        const matching = rows.filter((r) => matches(r, who === "crm"));
+        expect(matching.length).toBeGreaterThan(3);
+        for (const [sort, order] of [
+          ["-createdAt", byCreatedDesc],
+          ["createdAt", (a: Row, b: Row) => -byCreatedDesc(a, b)],
+          ["price", byValue(price, false)],
+          ["-price", byValue(price, true)],
+          ["area", byValue(area, false)],
+          ["-area", byValue(area, true)],
+        ] as const) {
+          const { ids: got, total } = await walk(`${query}&sort=${sort}`, who, 3);
+          expect(total).toBe(matching.length);
+          expect(got).toEqual(ids([...matching].sort(order)));
+        }
+      }
+    }
+  });
+
   test("a NEIGHBORHOOD listing is never located by narrowing a radius or a box", async () => {
     const hidden = located()
       .filter((r) => r.display_address === "NEIGHBORHOOD")
@@ -543,6 +591,40 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
     }
   });
 
+  test("states, cities and a deal alone: from the counters, as the rows have it", async () => {
+    for (const query of [
+      "city=sao paulo,RIO DE JANEIRO&operationType=SALE",
+      "uf=sp&city=São Paulo",
+      "operationType=RENT",
+    ]) {
+      const params = new URLSearchParams(query);
+      const inList = (name: string, value: string | null) =>
+        !params.has(name) ||
+        params
+          .get(name)!
+          .split(",")
+          .map(norm)
+          .includes(norm(value ?? ""));
+      const matching = rows.filter(
+        (r) =>
+          inList("city", r.city) &&
+          inList("uf", r.uf) &&
+          (!params.has("operationType") || r.operation_type === params.get("operationType")),
+      );
+      expect(matching.length).toBeGreaterThan(5);
+      const { body } = await facets(`facets=${Object.keys(facetValues).join(",")}&${query}`);
+      expect(body.data.total).toBe(matching.length);
+      for (const [name, valuesOf] of Object.entries(facetValues)) {
+        const want = expectedFacet(matching, valuesOf);
+        const got = body.data.facets[name] as { value: string; count: number }[];
+        expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
+        expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(
+          new Set(want.map((w) => `${w.value}=${w.count}`)),
+        );
+      }
+    }
+  });
+
   test("at most 50 values a facet; bedrooms in 0, 1, 2, 3, 4+", async () => {
     const { body } = await facets("facets=neighborhood,bedrooms");
     expect(body.data.facets.neighborhood.length).toBe(
@@ -628,6 +710,10 @@ describe("the plans a search may take give the same pages", () => {
       "near=-22.95,-43.2&radius=20000&sort=-price",
       "bbox=-24,-47,-22,-43&amenities=churrasqueira&status=AVAILABLE",
       "uf=SP&maxPrice=900000&minArea=50&sort=area",
+      // One city by price walks the city's own price index; a state by deal and price seeks its index.
+      "city=sao%20paulo&sort=-price",
+      "city=Rio%20de%20Janeiro&minBedrooms=1&sort=price",
+      "uf=sp&operationType=SALE&minPrice=100000&maxPrice=2000000&sort=price",
     ];
     for (const q of queries) {
       for (const view of ["partner", "stored"] as const) {
