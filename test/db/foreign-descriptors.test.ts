@@ -16,7 +16,7 @@ const OPENS =
 /** Each file that may open descriptors, and why none of them is a database's file. */
 const CHECKED: Record<string, string> = {
   "cli/export.ts": "writes --out, which export refuses when it names one of the database's files (src/db/files.ts)",
-  "feeds/source.ts": "reads FEED, which import refuses when it names one of the database's files (src/db/files.ts)",
+  "formats/source.ts": "reads FEED, which import refuses when it names one of the database's files (src/db/files.ts)",
   "config/load.ts": "reads the config file",
   "config/jwt-secret.ts": "reads and writes the token secret's own file",
   "agency/staging.ts": "creates its private staging file in the temp folder before SQLite first opens it",
