@@ -5,7 +5,7 @@
 // unloaded, from the same run of the runner; lead creation p99 and max during each run. The
 // run's process is the server's child, on the server's core, under background-priority.ts.
 import { Database } from "bun:sqlite";
-import { copyFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET, issueToken } from "./api.ts";
@@ -31,6 +31,8 @@ export interface OneCorePhase {
   /** The same load with no run, just before it (CONTROL_WINDOWS windows): what the machine gives leads anyway. */
   control: { leads: WrkResult[]; reads: WrkResult[] };
   runSeconds: number;
+  /** Bytes the run's process had written (its /proc/<pid>/io write_bytes, last seen): the disk's share of the run. */
+  runWriteBytes: number;
   outcome: string;
   summary: unknown;
   leads: WrkResult[];
@@ -38,6 +40,7 @@ export interface OneCorePhase {
 }
 
 export interface OneCoreResult {
+  listings: number;
   feedMiB: number;
   unloaded: OneCorePhase;
   loaded: OneCorePhase;
@@ -70,6 +73,40 @@ function writeConfig(path: string, db: string, feedUrl: string | null): void {
     }),
     { mode: 0o600 },
   );
+}
+
+/** The children of a process (the feed run's, for `serve`), by /proc. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** Watches the bytes written by the children of `pid`: the last figure seen of each, summed. */
+function watchChildWrites(pid: number): { stop(): number } {
+  const seen = new Map<number, number>();
+  const look = () => {
+    for (const child of childrenOf(pid)) {
+      try {
+        const bytes = Number(/^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${child}/io`, "utf8"))?.[1] ?? NaN);
+        if (Number.isFinite(bytes)) seen.set(child, Math.max(bytes, seen.get(child) ?? 0));
+      } catch {
+        // Gone already.
+      }
+    }
+  };
+  const timer = setInterval(look, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      look();
+      return [...seen.values()].reduce((a, b) => a + b, 0);
+    },
+  };
 }
 
 function wrkRun(base: string, token: string, core: number, mode: "leads" | "reads", durationS: number): WrkRun {
@@ -140,6 +177,7 @@ async function phase(
         )
         .get(triggered);
     writeConfig(config, db, feedUrl);
+    const writes = watchChildWrites(server.pid);
     process.kill(server.pid, "SIGHUP");
     const leads: WrkResult[] = [];
     const reads: WrkResult[] = [];
@@ -158,12 +196,16 @@ async function phase(
       ran = finished();
     }
     state.close();
+    const runWriteBytes = writes.stop();
     const runSeconds = (ran.finished - ran.started) / 1000;
-    log(`feed-run-one-core ${loaded ? "loaded" : "unloaded"}: ${ran.outcome} in ${runSeconds.toFixed(1)} s`);
+    log(
+      `feed-run-one-core ${loaded ? "loaded" : "unloaded"}: ${ran.outcome} in ${runSeconds.toFixed(1)} s, ${(runWriteBytes / 2 ** 20).toFixed(0)} MiB written by the run's process`,
+    );
     return {
       loaded,
       control,
       runSeconds,
+      runWriteBytes,
       outcome: ran.outcome,
       summary: ran.summary ? JSON.parse(ran.summary) : null,
       leads,
@@ -179,8 +221,11 @@ export async function runFeedRunOneCore(settings: {
   serverCore: number;
   loadCore: number;
   log: (line: string) => void;
+  /** The feed's size: ONE_CORE_LISTINGS but for quicker trials (`--one-core-listings`). */
+  listings?: number;
 }): Promise<OneCoreResult> {
-  const feed = await ensureCrmFeed(join(ROOT, "bench/datasets"), ONE_CORE_LISTINGS, settings.log, "ONECORE-");
+  const listings = settings.listings ?? ONE_CORE_LISTINGS;
+  const feed = await ensureCrmFeed(join(ROOT, "bench/datasets"), listings, settings.log, "ONECORE-");
   const crm = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -194,6 +239,7 @@ export async function runFeedRunOneCore(settings: {
     const unloaded = await phase(false, url, settings, commands);
     const loaded = await phase(true, url, settings, commands);
     return {
+      listings,
       feedMiB: statSync(feed).size / 1_048_576,
       unloaded,
       loaded,
@@ -233,32 +279,34 @@ export function feedRunOneCoreSection(
   const busy = leadFigures(result.loaded.leads);
   const busyControl = leadFigures(result.loaded.control.leads);
   const verdict = (ok: boolean) => (ok ? "**met**" : "**missed**");
-  const row = (label: string, run: string, leads: WrkResult[], reads: WrkResult[]) => {
+  const row = (label: string, run: string, wrote: string, leads: WrkResult[], reads: WrkResult[]) => {
     const f = leadFigures(leads);
-    return `| ${label} | ${run} | ${f.requests} | ${f.p99.toFixed(1)} | ${f.max.toFixed(0)} | ${f.errors} | ${readRate(reads)} |`;
+    return `| ${label} | ${run} | ${wrote} | ${f.requests} | ${f.p99.toFixed(1)} | ${f.max.toFixed(0)} | ${f.errors} | ${readRate(reads)} |`;
   };
   const runOf = (p: OneCorePhase) => `${p.outcome} in ${p.runSeconds.toFixed(1)} s`;
+  const wroteOf = (p: OneCorePhase) => `${(p.runWriteBytes / 2 ** 20).toFixed(0)} MiB`;
   return markedSection(
     ...MARKS,
     [
-      `## Feed run on one busy core: ${ONE_CORE_LISTINGS.toLocaleString("en-US")} listings while reads saturate the server's core`,
+      `## Feed run on one busy core: ${result.listings.toLocaleString("en-US")} listings while reads saturate the server's core`,
       "",
       `\`bun run bench --only feed-run-one-core\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
       `\`serve\` pinned to core ${result.serverCore} (its feed run in a child process on that core, under SCHED_BATCH at the server's nice value); wrk and the feed server on core ${result.loadCore}.`,
       `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, into a fresh copy of the 1k dataset, started by SIGHUP. Both runs are from this one run of the runner.`,
       `Lead creations from ${LEADS.connections} connections pausing ${LEADS.pauseMs} ms after each answer, in both runs; in the loaded run, list reads (\`${READ_PATH}\`) from ${READS.connections} connections with no pause, saturating the core.`,
       "",
-      "| measurement | feed run | leads created | lead p99 ms | lead max ms | lead errors | reads |",
-      "|---|---|---|---|---|---|---|",
-      row(`unloaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", result.unloaded.control.leads, []),
-      row("unloaded, the run", runOf(result.unloaded), result.unloaded.leads, []),
+      "| measurement | feed run | run wrote | leads created | lead p99 ms | lead max ms | lead errors | reads |",
+      "|---|---|---|---|---|---|---|---|",
+      row(`unloaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", "", result.unloaded.control.leads, []),
+      row("unloaded, the run", runOf(result.unloaded), wroteOf(result.unloaded), result.unloaded.leads, []),
       row(
         `loaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`,
         "none",
+        "",
         result.loaded.control.leads,
         result.loaded.control.reads,
       ),
-      row("loaded, the run", runOf(result.loaded), result.loaded.leads, result.loaded.reads),
+      row("loaded, the run", runOf(result.loaded), wroteOf(result.loaded), result.loaded.leads, result.loaded.reads),
       "",
       `- The run loaded over unloaded: **${ratio.toFixed(2)}×**; goal ≤ ${ONE_CORE_TARGETS.runRatio}×: ${verdict(ratio <= ONE_CORE_TARGETS.runRatio)}.`,
       `- Lead creation during the loaded run (its windows pooled): p99 **${busy.p99.toFixed(1)} ms**, goal ≤ ${ONE_CORE_TARGETS.leadP99Ms} ms: ${verdict(busy.p99 <= ONE_CORE_TARGETS.leadP99Ms)}; max **${busy.max.toFixed(0)} ms**, goal < ${ONE_CORE_TARGETS.leadMaxMs} ms: ${verdict(busy.max < ONE_CORE_TARGETS.leadMaxMs)}. The same load with no run just before: p99 ${busyControl.p99.toFixed(1)} ms, max ${busyControl.max.toFixed(0)} ms (the run's cost: ${(busy.p99 / busyControl.p99).toFixed(2)}× on p99).`,
@@ -269,6 +317,13 @@ export function feedRunOneCoreSection(
   );
 }
 
-export function writeFeedRunOneCoreSection(section: string): void {
-  writeMarkedSection(...MARKS, section);
+/** Into RESULTS.md for the full feed; a smaller trial's goes to bench/out (returned: the file written). */
+export function writeFeedRunOneCoreSection(section: string, listings: number): string {
+  if (listings === ONE_CORE_LISTINGS) {
+    writeMarkedSection(...MARKS, section);
+    return "bench/RESULTS.md";
+  }
+  const path = join(OUT, `feed-run-one-core-${listings}.md`);
+  writeFileSync(path, `${section}\n`);
+  return path;
 }
