@@ -32,13 +32,13 @@ export interface ApplyCounts {
  * WAL again, so 3 ms chunks wrote several times the bytes of 100 ms ones and took twice as long
  * (bench feed-run-one-core).
  */
-export const CHUNK_MAX_MS = 250;
+export const CHUNK_MAX_MS = Number(process.env.EXP_CHUNK_MAX ?? 250);
 /**
  * How long a writer of the server waits for the lock before a chunk gives it up. Meanwhile the
  * server's other writes gather behind it (src/db/group-commit.ts), so one commit of the server
  * follows one of the import; giving the lock up at once would make every lead creation cut a chunk.
  */
-export const YIELD_AFTER_MS = 10;
+export const YIELD_AFTER_MS = Number(process.env.EXP_YIELD_AFTER ?? 10);
 /**
  * Without the flag (a process that cannot open it), how long one chunk holds the write lock: what
  * a lead creation meeting it waits at most (on timers, src/db/group-commit.ts). On a core shared
@@ -47,7 +47,7 @@ export const YIELD_AFTER_MS = 10;
  */
 export const CHUNK_BUDGET_MS = 3;
 /** The share of the core a run leaves to others after a chunk: a pause this part as long as the chunk. */
-const PAUSE_SHARE = 0.5;
+const PAUSE_SHARE = Number(process.env.EXP_PAUSE_SHARE ?? 0.5);
 /** After giving the lock up, how long a chunk waits for the waiting writer to take it before starting again. */
 const HANDOVER_MS = 50;
 /** How long a chunk waits for the lock, trying every few milliseconds and saying it waits (SQLite's busy_timeout). */
