@@ -32,13 +32,13 @@ export interface ApplyCounts {
  * WAL again, so 3 ms chunks wrote several times the bytes of 100 ms ones and took twice as long
  * (bench feed-run-one-core).
  */
-export const CHUNK_MAX_MS = Number(process.env.EXP_CHUNK_MAX ?? 250);
+export const CHUNK_MAX_MS = 250;
 /**
  * How long a writer of the server waits for the lock before a chunk gives it up. Meanwhile the
  * server's other writes gather behind it (src/db/group-commit.ts), so one commit of the server
  * follows one of the import; giving the lock up at once would make every lead creation cut a chunk.
  */
-export const YIELD_AFTER_MS = Number(process.env.EXP_YIELD_AFTER ?? 10);
+export const YIELD_AFTER_MS = 10;
 /**
  * Without the flag (a process that cannot open it), how long one chunk holds the write lock: what
  * a lead creation meeting it waits at most (on timers, src/db/group-commit.ts). On a core shared
@@ -46,12 +46,18 @@ export const YIELD_AFTER_MS = Number(process.env.EXP_YIELD_AFTER ?? 10);
  * chunk, the fewer preemptions fall inside one.
  */
 export const CHUNK_BUDGET_MS = 3;
-/** The share of the core a run leaves to others after a chunk: a pause this part as long as the chunk. */
-const PAUSE_SHARE = Number(process.env.EXP_PAUSE_SHARE ?? 0.5);
+/**
+ * After each chunk a pause this part as long as the chunk (at least 1 ms): on a core shared with
+ * the server, the import is runnable at most about half of the time while it writes, as it was
+ * with 3 ms chunks and pauses as long; it needs far less of the core for the same listings now.
+ */
+const PAUSE_SHARE = 1;
 /** After giving the lock up, how long a chunk waits for the waiting writer to take it before starting again. */
 const HANDOVER_MS = 50;
 /** How long a chunk waits for the lock, trying every few milliseconds and saying it waits (SQLite's busy_timeout). */
 const LOCK_WAIT_MS = 5_000;
+/** The import's own automatic checkpoint (pages of WAL): the server's backstop (src/db/checkpointer.ts). */
+const IMPORT_CHECKPOINT_FRAMES = 10_000;
 /** Unpublished properties per chunk (one UPDATE each). */
 const UNPUBLISH_CHUNK = 2_000;
 
@@ -137,10 +143,16 @@ function pause(heldMs: number): Promise<void> {
   return Bun.sleep(Math.max(2, Math.ceil(heldMs * (0.5 + Math.random()))));
 }
 
-/** After giving the lock up to a waiting writer: until it has taken it (or HANDOVER_MS). */
-async function handOver(waiting: WriterWaiting): Promise<void> {
-  const until = performance.now() + HANDOVER_MS;
-  while (waiting.waitedMs() !== null && performance.now() < until) await Bun.sleep(1);
+/**
+ * The pause after a chunk that held the lock `heldMs`; after giving the lock up to a waiting
+ * writer, also until that writer has taken it (at most HANDOVER_MS), so the next chunk does not
+ * take it back first.
+ */
+async function pauseAfter(heldMs: number, waiting: WriterWaiting, yielded: boolean): Promise<void> {
+  const started = performance.now();
+  if (yielded) while (waiting.waitedMs() !== null && performance.now() - started < HANDOVER_MS) await Bun.sleep(1);
+  const rest = Math.max(1, heldMs * PAUSE_SHARE) - (performance.now() - started);
+  if (rest > 0) await Bun.sleep(Math.ceil(rest));
 }
 
 /**
@@ -195,6 +207,13 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
   // with FULL, the server's or the import's last record, flushes it; a power cut loses only
   // chunks the next import writes again.
   if (chunked) db.run("PRAGMA synchronous = NORMAL");
+  // SQLite checkpoints on the committing connection once the WAL is past 1000 pages: several
+  // times a second during a run, each a copy into the database file and an fsync, pages that
+  // the next chunks dirty again. A served file's checkpointer thread copies the WAL back every
+  // second (src/db/checkpointer.ts); the import's own checkpoints stay only as a backstop.
+  const autocheckpoint = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number })
+    .wal_autocheckpoint;
+  if (chunked) db.run(`PRAGMA wal_autocheckpoint = ${IMPORT_CHECKPOINT_FRAMES}`);
   const waiting = chunked ? WriterWaiting.of(db) : null;
   const budgetMs = waiting === null ? CHUNK_BUDGET_MS : CHUNK_MAX_MS;
   const rows = new PropertyRows(db);
@@ -230,8 +249,7 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
     if (!chunked) return;
     const heldMs = performance.now() - startedAt;
     if (waiting === null) await pause(heldMs);
-    else if (yielded) await handOver(waiting);
-    else await Bun.sleep(Math.max(1, Math.ceil(heldMs * PAUSE_SHARE)));
+    else await pauseAfter(heldMs, waiting, yielded);
   };
   try {
     if (!chunked) {
@@ -277,6 +295,7 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
   } finally {
     writes.return(undefined);
     rows.finalize();
+    if (chunked) db.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
   }
 }
 
