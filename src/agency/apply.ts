@@ -183,8 +183,11 @@ async function begin(db: Database, waiting: WriterWaiting | null, signal: AbortS
       waiting?.done();
       throw error;
     }
+    if (signal?.aborted) {
+      waiting?.done();
+      signal.throwIfAborted();
+    }
     waiting?.announce();
-    signal?.throwIfAborted();
     await Bun.sleep(tries < 4 ? 1 : 2);
   }
 }
