@@ -26,7 +26,20 @@ const LEADS = { connections: 4, pauseMs: 20 };
 /** Saturating: a closed loop of 32 connections with no pause. */
 const READS = { connections: 32, pauseMs: 0 };
 
+/** The bench's token for GET /metrics. */
+const METRICS_TOKEN = "bench-metrics-token-one-core";
+
+/** A histogram of the server's group commit over the run: batches, and how many took longer than 25 and 100 ms. */
+export interface BatchTimes {
+  batches: number;
+  meanMs: number;
+  over25: number;
+  over100: number;
+}
+
 export interface OneCorePhase {
+  /** The lead batches' wait for the lock (and gathering), and their commit with the WAL's sync, during the run. */
+  batches: { wait: BatchTimes; commit: BatchTimes } | null;
   loaded: boolean;
   /** The same load with no run, just before it (CONTROL_WINDOWS windows): what the machine gives leads anyway. */
   control: { leads: WrkResult[]; reads: WrkResult[] };
@@ -57,6 +70,7 @@ function writeConfig(path: string, db: string, feedUrl: string | null): void {
       environment: "sandbox",
       jwtSecret: "bench-secret-long-enough-for-the-one-core-feed-run",
       databases: { bench: db },
+      metrics: { token: METRICS_TOKEN },
       clients: [
         {
           id: "sandbox",
@@ -106,6 +120,40 @@ function watchChildWrites(pid: number): { stop(): number } {
       look();
       return [...seen.values()].reduce((a, b) => a + b, 0);
     },
+  };
+}
+
+type Histograms = Map<string, number>;
+
+/** The server's metrics as `name{labels}` → value (null when they cannot be read). */
+async function scrapeMetrics(base: string): Promise<Histograms | null> {
+  try {
+    const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    if (!response.ok) return null;
+    const values: Histograms = new Map();
+    for (const line of (await response.text()).split("\n")) {
+      const match =
+        /^(partner_api_group_commit_(?:wait|duration)_seconds_(?:bucket|sum|count))(\{[^}]*\})? ([0-9.e+-]+)$/.exec(
+          line,
+        );
+      if (match) values.set(`${match[1]}${match[2] ?? ""}`, Number(match[3]));
+    }
+    return values;
+  } catch {
+    return null;
+  }
+}
+
+/** One histogram's change between two scrapes. */
+function batchTimes(before: Histograms, after: Histograms, name: string): BatchTimes {
+  const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  const batches = delta(`${name}_count`);
+  const upTo = (le: string) => delta(`${name}_bucket{le="${le}"}`);
+  return {
+    batches,
+    meanMs: batches === 0 ? 0 : (delta(`${name}_sum`) / batches) * 1000,
+    over25: batches - upTo("0.025"),
+    over100: batches - upTo("0.1"),
   };
 }
 
@@ -195,6 +243,7 @@ async function phase(
         )
         .get(triggered);
     writeConfig(config, db, feedUrl);
+    const metricsBefore = await scrapeMetrics(server.base);
     const writes = watchChildWrites(server.pid);
     process.kill(server.pid, "SIGHUP");
     const leads: WrkResult[] = [];
@@ -217,6 +266,14 @@ async function phase(
     }
     state.close();
     const runWriteBytes = writes.stop();
+    const metricsAfter = await scrapeMetrics(server.base);
+    const batches =
+      metricsBefore === null || metricsAfter === null
+        ? null
+        : {
+            wait: batchTimes(metricsBefore, metricsAfter, "partner_api_group_commit_wait_seconds"),
+            commit: batchTimes(metricsBefore, metricsAfter, "partner_api_group_commit_duration_seconds"),
+          };
     const runSeconds = (ran.finished - ran.started) / 1000;
     log(
       `feed-run-one-core ${loaded ? "loaded" : "unloaded"}: ${ran.outcome} in ${runSeconds.toFixed(1)} s, ${(runWriteBytes / 2 ** 20).toFixed(0)} MiB written by the run's process`,
@@ -226,6 +283,7 @@ async function phase(
       control,
       runSeconds,
       runWriteBytes,
+      batches,
       outcome: ran.outcome,
       summary: ran.summary ? JSON.parse(ran.summary) : null,
       leads,
@@ -291,6 +349,14 @@ const readRate = (reads: WrkResult[]) =>
     ? "none"
     : `${(reads.reduce((n, r) => n + r.requests, 0) / (reads.length * WINDOW_S)).toFixed(0)}/s`;
 
+/** Where the lead batches' time went during a run: waiting for the lock, or committing and syncing. */
+function batchLine(p: OneCorePhase): string {
+  const label = p.loaded ? "loaded" : "unloaded";
+  if (p.batches === null) return `- The server's batches during the ${label} run: no metrics.`;
+  const { wait, commit } = p.batches;
+  return `- The server's ${wait.batches} batches of writes during the ${label} run (its /metrics): waiting for the lock (and gathering) ${wait.meanMs.toFixed(1)} ms on average, ${wait.over25} over 25 ms, ${wait.over100} over 100 ms; the commit and the WAL's sync ${commit.meanMs.toFixed(1)} ms on average, ${commit.over25} over 25 ms, ${commit.over100} over 100 ms.`;
+}
+
 export function feedRunOneCoreSection(
   result: OneCoreResult,
   context: { date: Date; version: string; machine: string },
@@ -330,6 +396,7 @@ export function feedRunOneCoreSection(
       "",
       `- The run loaded over unloaded: **${ratio.toFixed(2)}×**; goal ≤ ${ONE_CORE_TARGETS.runRatio}×: ${verdict(ratio <= ONE_CORE_TARGETS.runRatio)}.`,
       `- Lead creation during the loaded run (its windows pooled): p99 **${busy.p99.toFixed(1)} ms**, goal ≤ ${ONE_CORE_TARGETS.leadP99Ms} ms: ${verdict(busy.p99 <= ONE_CORE_TARGETS.leadP99Ms)}; max **${busy.max.toFixed(0)} ms**, goal < ${ONE_CORE_TARGETS.leadMaxMs} ms: ${verdict(busy.max < ONE_CORE_TARGETS.leadMaxMs)}. The same load with no run just before: p99 ${busyControl.p99.toFixed(1)} ms, max ${busyControl.max.toFixed(0)} ms (the run's cost: ${(busy.p99 / busyControl.p99).toFixed(2)}× on p99).`,
+      ...[result.unloaded, result.loaded].map((p) => batchLine(p)),
       "- The machine is shared with other engineers' work: the load averages above, and the reads a second with no run, say how much of core 0 this run had.",
       "- The run writes in chunks that end once a lead creation has waited 10 ms for the write lock (the server's writer says so in the database's `-wait` flag, read after every listing), else after 250 ms, each followed by a pause as long (src/agency/apply.ts); \"run wrote\" is its process's `write_bytes`.",
       "- Before (3 ms chunks with a pause as long, 2026-11-26 on this machine, 20,000 listings): the run 1.73× its unloaded time (82.2 s over 47.5 s), lead p99 135.1 ms and max 545 ms during the loaded run; on 2026-11-27 the same unloaded run took more than 190 s and its process wrote 9 GB, the many small commits rewriting the same pages into the WAL.",
