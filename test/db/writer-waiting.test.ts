@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GroupCommitWriter } from "../../src/db/group-commit.ts";
+import { locksOn } from "../../src/db/in-use.ts";
 import { STALE_MS, WriterWaiting, writerWaitingPath } from "../../src/db/writer-waiting.ts";
 
 let dir: string;
@@ -81,6 +82,26 @@ describe("the flag", () => {
     expect(WriterWaiting.open(path)).not.toBeNull();
     expect(statSync(writerWaitingPath(path)).size).toBe(16);
     expect(WriterWaiting.of(new Database(":memory:"))).toBeNull();
+  });
+});
+
+describe("a file of its own (the rule of src/db/tenants.ts)", () => {
+  test("SQLite takes no lock on it, and opening it leaves the locks SQLite holds on the database's files", () => {
+    const path = database();
+    const db = new Database(path);
+    const writer = new GroupCommitWriter(db);
+    const reader = new Database(path, { readonly: true });
+    reader.run("BEGIN");
+    reader.query("SELECT count(*) FROM t").get();
+    const held = locksOn(`${path}-shm`).length;
+    expect(held).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) WriterWaiting.open(path)!.announce();
+    expect(locksOn(`${path}-shm`).length).toBe(held);
+    expect(locksOn(writerWaitingPath(path))).toEqual([]);
+    reader.run("COMMIT");
+    reader.close();
+    writer.close();
+    db.close();
   });
 });
 
