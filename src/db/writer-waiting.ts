@@ -20,7 +20,7 @@
 // (another user's file, a read-only folder) goes without: its writer then yields the lock only at
 // the end of each chunk, as before.
 import type { Database } from "bun:sqlite";
-import { closeSync, fstatSync, ftruncateSync, openSync, statSync } from "node:fs";
+import { closeSync, fchownSync, fstatSync, ftruncateSync, openSync, statSync } from "node:fs";
 
 /** A stamp older than this is a waiter that stopped waiting (it retries far more often: src/db/group-commit.ts). */
 export const STALE_MS = 100;
@@ -40,16 +40,25 @@ export class WriterWaiting {
 
   /**
    * The flag of the database at `databasePath`, created if missing (with the database's own
-   * permission bits); null when it cannot be had (see the top of this file).
+   * permission bits, and its owner when this process may give it); null when it cannot be had
+   * (see the top of this file).
    */
   static open(databasePath: string, now: () => number = Date.now): WriterWaiting | null {
     const path = writerWaitingPath(databasePath);
     try {
-      const mode = statSync(databasePath).mode & 0o666;
+      const database = statSync(databasePath);
       // O_APPEND|O_CREAT, never truncating: another process may have it mapped already.
-      const fd = openSync(path, "a", mode);
+      const fd = openSync(path, "a", database.mode & 0o666);
       try {
-        if (fstatSync(fd).size < BYTES) ftruncateSync(fd, BYTES);
+        if (fstatSync(fd).size < BYTES) {
+          // Made by root (an import run with sudo): the database's owner's, so the server can open it too.
+          try {
+            fchownSync(fd, database.uid, database.gid);
+          } catch {
+            // Not root: the file is this process's user's, as the database's -wal would be.
+          }
+          ftruncateSync(fd, BYTES);
+        }
       } finally {
         closeSync(fd);
       }

@@ -3,7 +3,7 @@
 // injected: nothing here depends on how fast the machine is.
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GroupCommitWriter } from "../../src/db/group-commit.ts";
@@ -75,6 +75,18 @@ describe("the flag", () => {
     second.announce();
     expect(other.waitedMs()).toBe(1);
   });
+
+  test.skipIf(process.getuid?.() !== 0)(
+    "made by root (an import run with sudo), it is the database's owner's, so the server can open it too",
+    () => {
+      const path = database();
+      chownSync(path, 4321, 4321);
+      expect(WriterWaiting.open(path)).not.toBeNull();
+      const flag = statSync(writerWaitingPath(path));
+      expect([flag.uid, flag.gid]).toEqual([4321, 4321]);
+      expect(flag.mode & 0o777).toBe(statSync(path).mode & 0o666);
+    },
+  );
 
   test("a file too short for the flag is extended, never truncated, and a database in memory has none", () => {
     const path = database();
