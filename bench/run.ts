@@ -4,7 +4,7 @@
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
 //                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|search|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads]
-//                    [--compare BINARY]
+//                    [--compare BINARY] [--one-core-listings N]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
