@@ -4,7 +4,7 @@
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
 //                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|search|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads]
-//                    [--compare BINARY]
+//                    [--compare BINARY] [--one-core-listings N]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
@@ -69,6 +69,7 @@ const { values: flags } = parseArgs({
     retries: { type: "string", default: "1" },
     only: { type: "string" },
     compare: { type: "string" },
+    "one-core-listings": { type: "string" },
   },
 });
 
@@ -547,11 +548,14 @@ async function main(): Promise<void> {
   }
   // Asked for by name only: two runs of a 20k-listing feed, one of them on a saturated core.
   if (only?.has("feed-run-one-core")) {
-    const result = await runFeedRunOneCore({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, log });
-    writeFeedRunOneCoreSection(
+    const listings =
+      flags["one-core-listings"] === undefined ? undefined : positive("one-core-listings", flags["one-core-listings"]);
+    const result = await runFeedRunOneCore({ serverCore: SERVER_CORE, loadCore: LOAD_CORE, log, listings });
+    const written = writeFeedRunOneCoreSection(
       feedRunOneCoreSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }),
+      result.listings,
     );
-    log("wrote the feed-run-one-core section of bench/RESULTS.md");
+    log(`wrote the feed-run-one-core section of ${written}`);
   }
   if (wanted("portal-feed")) {
     const result = await runPortalFeedBench({

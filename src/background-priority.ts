@@ -1,6 +1,6 @@
 // Work that must give way to the server without ever being starved by it: a feed run's process
-// (cli/crm-feed-child.ts) shares the server's cores, and holds SQLite's write lock for the few
-// milliseconds of each chunk of its writes.
+// (cli/crm-feed-child.ts) shares the server's cores, and holds SQLite's write lock for each chunk
+// of its writes, which it gives up once the server's writer has waited for it (agency/apply.ts).
 //
 // It used to run under SCHED_IDLE, which runs a thread only when nothing else wants the core.
 // On one core kept busy by partners' reads that is never: a run made no progress for a whole

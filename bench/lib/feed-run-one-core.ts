@@ -5,7 +5,7 @@
 // unloaded, from the same run of the runner; lead creation p99 and max during each run. The
 // run's process is the server's child, on the server's core, under background-priority.ts.
 import { Database } from "bun:sqlite";
-import { copyFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET, issueToken } from "./api.ts";
@@ -26,11 +26,26 @@ const LEADS = { connections: 4, pauseMs: 20 };
 /** Saturating: a closed loop of 32 connections with no pause. */
 const READS = { connections: 32, pauseMs: 0 };
 
+/** The bench's token for GET /metrics. */
+const METRICS_TOKEN = "bench-metrics-token-one-core";
+
+/** A histogram of the server's group commit over the run: batches, and how many took longer than 25 and 100 ms. */
+export interface BatchTimes {
+  batches: number;
+  meanMs: number;
+  over25: number;
+  over100: number;
+}
+
 export interface OneCorePhase {
+  /** The lead batches' wait for the lock (and gathering), and their commit with the WAL's sync, during the run. */
+  batches: { wait: BatchTimes; commit: BatchTimes } | null;
   loaded: boolean;
   /** The same load with no run, just before it (CONTROL_WINDOWS windows): what the machine gives leads anyway. */
   control: { leads: WrkResult[]; reads: WrkResult[] };
   runSeconds: number;
+  /** Bytes the run's process had written (its /proc/<pid>/io write_bytes, last seen): the disk's share of the run. */
+  runWriteBytes: number;
   outcome: string;
   summary: unknown;
   leads: WrkResult[];
@@ -38,6 +53,7 @@ export interface OneCorePhase {
 }
 
 export interface OneCoreResult {
+  listings: number;
   feedMiB: number;
   unloaded: OneCorePhase;
   loaded: OneCorePhase;
@@ -54,6 +70,7 @@ function writeConfig(path: string, db: string, feedUrl: string | null): void {
       environment: "sandbox",
       jwtSecret: "bench-secret-long-enough-for-the-one-core-feed-run",
       databases: { bench: db },
+      metrics: { token: METRICS_TOKEN },
       clients: [
         {
           id: "sandbox",
@@ -72,6 +89,74 @@ function writeConfig(path: string, db: string, feedUrl: string | null): void {
   );
 }
 
+/** The children of a process (the feed run's, for `serve`), by /proc. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** Watches the bytes written by the children of `pid`: the last figure seen of each, summed. */
+function watchChildWrites(pid: number): { stop(): number } {
+  const seen = new Map<number, number>();
+  const look = () => {
+    for (const child of childrenOf(pid)) {
+      try {
+        const bytes = Number(/^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${child}/io`, "utf8"))?.[1] ?? NaN);
+        if (Number.isFinite(bytes)) seen.set(child, Math.max(bytes, seen.get(child) ?? 0));
+      } catch {
+        // Gone already.
+      }
+    }
+  };
+  const timer = setInterval(look, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      look();
+      return [...seen.values()].reduce((a, b) => a + b, 0);
+    },
+  };
+}
+
+type Histograms = Map<string, number>;
+
+/** The server's metrics as `name{labels}` → value (null when they cannot be read). */
+async function scrapeMetrics(base: string): Promise<Histograms | null> {
+  try {
+    const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    if (!response.ok) return null;
+    const values: Histograms = new Map();
+    for (const line of (await response.text()).split("\n")) {
+      const match =
+        /^(partner_api_group_commit_(?:wait|duration)_seconds_(?:bucket|sum|count))(\{[^}]*\})? ([0-9.e+-]+)$/.exec(
+          line,
+        );
+      if (match) values.set(`${match[1]}${match[2] ?? ""}`, Number(match[3]));
+    }
+    return values;
+  } catch {
+    return null;
+  }
+}
+
+/** One histogram's change between two scrapes. */
+function batchTimes(before: Histograms, after: Histograms, name: string): BatchTimes {
+  const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  const batches = delta(`${name}_count`);
+  const upTo = (le: string) => delta(`${name}_bucket{le="${le}"}`);
+  return {
+    batches,
+    meanMs: batches === 0 ? 0 : (delta(`${name}_sum`) / batches) * 1000,
+    over25: batches - upTo("0.025"),
+    over100: batches - upTo("0.1"),
+  };
+}
+
 function wrkRun(base: string, token: string, core: number, mode: "leads" | "reads", durationS: number): WrkRun {
   const pace = mode === "leads" ? LEADS : READS;
   return {
@@ -83,6 +168,22 @@ function wrkRun(base: string, token: string, core: number, mode: "leads" | "read
     core,
     env: { BENCH_TOKEN: token, BENCH_RUN: `one-core-${mode}-${Date.now().toString(36)}` },
   };
+}
+
+/**
+ * One window of wrk, run again when wrk was killed from outside (exit 143 or 137: on a machine
+ * shared with other engineers, someone's clean-up), at most a few times.
+ */
+async function runWindow(run: WrkRun, log: (line: string) => void): Promise<WrkResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runWrk(run);
+    } catch (error) {
+      const killed = /wrk exited (143|137)\b/.test((error as Error).message);
+      if (!killed || attempt === 5) throw error;
+      log(`feed-run-one-core: wrk was killed from outside (${(error as Error).message.trim()}); the window again`);
+    }
+  }
 }
 
 async function phase(
@@ -116,14 +217,16 @@ async function phase(
       );
     // Warm-up, unmeasured: the server's caches and JIT, the load at its pace.
     await Promise.all([
-      runWrk(wrkRun(server.base, token, settings.loadCore, "leads", 2)),
-      ...(loaded ? [runWrk(wrkRun(server.base, token, settings.loadCore, "reads", 2))] : []),
+      runWindow(wrkRun(server.base, token, settings.loadCore, "leads", 2), log),
+      ...(loaded ? [runWindow(wrkRun(server.base, token, settings.loadCore, "reads", 2), log)] : []),
     ]);
     const control: OneCorePhase["control"] = { leads: [], reads: [] };
     for (let i = 0; i < CONTROL_WINDOWS; i++) {
       const [l, r] = await Promise.all([
-        runWrk(wrkRun(server.base, token, settings.loadCore, "leads", WINDOW_S)),
-        loaded ? runWrk(wrkRun(server.base, token, settings.loadCore, "reads", WINDOW_S)) : Promise.resolve(null),
+        runWindow(wrkRun(server.base, token, settings.loadCore, "leads", WINDOW_S), log),
+        loaded
+          ? runWindow(wrkRun(server.base, token, settings.loadCore, "reads", WINDOW_S), log)
+          : Promise.resolve(null),
       ]);
       control.leads.push(l);
       if (r !== null) control.reads.push(r);
@@ -140,14 +243,18 @@ async function phase(
         )
         .get(triggered);
     writeConfig(config, db, feedUrl);
+    const metricsBefore = await scrapeMetrics(server.base);
+    const writes = watchChildWrites(server.pid);
     process.kill(server.pid, "SIGHUP");
     const leads: WrkResult[] = [];
     const reads: WrkResult[] = [];
     let ran = finished();
     while (ran === null) {
       const [l, r] = await Promise.all([
-        runWrk(wrkRun(server.base, token, settings.loadCore, "leads", WINDOW_S)),
-        loaded ? runWrk(wrkRun(server.base, token, settings.loadCore, "reads", WINDOW_S)) : Promise.resolve(null),
+        runWindow(wrkRun(server.base, token, settings.loadCore, "leads", WINDOW_S), log),
+        loaded
+          ? runWindow(wrkRun(server.base, token, settings.loadCore, "reads", WINDOW_S), log)
+          : Promise.resolve(null),
       ]);
       leads.push(l);
       if (r !== null) reads.push(r);
@@ -158,12 +265,25 @@ async function phase(
       ran = finished();
     }
     state.close();
+    const runWriteBytes = writes.stop();
+    const metricsAfter = await scrapeMetrics(server.base);
+    const batches =
+      metricsBefore === null || metricsAfter === null
+        ? null
+        : {
+            wait: batchTimes(metricsBefore, metricsAfter, "partner_api_group_commit_wait_seconds"),
+            commit: batchTimes(metricsBefore, metricsAfter, "partner_api_group_commit_duration_seconds"),
+          };
     const runSeconds = (ran.finished - ran.started) / 1000;
-    log(`feed-run-one-core ${loaded ? "loaded" : "unloaded"}: ${ran.outcome} in ${runSeconds.toFixed(1)} s`);
+    log(
+      `feed-run-one-core ${loaded ? "loaded" : "unloaded"}: ${ran.outcome} in ${runSeconds.toFixed(1)} s, ${(runWriteBytes / 2 ** 20).toFixed(0)} MiB written by the run's process`,
+    );
     return {
       loaded,
       control,
       runSeconds,
+      runWriteBytes,
+      batches,
       outcome: ran.outcome,
       summary: ran.summary ? JSON.parse(ran.summary) : null,
       leads,
@@ -179,8 +299,11 @@ export async function runFeedRunOneCore(settings: {
   serverCore: number;
   loadCore: number;
   log: (line: string) => void;
+  /** The feed's size: ONE_CORE_LISTINGS but for quicker trials (`--one-core-listings`). */
+  listings?: number;
 }): Promise<OneCoreResult> {
-  const feed = await ensureCrmFeed(join(ROOT, "bench/datasets"), ONE_CORE_LISTINGS, settings.log, "ONECORE-");
+  const listings = settings.listings ?? ONE_CORE_LISTINGS;
+  const feed = await ensureCrmFeed(join(ROOT, "bench/datasets"), listings, settings.log, "ONECORE-");
   const crm = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -194,6 +317,7 @@ export async function runFeedRunOneCore(settings: {
     const unloaded = await phase(false, url, settings, commands);
     const loaded = await phase(true, url, settings, commands);
     return {
+      listings,
       feedMiB: statSync(feed).size / 1_048_576,
       unloaded,
       loaded,
@@ -225,6 +349,14 @@ const readRate = (reads: WrkResult[]) =>
     ? "none"
     : `${(reads.reduce((n, r) => n + r.requests, 0) / (reads.length * WINDOW_S)).toFixed(0)}/s`;
 
+/** Where the lead batches' time went during a run: waiting for the lock, or committing and syncing. */
+function batchLine(p: OneCorePhase): string {
+  const label = p.loaded ? "loaded" : "unloaded";
+  if (p.batches === null) return `- The server's batches during the ${label} run: no metrics.`;
+  const { wait, commit } = p.batches;
+  return `- The server's ${wait.batches} batches of writes during the ${label} run (its /metrics): waiting for the lock (and gathering) ${wait.meanMs.toFixed(1)} ms on average, ${wait.over25} over 25 ms, ${wait.over100} over 100 ms; the commit and the WAL's sync ${commit.meanMs.toFixed(1)} ms on average, ${commit.over25} over 25 ms, ${commit.over100} over 100 ms.`;
+}
+
 export function feedRunOneCoreSection(
   result: OneCoreResult,
   context: { date: Date; version: string; machine: string },
@@ -233,42 +365,54 @@ export function feedRunOneCoreSection(
   const busy = leadFigures(result.loaded.leads);
   const busyControl = leadFigures(result.loaded.control.leads);
   const verdict = (ok: boolean) => (ok ? "**met**" : "**missed**");
-  const row = (label: string, run: string, leads: WrkResult[], reads: WrkResult[]) => {
+  const row = (label: string, run: string, wrote: string, leads: WrkResult[], reads: WrkResult[]) => {
     const f = leadFigures(leads);
-    return `| ${label} | ${run} | ${f.requests} | ${f.p99.toFixed(1)} | ${f.max.toFixed(0)} | ${f.errors} | ${readRate(reads)} |`;
+    return `| ${label} | ${run} | ${wrote} | ${f.requests} | ${f.p99.toFixed(1)} | ${f.max.toFixed(0)} | ${f.errors} | ${readRate(reads)} |`;
   };
   const runOf = (p: OneCorePhase) => `${p.outcome} in ${p.runSeconds.toFixed(1)} s`;
+  const wroteOf = (p: OneCorePhase) => `${(p.runWriteBytes / 2 ** 20).toFixed(0)} MiB`;
   return markedSection(
     ...MARKS,
     [
-      `## Feed run on one busy core: ${ONE_CORE_LISTINGS.toLocaleString("en-US")} listings while reads saturate the server's core`,
+      `## Feed run on one busy core: ${result.listings.toLocaleString("en-US")} listings while reads saturate the server's core`,
       "",
       `\`bun run bench --only feed-run-one-core\`, ${context.date.toISOString().slice(0, 10)}, ${context.version}, ${context.machine}; load average ${result.loadAverage.before} before, ${result.loadAverage.after} after.`,
       `\`serve\` pinned to core ${result.serverCore} (its feed run in a child process on that core, under SCHED_BATCH at the server's nice value); wrk and the feed server on core ${result.loadCore}.`,
       `The feed: ${result.feedMiB.toFixed(0)} MiB of VRSync (28 photos a listing), new codes, mode partial, into a fresh copy of the 1k dataset, started by SIGHUP. Both runs are from this one run of the runner.`,
       `Lead creations from ${LEADS.connections} connections pausing ${LEADS.pauseMs} ms after each answer, in both runs; in the loaded run, list reads (\`${READ_PATH}\`) from ${READS.connections} connections with no pause, saturating the core.`,
       "",
-      "| measurement | feed run | leads created | lead p99 ms | lead max ms | lead errors | reads |",
-      "|---|---|---|---|---|---|---|",
-      row(`unloaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", result.unloaded.control.leads, []),
-      row("unloaded, the run", runOf(result.unloaded), result.unloaded.leads, []),
+      "| measurement | feed run | run wrote | leads created | lead p99 ms | lead max ms | lead errors | reads |",
+      "|---|---|---|---|---|---|---|---|",
+      row(`unloaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`, "none", "", result.unloaded.control.leads, []),
+      row("unloaded, the run", runOf(result.unloaded), wroteOf(result.unloaded), result.unloaded.leads, []),
       row(
         `loaded, no run (${CONTROL_WINDOWS * WINDOW_S} s)`,
         "none",
+        "",
         result.loaded.control.leads,
         result.loaded.control.reads,
       ),
-      row("loaded, the run", runOf(result.loaded), result.loaded.leads, result.loaded.reads),
+      row("loaded, the run", runOf(result.loaded), wroteOf(result.loaded), result.loaded.leads, result.loaded.reads),
       "",
       `- The run loaded over unloaded: **${ratio.toFixed(2)}×**; goal ≤ ${ONE_CORE_TARGETS.runRatio}×: ${verdict(ratio <= ONE_CORE_TARGETS.runRatio)}.`,
       `- Lead creation during the loaded run (its windows pooled): p99 **${busy.p99.toFixed(1)} ms**, goal ≤ ${ONE_CORE_TARGETS.leadP99Ms} ms: ${verdict(busy.p99 <= ONE_CORE_TARGETS.leadP99Ms)}; max **${busy.max.toFixed(0)} ms**, goal < ${ONE_CORE_TARGETS.leadMaxMs} ms: ${verdict(busy.max < ONE_CORE_TARGETS.leadMaxMs)}. The same load with no run just before: p99 ${busyControl.p99.toFixed(1)} ms, max ${busyControl.max.toFixed(0)} ms (the run's cost: ${(busy.p99 / busyControl.p99).toFixed(2)}× on p99).`,
+      ...[result.unloaded, result.loaded].map((p) => batchLine(p)),
       "- The machine is shared with other engineers' work: the load averages above, and the reads a second with no run, say how much of core 0 this run had.",
-      "- Before (SCHED_IDLE, the probe of issue 42 on this machine): the run made no progress while the reads lasted (a minute) and one lead creation took 5,003.72 ms.",
+      "- The run writes in chunks that end once a lead creation has waited 10 ms for the write lock (the server's writer says so in the database's `-wait` flag, read after every listing), else after 250 ms, each followed by a pause as long (src/agency/apply.ts); \"run wrote\" is its process's `write_bytes`.",
+      "- Before (3 ms chunks with a pause as long, 2026-11-26 on this machine, 20,000 listings): the run 1.73× its unloaded time (82.2 s over 47.5 s), lead p99 135.1 ms and max 545 ms during the loaded run; on 2026-11-27 the same unloaded run took more than 190 s and its process wrote 9 GB, the many small commits rewriting the same pages into the WAL.",
+      "- Before that (SCHED_IDLE, the probe of issue 42 on this machine): the run made no progress while the reads lasted (a minute) and one lead creation took 5,003.72 ms.",
     ],
     result.commands,
   );
 }
 
-export function writeFeedRunOneCoreSection(section: string): void {
-  writeMarkedSection(...MARKS, section);
+/** Into RESULTS.md for the full feed; a smaller trial's goes to bench/out (returned: the file written). */
+export function writeFeedRunOneCoreSection(section: string, listings: number): string {
+  if (listings === ONE_CORE_LISTINGS) {
+    writeMarkedSection(...MARKS, section);
+    return "bench/RESULTS.md";
+  }
+  const path = join(OUT, `feed-run-one-core-${listings}.md`);
+  writeFileSync(path, `${section}\n`);
+  return path;
 }

@@ -2,14 +2,17 @@
 // the feed no longer lists. Comparison happened while staging; under the write lock only a
 // check that nothing moved since, and the writes themselves.
 //
-// Into a database others may be using (a served file), the writes go in short transactions of
-// at most CHUNK_BUDGET_MS each, with a pause as long between them: the server's lead creations
-// wait for the write lock (SQLite's busy handler) for one chunk at most, never for the whole
-// import. Every row is still written by the same statements, so the triggers write the change
-// log, and with it the change feed and the webhooks, exactly as before; each planned write is
-// checked against concurrent change inside the transaction that makes it. Into a new file no one
-// else can see, everything goes in one transaction (faster, and all or nothing).
+// Into a database others may be using (a served file), the writes go in chunks, each its own
+// transaction, that give the write lock up as soon as another writer has waited for it a little
+// (YIELD_AFTER_MS): the server's writer says it waits in the database's writer-waiting flag
+// (src/db/writer-waiting.ts), read after every listing. Otherwise a chunk lasts up to CHUNK_MAX_MS,
+// then pauses: few commits, since each writes the pages it touched again. Every row is still
+// written by the same statements, so the triggers write the change log, and with it the change
+// feed and the webhooks, exactly as before; each planned write is checked against concurrent
+// change inside the transaction that makes it. Into a new file no one else can see, everything
+// goes in one transaction (faster, and all or nothing).
 import type { Database } from "bun:sqlite";
+import { WriterWaiting } from "../db/writer-waiting.ts";
 import { FeedError } from "../formats/listing.ts";
 import { PropertyRows } from "./rows.ts";
 import type { PlannedWrite, Staging } from "./staging.ts";
@@ -22,14 +25,39 @@ export interface ApplyCounts {
 }
 
 /**
- * How long one chunk may hold the write lock: what a lead creation meeting it waits at most
- * (the server waits for the lock on timers, src/db/group-commit.ts, so its other requests do
- * not wait with it). Shorter chunks cost the import more commits and pauses. On a core shared
- * with the server (and whatever else runs there), a chunk is preempted now and then while it
- * holds the lock, and waits for the core with the lock held: the shorter the chunk, the fewer
- * preemptions fall inside one (bench feed-run-one-core).
+ * How long one chunk may hold the write lock when no other writer says it is waiting
+ * (src/db/writer-waiting.ts): a chunk ends sooner, within a listing, once a writer has waited
+ * YIELD_AFTER_MS. Few, long chunks are what makes an import fast: each commit writes the pages
+ * its chunk touched (the rows, a dozen index leaves, the words index, the facet counts) into the
+ * WAL again, so 3 ms chunks wrote several times the bytes of 100 ms ones and took twice as long
+ * (bench feed-run-one-core).
+ */
+export const CHUNK_MAX_MS = 250;
+/**
+ * How long a writer of the server waits for the lock before a chunk gives it up. Meanwhile the
+ * server's other writes gather behind it (src/db/group-commit.ts), so one commit of the server
+ * follows one of the import; giving the lock up at once would make every lead creation cut a chunk.
+ */
+export const YIELD_AFTER_MS = 10;
+/**
+ * Without the flag (a process that cannot open it), how long one chunk holds the write lock: what
+ * a lead creation meeting it waits at most (on timers, src/db/group-commit.ts). On a core shared
+ * with the server, a chunk is now and then preempted while it holds the lock: the shorter the
+ * chunk, the fewer preemptions fall inside one.
  */
 export const CHUNK_BUDGET_MS = 3;
+/**
+ * After each chunk a pause this part as long as the chunk (at least 1 ms): on a core shared with
+ * the server, the import is runnable at most about half of the time while it writes, as it was
+ * with 3 ms chunks and pauses as long; it needs far less of the core for the same listings now.
+ */
+const PAUSE_SHARE = 1;
+/** After giving the lock up, how long a chunk waits for the waiting writer to take it before starting again. */
+const HANDOVER_MS = 50;
+/** How long a chunk waits for the lock, trying every few milliseconds and saying it waits (SQLite's busy_timeout). */
+const LOCK_WAIT_MS = 5_000;
+/** The import's own automatic checkpoint (pages of WAL): the server's backstop (src/db/checkpointer.ts). */
+const IMPORT_CHECKPOINT_FRAMES = 10_000;
 /** Unpublished properties per chunk (one UPDATE each). */
 const UNPUBLISH_CHUNK = 2_000;
 
@@ -106,13 +134,62 @@ function guardUnpublishing(db: Database, staging: Staging, maxRatio: number | un
 }
 
 /**
- * A pause about as long as the chunk held the lock, so a waiting writer finds a gap. The server
- * tries again on a fixed schedule (src/db/group-commit.ts: every 5 ms at last): a pause that
+ * Without the flag, a pause about as long as the chunk held the lock, so a waiting writer finds
+ * a gap. The server tries again on a fixed schedule (src/db/group-commit.ts): a pause that
  * varies (half to one and a half times the chunk) keeps the two from falling into step, where
  * each of its tries would land in a chunk.
  */
 function pause(heldMs: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(2, Math.ceil(heldMs * (0.5 + Math.random())))));
+  return Bun.sleep(Math.max(2, Math.ceil(heldMs * (0.5 + Math.random()))));
+}
+
+/**
+ * The pause after a chunk that held the lock `heldMs`; after giving the lock up to a waiting
+ * writer, also until that writer has taken it (at most HANDOVER_MS), so the next chunk does not
+ * take it back first.
+ */
+async function pauseAfter(heldMs: number, waiting: WriterWaiting, yielded: boolean): Promise<void> {
+  const started = performance.now();
+  if (yielded) while (waiting.waitedMs() !== null && performance.now() - started < HANDOVER_MS) await Bun.sleep(1);
+  const rest = Math.max(1, heldMs * PAUSE_SHARE) - (performance.now() - started);
+  if (rest > 0) await Bun.sleep(Math.ceil(rest));
+}
+
+/**
+ * Begins a write transaction, waiting for another process's lock on timers (so the run's own
+ * timers, the lease's, keep running) and saying so in the writer-waiting flag, so that another
+ * import's chunk gives the lock up as the server's writer would have it. Fails as SQLite's
+ * busy timeout would, after LOCK_WAIT_MS.
+ */
+async function begin(db: Database, waiting: WriterWaiting | null, signal: AbortSignal | undefined): Promise<void> {
+  const timeout = (db.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout;
+  const since = performance.now();
+  for (let tries = 0; ; tries++) {
+    let error: unknown = null;
+    // Not a prepared statement: SQLite applies a PRAGMA's value when it is prepared.
+    db.run("PRAGMA busy_timeout = 0");
+    try {
+      db.run("BEGIN IMMEDIATE");
+    } catch (caught) {
+      error = caught;
+    } finally {
+      db.run(`PRAGMA busy_timeout = ${timeout}`);
+    }
+    if (error === null) {
+      waiting?.done();
+      return;
+    }
+    if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || performance.now() - since >= LOCK_WAIT_MS) {
+      waiting?.done();
+      throw error;
+    }
+    if (signal?.aborted) {
+      waiting?.done();
+      signal.throwIfAborted();
+    }
+    waiting?.announce();
+    await Bun.sleep(tries < 4 ? 1 : 2);
+  }
 }
 
 export async function applyStaged(db: Database, staging: Staging, options: ApplyOptions): Promise<ApplyCounts> {
@@ -132,24 +209,51 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
   // consistent): an fsync there would hold the write lock as long again. The next commit made
   // with FULL, the server's or the import's last record, flushes it; a power cut loses only
   // chunks the next import writes again.
-  if (chunked && !options.dryRun) db.run("PRAGMA synchronous = NORMAL");
+  if (chunked) db.run("PRAGMA synchronous = NORMAL");
+  // SQLite checkpoints on the committing connection once the WAL is past 1000 pages: several
+  // times a second during a run, each a copy into the database file and an fsync, pages that
+  // the next chunks dirty again. A served file's checkpointer thread copies the WAL back every
+  // second (src/db/checkpointer.ts); the import's own checkpoints stay only as a backstop.
+  const autocheckpoint = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number })
+    .wal_autocheckpoint;
+  if (chunked) db.run(`PRAGMA wal_autocheckpoint = ${IMPORT_CHECKPOINT_FRAMES}`);
+  const waiting = chunked ? WriterWaiting.of(db) : null;
+  const budgetMs = waiting === null ? CHUNK_BUDGET_MS : CHUNK_MAX_MS;
   const rows = new PropertyRows(db);
   const writes = staging.writes();
   let written = 0;
   /** Writes committed so far (a chunk rolled back takes its own with it). */
   let committed = 0;
-  /** Runs `work` in one write transaction (IMMEDIATE: the check and the writes see one state), then yields when chunked. */
-  const chunk = async (work: (startedAt: number) => void) => {
+  /**
+   * Runs `work` in one write transaction (IMMEDIATE: the check and the writes see one state),
+   * then yields when chunked. `work` asks `ended()` between two writes: true once the chunk has
+   * had its time, or a writer has waited YIELD_AFTER_MS for the lock.
+   */
+  const chunk = async (work: (ended: () => boolean) => void) => {
     options.signal?.throwIfAborted();
+    await begin(db, waiting, options.signal);
     const startedAt = performance.now();
-    db.transaction(() => {
+    let yielded = false;
+    const ended = () => {
+      if (!chunked) return false;
+      const waited = waiting?.waitedMs() ?? null;
+      if (waited !== null && waited >= YIELD_AFTER_MS) yielded = true;
+      return yielded || performance.now() - startedAt >= budgetMs;
+    };
+    try {
       options.inEachChunk?.(db);
-      work(startedAt);
-    }).immediate();
+      work(ended);
+      db.run("COMMIT");
+    } catch (error) {
+      if (db.inTransaction) db.run("ROLLBACK");
+      throw error;
+    }
     committed = written;
-    if (chunked) await pause(performance.now() - startedAt);
+    if (!chunked) return;
+    const heldMs = performance.now() - startedAt;
+    if (waiting === null) await pause(heldMs);
+    else await pauseAfter(heldMs, waiting, yielded);
   };
-  const overBudget = (startedAt: number) => chunked && performance.now() - startedAt >= CHUNK_BUDGET_MS;
   try {
     if (!chunked) {
       // One transaction: every write, then the unpublishing.
@@ -163,11 +267,11 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
     }
     let next = writes.next();
     while (!next.done) {
-      await chunk((startedAt) => {
+      await chunk((ended) => {
         do {
           written = write(rows, staging, next.value as PlannedWrite, options, written);
           next = writes.next();
-        } while (!next.done && !overBudget(startedAt));
+        } while (!next.done && !ended());
       });
     }
     // Unpublishing last: an import interrupted before it has taken nothing down.
@@ -194,6 +298,7 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
   } finally {
     writes.return(undefined);
     rows.finalize();
+    if (chunked) db.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
   }
 }
 

@@ -15,7 +15,7 @@ import { selfCommand } from "../executable.ts";
 import type { Logger } from "../logging.ts";
 import type { Runtime } from "../runtime.ts";
 
-/** A run asked to stop stops between two chunks of writes (milliseconds) or aborts its download; this is ample. */
+/** A run asked to stop stops between two chunks of writes (about a quarter of a second apart) or aborts its download; this is ample. */
 const STOP_GRACE_MS = 15_000;
 
 /** What the child reads on its standard input. */

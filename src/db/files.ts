@@ -5,9 +5,9 @@
 import { rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 
-/** The database file and the ones SQLite keeps beside it. */
+/** The database file, the ones SQLite keeps beside it, and its writers' flag (writer-waiting.ts). */
 export function databaseFiles(databasePath: string): string[] {
-  return ["", "-wal", "-shm", "-journal"].map((suffix) => `${databasePath}${suffix}`);
+  return ["", "-wal", "-shm", "-journal", "-wait"].map((suffix) => `${databasePath}${suffix}`);
 }
 
 /** The same file: the same path, or (through links) the same device and inode. */

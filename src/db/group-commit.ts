@@ -17,10 +17,14 @@
 //
 // When another process holds the write lock (an import applying a chunk), the batch waits for
 // it on timers, never in SQLite's busy handler: that handler sleeps on the calling thread, and
-// here that is the event loop, so every request of the server would wait with the batch.
+// here that is the event loop, so every request of the server would wait with the batch. Each
+// try that finds the lock taken says so in the database's writer-waiting flag
+// (writer-waiting.ts): an import or feed run reads it after every listing and commits, giving
+// the lock up, once a writer has waited for it long enough to gather the writes arriving meanwhile.
 import type { Database, Statement } from "bun:sqlite";
 import { recordGroupCommit } from "../metrics/storage.ts";
 import { type Fsync, type SyncMark, WalSync } from "./wal-sync.ts";
+import { WriterWaiting } from "./writer-waiting.ts";
 
 type Work<T> = (db: Database) => T;
 
@@ -48,8 +52,11 @@ const MAX_BATCH = 1_000;
 const MAX_GATHER_MS = 2;
 /** How long a batch waits for another process's write lock before its writes fail (503). */
 const MAX_LOCK_WAIT_MS = 5_000;
-/** Between two tries for the lock (a try costs microseconds; an import holds it for chunks of ~10 ms). */
-const LOCK_RETRY_MS = [1, 1, 2, 2, 5];
+/**
+ * Between two tries for the lock (a try costs microseconds). An import gives the lock up within a
+ * listing of seeing a writer wait (writer-waiting.ts): the next try should find it free soon after.
+ */
+const LOCK_RETRY_MS = [1, 1, 2];
 
 export class GroupCommitWriter {
   private queue: Job[] = [];
@@ -75,6 +82,8 @@ export class GroupCommitWriter {
   private synchronous: "FULL" | "NORMAL" | null = null;
   /** Syncs the WAL for the durable writes; null when the database has none (in memory), where COMMIT syncs. */
   private readonly walSync: WalSync | null;
+  /** The database's writer-waiting flag, told of each try that finds the lock taken; null without a file. */
+  private readonly waiting: WriterWaiting | null;
 
   /**
    * `onOutcome` hears how each write ended: null once committed, else its error. Options: `now`,
@@ -96,6 +105,7 @@ export class GroupCommitWriter {
     this.rollbackTo = db.prepare("ROLLBACK TO job");
     const wal = walPath(db);
     this.walSync = wal === null ? null : new WalSync(wal, options.fsync, options.syncMark);
+    this.waiting = wal === null ? null : WriterWaiting.of(db);
     this.setSynchronous(this.walSync === null ? "FULL" : "NORMAL");
   }
 
@@ -167,6 +177,7 @@ export class GroupCommitWriter {
     } catch (error) {
       busy = (error as { code?: unknown }).code === "SQLITE_BUSY";
       if (!busy || (this.lockWaitSince !== null && this.now() - this.lockWaitSince >= MAX_LOCK_WAIT_MS)) {
+        this.waiting?.done();
         this.failQueued(error);
         return false;
       }
@@ -174,11 +185,13 @@ export class GroupCommitWriter {
       this.db.run(`PRAGMA busy_timeout = ${this.busyTimeout}`);
     }
     if (!busy) {
+      this.waiting?.done();
       this.lockWaitSince = null;
       this.lockTries = 0;
       return true;
     }
     this.lockWaitSince ??= this.now();
+    this.waiting?.announce();
     const delay = LOCK_RETRY_MS[Math.min(this.lockTries++, LOCK_RETRY_MS.length - 1)]!;
     setTimeout(() => this.flush(), delay);
     return false;

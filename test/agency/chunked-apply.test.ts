@@ -5,7 +5,9 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
+import { YIELD_AFTER_MS } from "../../src/agency/apply.ts";
 import { importFeed } from "../../src/agency/import.ts";
+import { WriterWaiting } from "../../src/db/writer-waiting.ts";
 import { document, emptyDatabase, listing } from "./crm-feed-server.ts";
 import { propertyChanges, publishedProperties, tempDir } from "./helpers.ts";
 
@@ -88,5 +90,52 @@ describe("into an existing database, the writes yield the write lock", () => {
     const again = await importFeed(db, feed, { maxUnpublishRatio: 1 });
     expect(again).toMatchObject({ created: LISTINGS - (kept - 1), unchanged: kept - 1, unpublished: 1 });
     expect(publishedProperties(db)).toHaveLength(LISTINGS);
+  }, 60_000);
+});
+
+describe("a writer waiting for the lock (src/db/writer-waiting.ts)", () => {
+  test("once one has waited YIELD_AFTER_MS, every chunk gives the lock up after the listing it is writing", async () => {
+    const db = emptyDatabase(dir.path("waited.sqlite"));
+    const feed = bigFeed("waited.xml", 12);
+    // A writer that has been waiting for a minute and goes on trying: its clock is set back for
+    // its first try and forward for its last, so the import finds it waiting however slow this
+    // machine is.
+    let clock = Date.now() - 60_000;
+    const waiter = WriterWaiting.open(db, () => clock)!;
+    const announce = () => {
+      clock = Date.now() - 60_000;
+      waiter.announce();
+      clock = Date.now() + 60_000;
+      waiter.announce();
+    };
+    const perChunk: number[] = [];
+    const summary = await importFeed(db, feed, {
+      partial: true,
+      inEachChunk: (conn) => {
+        perChunk.push((conn.query("SELECT count(*) AS n FROM properties").get() as { n: number }).n);
+        // Said again at each chunk: the import's own taking of the lock clears only its own waiting.
+        announce();
+      },
+    });
+    expect(YIELD_AFTER_MS).toBeLessThan(60_000);
+    expect(summary).toMatchObject({ created: 12 });
+    // Each chunk began with one more listing written than the one before: one listing a chunk.
+    expect(perChunk).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    waiter.done();
+  }, 60_000);
+
+  test("an import that finds the lock taken says it waits, and goes on once it is free", async () => {
+    const db = emptyDatabase(dir.path("held.sqlite"));
+    const feed = bigFeed("held.xml", 5);
+    const flag = WriterWaiting.open(db)!;
+    const holder = new Database(db);
+    holder.run("BEGIN IMMEDIATE");
+    const done = importFeed(db, feed, { partial: true });
+    while (flag.waitedMs() === null) await Bun.sleep(1);
+    holder.run("COMMIT");
+    holder.close();
+    expect(await done).toMatchObject({ created: 5 });
+    expect(flag.waitedMs()).toBeNull();
+    expect(publishedProperties(db)).toHaveLength(5);
   }, 60_000);
 });

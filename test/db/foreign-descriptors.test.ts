@@ -23,6 +23,8 @@ const CHECKED: Record<string, string> = {
   "writable.ts": "reads /proc/self/mountinfo",
   "db/in-use.ts": "reads /proc/locks",
   "allocator.ts": "reads /proc/self/cmdline",
+  "db/writer-waiting.ts":
+    "opens and maps the database's -wait flag, a file of its own that SQLite never opens or locks (test/db/writer-waiting.test.ts), so closing it drops none of SQLite's locks",
   "db/wal-sync.ts":
     "the one exception: it opens a database's -wal to fsync it, and SQLite takes no POSIX lock on a -wal (test/db/wal-sync.test.ts shows it), so closing it drops none",
 };
