@@ -182,9 +182,9 @@ CREATE TRIGGER properties_facets_delete AFTER DELETE ON properties WHEN old.is_p
 BEGIN
   UPDATE property_facet_counts SET n = n - 1
    WHERE (facet, key, value, uf, city, operation) IN (SELECT facet, key, value, coalesce(old.uf_key, ''), coalesce(old.city_key, ''), old.operation_type
-     FROM (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
-    UNION ALL SELECT 'neighborhood', FOLD(old.neighborhood), old.neighborhood WHERE FOLD(old.neighborhood) <> ''
-    UNION ALL SELECT 'uf', FOLD(old.uf), old.uf WHERE FOLD(old.uf) <> ''
+     FROM (SELECT 'city' AS facet, old.city_key AS key, old.city AS value WHERE old.city_key <> ''
+    UNION ALL SELECT 'neighborhood', old.neighborhood_key, old.neighborhood WHERE old.neighborhood_key <> ''
+    UNION ALL SELECT 'uf', old.uf_key, old.uf WHERE old.uf_key <> ''
     UNION ALL SELECT 'propertyType', old.property_type, old.property_type WHERE old.property_type IS NOT NULL
     UNION ALL SELECT 'operationType', old.operation_type, old.operation_type
     UNION ALL SELECT 'bedrooms', CAST(old.bedrooms AS TEXT), '' WHERE old.bedrooms IS NOT NULL
@@ -207,9 +207,9 @@ BEGIN
   UPDATE property_facet_counts SET n = n - 1
    WHERE old.is_published = 1
      AND (facet, key, value, uf, city, operation) IN (SELECT facet, key, value, coalesce(old.uf_key, ''), coalesce(old.city_key, ''), old.operation_type
-     FROM (SELECT 'city' AS facet, FOLD(old.city) AS key, old.city AS value WHERE FOLD(old.city) <> ''
-    UNION ALL SELECT 'neighborhood', FOLD(old.neighborhood), old.neighborhood WHERE FOLD(old.neighborhood) <> ''
-    UNION ALL SELECT 'uf', FOLD(old.uf), old.uf WHERE FOLD(old.uf) <> ''
+     FROM (SELECT 'city' AS facet, old.city_key AS key, old.city AS value WHERE old.city_key <> ''
+    UNION ALL SELECT 'neighborhood', old.neighborhood_key, old.neighborhood WHERE old.neighborhood_key <> ''
+    UNION ALL SELECT 'uf', old.uf_key, old.uf WHERE old.uf_key <> ''
     UNION ALL SELECT 'propertyType', old.property_type, old.property_type WHERE old.property_type IS NOT NULL
     UNION ALL SELECT 'operationType', old.operation_type, old.operation_type
     UNION ALL SELECT 'bedrooms', CAST(old.bedrooms AS TEXT), '' WHERE old.bedrooms IS NOT NULL
@@ -223,9 +223,9 @@ BEGIN
       WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
   INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
     SELECT facet, key, value, coalesce(new.uf_key, ''), coalesce(new.city_key, ''), new.operation_type, 1
-      FROM (SELECT 'city' AS facet, FOLD(new.city) AS key, new.city AS value WHERE FOLD(new.city) <> ''
-    UNION ALL SELECT 'neighborhood', FOLD(new.neighborhood), new.neighborhood WHERE FOLD(new.neighborhood) <> ''
-    UNION ALL SELECT 'uf', FOLD(new.uf), new.uf WHERE FOLD(new.uf) <> ''
+      FROM (SELECT 'city' AS facet, new.city_key AS key, new.city AS value WHERE new.city_key <> ''
+    UNION ALL SELECT 'neighborhood', new.neighborhood_key, new.neighborhood WHERE new.neighborhood_key <> ''
+    UNION ALL SELECT 'uf', new.uf_key, new.uf WHERE new.uf_key <> ''
     UNION ALL SELECT 'propertyType', new.property_type, new.property_type WHERE new.property_type IS NOT NULL
     UNION ALL SELECT 'operationType', new.operation_type, new.operation_type
     UNION ALL SELECT 'bedrooms', CAST(new.bedrooms AS TEXT), '' WHERE new.bedrooms IS NOT NULL
