@@ -3,7 +3,7 @@
 import type { Statement } from "bun:sqlite";
 import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
 import { projection } from "../../catalog/sql.ts";
-import type { RecordView } from "../../catalog/types.ts";
+import type { FilterSpec, RecordView } from "../../catalog/types.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import {
   countedTotal,
@@ -91,7 +91,7 @@ export class ListingRepo {
     const { alias, visible } = this.catalog;
     const parts = [visible];
     const params: (string | number)[] = [];
-    const driver = query.filters.find((f) => f.spec.drives !== undefined)?.spec;
+    const driver = driverOf(query);
     for (const { spec, value } of query.filters) {
       // Their indexes list one value's rows in the date orders, and the deal's in the price orders:
       // walking, they serve; under a place, the place's index drives, and beside the owner of
@@ -215,7 +215,7 @@ export class ListingRepo {
    * read. Null otherwise: the sort's own index, or the driver's, lists the page in order.
    */
   private sortedFromDriver(query: ListQuery): Plan | null {
-    const driver = query.filters.find((f) => f.spec.drives !== undefined)?.spec;
+    const driver = driverOf(query);
     if (driver === undefined || driver.drives === sortKindOf(query)) return null;
     return { walk: false, big: new Set(), placeDrives: false };
   }
@@ -399,6 +399,11 @@ export class ListingRepo {
     });
     return (statement.values() as [string][]).map((row) => row[0]);
   }
+}
+
+/** The filter whose index leads the query (catalog/types.ts FilterSpec.drives), if it has one. */
+function driverOf(query: ListFilters): FilterSpec | undefined {
+  return query.filters.find((f) => f.spec.drives !== undefined)?.spec;
 }
 
 /** The same order the other way round (ties by id reversed too, so a page's rows are the same). */
