@@ -50,6 +50,12 @@ export interface FilterSpec {
    * those entries before any row is read.
    */
   drives?: "created" | "updated";
+  /**
+   * No index leads with it: the entries of both date indexes hold it, so a list of one value
+   * walks the index of its order and tests it entry by entry, from where its per-day counters
+   * place the page (modules/lists/repo.ts), never past a day of rows of other values.
+   */
+  inDateIndexes?: true;
   /** A value for the documentation's example request, where the sandbox's records hold none. */
   example?: string;
 }
