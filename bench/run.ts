@@ -131,7 +131,9 @@ function describe(sample: Sample): string {
   const errors =
     sample.non2xx + sample.socketErrors > 0 ? `  non-2xx ${sample.non2xx} socket ${sample.socketErrors}` : "";
   const tries = sample.attempts > 1 ? `  (${sample.attempts} attempts)` : "";
-  return `${Math.round(sample.rps).toLocaleString("en-US").padStart(8)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms  rss ${(sample.rssKb / 1024).toFixed(0)} MB  others ${(sample.foreign * 100).toFixed(0)}/${(sample.foreignLoad * 100).toFixed(0)} %${probe}${errors}${tries}`;
+  const perRequest = (n: number | undefined) => Math.round((n ?? Number.NaN) / Math.max(1, sample.requests));
+  const cost = `  cpu ${perRequest((sample.serverCpuS ?? Number.NaN) * 1e6)} µs/req  wrote ${perRequest(sample.serverWriteBytes)} B/req`;
+  return `${Math.round(sample.rps).toLocaleString("en-US").padStart(8)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms  rss ${(sample.rssKb / 1024).toFixed(0)} MB  others ${(sample.foreign * 100).toFixed(0)}/${(sample.foreignLoad * 100).toFixed(0)} %${cost}${probe}${errors}${tries}`;
 }
 
 async function startCeiling(dataset: Dataset, routes: Captured[]): Promise<Server> {
@@ -634,6 +636,7 @@ function writeReport(
         compareCommit: compareCommit.exitCode === 0 ? compareCommit.stdout.toString().trim() : null,
         settings,
         argv: process.argv.slice(2),
+        load: { start: machine.loadStart, end: loadAverage() },
       },
       { start: COMPARE_START, end: COMPARE_END },
     );
