@@ -74,6 +74,7 @@ export const LEAD_CATALOG: EntityCatalog = {
       description: "Lead priority",
       values: LEAD_PRIORITIES,
       countColumn: "priority",
+      inDateIndexes: true,
     },
     CREATED_BY_FILTER,
   ],

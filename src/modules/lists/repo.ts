@@ -433,12 +433,13 @@ function driverOf(query: ListFilters): FilterSpec | undefined {
 }
 
 /**
- * The filter a list is walked for: one that no index leads with (catalog/types.ts
- * FilterSpec.inDateIndexes), in a list no other filter's index drives.
+ * The filter a list is walked for and placed by: one that no index leads with and that has
+ * per-day counters (catalog/types.ts FilterSpec.inDateIndexes), in a list no other filter's
+ * index drives.
  */
 function walkedOf(query: ListFilters): ListQuery["filters"][number] | undefined {
   if (driverOf(query) !== undefined) return undefined;
-  return query.filters.find((f) => f.spec.inDateIndexes === true);
+  return query.filters.find((f) => f.spec.inDateIndexes === true && f.spec.dayDimension !== undefined);
 }
 
 /** The same order the other way round (ties by id reversed too, so a page's rows are the same). */
