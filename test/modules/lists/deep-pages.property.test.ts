@@ -61,6 +61,7 @@ const FILTERS: Record<Entity, { param: string; column: string }[]> = {
   leads: [
     { param: "status", column: "status" },
     { param: "source", column: "source" },
+    { param: "priority", column: "priority" },
     { param: "createdBy", column: "created_by" },
   ],
 };
