@@ -198,9 +198,9 @@ export class ListingRepo {
     // A list walked for a filter no index leads with (a lead status) passes rows of other values
     // between its own: its counters place every page but a first one without dates, which starts
     // at its edge day instead (below), with one counter row read.
-    const walked = walkedOf(query) !== undefined && (offset > 0 || query.dates.length > 0);
+    const placed = walkedOf(query) !== undefined && (offset > 0 || query.dates.length > 0);
     const start =
-      offset < this.deepOffset && !walked ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
+      offset < this.deepOffset && !placed ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
     if (start === null) return [];
     const sorted = this.sortedFromDriver(query);
     if (implied.length === 0 && start.bounds.length === 0 && start.skip > total / 2) {
