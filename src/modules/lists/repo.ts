@@ -195,7 +195,12 @@ export class ListingRepo {
     }
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
-    const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
+    // A list walked for a filter no index leads with (a lead status) passes rows of other values
+    // between its own: its counters place every page but a first one without dates, which starts
+    // at its edge day instead (below), with one counter row read.
+    const placed = walkedOf(query) !== undefined && (offset > 0 || query.dates.length > 0);
+    const start =
+      offset < this.deepOffset && !placed ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
     if (start === null) return [];
     const sorted = this.sortedFromDriver(query);
     if (implied.length === 0 && start.bounds.length === 0 && start.skip > total / 2) {
@@ -204,9 +209,30 @@ export class ListingRepo {
       // nearly all of them. An owner's deep pages, which no day counter places, are found so.
       const fromEnd = total - start.skip - query.limit;
       const reversed: ListQuery = { ...query, sort: reverseOf(query.sort), limit: query.limit + Math.min(0, fromEnd) };
-      return this.rowsFrom(reversed, view, [], Math.max(0, fromEnd), sorted).reverse();
+      const edge = this.edgeBounds(reversed);
+      return edge === null ? [] : this.rowsFrom(reversed, view, edge, Math.max(0, fromEnd), sorted).reverse();
     }
-    return this.rowsFrom(query, view, [...implied, ...start.bounds], start.skip, sorted);
+    const edge = start.bounds.length === 0 ? this.edgeBounds(query) : [];
+    if (edge === null) return [];
+    return this.rowsFrom(query, view, [...implied, ...start.bounds, ...edge], start.skip, sorted);
+  }
+
+  /**
+   * Where a list walked for a filter (walkedOf) can start: at the edge of that filter's days, the
+   * newest day with a row of its value (the oldest, ascending) within the query's bounds on the
+   * sort date. Every row before it has another value, so a walk skips the same rows from there.
+   * No bound for any other list; null when no row has the value within those bounds.
+   */
+  private edgeBounds(query: ListQuery): Bound[] | null {
+    const walked = walkedOf(query);
+    if (walked === undefined) return [];
+    const kind = sortKindOf(query);
+    const dates = query.dates.filter((d) => d.spec.column === dateColumnOf(kind));
+    const plan = dayPlanFor(this.catalog, { ...query, filters: [walked], dates }, kind);
+    if (plan === null) return [];
+    const descending = query.sort.startsWith("-");
+    const day = this.dayCounts.edgeDay(plan, descending);
+    return day === null ? null : [startOf(plan, [{ day, n: 1 }], 0, descending)!.start];
   }
 
   /**
@@ -404,6 +430,16 @@ export class ListingRepo {
 /** The filter whose index leads the query (catalog/types.ts FilterSpec.drives), if it has one. */
 function driverOf(query: ListFilters): FilterSpec | undefined {
   return query.filters.find((f) => f.spec.drives !== undefined)?.spec;
+}
+
+/**
+ * The filter a list is walked for and placed by: one that no index leads with and that has
+ * per-day counters (catalog/types.ts FilterSpec.inDateIndexes), in a list no other filter's
+ * index drives.
+ */
+function walkedOf(query: ListFilters): ListQuery["filters"][number] | undefined {
+  if (driverOf(query) !== undefined) return undefined;
+  return query.filters.find((f) => f.spec.inDateIndexes === true && f.spec.dayDimension !== undefined);
 }
 
 /** The same order the other way round (ties by id reversed too, so a page's rows are the same). */
