@@ -91,11 +91,15 @@ describe("triggers and the rebuild agree", () => {
           .get() as { id: number }
       ).id;
       db.run(
-        `UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9, suites = 1, is_furnished = 1 - is_furnished, sale_price = 123456, rental_price = 1234, latitude = -14.79 WHERE rowid = ${id}`,
+        `UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9, suites = 1, is_furnished = 1 - is_furnished, built_area = 1234.5, sale_price = 123456, rental_price = 1234, latitude = -14.79 WHERE rowid = ${id}`,
       );
       // A change of a room count or a flag alone moves the listing's filter tokens too.
       db.run(
-        `UPDATE properties SET bathrooms = 3, exclusive = 1 - exclusive WHERE rowid = (SELECT min(rowid) FROM properties WHERE is_published = 1 AND rowid <> ${id})`,
+        `UPDATE properties SET bathrooms = 3, exclusive = 1 - exclusive, total_area = 77, built_area = NULL WHERE rowid = (SELECT min(rowid) FROM properties WHERE is_published = 1 AND rowid <> ${id})`,
+      );
+      // An area change alone moves the listing's ten of m².
+      db.run(
+        `UPDATE properties SET built_area = 4321 WHERE rowid = (SELECT min(rowid) + 1 FROM properties WHERE is_published = 1 AND rowid <> ${id})`,
       );
       db.run(`DELETE FROM properties WHERE rowid = (SELECT max(rowid) FROM properties WHERE is_published = 1)`);
       const triggered = contents(db);
@@ -106,6 +110,7 @@ describe("triggers and the rebuild agree", () => {
       const where = { city: "ilheus", operation: expect.any(String), uf: expect.any(String), n: 1 };
       expect(triggered.facets).toContainEqual({ facet: "amenities", key: "heliponto", value: "Heliponto", ...where });
       expect(triggered.facets).toContainEqual({ facet: "bedrooms", key: "9", value: "", ...where });
+      expect(triggered.facets).toContainEqual({ facet: "area", key: "0000000123", value: "", ...where });
     } finally {
       db.close();
     }

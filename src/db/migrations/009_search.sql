@@ -98,7 +98,9 @@ CREATE INDEX property_amenities_property ON property_amenities(property);
 -- state, city and deal of the listings (folded; '' for none). The facets of an unfiltered
 -- search, the place values, and the exact total of one such filter alone are read from here
 -- (a few thousand rows) instead of counting a million; so are the facets and the total of a
--- search by state, city and deal alone, a website's first page.
+-- search by state, city and deal alone, a website's first page. One facet no partner asks for,
+-- `area`, counts by whole tens of m² (key: the ten, zero-padded so keys sort as numbers): an
+-- area range alone is counted from its whole tens here and its two edges in the area index.
 CREATE TABLE property_facet_counts (
   facet     TEXT    NOT NULL,
   key       TEXT    NOT NULL,
@@ -133,6 +135,7 @@ BEGIN
     UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
     UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
+    UNION ALL SELECT 'area', printf('%010d', CAST(new.search_area AS INTEGER) / 10), '' WHERE new.search_area >= 0
     UNION ALL SELECT 'amenities', key, value FROM property_amenities WHERE property = new.rowid) WHERE true
     ON CONFLICT DO UPDATE SET n = n + 1;
 END;
@@ -178,13 +181,14 @@ BEGIN
     UNION ALL SELECT 'isFurnished', CAST(old.is_furnished AS TEXT), ''
     UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
+    UNION ALL SELECT 'area', printf('%010d', CAST(old.search_area AS INTEGER) / 10), '' WHERE old.search_area >= 0
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
       WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
 END;
 
 CREATE TRIGGER properties_facets_update AFTER UPDATE OF
   is_published, city, neighborhood, uf, property_type, operation_type, bedrooms, bathrooms, suites, parking_spaces,
-  is_furnished, accepts_financing, exclusive, amenities
+  is_furnished, accepts_financing, exclusive, amenities, built_area, total_area
   ON properties
   WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
@@ -203,6 +207,7 @@ BEGIN
     UNION ALL SELECT 'isFurnished', CAST(old.is_furnished AS TEXT), ''
     UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
+    UNION ALL SELECT 'area', printf('%010d', CAST(old.search_area AS INTEGER) / 10), '' WHERE old.search_area >= 0
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
       WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
   INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
@@ -219,6 +224,7 @@ BEGIN
     UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
     UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
+    UNION ALL SELECT 'area', printf('%010d', CAST(new.search_area AS INTEGER) / 10), '' WHERE new.search_area >= 0
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(new.amenities)
       WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)) WHERE new.is_published = 1
     ON CONFLICT DO UPDATE SET n = n + 1;

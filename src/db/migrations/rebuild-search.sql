@@ -27,6 +27,7 @@ INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
     UNION ALL SELECT 'isFurnished', CAST(is_furnished AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1
     UNION ALL SELECT 'acceptsFinancing', CAST(accepts_financing AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1
     UNION ALL SELECT 'exclusive', CAST(exclusive AS TEXT), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1
+    UNION ALL SELECT 'area', printf('%010d', CAST(search_area AS INTEGER) / 10), '', uf_key, city_key, operation_type FROM properties WHERE is_published = 1 AND search_area >= 0
     UNION ALL SELECT 'amenities', a.key, a.value, p.uf_key, p.city_key, p.operation_type
       FROM property_amenities a JOIN properties p ON p.rowid = a.property)
   GROUP BY 1, 2, 3, 4, 5, 6;

@@ -457,8 +457,41 @@ export function countedTotal(search: Search): { sql: string; params: (string | n
     if (only(param)) return sum(facet, "CAST(key AS INTEGER) >= ?", [search[param]!]);
   }
   for (const { param } of FLAGS) if (only(param)) return sum(param, "key = ?", [search[param] ? "1" : "0"]);
+  if (only("minArea", "maxArea") && search.minArea !== null) return areaTotal(search.minArea, search.maxArea);
   if (only("words", "terms", "notTerms")) return { sql: WORDS_COUNT_SQL, params: [matchOf(search)] };
   return null;
+}
+
+/** Ten-m² steps of the hidden `area` facet (migration 9's facet counters). */
+const AREA_STEP = 10;
+const areaKey = (ten: number) => String(ten).padStart(10, "0");
+
+/**
+ * The total of an area range alone (from `low`, up to `high` or without end): its whole tens of
+ * m² summed from the hidden `area` facet, the listings between `low` and the first whole ten
+ * and between the last one and `high` counted in the area index. Null for a range too narrow
+ * to hold a whole ten, which the area index counts quickly anyway.
+ */
+function areaTotal(low: number, high: number | null): { sql: string; params: (string | number)[] } | null {
+  const first = Math.ceil(low / AREA_STEP);
+  const last = high === null ? Number.MAX_SAFE_INTEGER : Math.floor(high / AREA_STEP) - 1;
+  if (first > last) return null;
+  const edge = (op: string) =>
+    `(SELECT count(*) FROM properties p WHERE p.is_published = 1 AND p.search_area >= ? AND p.search_area ${op} ?)`;
+  return {
+    sql:
+      "SELECT (SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = 'area' AND key BETWEEN ? AND ?)" +
+      ` + ${edge("<")} + ${edge("<=")}`,
+    params: [
+      areaKey(first),
+      high === null ? "9999999999" : areaKey(last),
+      low,
+      first * AREA_STEP,
+      // Without a maximum, no upper edge: an empty range.
+      high === null ? 1 : (last + 1) * AREA_STEP,
+      high === null ? 0 : high,
+    ],
+  };
 }
 
 /**

@@ -230,6 +230,25 @@ describe("numeric bounds, inclusive", () => {
       rows.filter((r) => area(r) !== null && area(r)! >= 5000),
     );
   });
+
+  test("an area range alone: its whole tens from the counters, its edges from the index", async () => {
+    // Seeded areas are whole m², many of them on a ten: the edges must count each once.
+    expect(rows.filter((r) => area(r) === 100 || area(r) === 200).length).toBeGreaterThan(0);
+    for (const [low, high] of [
+      [100, 200],
+      [99.5, 200.5],
+      [101, 109], // within one ten
+      [95, 105], // across one ten, none whole
+      [0, 30],
+      [60, null],
+      [0, null],
+    ] as const) {
+      const query = `minArea=${low}${high === null ? "" : `&maxArea=${high}`}`;
+      const expected = rows.filter((r) => area(r) !== null && area(r)! >= low && (high === null || area(r)! <= high));
+      const { body } = await read(await t.get(`/v1/properties?fields=id&limit=1&${query}`, tokens.site));
+      expect({ query, total: body.meta.total }).toEqual({ query, total: expected.length });
+    }
+  });
 });
 
 describe("amenities and flags", () => {
