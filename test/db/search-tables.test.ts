@@ -64,6 +64,11 @@ describe("triggers and the rebuild agree", () => {
     try {
       const seeded = contents(db);
       expect(seeded.facets.length).toBeGreaterThan(50);
+      // Every published listing has its filter tokens, those without room counts too.
+      const deals = "terms : (opsale OR oprent OR opseasonal)";
+      expect(db.query("SELECT count(*) AS n FROM property_words WHERE property_words MATCH ?").get(deals)).toEqual(
+        db.query("SELECT count(*) AS n FROM properties WHERE is_published = 1").get(),
+      );
       expect(
         seeded.terms.filter((t) => t !== null && (t as { ids: string | null }).ids !== null).length,
       ).toBeGreaterThan(10);

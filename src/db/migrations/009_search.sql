@@ -51,15 +51,16 @@ CREATE INDEX properties_published_area_desc ON properties(search_area IS NULL DE
 -- What a text search is narrowed by inside the word index (`terms` below): each token stands
 -- for one filter value, written so no word of `q` can spell it (a letter pair, then the value
 -- in hexadecimal or a digit): the place keys (`ci`, `nb`, `uf`), the deal (`op`), the type
--- (`ty`), "at least k" rooms up to 5 (`bd`, `bt`, `st`, `pk` followed by k) and the three flags.
+-- (`ty`), "at least k" rooms up to 5 (`bd`, `bt`, `st`, `pk` followed by k; none for an unknown
+-- count) and the three flags.
 -- modules/search/terms.ts writes the same tokens for a search's filters.
 ALTER TABLE properties ADD COLUMN search_terms TEXT GENERATED ALWAYS AS (
   'ci' || hex(city_key) || ' nb' || hex(neighborhood_key) || ' uf' || hex(uf_key) || ' op' || operation_type
   || ' ty' || hex(property_type)
-  || substr(' bd0 bd1 bd2 bd3 bd4 bd5', 1, 4 * (floor(min(bedrooms, 5)) + 1))
-  || substr(' bt0 bt1 bt2 bt3 bt4 bt5', 1, 4 * (floor(min(bathrooms, 5)) + 1))
-  || substr(' st0 st1 st2 st3 st4 st5', 1, 4 * (floor(min(suites, 5)) + 1))
-  || substr(' pk0 pk1 pk2 pk3 pk4 pk5', 1, 4 * (floor(min(parking_spaces, 5)) + 1))
+  || coalesce(substr(' bd0 bd1 bd2 bd3 bd4 bd5', 1, 4 * (floor(min(bedrooms, 5)) + 1)), '')
+  || coalesce(substr(' bt0 bt1 bt2 bt3 bt4 bt5', 1, 4 * (floor(min(bathrooms, 5)) + 1)), '')
+  || coalesce(substr(' st0 st1 st2 st3 st4 st5', 1, 4 * (floor(min(suites, 5)) + 1)), '')
+  || coalesce(substr(' pk0 pk1 pk2 pk3 pk4 pk5', 1, 4 * (floor(min(parking_spaces, 5)) + 1)), '')
   || iif(is_furnished = 1, ' fu', '') || iif(accepts_financing = 1, ' fi', '') || iif(exclusive = 1, ' ex', '')
 ) VIRTUAL;
 

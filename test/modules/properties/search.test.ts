@@ -330,6 +330,16 @@ describe("q with the filters the word index holds (places, deal, type, rooms, fl
         r.exclusive === 0,
     ],
     [
+      // Land and shops have no room counts: their place, deal and flags are still found.
+      "q=a&uf=sp,rj,mg,pr&operationType=SALE&acceptsFinancing=true&exclusive=false",
+      (r) =>
+        matchesQ(r, "a") &&
+        inPlaces(r.uf, ["sp", "rj", "mg", "pr"]) &&
+        r.operation_type === "SALE" &&
+        r.accepts_financing === 1 &&
+        r.exclusive === 0,
+    ],
+    [
       // Past the rooms the index holds a token for (5), and a price: tested row by row.
       "q=a&minBedrooms=6&maxPrice=90000000",
       (r) => matchesQ(r, "a") && (r.bedrooms ?? -1) >= 6 && (price(r) ?? Infinity) <= 90_000_000,
@@ -348,6 +358,7 @@ describe("q with the filters the word index holds (places, deal, type, rooms, fl
     test(query, async () => {
       const expected = rows.filter(matches);
       if (!query.includes("minBedrooms=6")) expect(expected.length).toBeGreaterThan(2);
+      if (query.includes("uf=sp,rj,mg,pr")) expect(expected.some((r) => r.bedrooms === null)).toBe(true);
       for (const [sort, order] of [
         ["-createdAt", byCreatedDesc],
         ["-area", byValue(area, true)],
