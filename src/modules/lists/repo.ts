@@ -13,14 +13,16 @@ import {
   isSearching,
   type Plan,
   placeSeeks,
+  type Search,
   type SetName,
   SMALL_SET,
   searchConditions,
   setProbes,
-  WALK_RATIO,
+  WALK_BOUND,
   walksCity,
+  wordsOnly,
 } from "../search/filters.ts";
-import { absorbed } from "../search/terms.ts";
+import { absorbed, matchOf, WORD_COUNT_SQL, WORD_IDS_SQL } from "../search/terms.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
@@ -49,8 +51,8 @@ const PUBLISHED_SQL = "SELECT coalesce(sum(n), 0) FROM property_facet_counts WHE
 /** Prepared statements of one tenant and entity, keyed by their shape. */
 export class ListingRepo {
   private readonly statements = new Map<string, Statement>();
-  /** The set sizes and counts already asked in the current snapshot (search/filters.ts setProbes). */
-  private probed: Map<string, number> | null = null;
+  /** What the current snapshot already asked: set sizes and counts, the word index's matches. */
+  private probed: { counts: Map<string, number>; words: Map<string, WordSet> } | null = null;
   private readonly dayCounts: DayCounts;
   private readonly datePairs: DatePairs;
 
@@ -62,7 +64,7 @@ export class ListingRepo {
     /** Tests lower it, to walk the orders' indexes and test every set row by row on a small file. */
     private readonly smallSet = SMALL_SET,
     /** Tests set it to 0, to sort every few matches of the word index instead of walking. */
-    private readonly walkRatio = WALK_RATIO,
+    private readonly walkBound = WALK_BOUND,
   ) {
     this.dayCounts = new DayCounts(catalog, (shape, build) => this.prepare(shape, build));
     this.datePairs = new DatePairs(catalog, (shape, build) => this.prepare(shape, build));
@@ -149,15 +151,21 @@ export class ListingRepo {
   ): string[] {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
     if (!this.plain(query)) {
+      const words = query.search.words.length > 0 ? this.wordSet(query.search) : null;
+      if (words?.ids != null && wordsOnly(query)) {
+        const walked = this.walkedPage(query, view, offset, words);
+        if (walked !== null) return walked;
+      }
       const big = this.bigSets(query, view);
+      const ids = words?.ids ?? undefined;
       return this.rowsFrom(
         query,
         view,
         [],
         offset,
-        total > this.smallSet || this.walkBeatsSort(query, big, offset, total)
+        total > this.smallSet
           ? { walk: true, big, cityWalk: walksCity(query.search, query.sort) }
-          : { walk: false, big, placeDrives: hasPlace(query.search) },
+          : { walk: false, big, placeDrives: hasPlace(query.search), words: ids },
       );
     }
     const bound = impliedSortBound(this.catalog, query);
@@ -275,21 +283,49 @@ export class ListingRepo {
   }
 
   /**
-   * Whether a page of matches the word index found is read sooner by walking the date's index
-   * (testing each entry against the set, with no row read) than by reading every match's row to
-   * sort them: when the walk passes fewer than WALK_RATIO entries per match. Not under a price or
-   * area order: there the words and the value go together (a penthouse's area is that of a
-   * penthouse), so the walk may pass many entries before the first match.
+   * The page of a search the word index alone decides, found along the order's index: its first
+   * `walkBound` entries, each tested against the matches (no row read but the page's). Null when
+   * the page does not lie within them (search/filters.ts WALK_BOUND), or is not expected to.
    */
-  private walkBeatsSort(query: ListQuery, big: ReadonlySet<SetName>, offset: number, total: number): boolean {
-    if (query.search.words.length === 0 || big.has("words") || !isDateSort(query.sort)) return false;
+  private walkedPage(query: ListQuery, view: RecordView, offset: number, words: WordSet): string[] | null {
     const published = (this.prepare("published", () => PUBLISHED_SQL).values() as [number][])[0]![0];
-    return (offset + query.limit) * published <= this.walkRatio * total * total;
+    if ((offset + query.limit) * published > (this.walkBound / 4) * words.size) return null;
+    const { table, alias, visible } = this.catalog;
+    const names = query.fields.map((f) => f.name).join(",");
+    const statement = this.prepare(`walked|${view}|${names}|${query.sort}`, () => {
+      // The walk is a subquery with its own LIMIT, read in its order until the page is full.
+      const walk = `SELECT ${alias}.rowid AS r FROM ${table} ${alias} WHERE ${visible} ORDER BY ${this.orderBy(query.sort, false)} LIMIT ?`;
+      const page = `SELECT r FROM (${walk}) WHERE r IN (SELECT value FROM json_each(?)) LIMIT ? OFFSET ?`;
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${page}) ORDER BY ${this.orderBy(query.sort, true)}`;
+    });
+    const rows = (statement.values(this.walkBound, words.ids, query.limit, offset) as [string][]).map((row) => row[0]);
+    return rows.length === query.limit || this.walkBound >= published ? rows : null;
+  }
+
+  /**
+   * The word index's matches of a search, asked once per snapshot: their number and, when they
+   * are few enough to drive a query (at most `smallSet`), their rowids, which the count, the
+   * facets and the page then test instead of asking the index again.
+   */
+  private wordSet(search: Search): WordSet {
+    const match = matchOf(search);
+    const known = this.probed?.words.get(match);
+    if (known !== undefined) return known;
+    const ids = (this.prepare("word-ids", () => WORD_IDS_SQL).values(match, this.smallSet + 1) as [number][]).map(
+      (row) => row[0],
+    );
+    const set =
+      ids.length <= this.smallSet
+        ? { size: ids.length, ids: JSON.stringify(ids) }
+        : { size: (this.prepare("word-count", () => WORD_COUNT_SQL).values(match) as [number][])[0]![0], ids: null };
+    this.probed?.words.set(match, set);
+    return set;
   }
 
   /** How a count or a group reads the matches: from the place's index when there is one, or the smallest set. */
   private driving(query: ListFilters, view: RecordView): Plan {
-    return { walk: false, big: this.bigSets(query, view), placeDrives: hasPlace(query.search) };
+    const words = query.search.words.length > 0 ? (this.wordSet(query.search).ids ?? undefined) : undefined;
+    return { walk: false, big: this.bigSets(query, view), placeDrives: hasPlace(query.search), words };
   }
 
   /** The sets of a search too big to drive a query from (search/filters.ts setProbes). */
@@ -298,16 +334,17 @@ export class ListingRepo {
     for (const { set, sql, params } of setProbes(query.search, view, this.smallSet)) {
       if (this.probe(sql, params) > this.smallSet) big.add(set);
     }
+    if (query.search.words.length > 0 && this.wordSet(query.search).ids === null) big.add("words");
     return big;
   }
 
   /** A count, asked once per snapshot: a set's size is often the total as well. */
   private probe(sql: string, params: (string | number)[]): number {
     const key = `${sql}|${JSON.stringify(params)}`;
-    const known = this.probed?.get(key);
+    const known = this.probed?.counts.get(key);
     if (known !== undefined) return known;
     const n = (this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0];
-    this.probed?.set(key, n);
+    this.probed?.counts.set(key, n);
     return n;
   }
 
@@ -318,6 +355,7 @@ export class ListingRepo {
    */
   private total(query: ListQuery, view: RecordView, days: (plan: DayPlan) => DayCount[]): number {
     if (isSearching(query.search)) {
+      if (wordsOnly(query)) return this.wordSet(query.search).size;
       const counted = query.filters.length === 0 && query.dates.length === 0 ? countedTotal(query.search) : null;
       return counted === null ? this.count(query, view) : this.probe(counted.sql, counted.params);
     }
@@ -338,6 +376,7 @@ export class ListingRepo {
   /** The matching rows counted through the indexes. */
   count(asked: ListFilters, view: RecordView): number {
     const query = absorbed(asked);
+    if (wordsOnly(query)) return this.wordSet(query.search).size;
     const where = this.where(query, view, [], this.driving(query, view));
     const statement = this.prepare(`count|${view}|${where.sql}`, () => {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
@@ -365,7 +404,7 @@ export class ListingRepo {
   /** Runs `read` in one snapshot of the database. */
   snapshot<T>(read: () => T): T {
     if (this.probed !== null) return read();
-    this.probed = new Map();
+    this.probed = { counts: new Map(), words: new Map() };
     try {
       return this.tenant.read.transaction(read).deferred();
     } finally {
@@ -394,6 +433,12 @@ export class ListingRepo {
     });
     return (statement.values() as [string][]).map((row) => row[0]);
   }
+}
+
+/** The word index's matches of a search: how many, and their rowids as a JSON array when few. */
+interface WordSet {
+  size: number;
+  ids: string | null;
 }
 
 /** The filter whose index leads the query (catalog/types.ts FilterSpec.drives), if it has one. */

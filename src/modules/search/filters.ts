@@ -275,6 +275,8 @@ export interface Plan {
   placeDrives?: boolean;
   /** Walking, the order is a price order within one city: its own index (migration 9) is walked. */
   cityWalk?: boolean;
+  /** The word index's matches, already read (a JSON array of rowids): tested instead of asking it again. */
+  words?: string;
 }
 export type SetName = "amenities" | "words" | "map";
 export const DRIVE_ANY: Plan = { walk: false, big: new Set() };
@@ -289,6 +291,16 @@ export const placeSeeks = (search: Search): boolean => search.uf.length + search
 /** Whether a page by price walks one city's own price index: the search's only place is one city. */
 export const walksCity = (search: Search, sort: string): boolean =>
   sort.endsWith("price") && search.city.length === 1 && search.neighborhood.length + search.uf.length === 0;
+
+/**
+ * Whether the word index alone decides a search (after search/terms.ts absorbed the filters it
+ * holds): its matches are the search's matches.
+ */
+export const wordsOnly = (query: { filters: unknown[]; dates: unknown[]; search: Search }): boolean =>
+  query.search.words.length > 0 &&
+  query.filters.length === 0 &&
+  query.dates.length === 0 &&
+  !isSearching({ ...query.search, words: [], terms: [], notTerms: [] });
 
 /** Whether a search names a place. */
 export const hasPlace = (search: Search): boolean =>
@@ -340,10 +352,14 @@ export function searchConditions(
     params.push(amenity);
   }
   if (search.words.length > 0) {
-    parts.push(
-      `${walk || plan.big.has("words") ? "+" : ""}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`,
-    );
-    params.push(matchOf(search));
+    const h = walk || plan.big.has("words") ? "+" : "";
+    if (plan.words === undefined) {
+      parts.push(`${h}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`);
+      params.push(matchOf(search));
+    } else {
+      parts.push(`${h}p.rowid IN (SELECT value FROM json_each(?))`);
+      params.push(plan.words);
+    }
   }
   if (search.bbox !== null || search.near !== null) {
     const map = mapConditions(search, view, walk || plan.big.has("map"));
@@ -458,7 +474,6 @@ export function countedTotal(search: Search): { sql: string; params: (string | n
   }
   for (const { param } of FLAGS) if (only(param)) return sum(param, "key = ?", [search[param] ? "1" : "0"]);
   if (only("minArea", "maxArea") && search.minArea !== null) return areaTotal(search.minArea, search.maxArea);
-  if (only("words", "terms", "notTerms")) return { sql: WORDS_COUNT_SQL, params: [matchOf(search)] };
   return null;
 }
 
@@ -513,19 +528,21 @@ export function isOnePlace(search: Search): boolean {
 /** At most this many matches are sorted, and a set this big drives a query; more, and the page walks the order's index, the set is tested row by row. */
 export const SMALL_SET = 20_000;
 /**
- * Reading a listing's row to sort it costs about as much as walking this many entries of an
- * order's index and testing each against a set held in memory (measured at 1M listings:
- * about 2 µs against 0.15 µs).
+ * A page of the word index's matches (at most SMALL_SET of them) is first looked for along the
+ * order's index, over at most this many entries, each tested against the matches held in
+ * memory (about 0.1 µs an entry at 1M listings, against 2 to 4 µs to read a match's row and
+ * sort it); past them, the matches are sorted. The walk is tried only when it should end within
+ * a quarter of this if the words and the order had nothing to do with each other: they often do
+ * (a penthouse is large, a farm is cheap by the m²), and the bound keeps that from costing more
+ * than the sort it saves.
  */
-export const WALK_RATIO = 10;
-
-/** The listings the word index matches (only published ones are in it). */
-const WORDS_COUNT_SQL = "SELECT count(*) FROM property_words WHERE property_words MATCH ?";
+export const WALK_BOUND = 150_000;
 
 /**
  * The sizes of the sets a search reads through rowid lists or an index of their own (an
- * amenity, the words, the map), each from counters or its index in a few milliseconds; the
- * map's counted up to `cap` + 1 (past that, its size no longer matters).
+ * amenity, the map), each from counters or its index in a few milliseconds; the map's counted
+ * up to `cap` + 1 (past that, its size no longer matters). The words' set is read whole
+ * (search/terms.ts WORD_IDS_SQL).
  */
 export function setProbes(
   search: Search,
@@ -540,7 +557,6 @@ export function setProbes(
       params: [amenity],
     });
   }
-  if (search.words.length > 0) probes.push({ set: "words", sql: WORDS_COUNT_SQL, params: [matchOf(search)] });
   if (search.bbox !== null || search.near !== null) {
     const map = mapConditions(search, view, false);
     probes.push({

@@ -81,3 +81,8 @@ export function matchOf(search: Pick<Search, "words" | "terms" | "notTerms">): s
   const all = [`${TEXT_COLUMNS} : (${words.join(" ")})`, ...search.terms].join(" AND ");
   return search.notTerms.length === 0 ? all : `(${all}) NOT (${search.notTerms.join(" OR ")})`;
 }
+
+/** The listings the word index matches (only published ones are in it), up to a number. */
+export const WORD_IDS_SQL = "SELECT rowid FROM property_words WHERE property_words MATCH ? LIMIT ?";
+/** How many listings it matches. */
+export const WORD_COUNT_SQL = "SELECT count(*) FROM property_words WHERE property_words MATCH ?";

@@ -942,6 +942,48 @@ describe("the plans a search may take give the same pages", () => {
   });
 });
 
+describe("a page of word matches looked for along the order's index, within a bound", () => {
+  // The product walks at most WALK_BOUND entries of the order's index for the page of a text
+  // search; when the page lies further, it sorts the matches. A repository with a small bound
+  // takes either way on this file, as the bound falls before or after the page's last match.
+  test("a bound past the page's last match walks to it; one before it falls back to the sort", () => {
+    const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
+    const orders = [
+      ["-area", byValue(area, true)],
+      ["area", byValue(area, false)],
+      ["price", byValue(price, false)],
+      ["-createdAt", byCreatedDesc],
+    ] as const;
+    let tried = { atLast: 0, short: 0 };
+    for (const word of ["casa", "apartamento", "terreno", "sala", "cobertura", "kitnet"]) {
+      const matching = rows.filter((r) => matchesQ(r, word));
+      if (matching.length < 10) continue;
+      for (const [sort, order] of orders) {
+        const everything = [...rows].sort(order);
+        const positions = everything.flatMap((r, i) => (matchesQ(r, word) ? [i + 1] : []));
+        const limit = 5;
+        const last = positions[limit - 1]!; // entries walked to reach the page's last match
+        // Tried only when expected within a quarter of the bound (repo.ts walkedPage).
+        const least = Math.ceil((4 * limit * rows.length) / matching.length);
+        for (const bound of [last, last - 1]) {
+          if (bound < least) continue;
+          const repo = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, SMALL_SET, bound);
+          const query = parseListQuery(
+            PROPERTY_CATALOG,
+            new URLSearchParams(`fields=id&limit=${limit}&q=${word}&sort=${sort}`),
+          );
+          const got = repo.list(query, "partner");
+          expect({ word, sort, bound, total: got.total }).toEqual({ word, sort, bound, total: matching.length });
+          expect(got.rows.map((r) => JSON.parse(r).id)).toEqual(ids(matching.sort(order).slice(0, limit)));
+          tried = bound === last ? { ...tried, atLast: tried.atLast + 1 } : { ...tried, short: tried.short + 1 };
+        }
+      }
+    }
+    expect(tried.atLast).toBeGreaterThan(2);
+    expect(tried.short).toBeGreaterThan(2);
+  });
+});
+
 describe("the search tables follow every write (triggers)", () => {
   test("new words, a new place, an unpublished listing", async () => {
     const path = t.runtime.config.databases.get("main")!;
