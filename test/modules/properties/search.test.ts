@@ -636,7 +636,6 @@ describe("sorts by price and area: missing values last, pages never overlap or s
   test("under filters, as a website's search sends them", async () => {
     const sp = rows.filter((r) => r.city === "São Paulo");
     const neighborhoods = [...new Set(sp.map((r) => r.neighborhood!))].slice(0, 4);
-    const has = (r: Row, a: string) => amenitiesOf(r).some((x) => norm(x) === a);
     const expected = rows
       .filter((r) => neighborhoods.includes(r.neighborhood!) && r.city === "São Paulo")
       .filter(
