@@ -311,12 +311,12 @@ export class ListingRepo {
     const match = matchOf(search);
     const known = this.probed?.words.get(match);
     if (known !== undefined) return known;
-    const ids = (this.prepare("word-ids", () => WORD_IDS_SQL).values(match, this.smallSet + 1) as [number][]).map(
-      (row) => row[0],
-    );
+    const [n, ids] = (
+      this.prepare("word-ids", () => WORD_IDS_SQL).values(match, this.smallSet + 1) as [number, string][]
+    )[0]!;
     const set =
-      ids.length <= this.smallSet
-        ? { size: ids.length, ids: JSON.stringify(ids) }
+      n <= this.smallSet
+        ? { size: n, ids }
         : { size: (this.prepare("word-count", () => WORD_COUNT_SQL).values(match) as [number][])[0]![0], ids: null };
     this.probed?.words.set(match, set);
     return set;
