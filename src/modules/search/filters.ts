@@ -256,11 +256,6 @@ export function boxAround(near: Near): Box {
 }
 
 /**
- * The conditions of `search` over the properties alias `p`, as the reader sees the listings:
- * map filters read the coordinates the view shows (`property_shown_points` and the rounded
- * values for partners, the stored ones with fullAddress).
- */
-/**
  * How the conditions are written for the planner. `walk`: the page is read along the order's
  * index, so no condition may pick an index of its own. `big`: the sets (search/filters.ts
  * setProbes) too big to drive a query from, tested row by row instead of listed first.
@@ -306,6 +301,11 @@ export const wordsOnly = (query: { filters: unknown[]; dates: unknown[]; search:
 export const hasPlace = (search: Search): boolean =>
   search.city.length + search.neighborhood.length + search.uf.length > 0;
 
+/**
+ * The conditions of `search` over the properties alias `p`, as the reader sees the listings:
+ * map filters compare the coordinates the view shows (rounded or none for partners, the stored
+ * ones with fullAddress).
+ */
 export function searchConditions(
   search: Search,
   view: RecordView,
