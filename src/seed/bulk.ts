@@ -49,7 +49,6 @@ const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
   "properties_search_insert",
   "properties_search_delete",
   "properties_search_update",
-  "properties_points_update",
   "properties_facets_delete",
   "properties_facets_update",
 ]);
