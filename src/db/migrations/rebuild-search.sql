@@ -3,12 +3,15 @@
 INSERT INTO property_words (property_words) VALUES ('delete-all');
 DELETE FROM property_amenities;
 DELETE FROM property_facet_counts;
+DELETE FROM property_sort_keys;
 
 INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities, terms)
   SELECT rowid, title, description, property_type, neighborhood, city, code, amenities, search_terms
     FROM properties WHERE is_published = 1;
 -- One segment instead of the many a bulk fill leaves: a search reads each token's list once.
 INSERT INTO property_words (property_words) VALUES ('optimize');
+INSERT INTO property_sort_keys (property, price, area)
+  SELECT rowid, deal_price, search_area FROM properties WHERE is_published = 1;
 INSERT INTO property_amenities (key, property, value)
   SELECT FOLD(j.value), p.rowid, min(j.value) FROM properties p, json_each(p.amenities) j
    WHERE p.is_published = 1 AND j.type = 'text' AND FOLD(j.value) <> '' GROUP BY p.rowid, FOLD(j.value);
