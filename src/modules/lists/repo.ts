@@ -22,6 +22,7 @@ import {
   walksCity,
   wordsOnly,
 } from "../search/filters.ts";
+import { pageWindow, sortKeysSql } from "../search/sort-keys.ts";
 import { absorbed, matchOf, WORD_COUNT_SQL, WORD_IDS_SQL } from "../search/terms.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
@@ -155,6 +156,8 @@ export class ListingRepo {
       if (words?.ids != null && wordsOnly(query)) {
         const walked = this.walkedPage(query, view, offset, words);
         if (walked !== null) return walked;
+        const keyed = isDateSort(query.sort) ? null : this.keyedPage(query, view, offset, words.ids);
+        if (keyed !== null) return keyed;
       }
       const big = this.bigSets(query, view);
       const ids = words?.ids ?? undefined;
@@ -310,12 +313,16 @@ export class ListingRepo {
 
   /**
    * The page of a search the word index alone decides, found along the order's index: its first
-   * `walkBound` entries, each tested against the matches (no row read but the page's). Null when
-   * the page does not lie within them (search/filters.ts WALK_BOUND), or is not expected to.
+   * `walkBound` entries (in a price or area order, no more than the matches), each tested against
+   * the matches (no row read but the page's). Null when the page does not lie within them
+   * (search/filters.ts WALK_BOUND), or is not expected to.
    */
   private walkedPage(query: ListQuery, view: RecordView, offset: number, words: WordSet): string[] | null {
     const published = (this.prepare("published", () => PUBLISHED_SQL).values() as [number][])[0]![0];
-    if ((offset + query.limit) * published > (this.walkBound / 4) * words.size) return null;
+    // A price or area page is found from the matches' sort keys otherwise (keyedPage), at about
+    // seven entries' cost a match: that walk passes at most as many entries as there are matches.
+    const bound = isDateSort(query.sort) ? this.walkBound : Math.min(this.walkBound, words.size);
+    if ((offset + query.limit) * published > (bound / 4) * words.size) return null;
     const { table, alias, visible } = this.catalog;
     const names = query.fields.map((f) => f.name).join(",");
     const statement = this.prepare(`walked|${view}|${names}|${query.sort}`, () => {
@@ -324,8 +331,30 @@ export class ListingRepo {
       const page = `SELECT r FROM (${walk}) WHERE r IN (SELECT value FROM json_each(?)) LIMIT ? OFFSET ?`;
       return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${page}) ORDER BY ${this.orderBy(query.sort, true)}`;
     });
-    const rows = (statement.values(this.walkBound, words.ids, query.limit, offset) as [string][]).map((row) => row[0]);
-    return rows.length === query.limit || this.walkBound >= published ? rows : null;
+    const rows = (statement.values(bound, words.ids, query.limit, offset) as [string][]).map((row) => row[0]);
+    return rows.length === query.limit || bound >= published ? rows : null;
+  }
+
+  /**
+   * The page of a search the word index alone decides, in a price or area order, from its
+   * matches' sort keys (search/sort-keys.ts): only the matches it can hold are read. Null when a
+   * key is not a number.
+   */
+  private keyedPage(query: ListQuery, view: RecordView, offset: number, ids: string): string[] | null {
+    const column = query.sort.endsWith("price") ? "price" : "area";
+    const [matches, keys] = (
+      this.prepare(`sort-keys|${column}`, () => sortKeysSql(column)).values(ids) as [string, string][]
+    )[0]!;
+    const window = pageWindow(JSON.parse(matches), JSON.parse(keys), query.sort.startsWith("-"), offset, query.limit);
+    if (window === null) return null;
+    const { table, alias } = this.catalog;
+    const names = query.fields.map((f) => f.name).join(",");
+    const statement = this.prepare(`keyed|${view}|${names}|${query.sort}`, () => {
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (SELECT value FROM json_each(?)) ORDER BY ${this.orderBy(query.sort, true)} LIMIT ? OFFSET ?`;
+    });
+    return (statement.values(JSON.stringify(window.candidates), query.limit, window.skip) as [string][]).map(
+      (row) => row[0],
+    );
   }
 
   /**

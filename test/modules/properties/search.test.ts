@@ -1015,3 +1015,66 @@ describe("the search tables follow every write (triggers)", () => {
     expect((await walk("city=ilheus")).total).toBe(0);
   });
 });
+
+describe("a text search's page by price or area, from its matches' sort keys", () => {
+  // The product finds a price or area page of a few word matches from their keys alone, then
+  // reads the matches that page can hold (search/sort-keys.ts): runs of equal keys cut by a
+  // page's edges are settled by id, and listings without the key come last. A repository whose
+  // walk bound is 0 always takes that way; the product's may walk the order's index first.
+  let own: TestApp;
+  beforeAll(() => {
+    own = createTestApp({ clients: [site.entry], properties: 400, leads: 10 });
+  });
+  afterAll(() => own.close());
+
+  test("runs of equal prices and areas, and missing ones, cut by every page's edges", () => {
+    const path = own.runtime.config.databases.get("main")!;
+    const db = new Database(path);
+    try {
+      db.run("UPDATE properties SET built_area = 100 WHERE rowid % 3 = 0");
+      db.run("UPDATE properties SET built_area = NULL, total_area = NULL WHERE rowid % 7 = 0");
+      db.run("UPDATE properties SET sale_price = 500000, rental_price = 2500 WHERE rowid % 4 = 0");
+      db.run("UPDATE properties SET sale_price = NULL, rental_price = NULL WHERE rowid % 9 = 0");
+    } finally {
+      db.close();
+    }
+    const published = readPublished(path);
+    const tenant = own.runtime.tenants.get(path)!;
+    const keyed = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, SMALL_SET, 0);
+    const product = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const orders = [
+      ["price", byValue(price, false)],
+      ["-price", byValue(price, true)],
+      ["area", byValue(area, false)],
+      ["-area", byValue(area, true)],
+    ] as const;
+    for (const [q, limit] of [
+      ["apartamento", 3],
+      ["casa", 4],
+      ["a", 11],
+    ] as const) {
+      const matching = published.filter((r) => matchesQ(r, q));
+      expect(matching.length).toBeGreaterThan(20);
+      for (const [sort, order] of orders) {
+        const expected = ids([...matching].sort(order));
+        // Runs of equal keys and missing keys among the matches, so page edges fall inside them.
+        const value = sort.endsWith("price") ? price : area;
+        expect(matching.filter((r) => value(r) === null).length).toBeGreaterThan(1);
+        expect(matching.length - new Set(matching.map(value)).size).toBeGreaterThan(limit);
+        for (const repo of [keyed, product]) {
+          const got: string[] = [];
+          for (let page = 1; page <= Math.ceil(matching.length / limit) + 1; page++) {
+            const query = parseListQuery(
+              PROPERTY_CATALOG,
+              new URLSearchParams(`fields=id&limit=${limit}&page=${page}&q=${q}&sort=${sort}`),
+            );
+            const answer = repo.list(query, "partner");
+            expect(answer.total).toBe(matching.length);
+            got.push(...answer.rows.map((r) => JSON.parse(r).id as string));
+          }
+          expect({ q, sort, got }).toEqual({ q, sort, got: expected });
+        }
+      }
+    }
+  });
+});
