@@ -23,7 +23,7 @@ import {
   wordsOnly,
 } from "../search/filters.ts";
 import { pageWindow, sortKeysSql } from "../search/sort-keys.ts";
-import { absorbed, matchOf, WORD_COUNT_SQL, WORD_IDS_SQL } from "../search/terms.ts";
+import { absorbed, matchOf, WORD_IDS_SQL } from "../search/terms.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
@@ -153,21 +153,21 @@ export class ListingRepo {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
     if (!this.plain(query)) {
       const words = query.search.words.length > 0 ? this.wordSet(query.search) : null;
-      if (words?.ids != null && wordsOnly(query)) {
+      if (words !== null && words.size <= this.smallSet && wordsOnly(query)) {
         const walked = this.walkedPage(query, view, offset, words);
         if (walked !== null) return walked;
         const keyed = isDateSort(query.sort) ? null : this.keyedPage(query, view, offset, words.ids);
         if (keyed !== null) return keyed;
       }
       const big = this.bigSets(query, view);
-      const ids = words?.ids ?? undefined;
+      const ids = words?.ids;
       return this.rowsFrom(
         query,
         view,
         [],
         offset,
         total > this.smallSet
-          ? { walk: true, big, cityWalk: walksCity(query.search, query.sort) }
+          ? { walk: true, big, cityWalk: walksCity(query.search, query.sort), words: ids }
           : { walk: false, big, placeDrives: hasPlace(query.search), words: ids },
       );
     }
@@ -358,28 +358,22 @@ export class ListingRepo {
   }
 
   /**
-   * The word index's matches of a search, asked once per snapshot: their number and, when they
-   * are few enough to drive a query (at most `smallSet`), their rowids, which the count, the
-   * facets and the page then test instead of asking the index again.
+   * The word index's matches of a search, asked once per snapshot: their number and their
+   * rowids, which the count, the facets and the page then test instead of asking the index again.
    */
   private wordSet(search: Search): WordSet {
     const match = matchOf(search);
     const known = this.probed?.words.get(match);
     if (known !== undefined) return known;
-    const [n, ids] = (
-      this.prepare("word-ids", () => WORD_IDS_SQL).values(match, this.smallSet + 1) as [number, string][]
-    )[0]!;
-    const set =
-      n <= this.smallSet
-        ? { size: n, ids }
-        : { size: (this.prepare("word-count", () => WORD_COUNT_SQL).values(match) as [number][])[0]![0], ids: null };
+    const [size, ids] = (this.prepare("word-ids", () => WORD_IDS_SQL).values(match) as [number, string][])[0]!;
+    const set = { size, ids };
     this.probed?.words.set(match, set);
     return set;
   }
 
   /** How a count or a group reads the matches: from the place's index when there is one, or the smallest set. */
   private driving(query: ListFilters, view: RecordView): Plan {
-    const words = query.search.words.length > 0 ? (this.wordSet(query.search).ids ?? undefined) : undefined;
+    const words = query.search.words.length > 0 ? this.wordSet(query.search).ids : undefined;
     return { walk: false, big: this.bigSets(query, view), placeDrives: hasPlace(query.search), words };
   }
 
@@ -389,7 +383,7 @@ export class ListingRepo {
     for (const { set, sql, params } of setProbes(query.search, view, this.smallSet)) {
       if (this.probe(sql, params) > this.smallSet) big.add(set);
     }
-    if (query.search.words.length > 0 && this.wordSet(query.search).ids === null) big.add("words");
+    if (query.search.words.length > 0 && this.wordSet(query.search).size > this.smallSet) big.add("words");
     return big;
   }
 
@@ -490,10 +484,10 @@ export class ListingRepo {
   }
 }
 
-/** The word index's matches of a search: how many, and their rowids as a JSON array when few. */
+/** The word index's matches of a search: how many, and their rowids as a JSON array. */
 interface WordSet {
   size: number;
-  ids: string | null;
+  ids: string;
 }
 
 /** The filter whose index leads the query (catalog/types.ts FilterSpec.drives), if it has one. */

@@ -83,10 +83,7 @@ export function matchOf(search: Pick<Search, "words" | "terms" | "notTerms">): s
 }
 
 /**
- * The listings the word index matches (only published ones are in it), up to a number: how many,
- * and their rowids as a JSON array (built by SQLite: a row per match would cost more in Bun).
+ * The listings the word index matches (only published ones are in it), in one pass: how many, and
+ * their rowids as a JSON array (built by SQLite: a row per match would cost more in Bun).
  */
-export const WORD_IDS_SQL =
-  "SELECT count(*), json_group_array(rowid) FROM (SELECT rowid FROM property_words WHERE property_words MATCH ? LIMIT ?)";
-/** How many listings it matches. */
-export const WORD_COUNT_SQL = "SELECT count(*) FROM property_words WHERE property_words MATCH ?";
+export const WORD_IDS_SQL = "SELECT count(*), json_group_array(rowid) FROM property_words WHERE property_words MATCH ?";
