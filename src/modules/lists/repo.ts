@@ -22,6 +22,7 @@ import {
   walksCity,
   wordsOnly,
 } from "../search/filters.ts";
+import { holds, sortedRowids } from "../search/matches.ts";
 import { pageWindow, sortKeysSql } from "../search/sort-keys.ts";
 import { absorbed, matchOf, WORD_IDS_SQL } from "../search/terms.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
@@ -153,7 +154,7 @@ export class ListingRepo {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
     if (!this.plain(query)) {
       const words = query.search.words.length > 0 ? this.wordSet(query.search) : null;
-      if (words !== null && words.size <= this.smallSet && wordsOnly(query)) {
+      if (words !== null && wordsOnly(query)) {
         const walked = this.walkedPage(query, view, offset, words);
         if (walked !== null) return walked;
         const keyed = isDateSort(query.sort) ? null : this.keyedPage(query, view, offset, words.ids);
@@ -314,7 +315,9 @@ export class ListingRepo {
   /**
    * The page of a search the word index alone decides, found along the order's index: its first
    * `walkBound` entries (in a price or area order, no more than the matches), each tested against
-   * the matches (no row read but the page's). Null when the page does not lie within them
+   * the matches held in memory (search/matches.ts); no row read but the page's. Read in stretches,
+   * the first twice what the page should need if the words and the order had nothing to do with
+   * each other, each next one twice the last. Null when the page does not lie within them
    * (search/filters.ts WALK_BOUND), or is not expected to.
    */
   private walkedPage(query: ListQuery, view: RecordView, offset: number, words: WordSet): string[] | null {
@@ -322,17 +325,26 @@ export class ListingRepo {
     // A price or area page is found from the matches' sort keys otherwise (keyedPage), at about
     // seven entries' cost a match: that walk passes at most as many entries as there are matches.
     const bound = isDateSort(query.sort) ? this.walkBound : Math.min(this.walkBound, words.size);
-    if ((offset + query.limit) * published > (bound / 4) * words.size) return null;
+    const wanted = offset + query.limit;
+    if (wanted * published > (bound / 4) * words.size) return null;
     const { table, alias, visible } = this.catalog;
-    const names = query.fields.map((f) => f.name).join(",");
-    const statement = this.prepare(`walked|${view}|${names}|${query.sort}`, () => {
-      // The walk is a subquery with its own LIMIT, read in its order until the page is full.
-      const walk = `SELECT ${alias}.rowid AS r FROM ${table} ${alias} WHERE ${visible} ORDER BY ${this.orderBy(query.sort, false)} LIMIT ?`;
-      const page = `SELECT r FROM (${walk}) WHERE r IN (SELECT value FROM json_each(?)) LIMIT ? OFFSET ?`;
-      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${page}) ORDER BY ${this.orderBy(query.sort, true)}`;
+    const walk = this.prepare(`walk|${query.sort}`, () => {
+      const entries = `SELECT ${alias}.rowid AS r FROM ${table} ${alias} WHERE ${visible} ORDER BY ${this.orderBy(query.sort, false)} LIMIT ? OFFSET ?`;
+      return `SELECT json_group_array(r) FROM (${entries})`;
     });
-    const rows = (statement.values(bound, words.ids, query.limit, offset) as [string][]).map((row) => row[0]);
-    return rows.length === query.limit || bound >= published ? rows : null;
+    words.sorted ??= sortedRowids(words.ids);
+    const found: number[] = [];
+    let from = 0;
+    let stretch = Math.ceil((2 * wanted * published) / Math.max(1, words.size));
+    while (from < bound) {
+      const n = Math.min(stretch, bound - from);
+      const entries = JSON.parse((walk.values(n, from) as [string][])[0]![0]) as number[];
+      for (const rowid of entries) if (holds(words.sorted, rowid) && found.push(rowid) === wanted) break;
+      if (found.length === wanted || entries.length < n) return this.pageOf(query, view, found.slice(offset), 0);
+      from += n;
+      stretch *= 2;
+    }
+    return null;
   }
 
   /**
@@ -346,15 +358,17 @@ export class ListingRepo {
       this.prepare(`sort-keys|${column}`, () => sortKeysSql(column)).values(ids) as [string, string][]
     )[0]!;
     const window = pageWindow(JSON.parse(matches), JSON.parse(keys), query.sort.startsWith("-"), offset, query.limit);
-    if (window === null) return null;
+    return window === null ? null : this.pageOf(query, view, window.candidates, window.skip);
+  }
+
+  /** The rows of `rowids` in the query's order, `skip` of them skipped, at most a page. */
+  private pageOf(query: ListQuery, view: RecordView, rowids: readonly number[], skip: number): string[] {
     const { table, alias } = this.catalog;
     const names = query.fields.map((f) => f.name).join(",");
-    const statement = this.prepare(`keyed|${view}|${names}|${query.sort}`, () => {
+    const statement = this.prepare(`rows-of|${view}|${names}|${query.sort}`, () => {
       return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (SELECT value FROM json_each(?)) ORDER BY ${this.orderBy(query.sort, true)} LIMIT ? OFFSET ?`;
     });
-    return (statement.values(JSON.stringify(window.candidates), query.limit, window.skip) as [string][]).map(
-      (row) => row[0],
-    );
+    return (statement.values(JSON.stringify(rowids), query.limit, skip) as [string][]).map((row) => row[0]);
   }
 
   /**
@@ -488,6 +502,8 @@ export class ListingRepo {
 interface WordSet {
   size: number;
   ids: string;
+  /** The same rowids sorted, once a walk needs them (search/matches.ts). */
+  sorted?: Float64Array;
 }
 
 /** The filter whose index leads the query (catalog/types.ts FilterSpec.drives), if it has one. */
