@@ -448,6 +448,34 @@ export class ListingRepo {
   }
 
   /**
+   * The matching rows' number and, when at most `smallSet`, their rowids as a JSON array, read in
+   * one pass (groupedOf then reads those rows alone); past that, the number counted through the
+   * indexes and no rowids.
+   */
+  matching(asked: ListFilters, view: RecordView): { total: number; ids: string | null } {
+    const query = absorbed(asked);
+    if (wordsOnly(query)) {
+      const words = this.wordSet(query.search);
+      return { total: words.size, ids: words.size <= this.smallSet ? words.ids : null };
+    }
+    const { table, alias } = this.catalog;
+    const where = this.where(query, view, [], this.driving(query, view));
+    const statement = this.prepare(`matching|${view}|${where.sql}`, () => {
+      return `SELECT count(*), json_group_array(r) FROM (SELECT ${alias}.rowid AS r FROM ${table} ${alias} WHERE ${where.sql} LIMIT ?)`;
+    });
+    const [n, ids] = (statement.values(...where.params, this.smallSet + 1) as [number, string][])[0]!;
+    return n <= this.smallSet ? { total: n, ids } : { total: this.count(asked, view), ids: null };
+  }
+
+  /** Rows of `sql` (as for grouped) over the records `ids` names, a JSON array of rowids. */
+  groupedOf<Row>(shape: string, ids: string, sql: (where: string) => string, extra: (string | number)[] = []): Row[] {
+    const statement = this.prepare(`grouped-of|${shape}`, () =>
+      sql(`${this.catalog.alias}.rowid IN (SELECT value FROM json_each(?))`),
+    );
+    return statement.all(ids, ...extra) as Row[];
+  }
+
+  /**
    * Rows of `sql` (selecting from the entity's table under its alias, with `{where}` where the
    * conditions go) under `query`'s conditions: the facets' group counts.
    */

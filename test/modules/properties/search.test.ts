@@ -4,9 +4,10 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
-import { parseListQuery } from "../../../src/modules/lists/params.ts";
+import { parseFilters, parseListQuery } from "../../../src/modules/lists/params.ts";
 import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/lists/repo.ts";
 import { SMALL_SET } from "../../../src/modules/search/filters.ts";
+import { FACETS, facetCounts } from "../../../src/modules/search/service.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 const site = client("site"); // a website: the partner's view of addresses
@@ -789,6 +790,41 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
     for (const name of ["neighborhood", "bedrooms", "amenities"]) {
       const want = expectedFacet(matching, facetValues[name]!);
       const got = body.data.facets[name] as { value: string; count: number }[];
+      expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
+      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(
+        new Set(want.map((w) => `${w.value}=${w.count}`)),
+      );
+    }
+  });
+
+  test("a few matches' facets from their own rows, many matches' through the indexes: the same counts", () => {
+    // The product groups the facets of at most 20,000 matches from their rows, read once; a
+    // repository whose small set is 0 groups every search's through the indexes instead.
+    const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
+    const fromRows = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const throughIndexes = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, 0);
+    for (const query of [
+      "uf=sp,RJ&operationType=SALE&minBedrooms=1&maxPrice=2000000",
+      "q=apartamento&minSuites=1",
+      "q=casa&city=sao%20paulo&minBedrooms=2",
+      "amenities=piscina&maxPrice=3000000",
+      "near=-23.56,-46.69&radius=30000&operationType=RENT",
+    ]) {
+      const filters = parseFilters(PROPERTY_CATALOG, new URLSearchParams(query), []);
+      const counts = facetCounts(fromRows, filters, FACETS, "partner");
+      expect(counts.total).toBeGreaterThan(2);
+      expect({ query, ...facetCounts(throughIndexes, filters, FACETS, "partner") }).toEqual({ query, ...counts });
+    }
+    // And against the rows read here, for one of them.
+    const matching = rows.filter(
+      (r) => matchesQ(r, "casa") && r.city === "São Paulo" && r.bedrooms !== null && r.bedrooms >= 2,
+    );
+    const filters = parseFilters(PROPERTY_CATALOG, new URLSearchParams("q=casa&city=sao%20paulo&minBedrooms=2"), []);
+    const counts = facetCounts(fromRows, filters, FACETS, "partner");
+    expect(counts.total).toBe(matching.length);
+    for (const name of ["neighborhood", "bedrooms", "amenities", "propertyType"]) {
+      const want = expectedFacet(matching, facetValues[name]!);
+      const got = counts.facets[name]!;
       expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
       expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(
         new Set(want.map((w) => `${w.value}=${w.count}`)),
