@@ -313,6 +313,16 @@ describe("q with the filters the word index holds (places, deal, type, rooms, fl
         (r.bedrooms ?? -1) >= 2,
     ],
     [
+      // Under cities, the deal and the rooms are asked paired with them.
+      "q=apartamento&city=Rio%20de%20Janeiro,curitiba,S%C3%A3o%20Paulo&operationType=RENT&minParkingSpaces=1&minBathrooms=2",
+      (r) =>
+        matchesQ(r, "apartamento") &&
+        inPlaces(r.city, ["rio de janeiro", "curitiba", "sao paulo"]) &&
+        r.operation_type === "RENT" &&
+        (r.parking_spaces ?? -1) >= 1 &&
+        (r.bathrooms ?? -1) >= 2,
+    ],
+    [
       "q=casa&uf=sp,mg&operationType=SALE&isFurnished=false&acceptsFinancing=true",
       (r) =>
         matchesQ(r, "casa") &&
@@ -375,7 +385,17 @@ describe("q with the filters the word index holds (places, deal, type, rooms, fl
   test("the filters' tokens are never words of q", async () => {
     const hex = (text: string) => Buffer.from(text, "utf8").toString("hex");
     // Every listing has some of these tokens; as words (the last a prefix) they match only text.
-    for (const q of ["opsale", "bd2", "fu", "ex", `ci${hex("sao paulo")}`, `ty${hex("Apartamento")}`, "st1 pk0"]) {
+    const paired = `c${hex("sao paulo")}xbd2`;
+    for (const q of [
+      "opsale",
+      "bd2",
+      "fu",
+      "ex",
+      `ci${hex("sao paulo")}`,
+      `ty${hex("Apartamento")}`,
+      "st1 pk0",
+      paired,
+    ]) {
       const expected = rows.filter((r) => matchesQ(r, q));
       if (q.length > 5) expect(expected).toEqual([]);
       await expectList(`q=${encodeURIComponent(q)}`, expected);
