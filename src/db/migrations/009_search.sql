@@ -52,11 +52,12 @@ CREATE INDEX properties_published_area_desc ON properties(search_area IS NULL DE
 -- for one filter value, written so no word of `q` can spell it (a letter pair, then the value
 -- in hexadecimal or a digit): the place keys (`ci`, `nb`, `uf`), the deal (`op`), the type
 -- (`ty`), "at least k" rooms up to 5 (`bd`, `bt`, `st`, `pk` followed by k; none for an unknown
--- count) and the three flags. Last come the deal's and the rooms' tokens again, each paired with
--- the city (`c`, the city key in hexadecimal, `x`, then the token): a text search in a city with
--- a deal or rooms asks for those, whose lists hold only that city's share (the word index reads
--- every entry of a long list between the words' matches: for "cobertura" in São Paulo or Rio
--- with 2+ suites at 1M, 69,000 entries instead of 500,000).
+-- count) and the three flags. Last come the deal's token and the rooms' from 2 up again, each
+-- paired with the city (`c`, the city key in hexadecimal, `x`, then the token): a text search in
+-- a city with a deal or 2+ rooms asks for those, whose lists hold only that city's share (the
+-- word index reads every entry of a long list between the words' matches: for "cobertura" in
+-- São Paulo or Rio with 2+ suites at 1M, 69,000 entries instead of 500,000). At least 0 or 1
+-- room is most listings of a city anyway.
 -- modules/search/terms.ts writes the same tokens for a search's filters.
 ALTER TABLE properties ADD COLUMN search_terms TEXT GENERATED ALWAYS AS (
   'ci' || hex(city_key) || ' nb' || hex(neighborhood_key) || ' uf' || hex(uf_key) || ' ty' || hex(property_type)
@@ -68,10 +69,10 @@ ALTER TABLE properties ADD COLUMN search_terms TEXT GENERATED ALWAYS AS (
   || iif(is_furnished = 1, ' fu', '') || iif(accepts_financing = 1, ' fi', '') || iif(exclusive = 1, ' ex', '')
   || iif(city_key <> '', replace(
     ' op' || operation_type
-    || coalesce(substr(' bd0 bd1 bd2 bd3 bd4 bd5', 1, 4 * (floor(min(bedrooms, 5)) + 1)), '')
-    || coalesce(substr(' bt0 bt1 bt2 bt3 bt4 bt5', 1, 4 * (floor(min(bathrooms, 5)) + 1)), '')
-    || coalesce(substr(' st0 st1 st2 st3 st4 st5', 1, 4 * (floor(min(suites, 5)) + 1)), '')
-    || coalesce(substr(' pk0 pk1 pk2 pk3 pk4 pk5', 1, 4 * (floor(min(parking_spaces, 5)) + 1)), ''),
+    || coalesce(substr(' bd2 bd3 bd4 bd5', 1, 4 * (floor(min(bedrooms, 5)) - 1)), '')
+    || coalesce(substr(' bt2 bt3 bt4 bt5', 1, 4 * (floor(min(bathrooms, 5)) - 1)), '')
+    || coalesce(substr(' st2 st3 st4 st5', 1, 4 * (floor(min(suites, 5)) - 1)), '')
+    || coalesce(substr(' pk2 pk3 pk4 pk5', 1, 4 * (floor(min(parking_spaces, 5)) - 1)), ''),
     ' ', ' c' || hex(city_key) || 'x'), '')
 ) VIRTUAL;
 

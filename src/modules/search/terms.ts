@@ -30,8 +30,8 @@ const FILTER_TOKENS: Record<string, (value: string) => string> = {
   operationType: (value) => `op${value}`,
   propertyType: (value) => `ty${hex(value)}`,
 };
-/** The filters whose tokens are also written paired with the city (009's search_terms). */
-const PAIRED = new Set(["operationType", ...ROOMS.map(([param]) => param)]);
+/** "At least k" rooms are also written paired with the city from this k up (009's search_terms). */
+const MIN_PAIRED_ROOMS = 2;
 
 /** What SQLite's hex() gives for text (its UTF-8 bytes); the tokenizer folds its case. */
 const hex = (text: string) => Buffer.from(text, "utf8").toString("hex");
@@ -44,26 +44,27 @@ const inCity = (city: string, filterToken: string) => `c${hex(city)}x${filterTok
 /**
  * With `q` given, the filters the word index holds moved into its query (`search.terms`,
  * `search.notTerms`) and out of the rest, which is tested row by row as before. Under cities,
- * the deal and the rooms are asked paired with them (any of the cities for each), which says
- * the city too. Without `q`, the filters as they are: the place indexes and counters serve
+ * the deal and 2+ rooms are asked paired with them (any of the cities for each), which says the
+ * city too. Without `q`, the filters as they are: the place indexes and counters serve
  * those better.
  */
 export function absorbed(query: ListFilters): ListFilters {
   const { search } = query;
   if (search.words.length === 0) return query;
   const rest: Search = { ...search, terms: [...search.terms], notTerms: [...search.notTerms] };
-  /** Tokens of the search's deal and rooms, which cities pair with. */
+  /** Tokens of the search's deal and its rooms from MIN_PAIRED_ROOMS up, which cities pair with. */
   const pairable: string[] = [];
   for (const [param, prefix] of ROOMS) {
     const value = search[param];
     if (value === null || value > MAX_ROOMS_TERM) continue;
-    pairable.push(`${prefix}${value}`);
+    if (value >= MIN_PAIRED_ROOMS) pairable.push(`${prefix}${value}`);
+    else rest.terms.push(anyOf([`${prefix}${value}`]));
     rest[param] = null;
   }
   const filters = query.filters.filter((f) => {
     const tokenOf = FILTER_TOKENS[f.spec.param];
     if (tokenOf === undefined) return true;
-    if (PAIRED.has(f.spec.param)) pairable.push(tokenOf(f.value));
+    if (f.spec.param === "operationType") pairable.push(tokenOf(f.value));
     else rest.terms.push(anyOf([tokenOf(f.value)]));
     return false;
   });
