@@ -55,8 +55,12 @@ export class UnknownTriggerError extends Error {
   }
 }
 
+/** A trigger that writes no table only checks the rows written (a RAISE): it stays through a load. */
+const check = (o: SchemaObject) => o.type === "trigger" && o.writes.size === 0;
+
 /** Neither stood in for nor refilled: left alone, such a trigger would write rows a bulk load knows nothing of. */
-const unknown = (o: SchemaObject) => o.type === "trigger" && !STOOD_IN_FOR.has(o.name) && refillOf(o) === null;
+const unknown = (o: SchemaObject) =>
+  o.type === "trigger" && !check(o) && !STOOD_IN_FOR.has(o.name) && refillOf(o) === null;
 
 /**
  * Drops indexes and triggers for a bulk load and returns what putBack needs. Per row, triggers
@@ -64,7 +68,8 @@ const unknown = (o: SchemaObject) => o.type === "trigger" && !STOOD_IN_FOR.has(o
  * photos, a parent lookup), and building each index in one sorted pass at the end beats keeping
  * a dozen B-trees up to date row by row. Triggers the stand-in covers are dropped and their
  * tables written by it (its tallies replace the refills of those tables); those that only keep
- * tables a refill rewrites whole (the search tables) are dropped and refilled by putBack.
+ * tables a refill rewrites whole (the search tables) are dropped and refilled by putBack; those
+ * that only check what is written stay.
  *
  * `unknownTriggers`: "refuse" stops the load on any other trigger (UnknownTriggerError), "keep"
  * leaves it to work row by row. `uniqueIndexes`: "keep" leaves UNIQUE indexes in place (the
@@ -79,7 +84,7 @@ export function setAsideForBulkLoad(
   if (unknownTriggers === "refuse" && unknowns.length > 0) throw new UnknownTriggerError(unknowns.map((o) => o.name));
   const aside = setAside(
     db,
-    objects.filter((o) => (o.type === "index" ? uniqueIndexes === "aside" || !o.unique : !unknown(o))),
+    objects.filter((o) => (o.type === "index" ? uniqueIndexes === "aside" || !o.unique : !check(o) && !unknown(o))),
   );
   const refilled = new Set(
     aside.objects.filter((o) => o.type === "trigger" && !STOOD_IN_FOR.has(o.name)).map((o) => refillOf(o)),
