@@ -100,14 +100,11 @@ export function setAsideForBulkLoad(
  */
 export function finishPropertyLoad(db: Database, aside: SetAside, at: string): void {
   const stand = new TriggerStandIn(db, at);
-  const rows = db.query(
+  const rows = db.query<Omit<StoodInProperty, "isPublished"> & { published: number }, []>(
     "SELECT id, is_published AS published, status, operation_type AS operationType, property_type AS propertyType, " +
       "highlight, created_at AS createdAt, updated_at AS updatedAt FROM properties ORDER BY rowid",
   );
-  for (const row of rows.iterate() as Iterable<
-    Parameters<TriggerStandIn["propertyInserted"]>[0] & { published: number }
-  >)
-    stand.propertyInserted({ ...row, isPublished: row.published === 1 });
+  for (const row of rows.iterate()) stand.propertyInserted({ ...row, isPublished: row.published === 1 });
   rows.finalize();
   stand.finish();
   putBack(db, aside);
@@ -127,6 +124,16 @@ const thirdOf = (date: string) => date.slice(0, 9);
 interface Dated {
   createdAt: string;
   updatedAt: string;
+}
+
+/** What the set-aside triggers read of a property the load wrote. */
+interface StoodInProperty extends Dated {
+  id: string;
+  isPublished: boolean;
+  status: string;
+  operationType: string;
+  propertyType: string | null;
+  highlight: string;
 }
 
 /**
@@ -185,16 +192,7 @@ export class TriggerStandIn {
     this.changes = new RowBuffer(db, "changes", ["entity", "record_id", "change", "at"], 64);
   }
 
-  propertyInserted(
-    p: Dated & {
-      id: string;
-      isPublished: boolean;
-      status: string;
-      operationType: string;
-      propertyType: string | null;
-      highlight: string;
-    },
-  ): void {
+  propertyInserted(p: StoodInProperty): void {
     const propertyType = p.propertyType ?? "";
     this.propertyDerived.add(p, p.isPublished, [
       ["", ""],

@@ -44,9 +44,9 @@ export function writtenTables(sql: string): Set<string> {
 export const REFILLS: readonly Refill[] = REFILL_SQL.map((sql) => ({ sql, tables: writtenTables(sql) }));
 
 /** The refill that rewrites every table a trigger writes; null for a trigger that writes elsewhere, or nothing. */
-export function refillOf(trigger: SchemaObject, refills: readonly Refill[] = REFILLS): Refill | null {
+export function refillOf(trigger: SchemaObject): Refill | null {
   if (trigger.writes.size === 0) return null;
-  return refills.find((refill) => [...trigger.writes].every((table) => refill.tables.has(table))) ?? null;
+  return REFILLS.find((refill) => [...trigger.writes].every((table) => refill.tables.has(table))) ?? null;
 }
 
 /** The explicit indexes and every trigger, in schema order. */

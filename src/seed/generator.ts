@@ -355,7 +355,7 @@ function build(db: Database, options: SeedOptions, timeline: Timeline, progress:
   const stand = new TriggerStandIn(db, options.asOf);
   const totals = writeRecords(db, options, timeline, stand, progress);
   db.transaction(() => stand.finish())();
-  // The indexes, then the search tables in one pass over the loaded rows, then the triggers,
+  // The search tables in one pass over the loaded rows, then the indexes, then the triggers,
   // each statement its own commit: the file is not served until it is complete.
   putBack(db, aside);
   // Sampled statistics: enough for the planner to pick the partial indexes, seconds cheaper at 1M rows.
