@@ -3,10 +3,10 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|search|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|search|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads|status-lists]
 //                    [--compare BINARY] [--one-core-listings N]
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { hashSecret } from "../src/security/secrets.ts";
 import { API_KEY, API_SECRET, type Captured, capture, issueToken, timeGet } from "./lib/api.ts";
@@ -47,6 +47,7 @@ import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from ".
 import { discover, filterQueries, type Scenario, scenarios, type Target } from "./lib/scenarios.ts";
 import { runSearchBench } from "./lib/search-bench.ts";
 import { writeMarkedSection } from "./lib/sections.ts";
+import { runStatusListsBench, statusListsSection, writeStatusListsSection } from "./lib/status-lists.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
 import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
@@ -108,6 +109,7 @@ const STANDALONE = [
   "portal-feed-burst",
   "inbound",
   "own-leads",
+  "status-lists",
 ];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
@@ -131,7 +133,9 @@ function describe(sample: Sample): string {
   const errors =
     sample.non2xx + sample.socketErrors > 0 ? `  non-2xx ${sample.non2xx} socket ${sample.socketErrors}` : "";
   const tries = sample.attempts > 1 ? `  (${sample.attempts} attempts)` : "";
-  return `${Math.round(sample.rps).toLocaleString("en-US").padStart(8)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms  rss ${(sample.rssKb / 1024).toFixed(0)} MB  others ${(sample.foreign * 100).toFixed(0)}/${(sample.foreignLoad * 100).toFixed(0)} %${probe}${errors}${tries}`;
+  const perRequest = (n: number | undefined) => Math.round((n ?? Number.NaN) / Math.max(1, sample.requests));
+  const cost = `  cpu ${perRequest((sample.serverCpuS ?? Number.NaN) * 1e6)} µs/req  wrote ${perRequest(sample.serverWriteBytes)} B/req`;
+  return `${Math.round(sample.rps).toLocaleString("en-US").padStart(8)} req/s  p50 ${sample.p50Ms.toFixed(2)} ms  p99 ${sample.p99Ms.toFixed(2)} ms  rss ${(sample.rssKb / 1024).toFixed(0)} MB  others ${(sample.foreign * 100).toFixed(0)}/${(sample.foreignLoad * 100).toFixed(0)} %${cost}${probe}${errors}${tries}`;
 }
 
 async function startCeiling(dataset: Dataset, routes: Captured[]): Promise<Server> {
@@ -592,6 +596,38 @@ async function main(): Promise<void> {
     writeOwnLeadsSection(ownLeadsSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
     log("wrote the own-leads section of bench/RESULTS.md");
   }
+  // Asked for by name only, with --compare: the CRM's status lists at 1M, cold, beside the other build.
+  if (only?.has("status-lists")) {
+    if (compareBinary === null) {
+      console.error("--only status-lists needs --compare BINARY (the build to time beside this one)");
+      process.exit(2);
+    }
+    const result = await runStatusListsBench({
+      compareBinary,
+      samples: settings.coldSamples,
+      serverCore: SERVER_CORE,
+      log,
+    });
+    writeStatusListsSection(
+      statusListsSection(result, {
+        date,
+        version,
+        commit: machine.commit,
+        compareCommit: commitOf(compareBinary),
+      }),
+    );
+    log("wrote the status-lists section of bench/RESULTS.md");
+  }
+}
+
+/** The commit of the worktree a binary was built in, when it is in another one (not a copy kept in this one). */
+function commitOf(binary: string): string | null {
+  if (resolve(binary).startsWith(`${ROOT}/`)) return null;
+  const proc = Bun.spawnSync(["git", "-C", dirname(binary), "rev-parse", "--short", "HEAD"], {
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  return proc.exitCode === 0 ? proc.stdout.toString().trim() : null;
 }
 
 function writeReport(
@@ -620,10 +656,6 @@ function writeReport(
   writeFileSync(reportPath, report);
   if (compareBinary !== null) {
     // The ratios of the last --compare run keep a section of RESULTS.md; the rest of the file stays as the last full run wrote it.
-    const compareCommit = Bun.spawnSync(["git", "-C", dirname(compareBinary), "rev-parse", "--short", "HEAD"], {
-      stdout: "pipe",
-      stderr: "ignore",
-    });
     const section = compareSection(
       results,
       {
@@ -631,9 +663,10 @@ function writeReport(
         version,
         commit: machine.commit,
         compareBinary,
-        compareCommit: compareCommit.exitCode === 0 ? compareCommit.stdout.toString().trim() : null,
+        compareCommit: commitOf(compareBinary),
         settings,
         argv: process.argv.slice(2),
+        load: { start: machine.loadStart, end: loadAverage() },
       },
       { start: COMPARE_START, end: COMPARE_END },
     );

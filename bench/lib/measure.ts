@@ -1,7 +1,9 @@
 // One measurement: wrk against one server for one scenario, while the server's resident
 // memory and the foreign load on its core are sampled. Also the cold/warm single requests.
+
+import { loadavg } from "node:os";
 import { postLead, timeGet } from "./api.ts";
-import { coreMeter, processCpuS, type Server, sampleRss, waitForQuiet } from "./proc.ts";
+import { coreMeter, processCpuS, processWriteBytes, type Server, sampleRss, waitForQuiet } from "./proc.ts";
 import type { Scenario } from "./scenarios.ts";
 import { type Spread, spread } from "./stats.ts";
 import { runWrk, type WrkResult, type WrkRun, wrkCommandLine } from "./wrk.ts";
@@ -63,6 +65,10 @@ export interface Sample extends WrkResult {
   waitedS: number;
   /** CPU seconds the server itself used during the run: its cost per request, whatever else shares its core. */
   serverCpuS?: number;
+  /** Bytes the server sent towards the disk during the run (/proc/<pid>/io write_bytes). */
+  serverWriteBytes?: number;
+  /** The machine's 1-minute load average as the run ended. */
+  load1?: number;
 }
 
 /** Connections of the read probe beside a write load: a CRM polling, not a second load. */
@@ -97,6 +103,7 @@ export async function measure(
   const rss = sampleRss(server.pid);
   const serverCore = coreMeter(settings.serverCore);
   const serverCpu = processCpuS(server.pid);
+  const serverWrites = processWriteBytes(server.pid);
   const loadCore = coreMeter(settings.loadCore);
   const runnerCpu = process.cpuUsage();
   const probe =
@@ -107,6 +114,7 @@ export async function measure(
   const probed = await probe;
   const memory = rss.stop();
   const serverCpuS = processCpuS(server.pid) - serverCpu;
+  const serverWriteBytes = processWriteBytes(server.pid) - serverWrites;
   const foreign = serverCore.stop(serverCpuS);
   const runner = process.cpuUsage(runnerCpu);
   const foreignLoad = loadCore.stop(main.cpuS + (probed?.cpuS ?? 0) + (runner.user + runner.system) / 1e6);
@@ -119,6 +127,8 @@ export async function measure(
     attempts: 1,
     waitedS: 0,
     serverCpuS,
+    serverWriteBytes,
+    load1: loadavg()[0],
   };
   if (probed) sample.probe = probed;
   return sample;

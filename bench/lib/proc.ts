@@ -125,6 +125,18 @@ export function processCpuS(pid: number): number {
   }
 }
 
+/**
+ * Bytes a process (all its threads: the WAL's sync, the checkpointer) has sent towards the disk:
+ * /proc/<pid>/io write_bytes, its files' pages dirtied, never its sockets. 0 once it is gone.
+ */
+export function processWriteBytes(pid: number): number {
+  try {
+    return Number(/^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** Busy and total seconds of one core since boot. */
 function coreSeconds(core: number): { busy: number; total: number } {
   const line = readFileSync("/proc/stat", "utf8")

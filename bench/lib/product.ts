@@ -145,6 +145,24 @@ export async function measureSeed(dataset: Dataset): Promise<SeedMeasurement> {
 }
 
 /**
+ * The dataset as another build seeds it, cached like this build's under bench/datasets/, in a
+ * folder named for that binary's size and time (a rebuilt binary seeds its own anew).
+ */
+export function compareDataset(binary: string, dataset: Dataset, log: (line: string) => void): string {
+  const stat = statSync(binary);
+  const folder = join(DATASETS, `compare-${stat.size}-${Math.floor(stat.mtimeMs)}`);
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, `p${dataset.properties}-l${dataset.leads}-s${dataset.seed}.sqlite`);
+  if (existsSync(file)) return file;
+  const partial = `${file}.partial`;
+  removeDatabase(partial);
+  log(`seeding ${dataset.label} dataset with ${binary} into ${file} …`);
+  run(seedCommand(dataset, partial, binary), "seeding with the --compare build");
+  renameSync(partial, file);
+  return file;
+}
+
+/**
  * The dataset as another build seeds it, in bench/out: a build compared with --compare may not
  * open a file of a newer schema, and the seed is deterministic, so the rows are the same.
  */

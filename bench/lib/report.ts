@@ -82,6 +82,9 @@ function scenarioRows(result: ScenarioResult): string[][] {
 export function compareTable(result: DatasetResult): string {
   const perRound = (product: Sample[], compare: Sample[], pick: (s: Sample) => number) =>
     spread(product.flatMap((s, i) => (compare[i] ? [ratio(pick(s), pick(compare[i]!))] : [])));
+  // What the server itself spent per answered request: far steadier than req/s on a shared machine.
+  const cpuUs = (s: Sample) => ((s.serverCpuS ?? Number.NaN) * 1e6) / s.requests;
+  const bytes = (s: Sample) => (s.serverWriteBytes ?? Number.NaN) / s.requests;
   const rows = result.scenarios.flatMap((r) => {
     const product = r.samples.product;
     const compare = r.samples.compare;
@@ -105,6 +108,10 @@ export function compareTable(result: DatasetResult): string {
         ),
         `${ms(p50(product).median)} / ${ms(p50(compare).median)}`,
         `${ms(p99(product).median)} / ${ms(p99(compare).median)}`,
+        `${withRange(of(product, cpuUs), int)} / ${withRange(of(compare, cpuUs), int)}`,
+        withRange(perRound(product, compare, cpuUs), times),
+        `${withRange(of(product, bytes), int)} / ${withRange(of(compare, bytes), int)}`,
+        withRange(perRound(product, compare, bytes), times),
       ],
     ];
   });
@@ -119,6 +126,10 @@ export function compareTable(result: DatasetResult): string {
       "p99 ÷ (per round)",
       "p50 ms product / compare",
       "p99 ms product / compare",
+      "server CPU µs per request, product / compare",
+      "CPU per request ÷ (per round)",
+      "bytes written per request, product / compare",
+      "bytes per request ÷ (per round)",
     ],
     rows,
   );
@@ -135,6 +146,8 @@ export function compareSection(
     compareCommit: string | null;
     settings: RunSettings;
     argv: string[];
+    /** The load average (1, 5, 15 minutes) as the run started and ended. */
+    load: { start: string; end: string };
   },
   marks: { start: string; end: string },
 ): string {
@@ -145,11 +158,23 @@ export function compareSection(
     "",
     `Run ${context.date.toISOString()}: \`bun bench/run.ts ${context.argv.join(" ")}\`, ${s.rounds} rounds of ${s.durationS} s, wrk -t1 -c${s.connections} on core ${s.loadCore}, servers on core ${s.serverCore}. ` +
       `This build: ${context.version}, commit ${context.commit}; compared: \`${context.compareBinary}\`${context.compareCommit ? ` (its worktree at commit ${context.compareCommit})` : ""}, serving its own copy of the dataset seeded by itself. ` +
-      "In each round both are measured one right after the other (alternating which goes first); the ratios are per round, median (min–max): req/s above 1× is faster than the compared build, p50 and p99 above 1× slower.",
+      "In each round both are measured one right after the other (alternating which goes first); the ratios are per round, median (min–max): req/s above 1× is faster than the compared build, p50, p99, CPU and bytes per request above 1× dearer. " +
+      "CPU per request is the server process's user and system time (/proc/<pid>/stat, every thread) over the run ÷ its answered requests; bytes per request, what it sent towards the disk (/proc/<pid>/io write_bytes: WAL, checkpoints) ÷ the same. " +
+      `Load average (1, 5, 15 min): ${context.load.start} at the start, ${context.load.end} at the end.`,
   ];
   for (const r of results) {
     const t = compareTable(r);
-    if (t) parts.push("", `${r.dataset.label} dataset:`, "", t);
+    if (!t) continue;
+    const loads = r.scenarios.flatMap((x) =>
+      Object.values(x.samples).flatMap((l) => l.map((m) => m.load1 ?? Number.NaN)),
+    );
+    const load = spread(loads.filter(Number.isFinite));
+    parts.push(
+      "",
+      `${r.dataset.label} dataset (1-minute load average as each measurement ended: ${withRange(load, (n) => n.toFixed(2))}):`,
+      "",
+      t,
+    );
   }
   parts.push(marks.end);
   return parts.join("\n");

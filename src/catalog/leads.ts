@@ -65,6 +65,7 @@ export const LEAD_CATALOG: EntityCatalog = {
       values: LEAD_STATUSES,
       countColumn: "status",
       dayDimension: "status",
+      inDateIndexes: true,
     },
     { param: "source", column: "l.source", description: "Lead source", values: LEAD_SOURCES, countColumn: "source" },
     {
@@ -73,6 +74,7 @@ export const LEAD_CATALOG: EntityCatalog = {
       description: "Lead priority",
       values: LEAD_PRIORITIES,
       countColumn: "priority",
+      inDateIndexes: true,
     },
     CREATED_BY_FILTER,
   ],

@@ -50,6 +50,13 @@ export interface FilterSpec {
    * those entries before any row is read.
    */
   drives?: "created" | "updated";
+  /**
+   * No index leads with it, and the entries of both date indexes hold it: a list of one value
+   * walks the index of its order and tests it entry by entry. With per-day counters
+   * (`dayDimension`), the walk starts where they place the page (modules/lists/repo.ts), never a
+   * day of rows of other values before it.
+   */
+  inDateIndexes?: true;
   /** A value for the documentation's example request, where the sandbox's records hold none. */
   example?: string;
 }

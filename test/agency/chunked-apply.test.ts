@@ -27,6 +27,25 @@ function bigFeed(name: string, count = LISTINGS): string {
   return path;
 }
 
+/**
+ * A writer of another connection that has been waiting for a minute and goes on trying: its clock
+ * is set back for its first try and forward for its last, so an import finds it waiting however
+ * slow this machine is, and ends its chunk after the listing it is writing.
+ */
+function waitingWriter(db: string): { announce: () => void; done: () => void } {
+  let clock = Date.now() - 60_000;
+  const waiter = WriterWaiting.open(db, () => clock)!;
+  return {
+    announce: () => {
+      clock = Date.now() - 60_000;
+      waiter.announce();
+      clock = Date.now() + 60_000;
+      waiter.announce();
+    },
+    done: () => waiter.done(),
+  };
+}
+
 describe("into an existing database, the writes yield the write lock", () => {
   test("another connection writes during a 3,000-listing import, without waiting; every listing has exactly one change-feed event", async () => {
     const db = emptyDatabase(dir.path("yield.sqlite"));
@@ -74,17 +93,21 @@ describe("into an existing database, the writes yield the write lock", () => {
     await importFeed(db, dir.path("old.xml"));
     const feed = bigFeed("stopped.xml");
     const controller = new AbortController();
+    // A writer said to be waiting at every chunk ends each chunk after one listing, so the stop
+    // falls between chunks however fast this machine writes (a time-bounded chunk could take in
+    // the whole feed on a quick machine, and there would be nothing to stop).
+    const waiter = waitingWriter(db);
     let chunks = 0;
     const outcome = await importFeed(db, feed, {
       maxUnpublishRatio: 1,
       signal: controller.signal,
       inEachChunk: () => {
-        // Stopped during the first chunk, so it holds whatever the machine's speed: the writes of
-        // a 3,000-listing feed took two chunks of CHUNK_MAX_MS here, and a stop in a third (the
-        // unpublishing's) came after the last chunk.
-        if (++chunks === 1) controller.abort(new Error("stopping"));
+        waiter.announce();
+        if (++chunks === 3) controller.abort(new Error("stopping"));
       },
-    }).catch((error: unknown) => error);
+    })
+      .catch((error: unknown) => error)
+      .finally(() => waiter.done());
     expect((outcome as Error).message).toBe("stopping");
     const kept = publishedProperties(db).length;
     expect(kept).toBeGreaterThan(1);
@@ -100,24 +123,14 @@ describe("a writer waiting for the lock (src/db/writer-waiting.ts)", () => {
   test("once one has waited YIELD_AFTER_MS, every chunk gives the lock up after the listing it is writing", async () => {
     const db = emptyDatabase(dir.path("waited.sqlite"));
     const feed = bigFeed("waited.xml", 12);
-    // A writer that has been waiting for a minute and goes on trying: its clock is set back for
-    // its first try and forward for its last, so the import finds it waiting however slow this
-    // machine is.
-    let clock = Date.now() - 60_000;
-    const waiter = WriterWaiting.open(db, () => clock)!;
-    const announce = () => {
-      clock = Date.now() - 60_000;
-      waiter.announce();
-      clock = Date.now() + 60_000;
-      waiter.announce();
-    };
+    const waiter = waitingWriter(db);
     const perChunk: number[] = [];
     const summary = await importFeed(db, feed, {
       partial: true,
       inEachChunk: (conn) => {
         perChunk.push((conn.query("SELECT count(*) AS n FROM properties").get() as { n: number }).n);
         // Said again at each chunk: the import's own taking of the lock clears only its own waiting.
-        announce();
+        waiter.announce();
       },
     });
     expect(YIELD_AFTER_MS).toBeLessThan(60_000);

@@ -14,6 +14,26 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Everything the search tables hold, in a comparable form. */
 function contents(db: Database) {
   const words = ["apartamento", "piscina", "sao", "paulo", "cobertura", "mobiliado", "churrasqueira", "centro"];
+  // The filter tokens of the word index (migration 9's search_terms), one of each kind.
+  const hex = (text: string) => Buffer.from(text, "utf8").toString("hex");
+  const terms = [
+    `ci${hex("sao paulo")}`,
+    `ci${hex("ilheus")}`,
+    `nb${hex("centro")}`,
+    `uf${hex("rj")}`,
+    "opsale",
+    "oprent",
+    `ty${hex("Apartamento")}`,
+    "bd0",
+    "bd2",
+    "bd5",
+    "bt3",
+    "st1",
+    "pk2",
+    "fu",
+    "fi",
+    "ex",
+  ];
   return {
     facets: db
       .query(
@@ -21,14 +41,19 @@ function contents(db: Database) {
       )
       .all(),
     amenities: db.query("SELECT key, property, value FROM property_amenities ORDER BY 1, 2").all(),
-    points: db.query("SELECT * FROM property_points ORDER BY id").all(),
-    shown: db.query("SELECT * FROM property_shown_points ORDER BY id").all(),
     words: words.map((w) =>
       db
         .query(
           "SELECT group_concat(rowid) AS ids FROM (SELECT rowid FROM property_words WHERE property_words MATCH ? ORDER BY rowid)",
         )
-        .get(w),
+        .get(`{title description property_type neighborhood city code amenities} : ${w}`),
+    ),
+    terms: terms.map((term) =>
+      db
+        .query(
+          "SELECT group_concat(rowid) AS ids FROM (SELECT rowid FROM property_words WHERE property_words MATCH ? ORDER BY rowid)",
+        )
+        .get(`terms : ${term}`),
     ),
   };
 }
@@ -39,13 +64,20 @@ describe("triggers and the rebuild agree", () => {
     try {
       const seeded = contents(db);
       expect(seeded.facets.length).toBeGreaterThan(50);
-      expect(seeded.shown.length).toBeLessThan(seeded.points.length); // NEIGHBORHOOD listings are not on the partners' map
+      // Every published listing has its filter tokens, those without room counts too.
+      const deals = "terms : (opsale OR oprent OR opseasonal)";
+      expect(db.query("SELECT count(*) AS n FROM property_words WHERE property_words MATCH ?").get(deals)).toEqual(
+        db.query("SELECT count(*) AS n FROM properties WHERE is_published = 1").get(),
+      );
+      expect(
+        seeded.terms.filter((t) => t !== null && (t as { ids: string | null }).ids !== null).length,
+      ).toBeGreaterThan(10);
       db.run("CREATE TEMP TABLE was_published AS SELECT rowid AS id FROM properties WHERE is_published = 1");
       db.run("UPDATE properties SET is_published = 0");
       const empty = contents(db);
       expect(empty.facets).toEqual([]);
       expect(empty.amenities).toEqual([]);
-      expect(empty.points).toEqual([]);
+      expect(empty.terms).toEqual(seeded.terms.map(() => ({ ids: null })));
       db.run("UPDATE properties SET is_published = 1 WHERE rowid IN (SELECT id FROM was_published)");
       expect(contents(db)).toEqual(seeded);
       db.run(REBUILD_SEARCH);
@@ -64,16 +96,26 @@ describe("triggers and the rebuild agree", () => {
           .get() as { id: number }
       ).id;
       db.run(
-        `UPDATE properties SET city = 'Ilhéus', city_key = 'ilheus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9, sale_price = 123456, rental_price = 1234, latitude = -14.79 WHERE rowid = ${id}`,
+        `UPDATE properties SET city = 'Ilhéus', city_key = 'ilheus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9, suites = 1, is_furnished = 1 - is_furnished, built_area = 1234.5, sale_price = 123456, rental_price = 1234, latitude = -14.79 WHERE rowid = ${id}`,
+      );
+      // A change of a room count or a flag alone moves the listing's filter tokens too.
+      db.run(
+        `UPDATE properties SET bathrooms = 3, exclusive = 1 - exclusive, total_area = 77, built_area = NULL WHERE rowid = (SELECT min(rowid) FROM properties WHERE is_published = 1 AND rowid <> ${id})`,
+      );
+      // An area change alone moves the listing's ten of m².
+      db.run(
+        `UPDATE properties SET built_area = 4321 WHERE rowid = (SELECT min(rowid) + 1 FROM properties WHERE is_published = 1 AND rowid <> ${id})`,
       );
       db.run(`DELETE FROM properties WHERE rowid = (SELECT max(rowid) FROM properties WHERE is_published = 1)`);
       const triggered = contents(db);
+      expect(triggered.terms[1]).toEqual({ ids: String(id) }); // its new city's token, and only its
       db.run(REBUILD_SEARCH);
       expect(contents(db)).toEqual(triggered);
       // Counted under the listing's state, new city and deal.
       const where = { city: "ilheus", operation: expect.any(String), uf: expect.any(String), n: 1 };
       expect(triggered.facets).toContainEqual({ facet: "amenities", key: "heliponto", value: "Heliponto", ...where });
       expect(triggered.facets).toContainEqual({ facet: "bedrooms", key: "9", value: "", ...where });
+      expect(triggered.facets).toContainEqual({ facet: "area", key: "0000000123", value: "", ...where });
     } finally {
       db.close();
     }
@@ -93,8 +135,10 @@ describe("triggers and the rebuild agree", () => {
               "SELECT id FROM properties WHERE rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH 'piscina') ORDER BY id",
             )
             .all(),
-          points: db
-            .query("SELECT id FROM properties WHERE rowid IN (SELECT id FROM property_shown_points) ORDER BY id")
+          terms: db
+            .query(
+              "SELECT id FROM properties WHERE rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH 'terms : opsale') ORDER BY id",
+            )
             .all(),
           amenities: db
             .query(

@@ -10,6 +10,14 @@
 -- pays for each index and counter row, and this is the least that keeps an owner's list fast
 -- (docs/performance.md#lead-owners).
 --
+-- Each index a group commit appends to costs it about five pages of WAL, however small the
+-- entries, so the owner's index is paid for with the two status indexes of schema 1: the status
+-- goes into the entries of the two date indexes instead, and the priority with it (a few bytes
+-- an entry, no page more a commit). A list of one status walks the date index of its order,
+-- testing the status in the entries, from where its per-day counters place the page
+-- (src/modules/lists/repo.ts), so it passes no row of another status day after day; beside a
+-- priority, both are tested in the entries, and no row is read before the page.
+--
 -- The change log marks each lead row with its owner, inside the index the change feed already
 -- reads, so one client's lead entries are told apart from the index alone.
 
@@ -19,6 +27,13 @@ ALTER TABLE leads ADD COLUMN origin_lead_id TEXT;
 -- A portal's retry or resend of a lead is found by its own id, for that client, at any later time.
 CREATE UNIQUE INDEX leads_origin ON leads(created_by, origin_lead_id) WHERE origin_lead_id IS NOT NULL;
 CREATE INDEX leads_owner_created ON leads(created_by, created_at, id, updated_at, status) WHERE created_by IS NOT NULL;
+
+DROP INDEX leads_status_created;
+DROP INDEX leads_status_updated;
+DROP INDEX leads_created;
+CREATE INDEX leads_created ON leads(created_at, id, updated_at, status, priority);
+DROP INDEX leads_updated;
+CREATE INDEX leads_updated ON leads(updated_at, id, created_at, status, priority);
 
 -- ---- counters: the owner as a counted column ('' stands for NULL) ----
 

@@ -36,19 +36,21 @@ ALTER TABLE properties ADD COLUMN deal_price NUMERIC GENERATED ALWAYS AS
   (CASE operation_type WHEN 'SALE' THEN sale_price ELSE rental_price END) VIRTUAL;
 ALTER TABLE properties ADD COLUMN search_area NUMERIC GENERATED ALWAYS AS (coalesce(built_area, total_area)) VIRTUAL;
 
--- A neighbourhood's listings in the default order after the key: its newest are read in order.
--- A city's listings with every column a search filters on: counting a city's matches under
+-- ---- Read side: indexes, side tables and their triggers (the search engineer's block) ----
+
+-- A city's listings with every column a search filters on, the deal and its price first:
+-- a city's search by deal and price seeks its entries, and counting a city's matches under
 -- any other filters reads this index alone, never the listings' rows.
 CREATE INDEX properties_published_city ON properties(
-  city_key, neighborhood_key, operation_type, bedrooms, deal_price, search_area, bathrooms, suites, parking_spaces,
+  city_key, operation_type, deal_price, neighborhood_key, bedrooms, search_area, bathrooms, suites, parking_spaces,
   is_furnished, accepts_financing, exclusive, property_type, status, highlight, uf_key, created_at, id
 ) WHERE is_published = 1;
--- The same for a state, the deal and its price first: a state's search by deal and price
--- seeks its entries (a state has far more listings than most cities).
+-- The same for a state (a state has far more listings than most cities).
 CREATE INDEX properties_published_uf ON properties(
   uf_key, operation_type, deal_price, bedrooms, search_area, bathrooms, suites, parking_spaces,
   is_furnished, accepts_financing, exclusive, property_type, status, highlight, created_at, id
 ) WHERE is_published = 1;
+-- A neighbourhood's listings in the default order after the key: its newest are read in order.
 CREATE INDEX properties_published_neighborhood ON properties(neighborhood_key, created_at, id) WHERE is_published = 1;
 -- Price and area orders, listings without the value last either way: the first index read
 -- forwards gives the ascending order, the second read backwards the descending one.
@@ -68,27 +70,40 @@ CREATE INDEX properties_published_city_price_desc ON properties((city_key || '')
 CREATE INDEX properties_published_area ON properties(search_area IS NULL, search_area, id) WHERE is_published = 1;
 CREATE INDEX properties_published_area_desc ON properties(search_area IS NULL DESC, search_area, id) WHERE is_published = 1;
 
--- The words of `q`: accent-folding tokens of the searchable text. The street, number and
--- complement are not in it, so a hidden street can never be matched.
+-- What a text search is narrowed by inside the word index (`terms` below): each token stands
+-- for one filter value, written so no word of `q` can spell it (a letter pair, then the value
+-- in hexadecimal or a digit): the place keys (`ci`, `nb`, `uf`), the deal (`op`), the type
+-- (`ty`), "at least k" rooms up to 5 (`bd`, `bt`, `st`, `pk` followed by k; none for an unknown
+-- count) and the three flags.
+-- modules/search/terms.ts writes the same tokens for a search's filters.
+ALTER TABLE properties ADD COLUMN search_terms TEXT GENERATED ALWAYS AS (
+  'ci' || hex(city_key) || ' nb' || hex(neighborhood_key) || ' uf' || hex(uf_key) || ' op' || operation_type
+  || ' ty' || hex(property_type)
+  || coalesce(substr(' bd0 bd1 bd2 bd3 bd4 bd5', 1, 4 * (floor(min(bedrooms, 5)) + 1)), '')
+  || coalesce(substr(' bt0 bt1 bt2 bt3 bt4 bt5', 1, 4 * (floor(min(bathrooms, 5)) + 1)), '')
+  || coalesce(substr(' st0 st1 st2 st3 st4 st5', 1, 4 * (floor(min(suites, 5)) + 1)), '')
+  || coalesce(substr(' pk0 pk1 pk2 pk3 pk4 pk5', 1, 4 * (floor(min(parking_spaces, 5)) + 1)), '')
+  || iif(is_furnished = 1, ' fu', '') || iif(accepts_financing = 1, ' fi', '') || iif(exclusive = 1, ' ex', '')
+) VIRTUAL;
+
+-- The words of `q`: accent-folding tokens of the searchable text, each listing's filter tokens
+-- in the column `terms` (which `q` never reads). The street, number and complement are not in
+-- it, so a hidden street can never be matched. Only which columns hold a word is kept, not its
+-- positions (`q` has no phrases): a smaller index, quicker to write and to read.
 CREATE VIRTUAL TABLE property_words USING fts5(
-  title, description, property_type, neighborhood, city, code, amenities,
-  content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+  title, description, property_type, neighborhood, city, code, amenities, terms,
+  content = '', contentless_delete = 1, detail = column, tokenize = 'unicode61 remove_diacritics 2'
 );
 
--- Map positions: the stored coordinates (clients with fullAddress) and the ones partners are
--- shown (3 decimals for STREET, none for NEIGHBORHOOD). An R*Tree keeps 32-bit floats rounded
--- outwards, so a search reads it for candidates and compares the exact values after: `lat` and
--- `lng` hold them beside the box, with what a map search filters and sorts on (the deal, the
--- type, its price, area and bedrooms, the date and id of the default order), so a search by
--- the map and those alone never reads a listing's row but its page's.
-CREATE VIRTUAL TABLE property_points USING rtree(
-  id, min_lat, max_lat, min_lng, max_lng,
-  +lat, +lng, +created_at, +pid, +operation, +type, +price, +area, +bedrooms
-);
-CREATE VIRTUAL TABLE property_shown_points USING rtree(
-  id, min_lat, max_lat, min_lng, max_lng,
-  +lat, +lng, +created_at, +pid, +operation, +type, +price, +area, +bedrooms
-);
+-- Map positions: the stored coordinates in strips of a hundredth of a degree of latitude
+-- (about 1.1 km), then by longitude, with what a map search filters and sorts on beside them.
+-- A box or circle reads its few strips, each a range of longitudes. Partners are shown
+-- coordinates rounded to 3 decimals (STREET) or none (NEIGHBORHOOD): their searches widen the
+-- range by the rounding and compare the shown values, computed from `display_address` here.
+CREATE INDEX properties_published_map ON properties(
+  floor(latitude * 100), longitude, latitude, display_address, operation_type, property_type, deal_price, search_area,
+  bedrooms, created_at, id
+) WHERE is_published = 1 AND latitude IS NOT NULL;
 
 -- Amenities one row each, folded (`key`) and as written (`value`; of two spellings of one
 -- amenity in a listing, the first in code-point order).
@@ -106,7 +121,9 @@ CREATE INDEX property_amenities_property ON property_amenities(property);
 -- state, city and deal of the listings (folded; '' for none). The facets of an unfiltered
 -- search, the place values, and the exact total of one such filter alone are read from here
 -- (a few thousand rows) instead of counting a million; so are the facets and the total of a
--- search by state, city and deal alone, a website's first page.
+-- search by state, city and deal alone, a website's first page. One facet no partner asks for,
+-- `area`, counts by whole tens of m² (key: the ten, zero-padded so keys sort as numbers): an
+-- area range alone is counted from its whole tens here and its two edges in the area index.
 CREATE TABLE property_facet_counts (
   facet     TEXT    NOT NULL,
   key       TEXT    NOT NULL,
@@ -120,18 +137,9 @@ CREATE TABLE property_facet_counts (
 
 CREATE TRIGGER properties_search_insert AFTER INSERT ON properties WHEN new.is_published = 1
 BEGIN
-  INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
-    VALUES (new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities);
-  INSERT INTO property_points
-    SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude, new.latitude, new.longitude,
-           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms
-    WHERE new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
-  INSERT INTO property_shown_points
-    SELECT new.rowid, lat, lat, lng, lng, lat, lng,
-           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms FROM (
-      SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
-             CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
-    WHERE lat IS NOT NULL AND lng IS NOT NULL;
+  INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities, terms)
+    VALUES (new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities,
+            new.search_terms);
   INSERT INTO property_amenities (key, property, value)
     SELECT key, new.rowid, value FROM (
       SELECT FOLD(value) AS key, min(value) AS value FROM json_each(new.amenities) WHERE type = 'text' GROUP BY 1)
@@ -150,6 +158,7 @@ BEGIN
     UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
     UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
+    UNION ALL SELECT 'area', printf('%010d', CAST(new.search_area AS INTEGER) / 10), '' WHERE new.search_area >= 0
     UNION ALL SELECT 'amenities', key, value FROM property_amenities WHERE property = new.rowid) WHERE true
     ON CONFLICT DO UPDATE SET n = n + 1;
 END;
@@ -157,46 +166,25 @@ END;
 CREATE TRIGGER properties_search_delete AFTER DELETE ON properties WHEN old.is_published = 1
 BEGIN
   DELETE FROM property_words WHERE rowid = old.rowid;
-  DELETE FROM property_points WHERE id = old.rowid;
-  DELETE FROM property_shown_points WHERE id = old.rowid;
   DELETE FROM property_amenities WHERE property = old.rowid;
 END;
 
 -- Written again whole whenever something it holds changes: rare (an import of new content).
 CREATE TRIGGER properties_search_update AFTER UPDATE OF
-  is_published, title, description, property_type, neighborhood, city, code, amenities
+  is_published, title, description, property_type, neighborhood, city, code, amenities,
+  uf, operation_type, bedrooms, bathrooms, suites, parking_spaces, is_furnished, accepts_financing, exclusive
   ON properties
   WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
   DELETE FROM property_words WHERE rowid = old.rowid AND old.is_published = 1;
   DELETE FROM property_amenities WHERE property = old.rowid AND old.is_published = 1;
-  INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
-    SELECT new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities
+  INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities, terms)
+    SELECT new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities,
+           new.search_terms
     WHERE new.is_published = 1;
   INSERT INTO property_amenities (key, property, value)
     SELECT FOLD(value), new.rowid, min(value) FROM json_each(new.amenities)
      WHERE new.is_published = 1 AND type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value);
-END;
-
--- The map's rows, written again when a value they hold changes.
-CREATE TRIGGER properties_points_update AFTER UPDATE OF
-  is_published, latitude, longitude, display_address, created_at, id, operation_type, property_type,
-  sale_price, rental_price, built_area, total_area, bedrooms
-  ON properties
-  WHEN old.is_published = 1 OR new.is_published = 1
-BEGIN
-  DELETE FROM property_points WHERE id = old.rowid AND old.is_published = 1;
-  DELETE FROM property_shown_points WHERE id = old.rowid AND old.is_published = 1;
-  INSERT INTO property_points
-    SELECT new.rowid, new.latitude, new.latitude, new.longitude, new.longitude, new.latitude, new.longitude,
-           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms
-    WHERE new.is_published = 1 AND new.latitude IS NOT NULL AND new.longitude IS NOT NULL;
-  INSERT INTO property_shown_points
-    SELECT new.rowid, lat, lat, lng, lng, lat, lng,
-           new.created_at, new.id, new.operation_type, new.property_type, new.deal_price, new.search_area, new.bedrooms FROM (
-      SELECT CASE new.display_address WHEN 'ALL' THEN new.latitude WHEN 'STREET' THEN round(new.latitude, 3) END AS lat,
-             CASE new.display_address WHEN 'ALL' THEN new.longitude WHEN 'STREET' THEN round(new.longitude, 3) END AS lng)
-    WHERE new.is_published = 1 AND lat IS NOT NULL AND lng IS NOT NULL;
 END;
 
 -- The facet counters: one row less for what a listing was, one more for what it is.
@@ -216,13 +204,14 @@ BEGIN
     UNION ALL SELECT 'isFurnished', CAST(old.is_furnished AS TEXT), ''
     UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
+    UNION ALL SELECT 'area', printf('%010d', CAST(old.search_area AS INTEGER) / 10), '' WHERE old.search_area >= 0
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
       WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
 END;
 
 CREATE TRIGGER properties_facets_update AFTER UPDATE OF
   is_published, city, neighborhood, uf, property_type, operation_type, bedrooms, bathrooms, suites, parking_spaces,
-  is_furnished, accepts_financing, exclusive, amenities
+  is_furnished, accepts_financing, exclusive, amenities, built_area, total_area
   ON properties
   WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
@@ -241,6 +230,7 @@ BEGIN
     UNION ALL SELECT 'isFurnished', CAST(old.is_furnished AS TEXT), ''
     UNION ALL SELECT 'acceptsFinancing', CAST(old.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(old.exclusive AS TEXT), ''
+    UNION ALL SELECT 'area', printf('%010d', CAST(old.search_area AS INTEGER) / 10), '' WHERE old.search_area >= 0
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(old.amenities)
       WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)));
   INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
@@ -257,6 +247,7 @@ BEGIN
     UNION ALL SELECT 'isFurnished', CAST(new.is_furnished AS TEXT), ''
     UNION ALL SELECT 'acceptsFinancing', CAST(new.accepts_financing AS TEXT), ''
     UNION ALL SELECT 'exclusive', CAST(new.exclusive AS TEXT), ''
+    UNION ALL SELECT 'area', printf('%010d', CAST(new.search_area AS INTEGER) / 10), '' WHERE new.search_area >= 0
     UNION ALL SELECT 'amenities', FOLD(value), min(value) FROM json_each(new.amenities)
       WHERE type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value)) WHERE new.is_published = 1
     ON CONFLICT DO UPDATE SET n = n + 1;

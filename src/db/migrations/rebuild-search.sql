@@ -3,36 +3,25 @@
 -- Each reads the listings in one scan of the table (NOT INDEXED): through a partial index of the
 -- published ones, the planner's choice, each row was looked up apart, three times slower.
 INSERT INTO property_words (property_words) VALUES ('delete-all');
-DELETE FROM property_points;
-DELETE FROM property_shown_points;
 DELETE FROM property_amenities;
 DELETE FROM property_facet_counts;
 
-INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities)
-  SELECT rowid, title, description, property_type, neighborhood, city, code, amenities
+INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities, terms)
+  SELECT rowid, title, description, property_type, neighborhood, city, code, amenities, search_terms
     FROM properties NOT INDEXED WHERE is_published = 1;
-INSERT INTO property_points
-  SELECT rowid, latitude, latitude, longitude, longitude, latitude, longitude,
-         created_at, id, operation_type, property_type, deal_price, search_area, bedrooms
-    FROM properties NOT INDEXED WHERE is_published = 1 AND latitude IS NOT NULL AND longitude IS NOT NULL;
-INSERT INTO property_shown_points
-  SELECT rowid, lat, lat, lng, lng, lat, lng, created_at, id, operation_type, property_type, deal_price, search_area, bedrooms
-    FROM (
-    SELECT rowid, created_at, id, operation_type, property_type, deal_price, search_area, bedrooms,
-           CASE display_address WHEN 'ALL' THEN latitude WHEN 'STREET' THEN round(latitude, 3) END AS lat,
-           CASE display_address WHEN 'ALL' THEN longitude WHEN 'STREET' THEN round(longitude, 3) END AS lng
-      FROM properties NOT INDEXED WHERE is_published = 1)
-   WHERE lat IS NOT NULL AND lng IS NOT NULL;
+-- One segment instead of the many a bulk fill leaves: a search reads each token's list once.
+INSERT INTO property_words (property_words) VALUES ('optimize');
 -- Each amenity folded once (FOLD is a long expression, written out wherever it is named).
 INSERT INTO property_amenities (key, property, value)
   SELECT key, property, min(value) FROM (
     SELECT FOLD(j.value) AS key, p.rowid AS property, j.value AS value FROM properties p NOT INDEXED, json_each(p.amenities) j
      WHERE p.is_published = 1 AND j.type = 'text')
    WHERE key <> '' GROUP BY property, key;
--- Counted from three groupings of the listings (by place, by rooms, by kind and flags), each far
--- smaller than the listings: a few dozen thousand rows to sort for a million listings' facets
--- instead of a dozen rows for each listing. Each grouping is its own statement, so its sort's
--- memory is freed before the next one sorts (as one statement's CTEs, a 1M seed held 80 MB more).
+-- Counted from four groupings of the listings (by place, by rooms, by kind and flags, by tens of
+-- m²), each far smaller than the listings: a few dozen thousand rows to sort for a million
+-- listings' facets instead of a dozen rows for each listing. Each grouping is its own statement,
+-- so its sort's memory is freed before the next one sorts (as one statement's CTEs, a 1M seed
+-- held 80 MB more).
 CREATE TEMP TABLE facet_places AS
   SELECT coalesce(uf_key, '') AS u, coalesce(city_key, '') AS c, operation_type AS o,
          city_key, city, neighborhood_key, neighborhood, uf_key, uf, count(*) AS n
@@ -48,6 +37,11 @@ CREATE TEMP TABLE facet_kinds AS
          property_type, is_furnished, accepts_financing, exclusive, count(*) AS n
     FROM properties NOT INDEXED WHERE is_published = 1
    GROUP BY uf_key, city_key, operation_type, property_type, is_furnished, accepts_financing, exclusive;
+CREATE TEMP TABLE facet_areas AS
+  SELECT coalesce(uf_key, '') AS u, coalesce(city_key, '') AS c, operation_type AS o,
+         CAST(search_area AS INTEGER) / 10 AS ten, count(*) AS n
+    FROM properties NOT INDEXED WHERE is_published = 1 AND search_area >= 0
+   GROUP BY uf_key, city_key, operation_type, ten;
 INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
   SELECT facet, key, value, u, c, o, sum(n) FROM (
               SELECT 'city' AS facet, city_key AS key, city AS value, u, c, o, n FROM temp.facet_places WHERE city_key <> ''
@@ -61,11 +55,13 @@ INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)
     UNION ALL SELECT 'bedrooms', CAST(bedrooms AS TEXT), '', u, c, o, n FROM temp.facet_rooms WHERE bedrooms IS NOT NULL
     UNION ALL SELECT 'bathrooms', CAST(bathrooms AS TEXT), '', u, c, o, n FROM temp.facet_rooms WHERE bathrooms IS NOT NULL
     UNION ALL SELECT 'suites', CAST(suites AS TEXT), '', u, c, o, n FROM temp.facet_rooms WHERE suites IS NOT NULL
-    UNION ALL SELECT 'parkingSpaces', CAST(parking_spaces AS TEXT), '', u, c, o, n FROM temp.facet_rooms WHERE parking_spaces IS NOT NULL)
+    UNION ALL SELECT 'parkingSpaces', CAST(parking_spaces AS TEXT), '', u, c, o, n FROM temp.facet_rooms WHERE parking_spaces IS NOT NULL
+    UNION ALL SELECT 'area', printf('%010d', ten), '', u, c, o, n FROM temp.facet_areas)
   GROUP BY 1, 2, 3, 4, 5, 6;
 DROP TABLE temp.facet_places;
 DROP TABLE temp.facet_rooms;
 DROP TABLE temp.facet_kinds;
+DROP TABLE temp.facet_areas;
 -- Amenities, several rows a listing, added up in the counters as they come rather than sorted:
 -- faster, and the sort of a million listings' amenities held a hundred MB more.
 INSERT INTO property_facet_counts (facet, key, value, uf, city, operation, n)

@@ -101,6 +101,23 @@ export class DayCounts {
     return days;
   }
 
+  /**
+   * The newest day (the oldest, `descending` false) within the plan's bounds, their own days
+   * included whole, on which a counted row falls; null when none does. One counter row read.
+   */
+  edgeDay(plan: DayPlan, descending: boolean): string | null {
+    const statement = this.prepare(`edge-day|${this.catalog.daysTable}|${descending}`, () => {
+      return (
+        `SELECT day FROM ${this.catalog.daysTable} WHERE kind = ? AND dim = ? AND value = ? AND day >= ? AND day <= ? ` +
+        `AND n > 0 ORDER BY day ${descending ? "DESC" : "ASC"} LIMIT 1`
+      );
+    });
+    const firstDay = plan.after?.slice(0, 10) ?? "";
+    const lastDay = plan.before?.slice(0, 10) ?? END_OF_DAY;
+    const row = statement.values(plan.kind, plan.dim, plan.value, firstDay, lastDay)[0] as [string] | undefined;
+    return row?.[0] ?? null;
+  }
+
   private countBetween(plan: DayPlan, low: string, high: string): number {
     const { table, alias, visible } = this.catalog;
     const filter = plan.filterSql === null ? "" : ` AND ${plan.filterSql}`;

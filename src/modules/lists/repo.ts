@@ -11,15 +11,18 @@ import {
   hasPlace,
   isOnePlace,
   isSearching,
-  mapLed,
   type Plan,
+  placeSeeks,
+  type Search,
   type SetName,
   SMALL_SET,
   searchConditions,
   setProbes,
-  stateSeeks,
+  WALK_BOUND,
   walksCity,
+  wordsOnly,
 } from "../search/filters.ts";
+import { absorbed, matchOf, WORD_COUNT_SQL, WORD_IDS_SQL } from "../search/terms.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
@@ -42,14 +45,14 @@ const MAX_STATEMENTS = 512;
  */
 export const DEEP_OFFSET = 1_000;
 
-/** At most this many index entries are walked to find a page of a map search by date. */
-const MAP_WALK = 100_000;
 /** Published listings, from the facet counters (every one has a deal). */
 const PUBLISHED_SQL = "SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = 'operationType'";
 
 /** Prepared statements of one tenant and entity, keyed by their shape. */
 export class ListingRepo {
   private readonly statements = new Map<string, Statement>();
+  /** What the current snapshot already asked: set sizes and counts, the word index's matches. */
+  private probed: { counts: Map<string, number>; words: Map<string, WordSet> } | null = null;
   private readonly dayCounts: DayCounts;
   private readonly datePairs: DatePairs;
 
@@ -60,6 +63,8 @@ export class ListingRepo {
     private readonly deepOffset = DEEP_OFFSET,
     /** Tests lower it, to walk the orders' indexes and test every set row by row on a small file. */
     private readonly smallSet = SMALL_SET,
+    /** Tests set it to 0, to sort every few matches of the word index instead of walking. */
+    private readonly walkBound = WALK_BOUND,
   ) {
     this.dayCounts = new DayCounts(catalog, (shape, build) => this.prepare(shape, build));
     this.datePairs = new DatePairs(catalog, (shape, build) => this.prepare(shape, build));
@@ -96,8 +101,8 @@ export class ListingRepo {
       // Their indexes list one value's rows in the date orders, and the deal's in the price orders:
       // walking, they serve; under a place, the place's index drives, and beside the owner of
       // leads, the owner's index (which holds the status and both dates).
-      // Under a state alone, its index seeks the deal (search/filters.ts stateSeeks).
-      const seeks = plan.placeDrives === true && stateSeeks(query.search) && spec.param === "operationType";
+      // Under states or cities, their indexes seek the deal (search/filters.ts placeSeeks).
+      const seeks = plan.placeDrives === true && placeSeeks(query.search) && spec.param === "operationType";
       const aside = (plan.placeDrives && !seeks) || (driver !== undefined && spec !== driver);
       parts.push(`${aside ? "+" : ""}${spec.column} = ?`);
       params.push(value);
@@ -124,52 +129,16 @@ export class ListingRepo {
    * A page of the list (JSON object texts, in order) and the exact total, read in one
    * snapshot so they agree even while writers commit.
    */
-  list(query: ListQuery, view: RecordView): { rows: string[]; total: number } {
-    return this.tenant.read
-      .transaction(() => {
-        const led = this.catalog.searchable ? mapLed(query, view, "r") : null;
-        if (led !== null) return this.mapList(query, view, led);
-        const days = dayReader(this.dayCounts);
-        const total = this.total(query, view, days);
-        const offset = (query.page - 1) * query.limit;
-        // Past the end, nothing to read: an OFFSET would walk every matching row to find that out.
-        const rows = offset >= total ? [] : this.pageRows(query, view, offset, total, days);
-        return { rows, total };
-      })
-      .deferred();
-  }
-
-  /**
-   * A search the map's table answers alone (search/filters.ts mapLed): its count and its page's
-   * rowids from that table, then only the page's rows.
-   */
-  private mapList(
-    query: ListQuery,
-    view: RecordView,
-    led: NonNullable<ReturnType<typeof mapLed>>,
-  ): { rows: string[]; total: number } {
-    const { table, alias, visible } = this.catalog;
-    const count = this.prepare(`map-count|${led.table}|${led.where}`, () => {
-      return `SELECT count(*) FROM ${led.table} r WHERE ${led.where}`;
+  list(asked: ListQuery, view: RecordView): { rows: string[]; total: number } {
+    const query = { ...asked, ...absorbed(asked) };
+    return this.snapshot(() => {
+      const days = dayReader(this.dayCounts);
+      const total = this.total(query, view, days);
+      const offset = (query.page - 1) * query.limit;
+      // Past the end, nothing to read: an OFFSET would walk every matching row to find that out.
+      const rows = offset >= total ? [] : this.pageRows(query, view, offset, total, days);
+      return { rows, total };
     });
-    const total = (count.values(...led.params) as [number][])[0]![0];
-    const offset = (query.page - 1) * query.limit;
-    if (offset >= total) return { rows: [], total };
-    // By date with no other filter, the page is found walking the date's index, testing each entry
-    // against the map's matches (no lookup of their dates), while that walk stays short.
-    const onlyMap = query.filters.length === 0 && !isSearching({ ...query.search, bbox: null, near: null });
-    if (onlyMap && isDateSort(query.sort)) {
-      const published = this.prepare("published", () => PUBLISHED_SQL).values() as [number][];
-      if ((offset + query.limit) * published[0]![0] <= MAP_WALK * total)
-        return { rows: this.rowsFrom(query, view, [], offset, { walk: true, big: new Set(["map"]) }), total };
-    }
-    const names = query.fields.map((f) => f.name).join(",");
-    const page = this.prepare(`map-page|${view}|${names}|${query.sort}|${led.table}|${led.where}`, () => {
-      const ids = `SELECT r.id FROM ${led.table} r WHERE ${led.where} ORDER BY ${led.order} LIMIT ? OFFSET ?`;
-      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${ids}) AND ${visible} ORDER BY ${this.orderBy(query.sort, true)}`;
-    });
-    const rows = (page.values(...led.params, query.limit, offset) as [string][]).map((row) => row[0]);
-    return { rows, total };
   }
 
   /** The page at `offset` (rows in, of `total`). */
@@ -182,20 +151,31 @@ export class ListingRepo {
   ): string[] {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
     if (!this.plain(query)) {
+      const words = query.search.words.length > 0 ? this.wordSet(query.search) : null;
+      if (words?.ids != null && wordsOnly(query)) {
+        const walked = this.walkedPage(query, view, offset, words);
+        if (walked !== null) return walked;
+      }
       const big = this.bigSets(query, view);
+      const ids = words?.ids ?? undefined;
       return this.rowsFrom(
         query,
         view,
         [],
         offset,
-        total <= this.smallSet
-          ? { walk: false, big, placeDrives: hasPlace(query.search) }
-          : { walk: true, big, cityWalk: walksCity(query.search, query.sort) },
+        total > this.smallSet
+          ? { walk: true, big, cityWalk: walksCity(query.search, query.sort) }
+          : { walk: false, big, placeDrives: hasPlace(query.search), words: ids },
       );
     }
     const bound = impliedSortBound(this.catalog, query);
     const implied = bound !== null && this.datesInOrder() ? [bound] : [];
-    const start = offset < this.deepOffset ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
+    // A list walked for a filter no index leads with (a lead status) passes rows of other values
+    // between its own: its counters place every page but a first one without dates, which starts
+    // at its edge day instead (below), with one counter row read.
+    const placed = walkedOf(query) !== undefined && (offset > 0 || query.dates.length > 0);
+    const start =
+      offset < this.deepOffset && !placed ? { bounds: [], skip: offset } : this.deepStart(query, offset, total, days);
     if (start === null) return [];
     const sorted = this.sortedFromDriver(query);
     if (implied.length === 0 && start.bounds.length === 0 && start.skip > total / 2) {
@@ -204,9 +184,30 @@ export class ListingRepo {
       // nearly all of them. An owner's deep pages, which no day counter places, are found so.
       const fromEnd = total - start.skip - query.limit;
       const reversed: ListQuery = { ...query, sort: reverseOf(query.sort), limit: query.limit + Math.min(0, fromEnd) };
-      return this.rowsFrom(reversed, view, [], Math.max(0, fromEnd), sorted).reverse();
+      const edge = this.edgeBounds(reversed);
+      return edge === null ? [] : this.rowsFrom(reversed, view, edge, Math.max(0, fromEnd), sorted).reverse();
     }
-    return this.rowsFrom(query, view, [...implied, ...start.bounds], start.skip, sorted);
+    const edge = start.bounds.length === 0 ? this.edgeBounds(query) : [];
+    if (edge === null) return [];
+    return this.rowsFrom(query, view, [...implied, ...start.bounds, ...edge], start.skip, sorted);
+  }
+
+  /**
+   * Where a list walked for a filter (walkedOf) can start: at the edge of that filter's days, the
+   * newest day with a row of its value (the oldest, ascending) within the query's bounds on the
+   * sort date. Every row before it has another value, so a walk skips the same rows from there.
+   * No bound for any other list; null when no row has the value within those bounds.
+   */
+  private edgeBounds(query: ListQuery): Bound[] | null {
+    const walked = walkedOf(query);
+    if (walked === undefined) return [];
+    const kind = sortKindOf(query);
+    const dates = query.dates.filter((d) => d.spec.column === dateColumnOf(kind));
+    const plan = dayPlanFor(this.catalog, { ...query, filters: [walked], dates }, kind);
+    if (plan === null) return [];
+    const descending = query.sort.startsWith("-");
+    const day = this.dayCounts.edgeDay(plan, descending);
+    return day === null ? null : [startOf(plan, [{ day, n: 1 }], 0, descending)!.start];
   }
 
   /**
@@ -307,19 +308,70 @@ export class ListingRepo {
     return `${column} IS NULL, ${column} ${direction}, ${alias}.id ${direction}`;
   }
 
+  /**
+   * The page of a search the word index alone decides, found along the order's index: its first
+   * `walkBound` entries, each tested against the matches (no row read but the page's). Null when
+   * the page does not lie within them (search/filters.ts WALK_BOUND), or is not expected to.
+   */
+  private walkedPage(query: ListQuery, view: RecordView, offset: number, words: WordSet): string[] | null {
+    const published = (this.prepare("published", () => PUBLISHED_SQL).values() as [number][])[0]![0];
+    if ((offset + query.limit) * published > (this.walkBound / 4) * words.size) return null;
+    const { table, alias, visible } = this.catalog;
+    const names = query.fields.map((f) => f.name).join(",");
+    const statement = this.prepare(`walked|${view}|${names}|${query.sort}`, () => {
+      // The walk is a subquery with its own LIMIT, read in its order until the page is full.
+      const walk = `SELECT ${alias}.rowid AS r FROM ${table} ${alias} WHERE ${visible} ORDER BY ${this.orderBy(query.sort, false)} LIMIT ?`;
+      const page = `SELECT r FROM (${walk}) WHERE r IN (SELECT value FROM json_each(?)) LIMIT ? OFFSET ?`;
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${page}) ORDER BY ${this.orderBy(query.sort, true)}`;
+    });
+    const rows = (statement.values(this.walkBound, words.ids, query.limit, offset) as [string][]).map((row) => row[0]);
+    return rows.length === query.limit || this.walkBound >= published ? rows : null;
+  }
+
+  /**
+   * The word index's matches of a search, asked once per snapshot: their number and, when they
+   * are few enough to drive a query (at most `smallSet`), their rowids, which the count, the
+   * facets and the page then test instead of asking the index again.
+   */
+  private wordSet(search: Search): WordSet {
+    const match = matchOf(search);
+    const known = this.probed?.words.get(match);
+    if (known !== undefined) return known;
+    const [n, ids] = (
+      this.prepare("word-ids", () => WORD_IDS_SQL).values(match, this.smallSet + 1) as [number, string][]
+    )[0]!;
+    const set =
+      n <= this.smallSet
+        ? { size: n, ids }
+        : { size: (this.prepare("word-count", () => WORD_COUNT_SQL).values(match) as [number][])[0]![0], ids: null };
+    this.probed?.words.set(match, set);
+    return set;
+  }
+
   /** How a count or a group reads the matches: from the place's index when there is one, or the smallest set. */
   private driving(query: ListFilters, view: RecordView): Plan {
-    return { walk: false, big: this.bigSets(query, view), placeDrives: hasPlace(query.search) };
+    const words = query.search.words.length > 0 ? (this.wordSet(query.search).ids ?? undefined) : undefined;
+    return { walk: false, big: this.bigSets(query, view), placeDrives: hasPlace(query.search), words };
   }
 
   /** The sets of a search too big to drive a query from (search/filters.ts setProbes). */
   private bigSets(query: ListFilters, view: RecordView): Set<SetName> {
     const big = new Set<SetName>();
-    for (const { set, sql, params } of setProbes(query.search, view)) {
-      if ((this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0] > this.smallSet)
-        big.add(set);
+    for (const { set, sql, params } of setProbes(query.search, view, this.smallSet)) {
+      if (this.probe(sql, params) > this.smallSet) big.add(set);
     }
+    if (query.search.words.length > 0 && this.wordSet(query.search).ids === null) big.add("words");
     return big;
+  }
+
+  /** A count, asked once per snapshot: a set's size is often the total as well. */
+  private probe(sql: string, params: (string | number)[]): number {
+    const key = `${sql}|${JSON.stringify(params)}`;
+    const known = this.probed?.counts.get(key);
+    if (known !== undefined) return known;
+    const n = (this.prepare(`probe|${sql}`, () => sql).values(...params) as [number][])[0]![0];
+    this.probed?.counts.set(key, n);
+    return n;
   }
 
   /**
@@ -329,10 +381,9 @@ export class ListingRepo {
    */
   private total(query: ListQuery, view: RecordView, days: (plan: DayPlan) => DayCount[]): number {
     if (isSearching(query.search)) {
+      if (wordsOnly(query)) return this.wordSet(query.search).size;
       const counted = query.filters.length === 0 && query.dates.length === 0 ? countedTotal(query.search) : null;
-      if (counted === null) return this.count(query, view);
-      const statement = this.prepare(`counted|${counted.sql}`, () => counted.sql);
-      return (statement.values(...counted.params) as [number][])[0]![0];
+      return counted === null ? this.count(query, view) : this.probe(counted.sql, counted.params);
     }
     const fromCounters = query.dates.length === 0 && query.filters.every((f) => f.spec.countColumn !== undefined);
     if (fromCounters) {
@@ -349,7 +400,9 @@ export class ListingRepo {
   }
 
   /** The matching rows counted through the indexes. */
-  count(query: ListFilters, view: RecordView): number {
+  count(asked: ListFilters, view: RecordView): number {
+    const query = absorbed(asked);
+    if (wordsOnly(query)) return this.wordSet(query.search).size;
     const where = this.where(query, view, [], this.driving(query, view));
     const statement = this.prepare(`count|${view}|${where.sql}`, () => {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
@@ -363,11 +416,12 @@ export class ListingRepo {
    */
   grouped<Row>(
     shape: string,
-    query: ListFilters,
+    asked: ListFilters,
     view: RecordView,
     sql: (where: string) => string,
     extra: (string | number)[] = [],
   ): Row[] {
+    const query = absorbed(asked);
     const where = this.where(query, view, [], this.driving(query, view));
     const statement = this.prepare(`grouped|${shape}|${view}|${where.sql}`, () => sql(where.sql));
     return statement.all(...where.params, ...extra) as Row[];
@@ -375,7 +429,13 @@ export class ListingRepo {
 
   /** Runs `read` in one snapshot of the database. */
   snapshot<T>(read: () => T): T {
-    return this.tenant.read.transaction(read).deferred();
+    if (this.probed !== null) return read();
+    this.probed = { counts: new Map(), words: new Map() };
+    try {
+      return this.tenant.read.transaction(read).deferred();
+    } finally {
+      this.probed = null;
+    }
   }
 
   /** One visible record as JSON text, or null; with `owner`, only a lead that client created. */
@@ -401,9 +461,25 @@ export class ListingRepo {
   }
 }
 
+/** The word index's matches of a search: how many, and their rowids as a JSON array when few. */
+interface WordSet {
+  size: number;
+  ids: string | null;
+}
+
 /** The filter whose index leads the query (catalog/types.ts FilterSpec.drives), if it has one. */
 function driverOf(query: ListFilters): FilterSpec | undefined {
   return query.filters.find((f) => f.spec.drives !== undefined)?.spec;
+}
+
+/**
+ * The filter a list is walked for and placed by: one that no index leads with and that has
+ * per-day counters (catalog/types.ts FilterSpec.inDateIndexes), in a list no other filter's
+ * index drives.
+ */
+function walkedOf(query: ListFilters): ListQuery["filters"][number] | undefined {
+  if (driverOf(query) !== undefined) return undefined;
+  return query.filters.find((f) => f.spec.inDateIndexes === true && f.spec.dayDimension !== undefined);
 }
 
 /** The same order the other way round (ties by id reversed too, so a page's rows are the same). */

@@ -4,6 +4,7 @@
 import type { RecordView } from "../../catalog/types.ts";
 import { fold } from "../../db/fold.ts";
 import type { FieldProblem } from "../../errors.ts";
+import { matchOf } from "./terms.ts";
 
 export const MAX_LIST_VALUES = 50;
 export const MAX_RADIUS_M = 50_000;
@@ -44,6 +45,12 @@ export interface Search {
   exclusive: boolean | null;
   /** The words of `q`, as typed (the full-text index folds them itself). */
   words: string[];
+  /**
+   * Filters asked of the word index with the words (search/terms.ts absorbed): each a query of
+   * its `terms` column that every match must meet, or (`notTerms`) must not.
+   */
+  terms: string[];
+  notTerms: string[];
   bbox: Box | null;
   near: Near | null;
 }
@@ -111,6 +118,8 @@ export function emptySearch(): Search {
     acceptsFinancing: null,
     exclusive: null,
     words: [],
+    terms: [],
+    notTerms: [],
     bbox: null,
     near: null,
   };
@@ -229,11 +238,6 @@ export function parseSearch(
   return search;
 }
 
-/** The FTS5 query of `words`: every one, the last as a prefix; each quoted, so no word is an operator. */
-export function matchOf(words: readonly string[]): string {
-  return words.map((w, i) => `"${w.replaceAll('"', '""')}"${i === words.length - 1 ? "*" : ""}`).join(" ");
-}
-
 /** The box around a circle: every point within `radius` of the centre is inside it. */
 export function boxAround(near: Near): Box {
   const angle = near.radius / EARTH_RADIUS_M;
@@ -252,11 +256,6 @@ export function boxAround(near: Near): Box {
 }
 
 /**
- * The conditions of `search` over the properties alias `p`, as the reader sees the listings:
- * map filters read the coordinates the view shows (`property_shown_points` and the rounded
- * values for partners, the stored ones with fullAddress).
- */
-/**
  * How the conditions are written for the planner. `walk`: the page is read along the order's
  * index, so no condition may pick an index of its own. `big`: the sets (search/filters.ts
  * setProbes) too big to drive a query from, tested row by row instead of listed first.
@@ -271,25 +270,42 @@ export interface Plan {
   placeDrives?: boolean;
   /** Walking, the order is a price order within one city: its own index (migration 9) is walked. */
   cityWalk?: boolean;
+  /** The word index's matches, already read (a JSON array of rowids): tested instead of asking it again. */
+  words?: string;
 }
 export type SetName = "amenities" | "words" | "map";
 export const DRIVE_ANY: Plan = { walk: false, big: new Set() };
 
 /**
- * Whether a state is the search's only place: the state's index leads with the deal and the
- * price after it, so under it those seek instead of being tested entry by entry.
+ * Whether the search names a state or a city: their indexes lead with the deal and the price
+ * after it, so under them those seek instead of being tested entry by entry (a city's
+ * neighbourhoods are tested in its entries).
  */
-export const stateSeeks = (search: Search): boolean =>
-  search.uf.length > 0 && search.city.length + search.neighborhood.length === 0;
+export const placeSeeks = (search: Search): boolean => search.uf.length + search.city.length > 0;
 
 /** Whether a page by price walks one city's own price index: the search's only place is one city. */
 export const walksCity = (search: Search, sort: string): boolean =>
   sort.endsWith("price") && search.city.length === 1 && search.neighborhood.length + search.uf.length === 0;
 
+/**
+ * Whether the word index alone decides a search (after search/terms.ts absorbed the filters it
+ * holds): its matches are the search's matches.
+ */
+export const wordsOnly = (query: { filters: unknown[]; dates: unknown[]; search: Search }): boolean =>
+  query.search.words.length > 0 &&
+  query.filters.length === 0 &&
+  query.dates.length === 0 &&
+  !isSearching({ ...query.search, words: [], terms: [], notTerms: [] });
+
 /** Whether a search names a place. */
 export const hasPlace = (search: Search): boolean =>
   search.city.length + search.neighborhood.length + search.uf.length > 0;
 
+/**
+ * The conditions of `search` over the properties alias `p`, as the reader sees the listings:
+ * map filters compare the coordinates the view shows (rounded or none for partners, the stored
+ * ones with fullAddress).
+ */
 export function searchConditions(
   search: Search,
   view: RecordView,
@@ -302,7 +318,7 @@ export function searchConditions(
   // index of its own; under a place, only the place's may.
   const p = walk ? "+" : "";
   const w = walk || plan.placeDrives ? "+" : "";
-  const seeks = !walk && plan.placeDrives === true && stateSeeks(search);
+  const seeks = !walk && plan.placeDrives === true && placeSeeks(search);
   const column = {
     city: plan.cityWalk ? "(p.city_key || '')" : `${p}p.city_key`,
     neighborhood: `${p}p.neighborhood_key`,
@@ -336,123 +352,91 @@ export function searchConditions(
     params.push(amenity);
   }
   if (search.words.length > 0) {
-    parts.push(
-      `${walk || plan.big.has("words") ? "+" : ""}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`,
-    );
-    params.push(matchOf(search.words));
+    const h = walk || plan.big.has("words") ? "+" : "";
+    if (plan.words === undefined) {
+      parts.push(`${h}p.rowid IN (SELECT rowid FROM property_words WHERE property_words MATCH ?)`);
+      params.push(matchOf(search));
+    } else {
+      parts.push(`${h}p.rowid IN (SELECT value FROM json_each(?))`);
+      params.push(plan.words);
+    }
   }
-  // The map's rows hold the exact coordinates the view shows: the candidates are the matches.
-  const points = pointsOf(view);
   if (search.bbox !== null || search.near !== null) {
-    const map = mapConditions(search, "r");
-    parts.push(
-      `${walk || plan.big.has("map") ? "+" : ""}p.rowid IN (SELECT r.id FROM ${points} r WHERE ${map.parts.join(" AND ")})`,
-    );
+    const map = mapConditions(search, view, walk || plan.big.has("map"));
+    parts.push(...map.parts);
     params.push(...map.params);
   }
   return { parts, params };
 }
 
-/** The map's table as `view` sees the coordinates (migration 9). */
-const pointsOf = (view: RecordView) => (view === "stored" ? "property_points" : "property_shown_points");
+/** Strips of the map index per degree of latitude (009's properties_published_map). */
+const STRIPS_PER_DEGREE = 100;
+/** Past this many strips, the strips are read as one range instead of sought one by one. */
+const MAX_STRIPS = 200;
+/**
+ * How far a shown coordinate may lie from the stored one: rounding to 3 decimals moves it at
+ * most half a thousandth of a degree (and a hair for the float arithmetic).
+ */
+const SHOWN_ROUNDING = 0.0005 + 1e-9;
 
 /**
- * Metres that cover an R*Tree box (32-bit floats rounded outwards: under 4 m anywhere) with
- * room to spare: a box this far inside a map filter's edge holds a matching point whatever
- * its exact value, one this far outside none.
+ * The conditions of the map filters of `search` as `view` sees the coordinates. The map index
+ * finds the candidates: the strips of the box (the bbox, the circle's box, or both), each a
+ * range of longitudes, widened by the rounding for partners. The exact test is on the shown
+ * coordinates: stored for fullAddress; for partners, rounded for STREET and none for
+ * NEIGHBORHOOD, computed from the index's own columns. `hidden` keeps the planner off the
+ * index (walking an order's index, or a map too big to drive from).
  */
-const BOX_SLACK_M = 10;
-
-/**
- * The conditions of the map filters of `search` over the map's table under `alias`: its box,
- * then the exact coordinates, read (from the table's auxiliary columns, one lookup each) only
- * for the few boxes that lie on a filter's edge.
- */
-function mapConditions(search: Search, alias: string): { parts: string[]; params: number[] } {
-  const parts: string[] = [];
-  const params: number[] = [];
-  const inBox = (box: Box) => {
-    parts.push(`${alias}.max_lat >= ?`, `${alias}.min_lat <= ?`, `${alias}.max_lng >= ?`, `${alias}.min_lng <= ?`);
-    params.push(box.south, box.north, box.west, box.east);
-  };
+function mapConditions(
+  search: Search,
+  view: RecordView,
+  hidden: boolean,
+): { parts: string[]; params: (string | number)[] } {
+  const boxes = [search.bbox, search.near === null ? null : boxAround(search.near)].filter((b) => b !== null);
+  const pad = view === "stored" ? 0 : SHOWN_ROUNDING;
+  const south = Math.max(...boxes.map((b) => b.south)) - pad;
+  const north = Math.min(...boxes.map((b) => b.north)) + pad;
+  const west = Math.max(...boxes.map((b) => b.west)) - pad;
+  const east = Math.min(...boxes.map((b) => b.east)) + pad;
+  const h = hidden ? "+" : "";
+  const parts = ["p.latitude IS NOT NULL"];
+  const params: (string | number)[] = [];
+  if (!hidden) {
+    // Strips as SQLite floors them: floor(x * 100) grows with x, so the box's strips are those of its edges and between.
+    const first = Math.floor(south * STRIPS_PER_DEGREE);
+    const last = Math.floor(north * STRIPS_PER_DEGREE);
+    if (last - first < MAX_STRIPS) {
+      parts.push("floor(p.latitude * 100) IN (SELECT value FROM json_each(?))");
+      params.push(JSON.stringify(Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i)));
+    } else {
+      parts.push("floor(p.latitude * 100) BETWEEN ? AND ?");
+      params.push(first, last);
+    }
+  }
+  parts.push(`${h}p.longitude BETWEEN ? AND ?`, `${h}p.latitude BETWEEN ? AND ?`);
+  params.push(west, east, south, north);
+  const shown = (column: "latitude" | "longitude") =>
+    view === "stored"
+      ? `p.${column}`
+      : `(CASE p.display_address WHEN 'STREET' THEN round(p.${column}, 3) ELSE p.${column} END)`;
+  if (view !== "stored") parts.push("p.display_address <> 'NEIGHBORHOOD'");
+  const [lat, lng] = [shown("latitude"), shown("longitude")];
   if (search.bbox !== null) {
-    const { south, west, north, east } = search.bbox;
-    inBox(search.bbox);
-    parts.push(
-      `((${alias}.min_lat >= ? AND ${alias}.max_lat <= ? AND ${alias}.min_lng >= ? AND ${alias}.max_lng <= ?)` +
-        ` OR (${alias}.lat BETWEEN ? AND ? AND ${alias}.lng BETWEEN ? AND ?))`,
-    );
-    params.push(south, north, west, east, south, north, west, east);
+    const { south: s, west: w, north: n, east: e } = search.bbox;
+    parts.push(`${lat} BETWEEN ? AND ?`, `${lng} BETWEEN ? AND ?`);
+    params.push(s, n, w, e);
   }
   if (search.near !== null) {
     const { lat: centreLat, lng: centreLng, radius } = search.near;
-    inBox(boxAround(search.near));
     const phi = (centreLat * Math.PI) / 180;
-    const centre = [phi, Math.cos(phi), (centreLng * Math.PI) / 180];
     // Haversine; min(1, …) keeps asin defined when rounding pushes the term past 1.
-    const distance = (lat: string, lng: string) =>
-      `2 * ${EARTH_RADIUS_M} * asin(min(1, sqrt(power(sin((radians(${lat}) - ?) / 2), 2) + ` +
-      `? * cos(radians(${lat})) * power(sin((radians(${lng}) - ?) / 2), 2))))`;
-    const corner = distance(`${alias}.min_lat`, `${alias}.min_lng`);
     parts.push(
-      `CASE WHEN ${corner} <= ? THEN 1 WHEN ${corner} > ? THEN 0 ELSE ${distance(`${alias}.lat`, `${alias}.lng`)} <= ? END`,
+      `2 * ${EARTH_RADIUS_M} * asin(min(1, sqrt(power(sin((radians(${lat}) - ?) / 2), 2) + ` +
+        `? * cos(radians(${lat})) * power(sin((radians(${lng}) - ?) / 2), 2)))) <= ?`,
     );
-    params.push(...centre, radius - BOX_SLACK_M, ...centre, radius + BOX_SLACK_M, ...centre, radius);
+    params.push(phi, Math.cos(phi), (centreLng * Math.PI) / 180, radius);
   }
   return { parts, params };
-}
-
-/** The map's columns that hold a listing's values, by the filter or bound that reads them. */
-const MAP_COLUMNS = {
-  operationType: "operation",
-  propertyType: "type",
-  minPrice: "price",
-  maxPrice: "price",
-  minArea: "area",
-  maxArea: "area",
-  minBedrooms: "bedrooms",
-  maxBedrooms: "bedrooms",
-} as const;
-
-/**
- * A search the map's table answers alone (under `alias`), count and order: map filters with
- * at most the deal, the type, price, area and bedrooms, in the date of creation's or the
- * price's or area's order. Null for any other.
- */
-export function mapLed(
-  query: { filters: { spec: { param: string }; value: string }[]; dates: unknown[]; search: Search; sort: string },
-  view: RecordView,
-  alias: string,
-): { table: string; where: string; params: (string | number)[]; order: string } | null {
-  const { search, sort } = query;
-  if (search.bbox === null && search.near === null) return null;
-  if (query.dates.length > 0 || sort.endsWith("updatedAt")) return null;
-  const rest: Search = { ...search, bbox: null, near: null };
-  for (const bound of ["minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms", "maxBedrooms"] as const)
-    rest[bound] = null;
-  if (isSearching(rest)) return null;
-  if (query.filters.some((f) => f.spec.param !== "operationType" && f.spec.param !== "propertyType")) return null;
-  const map = mapConditions(search, alias);
-  const parts = [...map.parts];
-  const params: (string | number)[] = [...map.params];
-  for (const { spec, value } of query.filters) {
-    parts.push(`${alias}.${MAP_COLUMNS[spec.param as "operationType" | "propertyType"]} = ?`);
-    params.push(value);
-  }
-  for (const { param, op } of BOUNDS) {
-    const value = search[param];
-    if (value === null || !(param in MAP_COLUMNS)) continue;
-    parts.push(`${alias}.${MAP_COLUMNS[param as keyof typeof MAP_COLUMNS]} ${op} ?`);
-    params.push(value);
-  }
-  const direction = sort.startsWith("-") ? "DESC" : "ASC";
-  const column = sort.endsWith("price") ? `${alias}.price` : sort.endsWith("area") ? `${alias}.area` : null;
-  // The list's orders (listing/repo.ts): ties by id; price and area put listings without them last.
-  const order =
-    column === null
-      ? `${alias}.created_at ${direction}, ${alias}.pid ${direction}`
-      : `${column} IS NULL, ${column} ${direction}, ${alias}.pid ${direction}`;
-  return { table: pointsOf(view), where: parts.join(" AND "), params, order };
 }
 
 /**
@@ -489,9 +473,40 @@ export function countedTotal(search: Search): { sql: string; params: (string | n
     if (only(param)) return sum(facet, "CAST(key AS INTEGER) >= ?", [search[param]!]);
   }
   for (const { param } of FLAGS) if (only(param)) return sum(param, "key = ?", [search[param] ? "1" : "0"]);
-  if (only("words"))
-    return { sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?", params: [matchOf(search.words)] };
+  if (only("minArea", "maxArea") && search.minArea !== null) return areaTotal(search.minArea, search.maxArea);
   return null;
+}
+
+/** Ten-m² steps of the hidden `area` facet (migration 9's facet counters). */
+const AREA_STEP = 10;
+const areaKey = (ten: number) => String(ten).padStart(10, "0");
+
+/**
+ * The total of an area range alone (from `low`, up to `high` or without end): its whole tens of
+ * m² summed from the hidden `area` facet, the listings between `low` and the first whole ten
+ * and between the last one and `high` counted in the area index. Null for a range too narrow
+ * to hold a whole ten, which the area index counts quickly anyway.
+ */
+function areaTotal(low: number, high: number | null): { sql: string; params: (string | number)[] } | null {
+  const first = Math.ceil(low / AREA_STEP);
+  const last = high === null ? Number.MAX_SAFE_INTEGER : Math.floor(high / AREA_STEP) - 1;
+  if (first > last) return null;
+  const edge = (op: string) =>
+    `(SELECT count(*) FROM properties p WHERE p.is_published = 1 AND p.search_area >= ? AND p.search_area ${op} ?)`;
+  return {
+    sql:
+      "SELECT (SELECT coalesce(sum(n), 0) FROM property_facet_counts WHERE facet = 'area' AND key BETWEEN ? AND ?)" +
+      ` + ${edge("<")} + ${edge("<=")}`,
+    params: [
+      areaKey(first),
+      high === null ? "9999999999" : areaKey(last),
+      low,
+      first * AREA_STEP,
+      // Without a maximum, no upper edge: an empty range.
+      high === null ? 1 : (last + 1) * AREA_STEP,
+      high === null ? 0 : high,
+    ],
+  };
 }
 
 /**
@@ -512,14 +527,27 @@ export function isOnePlace(search: Search): boolean {
 
 /** At most this many matches are sorted, and a set this big drives a query; more, and the page walks the order's index, the set is tested row by row. */
 export const SMALL_SET = 20_000;
+/**
+ * A page of the word index's matches (at most SMALL_SET of them) is first looked for along the
+ * order's index, over at most this many entries, each tested against the matches held in
+ * memory (about 0.1 µs an entry at 1M listings, against 2 to 4 µs to read a match's row and
+ * sort it); past them, the matches are sorted. The walk is tried only when it should end within
+ * a quarter of this if the words and the order had nothing to do with each other: they often do
+ * (a penthouse is large, a farm is cheap by the m²), and the bound keeps that from costing more
+ * than the sort it saves.
+ */
+export const WALK_BOUND = 150_000;
 
 /**
- * The sizes of the sets a search reads through rowid lists (an amenity, the words, the map's
- * candidates), each from counters or an index of its own in a few milliseconds.
+ * The sizes of the sets a search reads through rowid lists or an index of their own (an
+ * amenity, the map), each from counters or its index in a few milliseconds; the map's counted
+ * up to `cap` + 1 (past that, its size no longer matters). The words' set is read whole
+ * (search/terms.ts WORD_IDS_SQL).
  */
 export function setProbes(
   search: Search,
   view: RecordView,
+  cap: number,
 ): { set: SetName; sql: string; params: (string | number)[] }[] {
   const probes: { set: SetName; sql: string; params: (string | number)[] }[] = [];
   for (const amenity of search.amenities) {
@@ -529,19 +557,12 @@ export function setProbes(
       params: [amenity],
     });
   }
-  if (search.words.length > 0)
-    probes.push({
-      set: "words",
-      sql: "SELECT count(*) FROM property_words WHERE property_words MATCH ?",
-      params: [matchOf(search.words)],
-    });
-  const points = pointsOf(view);
-  for (const box of [search.bbox, search.near === null ? null : boxAround(search.near)]) {
-    if (box === null) continue;
+  if (search.bbox !== null || search.near !== null) {
+    const map = mapConditions(search, view, false);
     probes.push({
       set: "map",
-      sql: `SELECT count(*) FROM ${points} WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?`,
-      params: [box.south, box.north, box.west, box.east],
+      sql: `SELECT count(*) FROM (SELECT 1 FROM properties p WHERE p.is_published = 1 AND ${map.parts.join(" AND ")} LIMIT ?)`,
+      params: [...map.params, cap + 1],
     });
   }
   return probes;

@@ -1,11 +1,14 @@
 // Totals and deep pages found through the per-day counters must be exactly what a plain
-// COUNT(*) and LIMIT/OFFSET over the same file give: for random filters, date bounds (same
-// day, across days, open-ended), sorts and pages (past DEEP_OFFSET and past the end), and
-// again after another connection has inserted, edited, unpublished and deleted rows. Each
-// case is asked through the app, and of a repository that treats every page past the 25th
-// row as deep: on a file this small, that is how pages start on every kind of day. Lead lists
-// are asked both by a client that reads every lead and by one that reads only its own (the
-// owner filter forced: docs/partners/scopes.md), over leads spread among owners.
+// COUNT(*) and LIMIT/OFFSET over the same file give: for random filters (one, or a lead status
+// with a second), date bounds (same day, across days, open-ended), sorts and pages (past
+// DEEP_OFFSET and past the end), and again after another connection has inserted, edited,
+// unpublished and deleted rows. Each case is asked through the app, and of a repository that
+// treats every page past the 25th row as deep: on a file this small, that is how pages start on
+// every kind of day. Lead lists are asked both by a client that reads every lead and by one that
+// reads only its own (the owner filter forced: docs/partners/scopes.md), over leads spread among
+// owners. A lead status has no index of its own: its lists start where its day counters place
+// them, at the edge day on page 1 (lists/repo.ts edgeBounds), checked here with a status that
+// only a few old leads hold.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -58,9 +61,15 @@ const FILTERS: Record<Entity, { param: string; column: string }[]> = {
   leads: [
     { param: "status", column: "status" },
     { param: "source", column: "source" },
+    { param: "priority", column: "priority" },
     { param: "createdBy", column: "created_by" },
   ],
 };
+/** Given beside a lead status: no counter holds the pair, so such a list is walked. */
+const SECOND_LEAD_FILTERS = [
+  { param: "priority", column: "priority" },
+  { param: "source", column: "source" },
+];
 const DATES = [
   { param: "createdAfter", column: "created_at", op: ">" },
   { param: "createdBefore", column: "created_at", op: "<" },
@@ -70,7 +79,7 @@ const DATES = [
 
 interface Case {
   entity: Entity;
-  filter: { param: string; column: string; value: string } | null;
+  filters: { param: string; column: string; value: string }[];
   dates: { param: string; column: string; op: string; value: string }[];
   sort: (typeof SORTS)[number];
   limit: number;
@@ -120,6 +129,7 @@ const caseArb = fc
     entity: fc.constantFrom<Entity>("properties", "leads"),
     filterPick: fc.option(fc.nat(100), { nil: null, freq: 2 }),
     valuePick: fc.nat(1_000),
+    second: fc.option(fc.tuple(fc.nat(1), fc.nat(1_000)), { nil: null, freq: 3 }),
     datesAndSort: datesAndSortArb,
     // Bounds inside days, on their edges, and exactly on stored dates.
     datePicks: fc.array(
@@ -140,6 +150,16 @@ const caseArb = fc
   .map((r): Case => {
     const filters = FILTERS[r.entity];
     const spec = r.filterPick === null ? null : filters[r.filterPick % filters.length]!;
+    const first = spec === null ? [] : [{ ...spec, value: valueOf(r.entity, spec.column, r.valuePick) }];
+    const second =
+      spec?.param === "status" && r.entity === "leads" && r.second !== null
+        ? [
+            {
+              ...SECOND_LEAD_FILTERS[r.second[0]]!,
+              value: valueOf(r.entity, SECOND_LEAD_FILTERS[r.second[0]]!.column, r.second[1]),
+            },
+          ]
+        : [];
     const dates = r.datesAndSort.dateParams.map((i) => {
       const [pick, shift] = r.datePicks[i]!;
       return { ...DATES[i]!, value: dateNear(r.entity, pick, shift) };
@@ -150,7 +170,7 @@ const caseArb = fc
     if (r.sameDay && after && before) before.value = new Date(Date.parse(after.value) + 3_600_000).toISOString();
     return {
       entity: r.entity,
-      filter: spec === null ? null : { ...spec, value: valueOf(r.entity, spec.column, r.valuePick) },
+      filters: [...first, ...second],
       dates,
       sort: r.datesAndSort.sort,
       limit: r.limit,
@@ -162,9 +182,9 @@ const caseArb = fc
 function expected(c: Case): { ids: string[]; total: number } {
   const where = [c.entity === "properties" ? "is_published = 1" : "1 = 1"];
   const params: string[] = [];
-  if (c.filter) {
-    where.push(`${c.filter.column} = ?`);
-    params.push(c.filter.value);
+  for (const f of c.filters) {
+    where.push(`${f.column} = ?`);
+    params.push(f.value);
   }
   if (c.own) {
     where.push("created_by = ?");
@@ -188,7 +208,7 @@ function expected(c: Case): { ids: string[]; total: number } {
 
 function paramsOf(c: Case): URLSearchParams {
   const query = new URLSearchParams({ fields: "id", sort: c.sort, limit: String(c.limit), page: String(c.page) });
-  if (c.filter) query.set(c.filter.param, c.filter.value);
+  for (const f of c.filters) query.set(f.param, f.value);
   for (const d of c.dates) query.set(d.param, d.value);
   return query;
 }
@@ -325,7 +345,7 @@ describe("lists when many records share a few days", () => {
             // With limit 1, page n starts at row n - 1.
             const c: Case = {
               entity,
-              filter,
+              filters: filter ? [filter] : [],
               dates: [{ param: run.param, column: run.column, op: run.op, value: X }],
               sort: run.sort,
               limit: 1,
@@ -347,14 +367,66 @@ describe("an owner's leads in the order of the other date", () => {
     // the middle of the list from the other end (lists/repo.ts sortedFromDriver).
     for (const sort of ["-updatedAt", "updatedAt"] as const) {
       for (const filter of [null, { param: "status", column: "status", value: "NEW_LEAD" }]) {
-        const first = expected({ entity: "leads", filter, dates: [], sort, limit: 7, page: 1, own: true });
+        const filters = filter ? [filter] : [];
+        const first = expected({ entity: "leads", filters, dates: [], sort, limit: 7, page: 1, own: true });
         expect(first.total).toBeGreaterThan(50);
         const pages = Math.ceil(first.total / 7) + 1; // and one past the end
         for (let page = 1; page <= pages; page++) {
-          const c: Case = { entity: "leads", filter, dates: [], sort, limit: 7, page, own: true };
+          const c: Case = { entity: "leads", filters, dates: [], sort, limit: 7, page, own: true };
           const want = expected(c);
           expect(await actual(c)).toEqual(want);
           expect(fromShallowRepo(c)).toEqual(want);
+        }
+      }
+    }
+  }, 60_000);
+});
+
+describe("a lead status that only a few old leads hold", () => {
+  test("every page of its lists is the file's page: alone, beside a priority, under date bounds", async () => {
+    // Nine leads in three clusters of days, none near either end of the list: its lists start
+    // days of other statuses away from their ends, so a walk started anywhere but the day its
+    // counters give skips or repeats rows (lists/repo.ts edgeBounds).
+    db.transaction(() => {
+      db.run("UPDATE leads SET status = 'LOST' WHERE status = 'CONVERTED'");
+      db.run(
+        `UPDATE leads SET status = 'CONVERTED' WHERE id IN (
+           SELECT id FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS i,
+                                  count(*) OVER () AS n FROM leads)
+            WHERE i IN (n / 5, n / 5 + 1, n / 5 + 7, n / 2, n / 2 + 3, n / 2 + 40, 3 * n / 4, 3 * n / 4 + 1, 3 * n / 4 + 2))`,
+      );
+    })();
+    const rare = db
+      .query("SELECT count(*), min(created_at), max(created_at) FROM leads WHERE status = 'CONVERTED'")
+      .values()[0] as [number, string, string];
+    expect(rare[0]).toBe(9);
+    const status = { param: "status", column: "status", value: "CONVERTED" };
+    const priorities = (
+      db.query("SELECT DISTINCT priority FROM leads WHERE status = 'CONVERTED'").values() as [string][]
+    ).map((r) => ({ param: "priority", column: "priority", value: r[0] }));
+    // Bounds between the clusters and at the rare leads' own dates.
+    const middle = (
+      db
+        .query("SELECT created_at FROM leads WHERE status = 'CONVERTED' ORDER BY created_at LIMIT 1 OFFSET 4")
+        .values()[0] as [string]
+    )[0];
+    const dateSets = [
+      [],
+      [{ param: "createdBefore", column: "created_at", op: "<", value: middle }],
+      [{ param: "createdAfter", column: "created_at", op: ">", value: rare[1] }],
+      [{ param: "updatedAfter", column: "updated_at", op: ">", value: middle }],
+      [{ param: "updatedBefore", column: "updated_at", op: "<", value: rare[2] }],
+    ];
+    for (const sort of SORTS) {
+      for (const filters of [[status], ...priorities.map((p) => [status, p])]) {
+        for (const dates of dateSets) {
+          const first = expected({ entity: "leads", filters, dates, sort, limit: 2, page: 1 });
+          for (let page = 1; page <= Math.ceil(first.total / 2) + 1; page++) {
+            const c: Case = { entity: "leads", filters, dates, sort, limit: 2, page };
+            const want = expected(c);
+            expect(fromShallowRepo(c)).toEqual(want);
+            expect(await actual(c)).toEqual(want);
+          }
         }
       }
     }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
 import { parseListQuery } from "../../../src/modules/lists/params.ts";
 import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/lists/repo.ts";
+import { SMALL_SET } from "../../../src/modules/search/filters.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 const site = client("site"); // a website: the partner's view of addresses
@@ -229,6 +230,25 @@ describe("numeric bounds, inclusive", () => {
       rows.filter((r) => area(r) !== null && area(r)! >= 5000),
     );
   });
+
+  test("an area range alone: its whole tens from the counters, its edges from the index", async () => {
+    // Seeded areas are whole m², many of them on a ten: the edges must count each once.
+    expect(rows.filter((r) => area(r) === 100 || area(r) === 200).length).toBeGreaterThan(0);
+    for (const [low, high] of [
+      [100, 200],
+      [99.5, 200.5],
+      [101, 109], // within one ten
+      [95, 105], // across one ten, none whole
+      [0, 30],
+      [60, null],
+      [0, null],
+    ] as const) {
+      const query = `minArea=${low}${high === null ? "" : `&maxArea=${high}`}`;
+      const expected = rows.filter((r) => area(r) !== null && area(r)! >= low && (high === null || area(r)! <= high));
+      const { body } = await read(await t.get(`/v1/properties?fields=id&limit=1&${query}`, tokens.site));
+      expect({ query, total: body.meta.total }).toEqual({ query, total: expected.length });
+    }
+  });
 });
 
 describe("amenities and flags", () => {
@@ -277,6 +297,99 @@ describe("q: every word, the last as a prefix, accents and case ignored", () => 
     expect(rows.some((r) => r.display_address !== "ALL" && wordsIn(r.street).includes(word!))).toBe(true);
     await expectList(`q=${word}`, []);
     await expectList(`q=${word}`, [], "crm");
+  });
+});
+
+describe("q with the filters the word index holds (places, deal, type, rooms, flags)", () => {
+  const inPlaces = (value: string | null, wanted: string[]) => value !== null && wanted.includes(norm(value));
+  const cases: [string, (r: Row) => boolean][] = [
+    [
+      "q=apartamento&city=sao%20paulo,RIO%20DE%20JANEIRO&minSuites=1&minBedrooms=2",
+      (r) =>
+        matchesQ(r, "apartamento") &&
+        inPlaces(r.city, ["sao paulo", "rio de janeiro"]) &&
+        (r.suites ?? -1) >= 1 &&
+        (r.bedrooms ?? -1) >= 2,
+    ],
+    [
+      "q=casa&uf=sp,mg&operationType=SALE&isFurnished=false&acceptsFinancing=true",
+      (r) =>
+        matchesQ(r, "casa") &&
+        inPlaces(r.uf, ["sp", "mg"]) &&
+        r.operation_type === "SALE" &&
+        r.is_furnished === 0 &&
+        r.accepts_financing === 1,
+    ],
+    [
+      "q=apart&propertyType=Apartamento&minParkingSpaces=1&minBathrooms=0&exclusive=false",
+      (r) =>
+        matchesQ(r, "apart") &&
+        r.property_type === "Apartamento" &&
+        (r.parking_spaces ?? -1) >= 1 &&
+        r.bathrooms !== null &&
+        r.exclusive === 0,
+    ],
+    [
+      // Land and shops have no room counts: their place, deal and flags are still found.
+      "q=a&uf=sp,rj,mg,pr&operationType=SALE&acceptsFinancing=true&exclusive=false",
+      (r) =>
+        matchesQ(r, "a") &&
+        inPlaces(r.uf, ["sp", "rj", "mg", "pr"]) &&
+        r.operation_type === "SALE" &&
+        r.accepts_financing === 1 &&
+        r.exclusive === 0,
+    ],
+    [
+      // Past the rooms the index holds a token for (5), and a price: tested row by row.
+      "q=a&minBedrooms=6&maxPrice=90000000",
+      (r) => matchesQ(r, "a") && (r.bedrooms ?? -1) >= 6 && (price(r) ?? Infinity) <= 90_000_000,
+    ],
+    [
+      "q=sao%20paulo&neighborhood=Pinheiros,Moema&isFurnished=false&minBedrooms=1&maxBedrooms=3",
+      (r) =>
+        matchesQ(r, "sao paulo") &&
+        inPlaces(r.neighborhood, ["pinheiros", "moema"]) &&
+        r.is_furnished === 0 &&
+        (r.bedrooms ?? -1) >= 1 &&
+        (r.bedrooms ?? 99) <= 3,
+    ],
+  ];
+  for (const [query, matches] of cases) {
+    test(query, async () => {
+      const expected = rows.filter(matches);
+      if (!query.includes("minBedrooms=6")) expect(expected.length).toBeGreaterThan(2);
+      if (query.includes("uf=sp,rj,mg,pr")) expect(expected.some((r) => r.bedrooms === null)).toBe(true);
+      for (const [sort, order] of [
+        ["-createdAt", byCreatedDesc],
+        ["-area", byValue(area, true)],
+        ["price", byValue(price, false)],
+      ] as const) {
+        const { ids: got, total } = await walk(`${query}&sort=${sort}`, "site", 4);
+        expect(total).toBe(expected.length);
+        expect(got).toEqual(ids([...expected].sort(order)));
+      }
+    });
+  }
+
+  test("the filters' tokens are never words of q", async () => {
+    const hex = (text: string) => Buffer.from(text, "utf8").toString("hex");
+    // Every listing has some of these tokens; as words (the last a prefix) they match only text.
+    for (const q of ["opsale", "bd2", "fu", "ex", `ci${hex("sao paulo")}`, `ty${hex("Apartamento")}`, "st1 pk0"]) {
+      const expected = rows.filter((r) => matchesQ(r, q));
+      if (q.length > 5) expect(expected).toEqual([]);
+      await expectList(`q=${encodeURIComponent(q)}`, expected);
+    }
+  });
+
+  test("facets under q and absorbed filters count the same matches", async () => {
+    const query = "q=apartamento&city=sao%20paulo&minBedrooms=2&isFurnished=false";
+    const matching = rows.filter(
+      (r) => matchesQ(r, "apartamento") && r.city === "São Paulo" && (r.bedrooms ?? -1) >= 2 && r.is_furnished === 0,
+    );
+    expect(matching.length).toBeGreaterThan(2);
+    const { body } = await read(await t.get(`/v1/facets/properties?facets=bedrooms,city&${query}`, tokens.site));
+    expect(body.data.total).toBe(matching.length);
+    expect(body.data.facets.city).toEqual([{ value: "São Paulo", count: matching.length }]);
   });
 });
 
@@ -412,6 +525,99 @@ describe("map filters use the coordinates the caller is shown", () => {
   });
 });
 
+describe("the map index's strips: edges, rounding and wide boxes", () => {
+  // Its own file: listings are moved onto strip edges (a hundredth of a degree of latitude).
+  let m: TestApp;
+  let mt: { site: string; crm: string };
+  let mine: Row[];
+  const list = async (query: string, who: "site" | "crm") => {
+    const { body } = await read(await m.get(`/v1/properties?fields=id&limit=100&${query}`, mt[who]));
+    return { ids: (body.data as { id: string }[]).map((r) => r.id).sort(), total: body.meta.total as number };
+  };
+  beforeAll(async () => {
+    m = createTestApp({ clients: [site.entry, crm.entry], properties: 300, leads: 10 });
+    mt = { site: await m.token(site), crm: await m.token(crm) };
+    const path = m.runtime.config.databases.get("main")!;
+    const db = new Database(path);
+    try {
+      const ids = (db.query("SELECT id FROM properties WHERE is_published = 1 LIMIT 6").all() as { id: string }[]).map(
+        (r) => r.id,
+      );
+      // Far from every seeded city, each on or beside the edge of strip -1001 (latitude -10.01 to -10.00).
+      const placed: [string, "ALL" | "STREET" | "NEIGHBORHOOD", number, number][] = [
+        [ids[0]!, "ALL", -10.0, -30.0], // exactly on the edge: floor(-1000) = -1000
+        [ids[1]!, "ALL", -10.000001, -30.0], // just below: strip -1001
+        [ids[2]!, "STREET", -10.00004, -30.00004], // strip -1001, shown -10.000 (strip -1000)
+        [ids[3]!, "STREET", -9.99951, -29.99951], // strip -1000, shown -10.000 (-9.9995 rounds down)
+        [ids[4]!, "NEIGHBORHOOD", -10.0, -30.0],
+        [ids[5]!, "ALL", 10.0, 30.0], // the other hemisphere, for the wide box
+      ];
+      for (const [id, display, lat, lng] of placed)
+        db.run("UPDATE properties SET display_address = ?, latitude = ?, longitude = ? WHERE id = ?", [
+          display,
+          lat,
+          lng,
+          id,
+        ]);
+    } finally {
+      db.close();
+    }
+    mine = readPublished(path);
+  });
+  afterAll(() => m.close());
+
+  const inBox = (box: number[], full: boolean) => (r: Row) => {
+    const c = shown(r, full);
+    return c !== null && c[0] >= box[0]! && c[0] <= box[2]! && c[1] >= box[1]! && c[1] <= box[3]!;
+  };
+
+  test("a box whose edge is a strip's edge, for partners (rounded, none) and for the CRM (stored)", async () => {
+    for (const box of [
+      [-10.0, -30.001, -9.99, -29.99], // south edge on the strip edge
+      [-10.01, -30.001, -10.0, -29.99], // north edge on it
+      [-10.00001, -30.0001, -10.0, -30.0], // a hair of a box around it
+      [-10.0005, -30.0005, -9.9995, -29.9995],
+    ]) {
+      for (const who of ["site", "crm"] as const) {
+        const expected = mine.filter(inBox(box, who === "crm")).map((r) => r.id);
+        expect(await list(`bbox=${box.join(",")}`, who)).toEqual({ ids: expected.sort(), total: expected.length });
+      }
+    }
+    // The STREET listing stored in strip -1001 is shown in -1000: a partner's box above the edge finds it.
+    const street = mine.find((r) => r.latitude === -10.00004)!;
+    expect((await list("bbox=-10.0,-30.001,-9.99,-29.99", "site")).ids).toContain(street.id);
+    expect((await list("bbox=-10.0,-30.001,-9.99,-29.99", "crm")).ids).not.toContain(street.id);
+  });
+
+  test("a radius across strips; a NEIGHBORHOOD listing on the centre is the CRM's only", async () => {
+    for (const radius of [1, 5, 60, 2000]) {
+      for (const who of ["site", "crm"] as const) {
+        const expected = mine
+          .filter(
+            (r) => shown(r, who === "crm") !== null && metresBetween([-10, -30], shown(r, who === "crm")!) <= radius,
+          )
+          .map((r) => r.id);
+        expect(await list(`near=-10,-30&radius=${radius}`, who)).toEqual({
+          ids: expected.sort(),
+          total: expected.length,
+        });
+      }
+    }
+    const hidden = mine.find((r) => r.display_address === "NEIGHBORHOOD" && r.latitude === -10)!;
+    expect((await list("near=-10,-30&radius=1", "site")).ids).not.toContain(hidden.id);
+    expect((await list("near=-10,-30&radius=1", "crm")).ids).toContain(hidden.id);
+  });
+
+  test("a box of more strips than are sought one by one reads them as a range", async () => {
+    const box = [-10.005, -31, 11, 31]; // 2,101 strips, the first holding a listing
+    for (const who of ["site", "crm"] as const) {
+      const expected = mine.filter(inBox(box, who === "crm")).map((r) => r.id);
+      expect(expected.length).toBeGreaterThan(3);
+      expect(await list(`bbox=${box.join(",")}`, who)).toEqual({ ids: expected.sort(), total: expected.length });
+    }
+  });
+});
+
 describe("sorts by price and area: missing values last, pages never overlap or skip", () => {
   for (const [sort, value] of [
     ["price", price],
@@ -430,7 +636,6 @@ describe("sorts by price and area: missing values last, pages never overlap or s
   test("under filters, as a website's search sends them", async () => {
     const sp = rows.filter((r) => r.city === "São Paulo");
     const neighborhoods = [...new Set(sp.map((r) => r.neighborhood!))].slice(0, 4);
-    const has = (r: Row, a: string) => amenitiesOf(r).some((x) => norm(x) === a);
     const expected = rows
       .filter((r) => neighborhoods.includes(r.neighborhood!) && r.city === "São Paulo")
       .filter(
@@ -701,7 +906,8 @@ describe("the plans a search may take give the same pages", () => {
   test("walking the order's index and sorting the matches agree, page by page", () => {
     const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
     const walking = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, 0);
-    const sorting = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const sorting = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, SMALL_SET, 0);
+    const product = new ListingRepo(tenant, PROPERTY_CATALOG);
     const queries = [
       "city=sao%20paulo,rio%20de%20janeiro&minBedrooms=2",
       "amenities=piscina,academia&sort=price",
@@ -714,6 +920,12 @@ describe("the plans a search may take give the same pages", () => {
       "city=sao%20paulo&sort=-price",
       "city=Rio%20de%20Janeiro&minBedrooms=1&sort=price",
       "uf=sp&operationType=SALE&minPrice=100000&maxPrice=2000000&sort=price",
+      // Words with the filters the word index holds: the product walks the date's index when
+      // the matches are many enough, and sorts them otherwise.
+      "q=apartamento&city=sao%20paulo,rio%20de%20janeiro&minSuites=1",
+      "q=a&sort=createdAt",
+      "q=casa&operationType=SALE&isFurnished=false&sort=-area",
+      "q=apartamento&minBedrooms=2&maxPrice=3000000&sort=-createdAt",
     ];
     for (const q of queries) {
       for (const view of ["partner", "stored"] as const) {
@@ -722,9 +934,52 @@ describe("the plans a search may take give the same pages", () => {
           const sorted = sorting.list(query, view);
           if (page === 1) expect(sorted.total).toBeGreaterThan(0);
           expect({ q, view, page, ...walking.list(query, view) }).toEqual({ q, view, page, ...sorted });
+          expect({ q, view, page, ...product.list(query, view) }).toEqual({ q, view, page, ...sorted });
         }
       }
     }
+  });
+});
+
+describe("a page of word matches looked for along the order's index, within a bound", () => {
+  // The product walks at most WALK_BOUND entries of the order's index for the page of a text
+  // search; when the page lies further, it sorts the matches. A repository with a small bound
+  // takes either way on this file, as the bound falls before or after the page's last match.
+  test("a bound past the page's last match walks to it; one before it falls back to the sort", () => {
+    const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
+    const orders = [
+      ["-area", byValue(area, true)],
+      ["area", byValue(area, false)],
+      ["price", byValue(price, false)],
+      ["-createdAt", byCreatedDesc],
+    ] as const;
+    let tried = { atLast: 0, short: 0 };
+    for (const word of ["casa", "apartamento", "terreno", "sala", "cobertura", "kitnet"]) {
+      const matching = rows.filter((r) => matchesQ(r, word));
+      if (matching.length < 10) continue;
+      for (const [sort, order] of orders) {
+        const everything = [...rows].sort(order);
+        const positions = everything.flatMap((r, i) => (matchesQ(r, word) ? [i + 1] : []));
+        const limit = 5;
+        const last = positions[limit - 1]!; // entries walked to reach the page's last match
+        // Tried only when expected within a quarter of the bound (repo.ts walkedPage).
+        const least = Math.ceil((4 * limit * rows.length) / matching.length);
+        for (const bound of [last, last - 1]) {
+          if (bound < least) continue;
+          const repo = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, SMALL_SET, bound);
+          const query = parseListQuery(
+            PROPERTY_CATALOG,
+            new URLSearchParams(`fields=id&limit=${limit}&q=${word}&sort=${sort}`),
+          );
+          const got = repo.list(query, "partner");
+          expect({ word, sort, bound, total: got.total }).toEqual({ word, sort, bound, total: matching.length });
+          expect(got.rows.map((r) => JSON.parse(r).id)).toEqual(ids(matching.sort(order).slice(0, limit)));
+          tried = bound === last ? { ...tried, atLast: tried.atLast + 1 } : { ...tried, short: tried.short + 1 };
+        }
+      }
+    }
+    expect(tried.atLast).toBeGreaterThan(2);
+    expect(tried.short).toBeGreaterThan(2);
   });
 });
 
