@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { PLACE_KEY_COLUMNS, placeKeys } from "../src/db/fold.ts";
 import * as here from "../src/db/migrate.ts";
 
 const { values } = parseArgs({
@@ -30,8 +31,11 @@ const other: Schema | null =
   values.compare === undefined ? null : await import(resolve(values.compare, "src/db/migrate.ts"));
 
 const source = new Database(values.source, { readonly: true });
+// The place keys are written from the place below, where the target stores them (a schema
+// that generates them refuses them).
+const isKey = (name: string) => (PLACE_KEY_COLUMNS as readonly string[]).includes(name);
 const columns = (source.query("PRAGMA table_xinfo(properties)").all() as { name: string; hidden: number }[])
-  .filter((c) => c.hidden === 0)
+  .filter((c) => c.hidden === 0 && !isKey(c.name))
   .map((c) => c.name);
 const listings = source
   .query(`SELECT ${columns.join(", ")} FROM properties WHERE is_published = 1 AND rowid % 40 = 7 LIMIT ?`)
@@ -111,17 +115,27 @@ try {
       db.run("PRAGMA temp_store = MEMORY");
       v.schema.migrate(db, v.schema.MIGRATIONS.slice(0, v.version));
       v.after?.(db);
-      const known = new Set(
-        (db.query("PRAGMA table_xinfo(properties)").all() as { name: string }[]).map((c) => c.name),
+      const known = new Map(
+        (db.query("PRAGMA table_xinfo(properties)").all() as { name: string; hidden: number }[]).map((c) => [
+          c.name,
+          c.hidden,
+        ]),
       );
       const written = columns.filter((c) => known.has(c) && c !== "search_terms");
+      const keys = known.get("city_key") === 0 ? PLACE_KEY_COLUMNS : [];
       const insert = db.prepare(
-        `INSERT INTO properties (${written.join(", ")}) VALUES (${written.map(() => "?").join(", ")})`,
+        `INSERT INTO properties (${[...written, ...keys].join(", ")}) VALUES (${[...written, ...keys].map(() => "?").join(", ")})`,
       );
       const at = written.map((c) => columns.indexOf(c));
+      const place = ["city", "neighborhood", "uf"].map((c) => columns.indexOf(c));
+      type Value = string | number | null;
       const started = performance.now();
       db.transaction(() => {
-        for (const row of listings) insert.run(...(at.map((i) => row[i]) as (string | number | null)[]));
+        for (const row of listings) {
+          const values = at.map((i) => row[i]) as Value[];
+          if (keys.length > 0) values.push(...placeKeys(...(place.map((i) => row[i]) as [string, string, string])));
+          insert.run(...values);
+        }
       })();
       record(v.name, ((performance.now() - started) * 1000) / listings.length);
       if (v.fill) {

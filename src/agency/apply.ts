@@ -12,6 +12,7 @@
 // change inside the transaction that makes it. Into a new file no one else can see, everything
 // goes in one transaction (faster, and all or nothing).
 import type { Database } from "bun:sqlite";
+import { finishPropertyLoad, setAsideForBulkLoad } from "../db/bulk-load.ts";
 import { WriterWaiting } from "../db/writer-waiting.ts";
 import { FeedError } from "../formats/listing.ts";
 import { PropertyRows } from "./rows.ts";
@@ -256,12 +257,17 @@ export async function applyStaged(db: Database, staging: Staging, options: Apply
   };
   try {
     if (!chunked) {
-      // One transaction: every write, then the unpublishing.
+      // One transaction: every write, then the unpublishing (none: a new file holds only what
+      // this feed creates). No one else sees this file: the indexes are built and what the
+      // triggers keep is written once at the end rather than per listing, inside the same
+      // transaction, so an interrupted import leaves nothing half-built.
       await chunk(() => {
+        const aside = setAsideForBulkLoad(db, { unknownTriggers: "keep", uniqueIndexes: "keep" });
         for (let next = writes.next(); !next.done; next = writes.next())
           written = write(rows, staging, next.value, options, written);
         if (!options.partial)
           counts.unpublished = db.run(`UPDATE properties SET is_published = 0 WHERE ${MISSING}`).changes;
+        finishPropertyLoad(db, aside, options.now);
       });
       return counts;
     }

@@ -226,10 +226,14 @@ export async function importFeed(
     let summary: ImportSummary;
     try {
       // Nobody can see this file until it is linked into place: write it without the WAL (which
-      // would hold every page twice, then copy it over at close) and without fsyncs.
+      // would hold every page twice, then copy it over at close) and without fsyncs. Without
+      // foreign key checks too: each listing's photos are written right after it (a parent
+      // lookup per photo otherwise).
       db.run("PRAGMA journal_mode = MEMORY");
       db.run("PRAGMA synchronous = OFF");
+      db.run("PRAGMA foreign_keys = OFF");
       summary = await importItems(db, feed.items, { ...options, newFile: true }, feed.progress, feed.notices);
+      db.run("PRAGMA foreign_keys = ON");
       db.run("PRAGMA journal_mode = WAL");
       db.run("PRAGMA synchronous = FULL");
     } finally {

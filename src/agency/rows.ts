@@ -2,9 +2,10 @@
 import type { Database, Statement } from "bun:sqlite";
 import { PROPERTY_FIELDS } from "../catalog/properties.ts";
 import { projection } from "../catalog/sql.ts";
+import { PLACE_KEY_COLUMNS, placeKeys } from "../db/fold.ts";
 import type { Listing } from "../formats/listing.ts";
 
-/** The readable content columns, in the order of contentValues(). */
+/** The readable content columns, then the place keys derived from them, in the order of contentValues(). */
 const CONTENT_COLUMNS = [
   "code",
   "title",
@@ -40,6 +41,7 @@ const CONTENT_COLUMNS = [
   "accepts_financing",
   "display_address",
   "amenities",
+  ...PLACE_KEY_COLUMNS,
 ] as const;
 
 type SqlValue = string | number | null;
@@ -81,6 +83,7 @@ function contentValues(l: Listing): SqlValue[] {
     l.financing.acceptsFinancing ? 1 : 0,
     a.visibility,
     JSON.stringify(l.amenities),
+    ...placeKeys(a.city, a.neighborhood, a.uf),
   ];
 }
 

@@ -21,6 +21,12 @@ const withFolds = (sql: string) => sql.replace(/FOLD\(([^()]*)\)/g, (_, expressi
 /** Fills the search tables from the properties (migration 9, and loads that set its triggers aside). */
 export const REBUILD_SEARCH = withFolds(rebuildSearchText);
 
+/**
+ * What each migration that keeps tables by triggers runs to fill them from the rows already
+ * there; loads that set those triggers aside run them too (src/db/schema-objects.ts).
+ */
+export const REFILL_SQL: readonly string[] = [rebuildDayCounts, rebuildDateOrder, REBUILD_SEARCH];
+
 /** Migrations in order; migration i (0-based) takes the schema from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
   init,

@@ -1,15 +1,16 @@
 // Writes a deterministic fictitious dataset (properties, photos, leads) into a new partner-api database file, streaming rows in batches.
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
+import { setAsideForBulkLoad, TriggerStandIn } from "../db/bulk-load.ts";
 import { removeDatabaseFiles } from "../db/files.ts";
+import { PLACE_KEY_COLUMNS, placeKeys } from "../db/fold.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
-import { REBUILD_SEARCH } from "../db/migrate.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
-import { restoreSchemaObjects, setAsideSchemaObjects, TriggerStandIn } from "./bulk.ts";
+import { RowBuffer, type Value } from "../db/row-buffer.ts";
+import { putBack } from "../db/schema-objects.ts";
 import { generateLead, type LeadRecord, type LinkFinder, type LinkTarget } from "./leads.ts";
 import { Prng } from "./prng.ts";
 import { generateProperty, type PropertyRecord } from "./properties.ts";
-import { RowBuffer, type Value } from "./row-buffer.ts";
 import type { Timeline } from "./timeline.ts";
 
 export const DEFAULT_AS_OF = "2026-01-01T00:00:00.000Z";
@@ -94,6 +95,7 @@ const PROPERTY_COLUMNS = [
   "accepts_financing",
   "display_address",
   "amenities",
+  ...PLACE_KEY_COLUMNS,
 ] as const;
 
 const LEAD_COLUMNS = [
@@ -183,6 +185,7 @@ function propertyValues(p: PropertyRecord): Value[] {
     p.acceptsFinancing ? 1 : 0,
     p.displayAddress,
     JSON.stringify(p.amenities),
+    ...placeKeys(p.city, p.neighborhood, p.uf),
   ];
 }
 
@@ -348,13 +351,13 @@ function writeRecords(
  * give the same file: the dataset is a snapshot as of that instant.
  */
 function build(db: Database, options: SeedOptions, timeline: Timeline, progress: Progress): Omit<SeedSummary, "ms"> {
-  const setAside = setAsideSchemaObjects(db);
+  const aside = setAsideForBulkLoad(db, { unknownTriggers: "refuse", uniqueIndexes: "aside" });
   const stand = new TriggerStandIn(db, options.asOf);
   const totals = writeRecords(db, options, timeline, stand, progress);
   db.transaction(() => stand.finish())();
-  // The search tables in one pass over the loaded rows, before their indexes come back.
-  db.transaction(() => db.run(REBUILD_SEARCH))();
-  restoreSchemaObjects(db, setAside);
+  // The search tables in one pass over the loaded rows, then the indexes, then the triggers,
+  // each statement its own commit: the file is not served until it is complete.
+  putBack(db, aside);
   // Sampled statistics: enough for the planner to pick the partial indexes, seconds cheaper at 1M rows.
   db.run("PRAGMA analysis_limit = 1000");
   db.run("ANALYZE");

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REBUILD_SEARCH } from "../../src/db/migrate.ts";
+import { MIGRATIONS, migrate, REBUILD_SEARCH } from "../../src/db/migrate.ts";
 import { seededDatabase } from "../helpers/app.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "pa-search-"));
@@ -120,7 +120,7 @@ describe("triggers and the rebuild agree", () => {
           .get() as { id: number }
       ).id;
       db.run(
-        `UPDATE properties SET city = 'Ilhéus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9, suites = 1, is_furnished = 1 - is_furnished, built_area = 1234.5, sale_price = 123456, rental_price = 1234, latitude = -14.79 WHERE rowid = ${id}`,
+        `UPDATE properties SET city = 'Ilhéus', city_key = 'ilheus', amenities = '["Piscina","piscina","Heliponto"]', bedrooms = 9, suites = 1, is_furnished = 1 - is_furnished, built_area = 1234.5, sale_price = 123456, rental_price = 1234, latitude = -14.79 WHERE rowid = ${id}`,
       );
       // A change of a room count or a flag alone moves the listing's filter tokens too.
       db.run(
@@ -192,6 +192,73 @@ describe("triggers and the rebuild agree", () => {
       }
     } finally {
       source.close();
+    }
+  });
+});
+
+/** Accents off, lower case, spaces trimmed: read with Unicode decomposition, not with src/db/fold.ts. */
+const plainly = (place: string) =>
+  place
+    .normalize("NFD")
+    .replace(/\p{Diacritic}/gu, "")
+    .toLowerCase()
+    .trim();
+
+describe("the place keys are stored with the place, and kept in step", () => {
+  test("the seed writes every listing's keys folded", () => {
+    const db = new Database(seededDatabase(dir, 300, 10), { readonly: true });
+    try {
+      const rows = db
+        .query("SELECT city, neighborhood, uf, city_key, neighborhood_key, uf_key FROM properties")
+        .all() as Record<string, string>[];
+      expect(rows.filter((r) => /[^ -~]/.test(r.city!)).length).toBeGreaterThan(10);
+      for (const r of rows)
+        expect([r.city_key, r.neighborhood_key, r.uf_key]).toEqual(
+          [r.city, r.neighborhood, r.uf].map((p) => plainly(p!)),
+        );
+    } finally {
+      db.close();
+    }
+  });
+
+  test("a write that leaves a key out of step with its place is refused", () => {
+    const db = new Database(seededDatabase(dir, 50, 10));
+    try {
+      const refused = /city_key, neighborhood_key and uf_key must be written folded with the place/;
+      expect(() => db.run("UPDATE properties SET city = 'Ilhéus' WHERE rowid = 1")).toThrow(refused);
+      expect(() => db.run("UPDATE properties SET uf_key = 'xx' WHERE rowid = 1")).toThrow(refused);
+      expect(() =>
+        db.run(
+          "INSERT INTO properties (id, title, description, operation_type, status, highlight, exclusive, is_published, created_at, updated_at, city) " +
+            "VALUES ('x', 't', 'd', 'SALE', 'AVAILABLE', 'STANDARD', 0, 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'Niterói')",
+        ),
+      ).toThrow(refused);
+      db.run("UPDATE properties SET city = ' Ilhéus', city_key = 'ilheus' WHERE rowid = 1");
+      expect(db.query("SELECT city_key FROM properties WHERE rowid = 1").get()).toEqual({ city_key: "ilheus" });
+    } finally {
+      db.close();
+    }
+  });
+
+  test("an older file's listings get their keys when it is upgraded to schema 9", () => {
+    const db = new Database(join(dir, "schema-8.sqlite"), { create: true });
+    try {
+      migrate(db, MIGRATIONS.slice(0, 8));
+      db.run(
+        "INSERT INTO properties (id, title, description, operation_type, status, highlight, exclusive, is_published, created_at, updated_at, city, neighborhood, uf) " +
+          "VALUES ('p', 't', 'd', 'SALE', 'AVAILABLE', 'STANDARD', 0, 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'São Paulo', 'Jardim Europa', 'SP')",
+      );
+      migrate(db);
+      expect(db.query("SELECT city_key, neighborhood_key, uf_key FROM properties").get()).toEqual({
+        city_key: "sao paulo",
+        neighborhood_key: "jardim europa",
+        uf_key: "sp",
+      });
+      expect(db.query("SELECT key, n FROM property_facet_counts WHERE facet = 'city'").all()).toEqual([
+        { key: "sao paulo", n: 1 },
+      ]);
+    } finally {
+      db.close();
     }
   });
 });

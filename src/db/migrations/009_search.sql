@@ -1,15 +1,37 @@
 -- Schema 9: what listing search needs (docs/reference/behaviour-partners.md §20). FOLD(x) is
 -- written out by migrate.ts from src/db/fold.ts (accents off, ASCII lower case).
 --
--- Everything here is kept by the database itself (generated columns, triggers), so the server,
--- imports, feed runs and any other writer keep it right; the seed, which sets triggers aside,
--- fills the tables in one pass after its load (src/seed/bulk.ts). The side tables hold only
--- published listings, keyed by the listing's rowid.
+-- Everything here is kept by the database itself (checks, generated columns, triggers), so the
+-- server, imports, feed runs and any other writer keep it right; bulk loads into a file no one
+-- else sees (the seed, an import into a new file) set the triggers aside and fill the tables in
+-- one pass after their load (src/db/bulk-load.ts, rebuild-search.sql). The side tables hold
+-- only published listings, keyed by the listing's rowid.
 
--- Place keys, the deal's own price and the area a search compares, as the filters read them.
-ALTER TABLE properties ADD COLUMN city_key TEXT GENERATED ALWAYS AS (FOLD(city)) VIRTUAL;
-ALTER TABLE properties ADD COLUMN neighborhood_key TEXT GENERATED ALWAYS AS (FOLD(neighborhood)) VIRTUAL;
-ALTER TABLE properties ADD COLUMN uf_key TEXT GENERATED ALWAYS AS (FOLD(uf)) VIRTUAL;
+-- Place keys as the filters read them. Stored, written with the place by every writer of
+-- properties (src/db/fold.ts, placeKeys) and checked below: as generated columns they were
+-- folded again by each index, trigger and scan that read them (a fifth of what this schema
+-- added to an import).
+ALTER TABLE properties ADD COLUMN city_key TEXT;
+ALTER TABLE properties ADD COLUMN neighborhood_key TEXT;
+ALTER TABLE properties ADD COLUMN uf_key TEXT;
+UPDATE properties SET city_key = FOLD(city), neighborhood_key = FOLD(neighborhood), uf_key = FOLD(uf);
+
+-- A writer that leaves a key out of step with its place is refused: no search could find the listing by it.
+CREATE TRIGGER properties_place_keys_insert BEFORE INSERT ON properties
+  WHEN new.city_key IS NOT FOLD(new.city) OR new.neighborhood_key IS NOT FOLD(new.neighborhood)
+    OR new.uf_key IS NOT FOLD(new.uf)
+BEGIN
+  SELECT RAISE(ABORT, 'properties: city_key, neighborhood_key and uf_key must be written folded with the place');
+END;
+CREATE TRIGGER properties_place_keys_update BEFORE UPDATE OF city, neighborhood, uf, city_key, neighborhood_key, uf_key
+  ON properties
+  WHEN new.city_key IS NOT FOLD(new.city) OR new.neighborhood_key IS NOT FOLD(new.neighborhood)
+    OR new.uf_key IS NOT FOLD(new.uf)
+BEGIN
+  SELECT RAISE(ABORT, 'properties: city_key, neighborhood_key and uf_key must be written folded with the place');
+END;
+
+-- The deal's own price and the area a search compares.
 ALTER TABLE properties ADD COLUMN deal_price NUMERIC GENERATED ALWAYS AS
   (CASE operation_type WHEN 'SALE' THEN sale_price ELSE rental_price END) VIRTUAL;
 ALTER TABLE properties ADD COLUMN search_area NUMERIC GENERATED ALWAYS AS (coalesce(built_area, total_area)) VIRTUAL;

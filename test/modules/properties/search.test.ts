@@ -1046,7 +1046,7 @@ describe("the search tables follow every write (triggers)", () => {
     const db = new Database(path);
     try {
       db.run(
-        "UPDATE properties SET title = 'Casa Xilofone', city = 'Ilhéus', latitude = -14.79, longitude = -39.04 WHERE id = ?",
+        "UPDATE properties SET title = 'Casa Xilofone', city = 'Ilhéus', city_key = 'ilheus', latitude = -14.79, longitude = -39.04 WHERE id = ?",
         [target.id],
       );
     } finally {

@@ -1,14 +1,16 @@
-// Loading without the schema's indexes and triggers: set them aside, write what the triggers would have written (change feed, counters), put everything back.
+// Loading a file no one else can see (the seed, an import into a new file) without its indexes
+// and triggers: set them aside, write what the triggers would have written (change log,
+// counters) from the rows, refill the derived tables in one pass, put everything back.
 import type { Database } from "bun:sqlite";
 import { RowBuffer } from "./row-buffer.ts";
+import { putBack, refillOf, type SchemaObject, type SetAside, schemaObjects, setAside } from "./schema-objects.ts";
 
 /**
- * The triggers of the schema. For a load that inserts each property unpublished, adds its
- * photos, then publishes it, and inserts each lead, they write one change row per published
- * property and per lead, and count both; TriggerStandIn writes exactly that. A trigger outside this list could write rows the seed
- * knows nothing of, so it stops the seed until src/seed learns about it.
+ * The triggers TriggerStandIn stands in for. For a load that inserts each property unpublished,
+ * adds its photos, then publishes it, and inserts each lead, they write one change row per
+ * published property and per lead, and count both; the stand-in writes exactly that.
  */
-const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
+const STOOD_IN_FOR: ReadonlySet<string> = new Set([
   "properties_count_insert",
   "properties_count_delete",
   "properties_count_update",
@@ -45,48 +47,67 @@ const KNOWN_TRIGGERS: ReadonlySet<string> = new Set([
   "leads_date_pairs_insert",
   "leads_date_pairs_delete",
   "leads_date_pairs_update",
-  // Migration 9's search tables: filled in one pass after the load (REBUILD_SEARCH).
-  "properties_search_insert",
-  "properties_search_delete",
-  "properties_search_update",
-  "properties_facets_delete",
-  "properties_facets_update",
 ]);
 
 export class UnknownTriggerError extends Error {
   constructor(readonly names: readonly string[]) {
-    super(`the seed does not know what trigger(s) ${names.join(", ")} write; teach src/seed/bulk.ts before seeding`);
+    super(`the seed does not know what trigger(s) ${names.join(", ")} write; teach src/db/bulk-load.ts before seeding`);
   }
 }
 
-export interface SchemaObject {
-  type: "index" | "trigger";
-  name: string;
-  sql: string;
+/** A trigger that writes no table only checks the rows written (a RAISE): it stays through a load. */
+const check = (o: SchemaObject) => o.type === "trigger" && o.writes.size === 0;
+
+/** Neither stood in for nor refilled: left alone, such a trigger would write rows a bulk load knows nothing of. */
+const unknown = (o: SchemaObject) =>
+  o.type === "trigger" && !check(o) && !STOOD_IN_FOR.has(o.name) && refillOf(o) === null;
+
+/**
+ * Drops indexes and triggers for a bulk load and returns what putBack needs. Per row, triggers
+ * cost more than the insert itself (a statement journal, a counter upsert, a feed row and, for
+ * photos, a parent lookup), and building each index in one sorted pass at the end beats keeping
+ * a dozen B-trees up to date row by row. Triggers the stand-in covers are dropped and their
+ * tables written by it (its tallies replace the refills of those tables); those that only keep
+ * tables a refill rewrites whole (the search tables) are dropped and refilled by putBack; those
+ * that only check what is written stay.
+ *
+ * `unknownTriggers`: "refuse" stops the load on any other trigger (UnknownTriggerError), "keep"
+ * leaves it to work row by row. `uniqueIndexes`: "keep" leaves UNIQUE indexes in place (the
+ * constraints, and the lookups of a load that reads as it writes).
+ */
+export function setAsideForBulkLoad(
+  db: Database,
+  { unknownTriggers, uniqueIndexes }: { unknownTriggers: "refuse" | "keep"; uniqueIndexes: "aside" | "keep" },
+): SetAside {
+  const objects = schemaObjects(db);
+  const unknowns = objects.filter(unknown);
+  if (unknownTriggers === "refuse" && unknowns.length > 0) throw new UnknownTriggerError(unknowns.map((o) => o.name));
+  const aside = setAside(
+    db,
+    objects.filter((o) => (o.type === "index" ? uniqueIndexes === "aside" || !o.unique : !check(o) && !unknown(o))),
+  );
+  const refilled = new Set(
+    aside.objects.filter((o) => o.type === "trigger" && !STOOD_IN_FOR.has(o.name)).map((o) => refillOf(o)),
+  );
+  return { ...aside, refills: aside.refills.filter((refill) => refilled.has(refill)) };
 }
 
 /**
- * Drops the explicit indexes and every trigger of a fresh database and returns their SQL, in
- * schema order. Per row, triggers cost more than the insert itself (a statement journal, a
- * counter upsert, a feed row and, for photos, a parent lookup), and building each index in one
- * sorted pass at the end beats keeping a dozen B-trees up to date row by row.
+ * For an import into a new file, once its rows are written: what the set-aside triggers would
+ * have written for them (one change row per published property, in rowid order, stamped `at`;
+ * the counters), then putBack. Only creations happen in a new file, each written unpublished,
+ * given its photos, then published, as TriggerStandIn assumes.
  */
-export function setAsideSchemaObjects(db: Database): SchemaObject[] {
-  const objects = db
-    .query(
-      "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid",
-    )
-    .all() as SchemaObject[];
-  const unknown = objects.filter((o) => o.type === "trigger" && !KNOWN_TRIGGERS.has(o.name)).map((o) => o.name);
-  if (unknown.length > 0) throw new UnknownTriggerError(unknown);
-  for (const o of objects) db.run(`DROP ${o.type.toUpperCase()} "${o.name.replaceAll('"', '""')}"`);
-  return objects;
-}
-
-/** Recreates what setAsideSchemaObjects dropped: indexes first (a UNIQUE one fails on duplicates), then triggers. */
-export function restoreSchemaObjects(db: Database, objects: readonly SchemaObject[]): void {
-  for (const o of objects) if (o.type === "index") db.run(o.sql);
-  for (const o of objects) if (o.type === "trigger") db.run(o.sql);
+export function finishPropertyLoad(db: Database, aside: SetAside, at: string): void {
+  const stand = new TriggerStandIn(db, at);
+  const rows = db.query<Omit<StoodInProperty, "isPublished"> & { published: number }, []>(
+    "SELECT id, is_published AS published, status, operation_type AS operationType, property_type AS propertyType, " +
+      "highlight, created_at AS createdAt, updated_at AS updatedAt FROM properties ORDER BY rowid",
+  );
+  for (const row of rows.iterate()) stand.propertyInserted({ ...row, isPublished: row.published === 1 });
+  rows.finalize();
+  stand.finish();
+  putBack(db, aside);
 }
 
 /** A separator no enum value contains, for the counters' composite keys. */
@@ -103,6 +124,16 @@ const thirdOf = (date: string) => date.slice(0, 9);
 interface Dated {
   createdAt: string;
   updatedAt: string;
+}
+
+/** What the set-aside triggers read of a property the load wrote. */
+interface StoodInProperty extends Dated {
+  id: string;
+  isPublished: boolean;
+  status: string;
+  operationType: string;
+  propertyType: string | null;
+  highlight: string;
 }
 
 /**
@@ -161,16 +192,7 @@ export class TriggerStandIn {
     this.changes = new RowBuffer(db, "changes", ["entity", "record_id", "change", "at"], 64);
   }
 
-  propertyInserted(
-    p: Dated & {
-      id: string;
-      isPublished: boolean;
-      status: string;
-      operationType: string;
-      propertyType: string | null;
-      highlight: string;
-    },
-  ): void {
+  propertyInserted(p: StoodInProperty): void {
     const propertyType = p.propertyType ?? "";
     this.propertyDerived.add(p, p.isPublished, [
       ["", ""],
