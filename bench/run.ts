@@ -42,7 +42,7 @@ import {
   seededBy,
   workingCopy,
 } from "./lib/product.ts";
-import { compareSection, renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
+import { compareSection, compareTable, renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, type Scenario, scenarios, type Target } from "./lib/scenarios.ts";
 import { runSearchBench } from "./lib/search-bench.ts";
@@ -358,8 +358,11 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     for (const f of filters) f.single = await coldAndWarm(product, token, f.query.path, settings.coldSamples);
     // The website's search queries, one request at a time, never from the page cache.
     const search = wanted("search")
-      ? await runSearchBench(product.base, token, Math.max(9, settings.coldSamples), (line) =>
-          log(`[${dataset.label}] ${line}`),
+      ? await runSearchBench(
+          { base: product.base, token },
+          Math.max(9, settings.coldSamples),
+          (line) => log(`[${dataset.label}] ${line}`),
+          servers.compare ? { base: servers.compare.base, token: tokenFor("compare") } : null,
         )
       : [];
 
@@ -654,7 +657,8 @@ function writeReport(
   const reportPath =
     only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
   writeFileSync(reportPath, report);
-  if (compareBinary !== null) {
+  // A run that measured no scenario beside the other build (search alone) leaves that section as it is.
+  if (compareBinary !== null && results.some((r) => compareTable(r) !== "")) {
     // The ratios of the last --compare run keep a section of RESULTS.md; the rest of the file stays as the last full run wrote it.
     const section = compareSection(
       results,

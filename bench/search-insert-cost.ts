@@ -79,6 +79,21 @@ const variants: Variant[] = [
     after: retrigger((sql) => sql.replace("new.search_terms", "NULL")),
   },
   {
+    name: "this, without the sort keys",
+    schema: here,
+    version: SEARCH,
+    after: retrigger((sql) => sql.replace(/ {2}INSERT INTO property_sort_keys .*\n/, "")),
+  },
+  {
+    // The pairs are the last tokens, each " c…" (the column still computes them).
+    name: "this, without the city pairs",
+    schema: here,
+    version: SEARCH,
+    after: retrigger((sql) =>
+      sql.replace("new.search_terms", "substr(new.search_terms, 1, instr(new.search_terms || ' c', ' c') - 1)"),
+    ),
+  },
+  {
     name: "this, without the area counter",
     schema: here,
     version: SEARCH,

@@ -253,12 +253,16 @@ function singleTable(result: DatasetResult): string {
   return table(["scenario", "cold: first request after a write, ms", "warm: same request again, ms"], rows);
 }
 
-/** The website's search queries: medians of uncached single requests against the plain page-1 list and the goals. */
+/**
+ * The website's search queries: medians of uncached single requests against the plain page-1 list
+ * and the goals; with --compare, the compared build's beside them (its total too, when it differs).
+ */
 function searchTable(result: DatasetResult): string {
   const plain = result.search.find((s) => s.query.kind === "plain");
+  const compared = result.search.some((s) => s.compare);
   const rows = result.search.map((s) => {
     const goal = s.query.kind === "facets" ? FACETS_GOAL_MS : LIST_GOAL_MS;
-    return [
+    const row = [
       s.query.kind,
       s.query.name,
       s.total.toLocaleString("en-US"),
@@ -266,8 +270,13 @@ function searchTable(result: DatasetResult): string {
       times(ratio(s.ms.median, plain?.ms.median)),
       `${s.ms.median <= goal ? "met" : "missed"} (≤ ${goal} ms)`,
     ];
+    if (!compared) return row;
+    const c = s.compare;
+    const total = c && c.total !== s.total ? ` (total ${c.total.toLocaleString("en-US")})` : "";
+    return [...row, c ? `${withRange(c.ms, ms)}${total}` : "–", c ? times(ratio(s.ms.median, c.ms.median)) : "–"];
   });
-  return table(["kind", "query", "total", "median ms (min–max)", "vs plain page 1", "goal"], rows);
+  const header = ["kind", "query", "total", "median ms (min–max)", "vs plain page 1", "goal"];
+  return table(compared ? [...header, "compared build ms (min–max)", "this ÷ compared"] : header, rows);
 }
 
 function filterTable(results: DatasetResult[]): string {
@@ -496,7 +505,7 @@ export function renderReport(options: {
       "",
       `## Website search: ${r.dataset.label} dataset`,
       "",
-      "Each query of bench/lib/search-bench.ts (bench/README.md, `search`) as single requests one at a time on the server's core, each with a parameter never sent before so no cached page answers: the median and min–max of the samples, the exact total the answer carried, and the ratio of the median to the plain page-1 list's measured the same way in the same run.",
+      "Each query of bench/lib/search-bench.ts (bench/README.md, `search`) as single requests one at a time on the server's core, each with a parameter never sent before so no cached page answers: the median and min–max of the samples, the exact total the answer carried, and the ratio of the median to the plain page-1 list's measured the same way in the same run. With `--compare`, the compared build (its own copy of the dataset, seeded by itself) answers each query too, its requests taking turns with this build's (alternating which goes first): its median and this build's ÷ its are beside.",
       "",
       searchTable(r),
     );

@@ -17,6 +17,14 @@ export interface SearchResult {
   /** Uncached single requests, ms. */
   ms: Spread;
   total: number;
+  /** The same query on the --compare build, its requests taking turns with these. */
+  compare?: { ms: Spread; total: number };
+}
+
+/** A server the queries are sent to. */
+export interface SearchTarget {
+  base: string;
+  token: string;
 }
 
 export const LIST_GOAL_MS = 30;
@@ -94,28 +102,38 @@ export function searchQueries(): SearchQuery[] {
   ];
 }
 
-/** Each query `samples` times, never from the page cache (a parameter the server ignores makes each request new). */
+/**
+ * Each query `samples` times, never from the page cache (a parameter the server ignores makes each
+ * request new); with `compare`, on both servers, taking turns request by request (alternating
+ * which goes first), so a slow patch of the machine hits both.
+ */
 export async function runSearchBench(
-  base: string,
-  token: string,
+  product: SearchTarget,
   samples: number,
   log: (line: string) => void,
+  compare: SearchTarget | null = null,
 ): Promise<SearchResult[]> {
   const results: SearchResult[] = [];
   let n = 0;
+  const fresh = (path: string) => `${path}&uncached=${Date.now().toString(36)}${n++}`;
+  const totalOf = async ({ base, token }: SearchTarget, path: string) => {
+    const first = await getJson<{ meta?: { total: number }; data: { total?: number } }>(base, token, fresh(path));
+    return first.meta?.total ?? first.data.total ?? -1;
+  };
   for (const query of searchQueries()) {
-    const times: number[] = [];
-    const first = await getJson<{ meta?: { total: number }; data: { total?: number } }>(
-      base,
-      token,
-      `${query.path}&uncached=${Date.now().toString(36)}${n++}`,
-    );
-    for (let i = 0; i < samples; i++)
-      times.push(await timeGet(base, token, `${query.path}&uncached=${Date.now().toString(36)}${n++}`));
-    const total = first.meta?.total ?? first.data.total ?? -1;
-    const result = { query, ms: spread(times), total };
+    const targets = compare === null ? [product] : [product, compare];
+    const totals: number[] = [];
+    for (const target of targets) totals.push(await totalOf(target, query.path));
+    const times: number[][] = targets.map(() => []);
+    for (let i = 0; i < samples; i++) {
+      const order = i % 2 === 0 ? targets.keys() : [...targets.keys()].reverse();
+      for (const t of order) times[t]!.push(await timeGet(targets[t]!.base, targets[t]!.token, fresh(query.path)));
+    }
+    const result: SearchResult = { query, ms: spread(times[0]!), total: totals[0]! };
+    if (compare !== null) result.compare = { ms: spread(times[1]!), total: totals[1]! };
     results.push(result);
-    log(`search: ${query.name}: median ${result.ms.median.toFixed(1)} ms, total ${total}`);
+    const beside = result.compare ? `; compared build ${result.compare.ms.median.toFixed(1)} ms` : "";
+    log(`search: ${query.name}: median ${result.ms.median.toFixed(1)} ms, total ${result.total}${beside}`);
   }
   return results;
 }

@@ -176,7 +176,7 @@ function searchTablesAndRefill(path: string) {
   }
   const pick = ({ tables }: ReturnType<typeof contents>) =>
     Object.fromEntries(
-      ["property_words", "property_amenities", "property_facet_counts"].map((t) => [
+      ["property_words", "property_amenities", "property_sort_keys", "property_facet_counts"].map((t) => [
         t,
         t === "property_facet_counts" ? (tables[t] as unknown[][]).filter((row) => row.at(-1) !== 0) : tables[t],
       ]),

@@ -41,6 +41,7 @@ function contents(db: Database) {
       )
       .all(),
     amenities: db.query("SELECT key, property, value FROM property_amenities ORDER BY 1, 2").all(),
+    sortKeys: db.query("SELECT property, price, area FROM property_sort_keys ORDER BY 1").all(),
     words: words.map((w) =>
       db
         .query(
@@ -58,12 +59,34 @@ function contents(db: Database) {
   };
 }
 
+/** Each published listing's price and area as the price and area orders read them, from its columns here. */
+function sortKeysOf(db: Database) {
+  const rows = db
+    .query(
+      "SELECT rowid, operation_type, sale_price, rental_price, built_area, total_area FROM properties WHERE is_published = 1 ORDER BY rowid",
+    )
+    .all() as {
+    rowid: number;
+    operation_type: string;
+    sale_price: number | null;
+    rental_price: number | null;
+    built_area: number | null;
+    total_area: number | null;
+  }[];
+  return rows.map((r) => ({
+    property: r.rowid,
+    price: r.operation_type === "SALE" ? r.sale_price : r.rental_price,
+    area: r.built_area ?? r.total_area,
+  }));
+}
+
 describe("triggers and the rebuild agree", () => {
   test("unpublishing and republishing every listing through the triggers gives the seed's tables back", () => {
     const db = new Database(seededDatabase(dir, 400, 10));
     try {
       const seeded = contents(db);
       expect(seeded.facets.length).toBeGreaterThan(50);
+      expect(seeded.sortKeys).toEqual(sortKeysOf(db));
       // Every published listing has its filter tokens, those without room counts too.
       const deals = "terms : (opsale OR oprent OR opseasonal)";
       expect(db.query("SELECT count(*) AS n FROM property_words WHERE property_words MATCH ?").get(deals)).toEqual(
@@ -77,6 +100,7 @@ describe("triggers and the rebuild agree", () => {
       const empty = contents(db);
       expect(empty.facets).toEqual([]);
       expect(empty.amenities).toEqual([]);
+      expect(empty.sortKeys).toEqual([]);
       expect(empty.terms).toEqual(seeded.terms.map(() => ({ ids: null })));
       db.run("UPDATE properties SET is_published = 1 WHERE rowid IN (SELECT id FROM was_published)");
       expect(contents(db)).toEqual(seeded);
@@ -106,8 +130,24 @@ describe("triggers and the rebuild agree", () => {
       db.run(
         `UPDATE properties SET built_area = 4321 WHERE rowid = (SELECT min(rowid) + 1 FROM properties WHERE is_published = 1 AND rowid <> ${id})`,
       );
+      // A price alone, or the deal alone, moves the listing's sort keys.
+      db.run(
+        `UPDATE properties SET sale_price = 987654, rental_price = 4321 WHERE rowid = (SELECT rowid FROM properties WHERE is_published = 1 AND rowid <> ${id} ORDER BY rowid LIMIT 1 OFFSET 2)`,
+      );
+      db.run(
+        `UPDATE properties SET operation_type = iif(operation_type = 'SALE', 'RENT', 'SALE') WHERE rowid = (SELECT rowid FROM properties WHERE is_published = 1 AND rowid <> ${id} ORDER BY rowid LIMIT 1 OFFSET 3)`,
+      );
       db.run(`DELETE FROM properties WHERE rowid = (SELECT max(rowid) FROM properties WHERE is_published = 1)`);
+      // A listing inserted published: every search table takes it in.
+      const columns = (db.query("PRAGMA table_xinfo(properties)").all() as { name: string; hidden: number }[])
+        .filter((c) => c.hidden === 0 && c.name !== "id" && c.name !== "code")
+        .map((c) => c.name);
+      db.run(
+        `INSERT INTO properties (id, code, ${columns.join(", ")}) SELECT 'inserted-1', 'INSERTED-1', ${columns.join(", ")} FROM properties WHERE rowid = (SELECT rowid FROM properties WHERE is_published = 1 AND rowid <> ${id} ORDER BY rowid LIMIT 1 OFFSET 4)`,
+      );
       const triggered = contents(db);
+      expect(triggered.sortKeys).toEqual(sortKeysOf(db));
+      expect(triggered.sortKeys).toContainEqual({ property: id, price: expect.anything(), area: 1234.5 });
       expect(triggered.terms[1]).toEqual({ ids: String(id) }); // its new city's token, and only its
       db.run(REBUILD_SEARCH);
       expect(contents(db)).toEqual(triggered);

@@ -74,16 +74,28 @@ CREATE INDEX properties_published_area_desc ON properties(search_area IS NULL DE
 -- for one filter value, written so no word of `q` can spell it (a letter pair, then the value
 -- in hexadecimal or a digit): the place keys (`ci`, `nb`, `uf`), the deal (`op`), the type
 -- (`ty`), "at least k" rooms up to 5 (`bd`, `bt`, `st`, `pk` followed by k; none for an unknown
--- count) and the three flags.
+-- count) and the three flags. Last come the deal's token and the rooms' from 2 up again, each
+-- paired with the city (`c`, the city key in hexadecimal, `x`, then the token): a text search in
+-- a city with a deal or 2+ rooms asks for those, whose lists hold only that city's share (the
+-- word index reads every entry of a long list between the words' matches: for "cobertura" in
+-- São Paulo or Rio with 2+ suites at 1M, 69,000 entries instead of 500,000). At least 0 or 1
+-- room is most listings of a city anyway.
 -- modules/search/terms.ts writes the same tokens for a search's filters.
 ALTER TABLE properties ADD COLUMN search_terms TEXT GENERATED ALWAYS AS (
-  'ci' || hex(city_key) || ' nb' || hex(neighborhood_key) || ' uf' || hex(uf_key) || ' op' || operation_type
-  || ' ty' || hex(property_type)
+  'ci' || hex(city_key) || ' nb' || hex(neighborhood_key) || ' uf' || hex(uf_key) || ' ty' || hex(property_type)
+  || ' op' || operation_type
   || coalesce(substr(' bd0 bd1 bd2 bd3 bd4 bd5', 1, 4 * (floor(min(bedrooms, 5)) + 1)), '')
   || coalesce(substr(' bt0 bt1 bt2 bt3 bt4 bt5', 1, 4 * (floor(min(bathrooms, 5)) + 1)), '')
   || coalesce(substr(' st0 st1 st2 st3 st4 st5', 1, 4 * (floor(min(suites, 5)) + 1)), '')
   || coalesce(substr(' pk0 pk1 pk2 pk3 pk4 pk5', 1, 4 * (floor(min(parking_spaces, 5)) + 1)), '')
   || iif(is_furnished = 1, ' fu', '') || iif(accepts_financing = 1, ' fi', '') || iif(exclusive = 1, ' ex', '')
+  || iif(city_key <> '', replace(
+    ' op' || operation_type
+    || coalesce(substr(' bd2 bd3 bd4 bd5', 1, 4 * (floor(min(bedrooms, 5)) - 1)), '')
+    || coalesce(substr(' bt2 bt3 bt4 bt5', 1, 4 * (floor(min(bathrooms, 5)) - 1)), '')
+    || coalesce(substr(' st2 st3 st4 st5', 1, 4 * (floor(min(suites, 5)) - 1)), '')
+    || coalesce(substr(' pk2 pk3 pk4 pk5', 1, 4 * (floor(min(parking_spaces, 5)) - 1)), ''),
+    ' ', ' c' || hex(city_key) || 'x'), '')
 ) VIRTUAL;
 
 -- The words of `q`: accent-folding tokens of the searchable text, each listing's filter tokens
@@ -104,6 +116,15 @@ CREATE INDEX properties_published_map ON properties(
   floor(latitude * 100), longitude, latitude, display_address, operation_type, property_type, deal_price, search_area,
   bedrooms, created_at, id
 ) WHERE is_published = 1 AND latitude IS NOT NULL;
+
+-- The price and area orders' keys of each published listing, by its rowid: a text search's few
+-- matches are put in those orders by reading their keys here (a few bytes each) instead of their
+-- rows, and instead of walking an order's index past the many listings that are not matches.
+CREATE TABLE property_sort_keys (
+  property INTEGER PRIMARY KEY,
+  price    NUMERIC,
+  area     NUMERIC
+);
 
 -- Amenities one row each, folded (`key`) and as written (`value`; of two spellings of one
 -- amenity in a listing, the first in code-point order).
@@ -140,6 +161,7 @@ BEGIN
   INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities, terms)
     VALUES (new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities,
             new.search_terms);
+  INSERT INTO property_sort_keys (property, price, area) VALUES (new.rowid, new.deal_price, new.search_area);
   INSERT INTO property_amenities (key, property, value)
     SELECT key, new.rowid, value FROM (
       SELECT FOLD(value) AS key, min(value) AS value FROM json_each(new.amenities) WHERE type = 'text' GROUP BY 1)
@@ -167,17 +189,21 @@ CREATE TRIGGER properties_search_delete AFTER DELETE ON properties WHEN old.is_p
 BEGIN
   DELETE FROM property_words WHERE rowid = old.rowid;
   DELETE FROM property_amenities WHERE property = old.rowid;
+  DELETE FROM property_sort_keys WHERE property = old.rowid;
 END;
 
--- Written again whole whenever something it holds changes: rare (an import of new content).
+-- Written again whole whenever something they hold changes: rare (an import of new content, which
+-- writes every column of a listing it updates).
 CREATE TRIGGER properties_search_update AFTER UPDATE OF
   is_published, title, description, property_type, neighborhood, city, code, amenities,
-  uf, operation_type, bedrooms, bathrooms, suites, parking_spaces, is_furnished, accepts_financing, exclusive
+  uf, operation_type, bedrooms, bathrooms, suites, parking_spaces, is_furnished, accepts_financing, exclusive,
+  sale_price, rental_price, built_area, total_area
   ON properties
   WHEN old.is_published = 1 OR new.is_published = 1
 BEGIN
   DELETE FROM property_words WHERE rowid = old.rowid AND old.is_published = 1;
   DELETE FROM property_amenities WHERE property = old.rowid AND old.is_published = 1;
+  DELETE FROM property_sort_keys WHERE property = old.rowid AND old.is_published = 1;
   INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities, terms)
     SELECT new.rowid, new.title, new.description, new.property_type, new.neighborhood, new.city, new.code, new.amenities,
            new.search_terms
@@ -185,6 +211,8 @@ BEGIN
   INSERT INTO property_amenities (key, property, value)
     SELECT FOLD(value), new.rowid, min(value) FROM json_each(new.amenities)
      WHERE new.is_published = 1 AND type = 'text' AND FOLD(value) <> '' GROUP BY FOLD(value);
+  INSERT INTO property_sort_keys (property, price, area)
+    SELECT new.rowid, new.deal_price, new.search_area WHERE new.is_published = 1;
 END;
 
 -- The facet counters: one row less for what a listing was, one more for what it is.

@@ -5,12 +5,15 @@
 INSERT INTO property_words (property_words) VALUES ('delete-all');
 DELETE FROM property_amenities;
 DELETE FROM property_facet_counts;
+DELETE FROM property_sort_keys;
 
 INSERT INTO property_words (rowid, title, description, property_type, neighborhood, city, code, amenities, terms)
   SELECT rowid, title, description, property_type, neighborhood, city, code, amenities, search_terms
     FROM properties NOT INDEXED WHERE is_published = 1;
 -- One segment instead of the many a bulk fill leaves: a search reads each token's list once.
 INSERT INTO property_words (property_words) VALUES ('optimize');
+INSERT INTO property_sort_keys (property, price, area)
+  SELECT rowid, deal_price, search_area FROM properties NOT INDEXED WHERE is_published = 1;
 -- Each amenity folded once (FOLD is a long expression, written out wherever it is named).
 INSERT INTO property_amenities (key, property, value)
   SELECT key, property, min(value) FROM (

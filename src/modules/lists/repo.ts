@@ -22,7 +22,9 @@ import {
   walksCity,
   wordsOnly,
 } from "../search/filters.ts";
-import { absorbed, matchOf, WORD_COUNT_SQL, WORD_IDS_SQL } from "../search/terms.ts";
+import { holds, sortedRowids } from "../search/matches.ts";
+import { pageWindow, sortKeysSql } from "../search/sort-keys.ts";
+import { absorbed, matchOf, WORD_IDS_SQL } from "../search/terms.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
@@ -152,19 +154,21 @@ export class ListingRepo {
     // Search filters and orders: a few matches are sorted, many are read along the order's index.
     if (!this.plain(query)) {
       const words = query.search.words.length > 0 ? this.wordSet(query.search) : null;
-      if (words?.ids != null && wordsOnly(query)) {
+      if (words !== null && wordsOnly(query)) {
         const walked = this.walkedPage(query, view, offset, words);
         if (walked !== null) return walked;
+        const keyed = isDateSort(query.sort) ? null : this.keyedPage(query, view, offset, words.ids);
+        if (keyed !== null) return keyed;
       }
       const big = this.bigSets(query, view);
-      const ids = words?.ids ?? undefined;
+      const ids = words?.ids;
       return this.rowsFrom(
         query,
         view,
         [],
         offset,
         total > this.smallSet
-          ? { walk: true, big, cityWalk: walksCity(query.search, query.sort) }
+          ? { walk: true, big, cityWalk: walksCity(query.search, query.sort), words: ids }
           : { walk: false, big, placeDrives: hasPlace(query.search), words: ids },
       );
     }
@@ -310,47 +314,80 @@ export class ListingRepo {
 
   /**
    * The page of a search the word index alone decides, found along the order's index: its first
-   * `walkBound` entries, each tested against the matches (no row read but the page's). Null when
-   * the page does not lie within them (search/filters.ts WALK_BOUND), or is not expected to.
+   * `walkBound` entries (in a price or area order, no more than the matches), each tested against
+   * the matches held in memory (search/matches.ts); no row read but the page's. Read in stretches,
+   * the first twice what the page should need if the words and the order had nothing to do with
+   * each other, each next one twice the last. Null when the page does not lie within them
+   * (search/filters.ts WALK_BOUND), or is not expected to.
    */
   private walkedPage(query: ListQuery, view: RecordView, offset: number, words: WordSet): string[] | null {
     const published = (this.prepare("published", () => PUBLISHED_SQL).values() as [number][])[0]![0];
-    if ((offset + query.limit) * published > (this.walkBound / 4) * words.size) return null;
+    // A price or area page is found from the matches' sort keys otherwise (keyedPage), at about
+    // seven entries' cost a match: that walk passes at most as many entries as there are matches.
+    const bound = isDateSort(query.sort) ? this.walkBound : Math.min(this.walkBound, words.size);
+    const wanted = offset + query.limit;
+    if (wanted * published > (bound / 4) * words.size) return null;
     const { table, alias, visible } = this.catalog;
-    const names = query.fields.map((f) => f.name).join(",");
-    const statement = this.prepare(`walked|${view}|${names}|${query.sort}`, () => {
-      // The walk is a subquery with its own LIMIT, read in its order until the page is full.
-      const walk = `SELECT ${alias}.rowid AS r FROM ${table} ${alias} WHERE ${visible} ORDER BY ${this.orderBy(query.sort, false)} LIMIT ?`;
-      const page = `SELECT r FROM (${walk}) WHERE r IN (SELECT value FROM json_each(?)) LIMIT ? OFFSET ?`;
-      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (${page}) ORDER BY ${this.orderBy(query.sort, true)}`;
+    const walk = this.prepare(`walk|${query.sort}`, () => {
+      const entries = `SELECT ${alias}.rowid AS r FROM ${table} ${alias} WHERE ${visible} ORDER BY ${this.orderBy(query.sort, false)} LIMIT ? OFFSET ?`;
+      return `SELECT json_group_array(r) FROM (${entries})`;
     });
-    const rows = (statement.values(this.walkBound, words.ids, query.limit, offset) as [string][]).map((row) => row[0]);
-    return rows.length === query.limit || this.walkBound >= published ? rows : null;
+    words.sorted ??= sortedRowids(words.ids);
+    const found: number[] = [];
+    let from = 0;
+    let stretch = Math.ceil((2 * wanted * published) / Math.max(1, words.size));
+    while (from < bound) {
+      const n = Math.min(stretch, bound - from);
+      const entries = JSON.parse((walk.values(n, from) as [string][])[0]![0]) as number[];
+      for (const rowid of entries) if (holds(words.sorted, rowid) && found.push(rowid) === wanted) break;
+      if (found.length === wanted || entries.length < n) return this.pageOf(query, view, found.slice(offset), 0);
+      from += n;
+      stretch *= 2;
+    }
+    return null;
   }
 
   /**
-   * The word index's matches of a search, asked once per snapshot: their number and, when they
-   * are few enough to drive a query (at most `smallSet`), their rowids, which the count, the
-   * facets and the page then test instead of asking the index again.
+   * The page of a search the word index alone decides, in a price or area order, from its
+   * matches' sort keys (search/sort-keys.ts): only the matches it can hold are read. Null when a
+   * key is not a number.
+   */
+  private keyedPage(query: ListQuery, view: RecordView, offset: number, ids: string): string[] | null {
+    const column = query.sort.endsWith("price") ? "price" : "area";
+    const [matches, keys] = (
+      this.prepare(`sort-keys|${column}`, () => sortKeysSql(column)).values(ids) as [string, string][]
+    )[0]!;
+    const window = pageWindow(JSON.parse(matches), JSON.parse(keys), query.sort.startsWith("-"), offset, query.limit);
+    return window === null ? null : this.pageOf(query, view, window.candidates, window.skip);
+  }
+
+  /** The rows of `rowids` in the query's order, `skip` of them skipped, at most a page. */
+  private pageOf(query: ListQuery, view: RecordView, rowids: readonly number[], skip: number): string[] {
+    const { table, alias } = this.catalog;
+    const names = query.fields.map((f) => f.name).join(",");
+    const statement = this.prepare(`rows-of|${view}|${names}|${query.sort}`, () => {
+      return `SELECT ${projection(query.fields, view)} FROM ${table} ${alias} WHERE ${alias}.rowid IN (SELECT value FROM json_each(?)) ORDER BY ${this.orderBy(query.sort, true)} LIMIT ? OFFSET ?`;
+    });
+    return (statement.values(JSON.stringify(rowids), query.limit, skip) as [string][]).map((row) => row[0]);
+  }
+
+  /**
+   * The word index's matches of a search, asked once per snapshot: their number and their
+   * rowids, which the count, the facets and the page then test instead of asking the index again.
    */
   private wordSet(search: Search): WordSet {
     const match = matchOf(search);
     const known = this.probed?.words.get(match);
     if (known !== undefined) return known;
-    const [n, ids] = (
-      this.prepare("word-ids", () => WORD_IDS_SQL).values(match, this.smallSet + 1) as [number, string][]
-    )[0]!;
-    const set =
-      n <= this.smallSet
-        ? { size: n, ids }
-        : { size: (this.prepare("word-count", () => WORD_COUNT_SQL).values(match) as [number][])[0]![0], ids: null };
+    const [size, ids] = (this.prepare("word-ids", () => WORD_IDS_SQL).values(match) as [number, string][])[0]!;
+    const set = { size, ids };
     this.probed?.words.set(match, set);
     return set;
   }
 
   /** How a count or a group reads the matches: from the place's index when there is one, or the smallest set. */
   private driving(query: ListFilters, view: RecordView): Plan {
-    const words = query.search.words.length > 0 ? (this.wordSet(query.search).ids ?? undefined) : undefined;
+    const words = query.search.words.length > 0 ? this.wordSet(query.search).ids : undefined;
     return { walk: false, big: this.bigSets(query, view), placeDrives: hasPlace(query.search), words };
   }
 
@@ -360,7 +397,7 @@ export class ListingRepo {
     for (const { set, sql, params } of setProbes(query.search, view, this.smallSet)) {
       if (this.probe(sql, params) > this.smallSet) big.add(set);
     }
-    if (query.search.words.length > 0 && this.wordSet(query.search).ids === null) big.add("words");
+    if (query.search.words.length > 0 && this.wordSet(query.search).size > this.smallSet) big.add("words");
     return big;
   }
 
@@ -408,6 +445,34 @@ export class ListingRepo {
       return `SELECT count(*) FROM ${this.catalog.table} ${this.catalog.alias} WHERE ${where.sql}`;
     });
     return (statement.values(...where.params) as [number][])[0]![0];
+  }
+
+  /**
+   * The matching rows' number and, when at most `smallSet`, their rowids as a JSON array, read in
+   * one pass (groupedOf then reads those rows alone); past that, the number counted through the
+   * indexes and no rowids.
+   */
+  matching(asked: ListFilters, view: RecordView): { total: number; ids: string | null } {
+    const query = absorbed(asked);
+    if (wordsOnly(query)) {
+      const words = this.wordSet(query.search);
+      return { total: words.size, ids: words.size <= this.smallSet ? words.ids : null };
+    }
+    const { table, alias } = this.catalog;
+    const where = this.where(query, view, [], this.driving(query, view));
+    const statement = this.prepare(`matching|${view}|${where.sql}`, () => {
+      return `SELECT count(*), json_group_array(r) FROM (SELECT ${alias}.rowid AS r FROM ${table} ${alias} WHERE ${where.sql} LIMIT ?)`;
+    });
+    const [n, ids] = (statement.values(...where.params, this.smallSet + 1) as [number, string][])[0]!;
+    return n <= this.smallSet ? { total: n, ids } : { total: this.count(asked, view), ids: null };
+  }
+
+  /** Rows of `sql` (as for grouped) over the records `ids` names, a JSON array of rowids. */
+  groupedOf<Row>(shape: string, ids: string, sql: (where: string) => string, extra: (string | number)[] = []): Row[] {
+    const statement = this.prepare(`grouped-of|${shape}`, () =>
+      sql(`${this.catalog.alias}.rowid IN (SELECT value FROM json_each(?))`),
+    );
+    return statement.all(ids, ...extra) as Row[];
   }
 
   /**
@@ -461,10 +526,12 @@ export class ListingRepo {
   }
 }
 
-/** The word index's matches of a search: how many, and their rowids as a JSON array when few. */
+/** The word index's matches of a search: how many, and their rowids as a JSON array. */
 interface WordSet {
   size: number;
-  ids: string | null;
+  ids: string;
+  /** The same rowids sorted, once a walk needs them (search/matches.ts). */
+  sorted?: Float64Array;
 }
 
 /** The filter whose index leads the query (catalog/types.ts FilterSpec.drives), if it has one. */

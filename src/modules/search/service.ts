@@ -1,7 +1,7 @@
 // The counts of a search: GET /v1/facets/properties, and the place and amenity values of
 // GET /v1/values/properties/{city,neighborhood,uf,amenities} (docs/reference/behaviour-partners.md §20).
 import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
-import type { Reader } from "../../catalog/types.ts";
+import type { Reader, RecordView } from "../../catalog/types.ts";
 import { fold } from "../../db/fold.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
@@ -88,20 +88,37 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
   if (problems.length > 0) throw ApiError.validation(problems);
 
   const repo = listingFor(tenant, PROPERTY_CATALOG).repo;
+  return JSON.stringify({ data: facetCounts(repo, filters, names, reader.view) });
+}
+
+/**
+ * The total of the listings matching `filters` as `view` sees them, and the facets `names` under
+ * them: from the counters for places and a deal alone, from the few matches' own rows when they
+ * are at most a repository's small set (read once), through the indexes otherwise.
+ */
+export function facetCounts(
+  repo: ListingRepo,
+  filters: ListFilters,
+  names: readonly Facet[],
+  view: RecordView,
+): { total: number; facets: Record<string, { value: string; count: number }[]> } {
   const places = countedPlaces(filters);
   return repo.snapshot(() => {
+    const matches = places === null ? repo.matching(filters, view) : null;
     // Every published listing has a deal: its counters sum to the total.
-    const total = places !== null ? sumOf(counted(repo, "operationType", places)) : repo.count(filters, reader.view);
+    const total = matches?.total ?? sumOf(counted(repo, "operationType", places!));
     const facets: Record<string, { value: string; count: number }[]> = {};
     for (const name of names) {
       // The spellings come from the counters; under other filters, the counts from the matching rows.
       const spellings = spellingsOf(counted(repo, name));
       const groups =
-        places !== null
-          ? merged(counted(repo, name, places)).map(({ key, count }) => ({ key, n: count }))
+        matches === null
+          ? merged(counted(repo, name, places!)).map(({ key, count }) => ({ key, n: count }))
           : total === 0
             ? []
-            : repo.grouped<{ key: string; n: number }>(`facet-${name}`, filters, reader.view, FACET_SQL[name]);
+            : matches.ids !== null
+              ? repo.groupedOf<{ key: string; n: number }>(`facet-${name}`, matches.ids, FACET_SQL[name])
+              : repo.grouped<{ key: string; n: number }>(`facet-${name}`, filters, view, FACET_SQL[name]);
       const counts = new Map<string, number>();
       for (const { key, n } of groups) {
         const value = name === "bedrooms" ? bucketOf(key) : (spellings.get(key)?.value ?? key);
@@ -115,7 +132,7 @@ export function facetsOf(tenant: Tenant, rawQuery: string, reader: Reader): stri
         )
         .slice(0, MAX_FACET_VALUES);
     }
-    return JSON.stringify({ data: { total, facets } });
+    return { total, facets };
   });
 }
 

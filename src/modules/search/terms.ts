@@ -30,32 +30,51 @@ const FILTER_TOKENS: Record<string, (value: string) => string> = {
   operationType: (value) => `op${value}`,
   propertyType: (value) => `ty${hex(value)}`,
 };
+/** "At least k" rooms are also written paired with the city from this k up (009's search_terms). */
+const MIN_PAIRED_ROOMS = 2;
 
 /** What SQLite's hex() gives for text (its UTF-8 bytes); the tokenizer folds its case. */
 const hex = (text: string) => Buffer.from(text, "utf8").toString("hex");
 const token = (text: string) => `"${text}"`;
 const anyOf = (tokens: readonly string[]) =>
   tokens.length === 1 ? `terms : ${token(tokens[0]!)}` : `terms : (${tokens.map(token).join(" OR ")})`;
+/** A filter's token paired with a city (its key folded). */
+const inCity = (city: string, filterToken: string) => `c${hex(city)}x${filterToken}`;
 
 /**
  * With `q` given, the filters the word index holds moved into its query (`search.terms`,
- * `search.notTerms`) and out of the rest, which is tested row by row as before. Without `q`,
- * the filters as they are: the place indexes and counters serve those better.
+ * `search.notTerms`) and out of the rest, which is tested row by row as before. Under cities,
+ * the deal and 2+ rooms are asked paired with them (any of the cities for each), which says the
+ * city too. Without `q`, the filters as they are: the place indexes and counters serve
+ * those better.
  */
 export function absorbed(query: ListFilters): ListFilters {
   const { search } = query;
   if (search.words.length === 0) return query;
   const rest: Search = { ...search, terms: [...search.terms], notTerms: [...search.notTerms] };
-  for (const [param, prefix] of PLACES) {
-    if (search[param].length === 0) continue;
-    rest.terms.push(anyOf(search[param].map((key) => `${prefix}${hex(key)}`)));
-    rest[param] = [];
-  }
+  /** Tokens of the search's deal and its rooms from MIN_PAIRED_ROOMS up, which cities pair with. */
+  const pairable: string[] = [];
   for (const [param, prefix] of ROOMS) {
     const value = search[param];
     if (value === null || value > MAX_ROOMS_TERM) continue;
-    rest.terms.push(anyOf([`${prefix}${value}`]));
+    if (value >= MIN_PAIRED_ROOMS) pairable.push(`${prefix}${value}`);
+    else rest.terms.push(anyOf([`${prefix}${value}`]));
     rest[param] = null;
+  }
+  const filters = query.filters.filter((f) => {
+    const tokenOf = FILTER_TOKENS[f.spec.param];
+    if (tokenOf === undefined) return true;
+    if (f.spec.param === "operationType") pairable.push(tokenOf(f.value));
+    else rest.terms.push(anyOf([tokenOf(f.value)]));
+    return false;
+  });
+  // Paired, the cities need no token of their own.
+  const paired = pairable.length > 0 && search.city.length > 0;
+  for (const t of pairable) rest.terms.push(anyOf(paired ? search.city.map((city) => inCity(city, t)) : [t]));
+  for (const [param, prefix] of PLACES) {
+    if (search[param].length === 0) continue;
+    if (!(paired && param === "city")) rest.terms.push(anyOf(search[param].map((key) => `${prefix}${hex(key)}`)));
+    rest[param] = [];
   }
   for (const [param, flag] of FLAGS) {
     const value = search[param];
@@ -63,12 +82,6 @@ export function absorbed(query: ListFilters): ListFilters {
     (value ? rest.terms : rest.notTerms).push(anyOf([flag]));
     rest[param] = null;
   }
-  const filters = query.filters.filter((f) => {
-    const tokenOf = FILTER_TOKENS[f.spec.param];
-    if (tokenOf === undefined) return true;
-    rest.terms.push(anyOf([tokenOf(f.value)]));
-    return false;
-  });
   return { ...query, filters, search: rest };
 }
 
@@ -83,10 +96,7 @@ export function matchOf(search: Pick<Search, "words" | "terms" | "notTerms">): s
 }
 
 /**
- * The listings the word index matches (only published ones are in it), up to a number: how many,
- * and their rowids as a JSON array (built by SQLite: a row per match would cost more in Bun).
+ * The listings the word index matches (only published ones are in it), in one pass: how many, and
+ * their rowids as a JSON array (built by SQLite: a row per match would cost more in Bun).
  */
-export const WORD_IDS_SQL =
-  "SELECT count(*), json_group_array(rowid) FROM (SELECT rowid FROM property_words WHERE property_words MATCH ? LIMIT ?)";
-/** How many listings it matches. */
-export const WORD_COUNT_SQL = "SELECT count(*) FROM property_words WHERE property_words MATCH ?";
+export const WORD_IDS_SQL = "SELECT count(*), json_group_array(rowid) FROM property_words WHERE property_words MATCH ?";

@@ -4,9 +4,10 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
-import { parseListQuery } from "../../../src/modules/lists/params.ts";
+import { parseFilters, parseListQuery } from "../../../src/modules/lists/params.ts";
 import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/lists/repo.ts";
 import { SMALL_SET } from "../../../src/modules/search/filters.ts";
+import { FACETS, facetCounts } from "../../../src/modules/search/service.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 const site = client("site"); // a website: the partner's view of addresses
@@ -312,6 +313,16 @@ describe("q with the filters the word index holds (places, deal, type, rooms, fl
         (r.bedrooms ?? -1) >= 2,
     ],
     [
+      // Under cities, the deal and the rooms are asked paired with them.
+      "q=apartamento&city=Rio%20de%20Janeiro,curitiba,S%C3%A3o%20Paulo&operationType=RENT&minParkingSpaces=1&minBathrooms=2",
+      (r) =>
+        matchesQ(r, "apartamento") &&
+        inPlaces(r.city, ["rio de janeiro", "curitiba", "sao paulo"]) &&
+        r.operation_type === "RENT" &&
+        (r.parking_spaces ?? -1) >= 1 &&
+        (r.bathrooms ?? -1) >= 2,
+    ],
+    [
       "q=casa&uf=sp,mg&operationType=SALE&isFurnished=false&acceptsFinancing=true",
       (r) =>
         matchesQ(r, "casa") &&
@@ -374,7 +385,17 @@ describe("q with the filters the word index holds (places, deal, type, rooms, fl
   test("the filters' tokens are never words of q", async () => {
     const hex = (text: string) => Buffer.from(text, "utf8").toString("hex");
     // Every listing has some of these tokens; as words (the last a prefix) they match only text.
-    for (const q of ["opsale", "bd2", "fu", "ex", `ci${hex("sao paulo")}`, `ty${hex("Apartamento")}`, "st1 pk0"]) {
+    const paired = `c${hex("sao paulo")}xbd2`;
+    for (const q of [
+      "opsale",
+      "bd2",
+      "fu",
+      "ex",
+      `ci${hex("sao paulo")}`,
+      `ty${hex("Apartamento")}`,
+      "st1 pk0",
+      paired,
+    ]) {
       const expected = rows.filter((r) => matchesQ(r, q));
       if (q.length > 5) expect(expected).toEqual([]);
       await expectList(`q=${encodeURIComponent(q)}`, expected);
@@ -796,6 +817,41 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
     }
   });
 
+  test("a few matches' facets from their own rows, many matches' through the indexes: the same counts", () => {
+    // The product groups the facets of at most 20,000 matches from their rows, read once; a
+    // repository whose small set is 0 groups every search's through the indexes instead.
+    const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
+    const fromRows = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const throughIndexes = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, 0);
+    for (const query of [
+      "uf=sp,RJ&operationType=SALE&minBedrooms=1&maxPrice=2000000",
+      "q=apartamento&minSuites=1",
+      "q=casa&city=sao%20paulo&minBedrooms=2",
+      "amenities=piscina&maxPrice=3000000",
+      "near=-23.56,-46.69&radius=30000&operationType=RENT",
+    ]) {
+      const filters = parseFilters(PROPERTY_CATALOG, new URLSearchParams(query), []);
+      const counts = facetCounts(fromRows, filters, FACETS, "partner");
+      expect(counts.total).toBeGreaterThan(2);
+      expect({ query, ...facetCounts(throughIndexes, filters, FACETS, "partner") }).toEqual({ query, ...counts });
+    }
+    // And against the rows read here, for one of them.
+    const matching = rows.filter(
+      (r) => matchesQ(r, "casa") && r.city === "São Paulo" && r.bedrooms !== null && r.bedrooms >= 2,
+    );
+    const filters = parseFilters(PROPERTY_CATALOG, new URLSearchParams("q=casa&city=sao%20paulo&minBedrooms=2"), []);
+    const counts = facetCounts(fromRows, filters, FACETS, "partner");
+    expect(counts.total).toBe(matching.length);
+    for (const name of ["neighborhood", "bedrooms", "amenities", "propertyType"]) {
+      const want = expectedFacet(matching, facetValues[name]!);
+      const got = counts.facets[name]!;
+      expect(got.map((g) => g.count)).toEqual(want.map((w) => w.count));
+      expect(new Set(got.map((g) => `${g.value}=${g.count}`))).toEqual(
+        new Set(want.map((w) => `${w.value}=${w.count}`)),
+      );
+    }
+  });
+
   test("states, cities and a deal alone: from the counters, as the rows have it", async () => {
     for (const query of [
       "city=sao paulo,RIO DE JANEIRO&operationType=SALE",
@@ -1013,5 +1069,68 @@ describe("the search tables follow every write (triggers)", () => {
     expect((await cities()).facets.city.map((c: { value: string }) => c.value)).not.toContain("Ilhéus");
     expect((await cities()).total).toBe(rows.length - 1);
     expect((await walk("city=ilheus")).total).toBe(0);
+  });
+});
+
+describe("a text search's page by price or area, from its matches' sort keys", () => {
+  // The product finds a price or area page of a few word matches from their keys alone, then
+  // reads the matches that page can hold (search/sort-keys.ts): runs of equal keys cut by a
+  // page's edges are settled by id, and listings without the key come last. A repository whose
+  // walk bound is 0 always takes that way; the product's may walk the order's index first.
+  let own: TestApp;
+  beforeAll(() => {
+    own = createTestApp({ clients: [site.entry], properties: 400, leads: 10 });
+  });
+  afterAll(() => own.close());
+
+  test("runs of equal prices and areas, and missing ones, cut by every page's edges", () => {
+    const path = own.runtime.config.databases.get("main")!;
+    const db = new Database(path);
+    try {
+      db.run("UPDATE properties SET built_area = 100 WHERE rowid % 3 = 0");
+      db.run("UPDATE properties SET built_area = NULL, total_area = NULL WHERE rowid % 7 = 0");
+      db.run("UPDATE properties SET sale_price = 500000, rental_price = 2500 WHERE rowid % 4 = 0");
+      db.run("UPDATE properties SET sale_price = NULL, rental_price = NULL WHERE rowid % 9 = 0");
+    } finally {
+      db.close();
+    }
+    const published = readPublished(path);
+    const tenant = own.runtime.tenants.get(path)!;
+    const keyed = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, SMALL_SET, 0);
+    const product = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const orders = [
+      ["price", byValue(price, false)],
+      ["-price", byValue(price, true)],
+      ["area", byValue(area, false)],
+      ["-area", byValue(area, true)],
+    ] as const;
+    for (const [q, limit] of [
+      ["apartamento", 3],
+      ["casa", 4],
+      ["a", 11],
+    ] as const) {
+      const matching = published.filter((r) => matchesQ(r, q));
+      expect(matching.length).toBeGreaterThan(20);
+      for (const [sort, order] of orders) {
+        const expected = ids([...matching].sort(order));
+        // Runs of equal keys and missing keys among the matches, so page edges fall inside them.
+        const value = sort.endsWith("price") ? price : area;
+        expect(matching.filter((r) => value(r) === null).length).toBeGreaterThan(1);
+        expect(matching.length - new Set(matching.map(value)).size).toBeGreaterThan(limit);
+        for (const repo of [keyed, product]) {
+          const got: string[] = [];
+          for (let page = 1; page <= Math.ceil(matching.length / limit) + 1; page++) {
+            const query = parseListQuery(
+              PROPERTY_CATALOG,
+              new URLSearchParams(`fields=id&limit=${limit}&page=${page}&q=${q}&sort=${sort}`),
+            );
+            const answer = repo.list(query, "partner");
+            expect(answer.total).toBe(matching.length);
+            got.push(...answer.rows.map((r) => JSON.parse(r).id as string));
+          }
+          expect({ q, sort, got }).toEqual({ q, sort, got: expected });
+        }
+      }
+    }
   });
 });
