@@ -183,8 +183,6 @@ export function parseFilters(catalog: EntityCatalog, params: URLSearchParams, pr
     else dates.push({ spec, value });
   }
 
-  const search = catalog.searchable
-    ? parseSearch(params, problems, (name) => single(params, name, problems))
-    : emptySearch();
+  const search = catalog.searchable ? parseSearch(problems, (name) => single(params, name, problems)) : emptySearch();
   return { filters, dates, search };
 }

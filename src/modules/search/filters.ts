@@ -157,14 +157,10 @@ const isLat = (x: number) => x >= -90 && x <= 90;
 const isLng = (x: number) => x >= -180 && x <= 180;
 
 /**
- * The search filters of `params`, each problem added to `problems`. `single` reads a parameter
- * given at most once (a repeat is a problem of its own).
+ * The search filters of a query, each problem added to `problems`. `single` reads one of its
+ * parameters given at most once (a repeat is a problem of its own).
  */
-export function parseSearch(
-  params: URLSearchParams,
-  problems: FieldProblem[],
-  single: (name: string) => string | null,
-): Search {
+export function parseSearch(problems: FieldProblem[], single: (name: string) => string | null): Search {
   const search = emptySearch();
   for (const param of [...PLACE_PARAMS, "amenities"] as const) {
     const raw = single(param);
