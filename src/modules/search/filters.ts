@@ -524,10 +524,9 @@ export function isOnePlace(search: Search): boolean {
 /** At most this many matches are sorted, and a set this big drives a query; more, and the page walks the order's index, the set is tested row by row. */
 export const SMALL_SET = 20_000;
 /**
- * A page of the word index's matches (at most SMALL_SET of them) is first looked for along the
- * order's index, over at most this many entries, each tested against the matches held in
- * memory (about 0.1 µs an entry at 1M listings, against 2 to 4 µs to read a match's row and
- * sort it); past them, the matches are sorted. The walk is tried only when it should end within
+ * A page of a search the word index alone decides is first looked for along the order's index,
+ * over at most this many entries, each tested against the matches held in memory (about 0.1 µs
+ * an entry at 1M listings, against 2 to 4 µs to read a match's row and sort it); past them, the matches are sorted. The walk is tried only when it should end within
  * a quarter of this if the words and the order had nothing to do with each other: they often do
  * (a penthouse is large, a farm is cheap by the m²), and the bound keeps that from costing more
  * than the sort it saves. In a price or area order the bound is the number of matches instead:
