@@ -326,8 +326,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     }
     if (compareBinary !== null) {
       // Its own file, seeded by itself: it may not open a file of this build's newer schema.
-      log(`[${dataset.label}] seeding the dataset with the --compare build …`);
-      compareDb = seededBy(compareBinary, dataset);
+      compareDb = seededBy(compareBinary, dataset, (line) => log(`[${dataset.label}] ${line}`));
       const comparePort = freePort();
       servers.compare = await startServer({
         name: "compare",
