@@ -23,6 +23,7 @@ export const ERRORS = {
     status: 422,
     message: "Idempotency-Key was already used with a different request body",
   },
+  QUERY_TOO_BROAD: { status: 422, message: "Narrow the search: add a city, a price band or fewer words" },
   RATE_LIMIT_EXCEEDED: { status: 429, message: "Rate limit exceeded" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Service temporarily unavailable, retry later" },

@@ -14,6 +14,7 @@ import { type HeaderRecord, writeClientRateLimitHeaders } from "./limits/headers
 import { SlidingWindowLimiter } from "./limits/sliding-window.ts";
 import { type BucketShape, TokenBucketLimiter } from "./limits/token-bucket.ts";
 import { type Logger, silentLogger } from "./logging.ts";
+import { ReaderPool } from "./reads/pool.ts";
 import { RedisConnection } from "./redis/connection.ts";
 import { type Admission, SharedLimits } from "./redis/limits.ts";
 import { InFlightLocks } from "./redis/locks.ts";
@@ -45,6 +46,8 @@ export class Runtime {
   readonly tenants: TenantRegistry;
   readonly windows: SlidingWindowLimiter;
   readonly authFailures: TokenBucketLimiter;
+  /** The reader threads: dear reads run there, never on the event loop (src/reads/). */
+  readonly reads: ReaderPool;
   private readonly bursts = new Map<string, { perSecond: number; bucket: TokenBucketLimiter }>();
   private shared: Shared | null = null;
   private readonly logger: Logger;
@@ -65,6 +68,12 @@ export class Runtime {
       capacity: AUTH_FAILURE_CAPACITY,
       refillPerMinute: AUTH_FAILURE_CAPACITY,
       clock,
+    });
+    this.reads = new ReaderPool({
+      threads: config.reads.threads,
+      deadlineMs: () => this.config.reads.deadlineMs,
+      clock,
+      onError: (what) => this.logger.error(what),
     });
     this.connectShared(config.redis);
   }
@@ -192,6 +201,7 @@ export class Runtime {
   }
 
   close(): void {
+    this.reads.close();
     this.shared?.connection.close();
     this.tenants.closeAll();
   }

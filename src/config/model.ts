@@ -86,6 +86,8 @@ export interface RuntimeConfig {
   redis: RedisSettings | null;
   /** CRM feeds pulled by `serve`, in config order. */
   feeds: readonly FeedSpec[];
+  /** The reader threads (read at start) and how long a read may run. */
+  reads: { threads: number; deadlineMs: number };
   /** When the config file was last written (ms since the epoch); null for a config made in code (the sandbox). */
   modifiedAt: number | null;
 }

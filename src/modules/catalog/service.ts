@@ -1,9 +1,8 @@
 // GET /v1/fields and GET /v1/values: what can be selected and which values filters take.
 import { CATALOGS, ENTITY_NAMES, type EntityCatalog, isEntityName } from "../../catalog/index.ts";
-import type { Client } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
-import { leadAccessOf, requireScope } from "../../security/scopes.ts";
+import { leadAccessOf, requireScope, type Scope } from "../../security/scopes.ts";
 import { listingFor } from "../lists/service.ts";
 import { searchValuesOf } from "../search/service.ts";
 
@@ -26,6 +25,9 @@ export const FIELDS_BODY = JSON.stringify({
   data: Object.fromEntries(ENTITY_NAMES.map((e) => [e, describe(CATALOGS[e])])),
 });
 
+/** The values of properties read from every published listing (places, amenities): dear at scale. */
+export const SEARCH_VALUE_FIELDS = CATALOGS.properties.values.filter((v) => v.search).map((v) => v.field);
+
 /**
  * `{ entity, field, values }` for GET /v1/values/{entity}/{field}. Fixed enumerations reveal no
  * record and answer every client; values read from the records need the scope that reads
@@ -33,7 +35,7 @@ export const FIELDS_BODY = JSON.stringify({
  */
 export function valuesOf(
   tenant: Tenant,
-  client: Client,
+  client: { id: string; scopes: ReadonlySet<Scope> },
   entity: string,
   field: string,
   params: URLSearchParams = new URLSearchParams(),

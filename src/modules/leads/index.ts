@@ -17,8 +17,11 @@ export function leadsModule(runtime: Runtime) {
     .use(guard(runtime))
     .get(
       LEAD_ROUTES.list.path,
+      // The list engine's page (lists/service.ts), in a reader thread (src/reads/reader-thread.ts).
       ({ request, tenant, client, set }) =>
-        sendJson(set, listingFor(tenant, LEAD_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
+        runtime.reads
+          .run(client.id, tenant, { kind: "leads", rawQuery: rawQueryOf(request.url), reader: readerOf(client) })
+          .then((body) => sendJson(set, body)),
       {
         protected: "leads:read:own",
         detail: LEAD_ROUTES.list,

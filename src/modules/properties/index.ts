@@ -4,16 +4,49 @@ import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
+import { DATE_FILTERS, SORTS } from "../lists/params.ts";
 import { listingFor, rawQueryOf, readerOf } from "../lists/service.ts";
 import { PROPERTY_ROUTES } from "./openapi.ts";
+
+/** The parameters of a plain list (§8): what the counters and date indexes answer at any size. */
+const PLAIN_PARAMS = new Set([
+  "fields",
+  "page",
+  "limit",
+  "sort",
+  ...DATE_FILTERS.map((d) => d.param),
+  ...PROPERTY_CATALOG.filters.map((f) => f.param),
+]);
+const DATE_SORTS: ReadonlySet<string> = new Set(SORTS);
+
+/**
+ * Whether a list is a plain one, kept on the event loop: its pages are cached and cheap, and a
+ * hop to a reader thread would cost the hot path more than the read. A search (§20: any of its
+ * filters, a price or area sort) goes to the reader threads; so does a query with a parameter
+ * the list does not take, whose VALIDATION_ERROR comes back from there the same.
+ */
+export function isPlainList(rawQuery: string): boolean {
+  if (rawQuery === "") return true;
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
+    if (!PLAIN_PARAMS.has(name)) return false;
+    if (name === "sort" && !DATE_SORTS.has(value)) return false;
+  }
+  return true;
+}
 
 export function propertiesModule(runtime: Runtime) {
   return new Elysia({ name: "properties" })
     .use(guard(runtime))
     .get(
       PROPERTY_ROUTES.list.path,
-      ({ request, tenant, client, set }) =>
-        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
+      ({ request, tenant, client, set }) => {
+        const rawQuery = rawQueryOf(request.url);
+        const reader = readerOf(client);
+        if (isPlainList(rawQuery)) return sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQuery, reader));
+        return runtime.reads
+          .run(client.id, tenant, { kind: "properties", rawQuery, reader })
+          .then((body) => sendJson(set, body));
+      },
       {
         protected: "properties:read",
         detail: PROPERTY_ROUTES.list,

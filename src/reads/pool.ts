@@ -1,0 +1,237 @@
+// The reader threads: dear reads (searches, facets, values, lead lists, the change feed) run
+// here, each thread with read-only connections of its own, so the event loop that answers
+// /health and every other partner is never held by them (docs/internals/architecture.md, "Reads
+// off the event loop"; docs/reference/behaviour.md §25). Who runs next is the FairScheduler's
+// choice; a read still running at its deadline is answered 422 QUERY_TOO_BROAD and its thread
+// replaced.
+import type { Clock } from "../clock.ts";
+import type { Tenant } from "../db/tenants.ts";
+import { ApiError } from "../errors.ts";
+import { runsCompiled } from "../executable.ts";
+import { queryTooBroad } from "./deadline.ts";
+import type { JobAnswer, JobMessage, ReadJob } from "./jobs.ts";
+import { FairScheduler, type Waiting } from "./scheduler.ts";
+import { READS_PER_CLIENT } from "./settings.ts";
+
+/**
+ * The thread's code. In the executable, Bun files each entry point of the build (scripts/build.ts
+ * names this one) under its path from their common folder, src/, as JavaScript.
+ */
+const READER_CODE = runsCompiled
+  ? "/$bunfs/root/reads/reader-thread.js"
+  : new URL("./reader-thread.ts", import.meta.url).href;
+
+/**
+ * How long a replaced thread may go on before its client's slot is given back anyway. A thread
+ * stops at once between two JavaScript steps, but a statement SQLite is running ends first.
+ */
+const SLOT_BACK_AFTER_MS = 60_000;
+
+interface Pending {
+  resolve(body: string): void;
+  reject(error: unknown): void;
+  tenant: Tenant;
+  job: ReadJob;
+}
+
+interface Running {
+  id: number;
+  clientId: string;
+  pending: Pending;
+  deadlineAt: number;
+  backstop: ReturnType<typeof setTimeout>;
+}
+
+interface Thread {
+  worker: Worker | null;
+  running: Running | null;
+}
+
+export interface ReaderPoolOptions {
+  threads: number;
+  /** Milliseconds a read may take from its arrival; read at each request (a reload may change it). */
+  deadlineMs: () => number;
+  clock: Clock;
+  perClient?: number;
+  /** Tests name another thread's code. */
+  workerCode?: string;
+  /** A thread that failed, in words for the log. */
+  onError?: (what: string) => void;
+}
+
+export class ReaderPool {
+  private readonly threads: Thread[];
+  private readonly scheduler: FairScheduler<Pending>;
+  private nextId = 0;
+  private sweepTimer: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
+
+  constructor(private readonly options: ReaderPoolOptions) {
+    this.threads = Array.from({ length: options.threads }, () => ({ worker: null, running: null }));
+    this.scheduler = new FairScheduler<Pending>(options.threads, options.perClient ?? READS_PER_CLIENT, options.clock, {
+      start: (job, thread) => this.start(job, thread),
+      expire: (job) => job.task.reject(queryTooBroad()),
+    });
+  }
+
+  /** Starts every thread now, so the first dear read does not wait for one to load (serve calls it). */
+  warm(): void {
+    for (let index = 0; index < this.threads.length; index++) this.threads[index]!.worker ??= this.spawn(index);
+  }
+
+  /**
+   * The body `job` gives on `tenant` for the client `clientId`; rejects with the ApiError the
+   * service threw, exactly as the route would have met it, or QUERY_TOO_BROAD at the deadline.
+   */
+  run(clientId: string, tenant: Tenant, job: ReadJob): Promise<string> {
+    if (this.closed) return Promise.reject(new Error("the reader threads are closed"));
+    return new Promise<string>((resolve, reject) => {
+      this.scheduler.submit(
+        clientId,
+        { resolve, reject, tenant, job },
+        this.options.clock.now() + this.options.deadlineMs(),
+      );
+      if (this.scheduler.waiting > 0) this.armSweep();
+    });
+  }
+
+  /** Reads waiting for a thread, every client together. */
+  get waiting(): number {
+    return this.scheduler.waiting;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.sweepTimer !== null) clearTimeout(this.sweepTimer);
+    for (const thread of this.threads) {
+      if (thread.running !== null) {
+        clearTimeout(thread.running.backstop);
+        thread.running.pending.reject(new Error("the reader threads are closed"));
+        thread.running = null;
+      }
+      thread.worker?.terminate();
+      thread.worker = null;
+    }
+  }
+
+  /** A new thread for the place `index` of the pool. */
+  private spawn(index: number): Worker {
+    const worker = new Worker(this.options.workerCode ?? READER_CODE);
+    worker.unref(); // never what keeps a process alive
+    worker.onmessage = (event: MessageEvent<JobAnswer>) => this.answered(index, worker, event.data);
+    worker.onerror = (event) => this.failed(index, worker, event.message);
+    return worker;
+  }
+
+  private start(job: Waiting<Pending>, index: number): void {
+    const thread = this.threads[index]!;
+    thread.worker ??= this.spawn(index);
+    const worker = thread.worker;
+    const id = ++this.nextId;
+    const { tenant } = job.task;
+    const remainingMs = Math.max(0, job.deadlineAt - this.options.clock.now());
+    thread.running = {
+      id,
+      clientId: job.clientId,
+      pending: job.task,
+      deadlineAt: job.deadlineAt,
+      backstop: setTimeout(() => this.backstop(index, id), remainingMs + 1),
+    };
+    const message: JobMessage = {
+      id,
+      tenant: {
+        path: tenant.path,
+        id: tenant.id,
+        generation: tenant.generation(),
+        outsideGeneration: tenant.outsideGeneration(),
+      },
+      job: job.task.job,
+      remainingMs,
+    };
+    worker.postMessage(message);
+  }
+
+  private answered(index: number, worker: Worker, answer: JobAnswer): void {
+    const thread = this.threads[index]!;
+    const running = thread.running;
+    if (thread.worker !== worker || running === null || running.id !== answer.id) return; // a replaced thread's
+    clearTimeout(running.backstop);
+    thread.running = null;
+    if ("body" in answer) running.pending.resolve(answer.body);
+    else if ("error" in answer) {
+      const { code, message, details, headers } = answer.error;
+      running.pending.reject(new ApiError(code, message, details, headers));
+    } else {
+      const error = new Error(answer.failure.message);
+      if (answer.failure.stack !== undefined) error.stack = answer.failure.stack;
+      running.pending.reject(error);
+    }
+    this.scheduler.clientDone(running.clientId);
+    this.scheduler.threadFree(index);
+  }
+
+  /**
+   * The deadline has come and the job has not answered: answered 422 now, its thread replaced
+   * at once for the others; the client's slot comes back once the old thread has stopped.
+   */
+  private backstop(index: number, id: number): void {
+    const thread = this.threads[index]!;
+    const running = thread.running;
+    if (running === null || running.id !== id) return;
+    const left = running.deadlineAt - this.options.clock.now();
+    if (left > 0) {
+      running.backstop = setTimeout(() => this.backstop(index, id), left);
+      return;
+    }
+    running.pending.reject(queryTooBroad());
+    this.replace(index, running);
+  }
+
+  private failed(index: number, worker: Worker, why: string): void {
+    const thread = this.threads[index]!;
+    if (thread.worker !== worker) return;
+    this.options.onError?.(`a reader thread failed: ${why}`);
+    const running = thread.running;
+    if (running === null) {
+      worker.terminate();
+      thread.worker = null;
+      return;
+    }
+    running.pending.reject(new Error(`the reader thread failed: ${why}`));
+    this.replace(index, running);
+  }
+
+  private replace(index: number, running: Running): void {
+    const thread = this.threads[index]!;
+    clearTimeout(running.backstop);
+    const old = thread.worker;
+    thread.running = null;
+    thread.worker = null;
+    let given = false;
+    const giveBack = () => {
+      if (given) return;
+      given = true;
+      this.scheduler.clientDone(running.clientId);
+    };
+    if (old !== null) {
+      old.addEventListener("close", giveBack);
+      old.terminate();
+    }
+    setTimeout(giveBack, SLOT_BACK_AFTER_MS).unref();
+    this.scheduler.threadFree(index);
+  }
+
+  private armSweep(): void {
+    if (this.sweepTimer !== null) return;
+    const earliest = this.scheduler.sweep();
+    if (earliest === null) return;
+    this.sweepTimer = setTimeout(
+      () => {
+        this.sweepTimer = null;
+        this.armSweep();
+      },
+      Math.max(1, earliest - this.options.clock.now()),
+    );
+    this.sweepTimer.unref();
+  }
+}
