@@ -9,7 +9,7 @@ import type { Tenant } from "../db/tenants.ts";
 import { ApiError } from "../errors.ts";
 import { runsCompiled } from "../executable.ts";
 import { queryTooBroad } from "./deadline.ts";
-import type { JobAnswer, JobMessage, ReadJob } from "./jobs.ts";
+import type { JobAnswer, JobMessage, ReadJob, TenantRef } from "./jobs.ts";
 import { FairScheduler, type Waiting } from "./scheduler.ts";
 import { READS_PER_CLIENT } from "./settings.ts";
 
@@ -30,7 +30,7 @@ const SLOT_BACK_AFTER_MS = 60_000;
 interface Pending {
   resolve(body: string): void;
   reject(error: unknown): void;
-  tenant: Tenant;
+  ref: TenantRef;
   job: ReadJob;
 }
 
@@ -85,10 +85,18 @@ export class ReaderPool {
    */
   run(clientId: string, tenant: Tenant, job: ReadJob): Promise<string> {
     if (this.closed) return Promise.reject(new Error("the reader threads are closed"));
+    // The generations of now, when the route looked in its caches: the thread's caches key on
+    // them, and a body the route keeps (EntityListing.lookup) is kept under them.
+    const ref: TenantRef = {
+      path: tenant.path,
+      id: tenant.id,
+      generation: tenant.generation(),
+      outsideGeneration: tenant.outsideGeneration(),
+    };
     return new Promise<string>((resolve, reject) => {
       this.scheduler.submit(
         clientId,
-        { resolve, reject, tenant, job },
+        { resolve, reject, ref, job },
         this.options.clock.now() + this.options.deadlineMs(),
       );
       if (this.scheduler.waiting > 0) this.armSweep();
@@ -128,7 +136,6 @@ export class ReaderPool {
     thread.worker ??= this.spawn(index);
     const worker = thread.worker;
     const id = ++this.nextId;
-    const { tenant } = job.task;
     const remainingMs = Math.max(0, job.deadlineAt - this.options.clock.now());
     thread.running = {
       id,
@@ -139,12 +146,7 @@ export class ReaderPool {
     };
     const message: JobMessage = {
       id,
-      tenant: {
-        path: tenant.path,
-        id: tenant.id,
-        generation: tenant.generation(),
-        outsideGeneration: tenant.outsideGeneration(),
-      },
+      tenant: job.task.ref,
       job: job.task.job,
       remainingMs,
     };

@@ -6,13 +6,12 @@ import { Database } from "bun:sqlite";
 import { LEAD_CATALOG } from "../catalog/leads.ts";
 import { PROPERTY_CATALOG } from "../catalog/properties.ts";
 import { Tenant } from "../db/tenants.ts";
-import { ApiError } from "../errors.ts";
 import { valuesOf } from "../modules/catalog/service.ts";
 import { changesPage, parseChangesQuery } from "../modules/changes/service.ts";
 import { listingFor } from "../modules/lists/service.ts";
 import { facetsOf } from "../modules/search/service.ts";
-import { Deadline, within } from "./deadline.ts";
-import type { JobAnswer, JobMessage, ReadJob } from "./jobs.ts";
+import { answer } from "./answer.ts";
+import type { JobMessage, ReadJob } from "./jobs.ts";
 
 declare const self: Worker;
 
@@ -38,39 +37,41 @@ function run(tenant: Tenant, job: ReadJob): string {
   }
 }
 
-/** Per file, this thread's tenant of it (the event loop's Tenant.id it stands for). */
-const tenants = new Map<string, { id: number; tenant: Tenant }>();
+/**
+ * Per file, this thread's tenants of it by the event loop's Tenant.id they stand for: a file the
+ * event loop reopened has a new tenant there (new generations), so a new one here. The one it
+ * replaced serves its last requests for a while: the two newest are kept, older ones closed.
+ */
+const tenants = new Map<string, Map<number, Tenant>>();
 
 function tenantFor({ path, id }: JobMessage["tenant"]): Tenant {
-  const open = tenants.get(path);
-  if (open !== undefined && open.id === id) return open.tenant;
-  if (open !== undefined) open.tenant.read.close();
+  let byId = tenants.get(path);
+  if (byId === undefined) {
+    byId = new Map();
+    tenants.set(path, byId);
+  }
+  const open = byId.get(id);
+  if (open !== undefined) return open;
   const db = new Database(path, { readonly: true, strict: true });
   db.run("PRAGMA busy_timeout = 5000");
   db.run("PRAGMA cache_size = -16384");
   db.run("PRAGMA temp_store = MEMORY");
   const tenant = Tenant.forReaderThread(path, db);
-  tenants.set(path, { id, tenant });
+  byId.set(id, tenant);
+  for (const old of [...byId.keys()].sort((a, b) => b - a).slice(2)) {
+    byId.get(old)!.read.close();
+    byId.delete(old);
+  }
   return tenant;
 }
 
-function answer({ id, tenant: ref, job, remainingMs }: JobMessage): JobAnswer {
-  const deadline = Deadline.in(remainingMs);
-  try {
-    deadline.check();
-    const tenant = tenantFor(ref);
-    tenant.useGenerations(ref);
-    return { id, body: within(deadline, () => run(tenant, job)) };
-  } catch (error) {
-    if (error instanceof ApiError) {
-      const { code, message, details, headers } = error;
-      return { id, error: { code, message, details, headers } };
-    }
-    const { message, stack } = error as Error;
-    return { id, failure: { message: String(message), stack } };
-  }
-}
-
 self.onmessage = (event: MessageEvent<JobMessage>) => {
-  self.postMessage(answer(event.data));
+  const { tenant: ref, job } = event.data;
+  self.postMessage(
+    answer(event.data, () => {
+      const tenant = tenantFor(ref);
+      tenant.useGenerations(ref);
+      return run(tenant, job);
+    }),
+  );
 };

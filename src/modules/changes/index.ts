@@ -6,7 +6,7 @@ import type { Runtime } from "../../runtime.ts";
 import { requireScope } from "../../security/scopes.ts";
 import { rawQueryOf, readerOf } from "../lists/service.ts";
 import { CHANGES_ROUTES } from "./openapi.ts";
-import { parseChangesQuery } from "./service.ts";
+import { changesLookup, parseChangesQuery } from "./service.ts";
 
 export function changesModule(runtime: Runtime) {
   return new Elysia({ name: "changes" }).use(guard(runtime)).get(
@@ -16,14 +16,16 @@ export function changesModule(runtime: Runtime) {
       const query = parseChangesQuery(new URLSearchParams(rawQuery));
       // The entity's own read scope: property entries need properties:read, lead entries a lead scope.
       requireScope(client, query.entity === "leads" ? "leads:read:own" : "properties:read");
-      // changesPage (service.ts), in a reader thread (src/reads/reader-thread.ts); what the page
-      // shows is on disk before it leaves (the thread's tenant never waits: see Tenant.onDisk).
-      return runtime.reads
-        .run(client.id, tenant, { kind: "changes", rawQuery, reader: readerOf(client) })
-        .then(async (body) => {
-          await tenant.allOnDisk();
-          return sendJson(set, body);
-        });
+      const reader = readerOf(client);
+      const found = changesLookup(tenant, rawQuery, query, reader);
+      if ("body" in found) return sendJson(set, found.body);
+      // changesPage in a reader thread; what the page shows is on disk before it leaves or is
+      // kept (the thread's tenant never waits: see Tenant.onDisk).
+      return runtime.reads.run(client.id, tenant, { kind: "changes", rawQuery, reader }).then(async (body) => {
+        await tenant.allOnDisk();
+        found.keep(body);
+        return sendJson(set, body);
+      });
     },
     { protected: true, detail: CHANGES_ROUTES.changes },
   );

@@ -42,10 +42,15 @@ export function propertiesModule(runtime: Runtime) {
       ({ request, tenant, client, set }) => {
         const rawQuery = rawQueryOf(request.url);
         const reader = readerOf(client);
-        if (isPlainList(rawQuery)) return sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQuery, reader));
-        return runtime.reads
-          .run(client.id, tenant, { kind: "properties", rawQuery, reader })
-          .then((body) => sendJson(set, body));
+        const listing = listingFor(tenant, PROPERTY_CATALOG);
+        if (isPlainList(rawQuery)) return sendJson(set, listing.page(rawQuery, reader));
+        // A search: from the page cache here, else made by page() in a reader thread and kept.
+        const found = listing.lookup(rawQuery, reader);
+        if ("body" in found) return sendJson(set, found.body);
+        return runtime.reads.run(client.id, tenant, { kind: "properties", rawQuery, reader }).then((body) => {
+          found.keep(body);
+          return sendJson(set, body);
+        });
       },
       {
         protected: "properties:read",
