@@ -1,4 +1,4 @@
-// When a read must give up (docs/reference/behaviour.md §25): a search still running at its
+// When a read must give up (docs/reference/behaviour-load.md §25): a search still running at its
 // deadline is the caller's too-broad search, answered 422 QUERY_TOO_BROAD. A job's code checks
 // its deadline where it loops (`currentDeadline().check()`), so it stops itself; the reader
 // pool's backstop ends a thread that does not (src/reads/pool.ts).

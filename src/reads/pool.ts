@@ -1,7 +1,7 @@
 // The reader threads: dear reads (searches, facets, values, lead lists, the change feed) run
 // here, each thread with read-only connections of its own, so the event loop that answers
 // /health and every other partner is never held by them (docs/internals/architecture.md, "Reads
-// off the event loop"; docs/reference/behaviour.md §25). Who runs next is the FairScheduler's
+// off the event loop"; docs/reference/behaviour-load.md §25). Who runs next is the FairScheduler's
 // choice; a read still running at its deadline is answered 422 QUERY_TOO_BROAD and its thread
 // replaced.
 import type { Clock } from "../clock.ts";

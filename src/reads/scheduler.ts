@@ -1,4 +1,4 @@
-// Who runs next on the reader threads (docs/reference/behaviour.md §25): each client holds at
+// Who runs next on the reader threads (docs/reference/behaviour-load.md §25): each client holds at
 // most `perClient` reads at once, its others wait in its own queue, oldest first, and free
 // threads go round the clients that wait, so no client ever waits behind another's queue.
 // Pure: no thread, no timer. The pool (pool.ts) says when a thread or a client's slot frees,

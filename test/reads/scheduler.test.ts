@@ -1,4 +1,4 @@
-// The reader threads' turns (docs/reference/behaviour.md §25): two reads at once per client, the
+// The reader threads' turns (docs/reference/behaviour-load.md §25): two reads at once per client, the
 // rest in the client's own queue, oldest first, free threads shared round the clients, and a
 // read that waited past its deadline refused, on a clock the test drives.
 import { describe, expect, test } from "bun:test";

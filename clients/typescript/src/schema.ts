@@ -2494,6 +2494,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
+                    };
+                };
+            };
             /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -3051,6 +3073,28 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
                     };
                 };
             };
@@ -3750,6 +3794,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
+                    };
+                };
+            };
             /** @description Rate limit exceeded: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -4008,6 +4074,28 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
                     };
                 };
             };
@@ -4298,7 +4386,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency key reused: IDEMPOTENCY_KEY_REUSED */
+            /** @description Not processed: IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5008,6 +5096,28 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
                     };
                 };
             };

@@ -86,7 +86,10 @@ export const CATALOG_ROUTES = {
         ],
         responses: protectedResponses(
           { "200": json(schema, example, "The values", "rateLimited") },
-          ["INVALID_FIELD", "SERVICE_UNAVAILABLE"],
+          // Places and amenities are read from every listing, in a reader thread: cut at the deadline.
+          entity === "properties"
+            ? ["INVALID_FIELD", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"]
+            : ["INVALID_FIELD", "SERVICE_UNAVAILABLE"],
           { INVALID_FIELD: `Invalid field: ${foreign} for entity ${entity}. Queryable fields: ${fields.join(", ")}` },
           // Values read from the records need the scope that reads them (fixed enumerations do not).
           SCOPES[entity],
