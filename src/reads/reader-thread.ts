@@ -3,6 +3,8 @@
 // job calls the same service function its route called on the event loop; nothing here knows
 // how a search is made. An entry point of the build, like main.ts above every module.
 import { Database } from "bun:sqlite";
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { LEAD_CATALOG } from "../catalog/leads.ts";
 import { PROPERTY_CATALOG } from "../catalog/properties.ts";
 import { Tenant } from "../db/tenants.ts";
@@ -12,8 +14,17 @@ import { listingFor } from "../modules/lists/service.ts";
 import { facetsOf } from "../modules/search/service.ts";
 import { answer } from "./answer.ts";
 import type { JobMessage, ReadJob } from "./jobs.ts";
+import { READER_NICE } from "./settings.ts";
 
 declare const self: Worker;
+
+// This thread below the event loop (settings.ts, READER_NICE): Linux takes a thread's id where
+// setpriority wants a process's, and /proc/thread-self names it. Elsewhere it stays as it is.
+try {
+  setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), READER_NICE);
+} catch {
+  // Not Linux, or no /proc: the thread keeps the process's priority.
+}
 
 /** Every kind of job: the route's own service call, with a body as its answer. */
 function run(tenant: Tenant, job: ReadJob): string {

@@ -3,6 +3,7 @@
 // page, and the answers are those of the routes as they were (errors, scopes, rate limits).
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { isPlainList } from "../../src/modules/properties/index.ts";
 import { client, createTestApp, type TestApp } from "../helpers/app.ts";
 
 const portal = client("portal");
@@ -103,5 +104,26 @@ describe("answers from a thread are the routes' answers", () => {
     });
     const after = (await (await t.get(head, token)).json()) as { meta: { head: number } };
     expect(after.meta.head).toBeGreaterThan(before.meta.head);
+  });
+});
+
+describe("which property lists stay on the event loop", () => {
+  test("a plain list (§8's parameters) stays; any search filter, a price or area sort, or an unknown parameter goes", () => {
+    for (const plain of [
+      "",
+      "fields=id,title&limit=20&page=3",
+      "fields=id&sort=-updatedAt&operationType=SALE&propertyType=Casa&createdAfter=2025-01-01T00:00:00Z",
+    ])
+      expect(isPlainList(plain)).toBe(true);
+    for (const dear of [
+      "fields=id&city=Recife",
+      "fields=id&q=casa",
+      "fields=id&sort=price",
+      "fields=id&sort=-area",
+      "fields=id&minBedrooms=2",
+      "fields=id&bbox=1,2,3,4",
+      "fields=id&bedrooms=2",
+    ])
+      expect(isPlainList(dear)).toBe(false);
   });
 });
