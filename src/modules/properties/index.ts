@@ -4,31 +4,34 @@ import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
-import { DATE_FILTERS, SORTS } from "../lists/params.ts";
+import { SORTS } from "../lists/params.ts";
 import { listingFor, rawQueryOf, readerOf } from "../lists/service.ts";
+import { BOUNDS, FLAGS, PLACE_PARAMS } from "../search/filters.ts";
 import { PROPERTY_ROUTES } from "./openapi.ts";
 
-/** The parameters of a plain list (§8): what the counters and date indexes answer at any size. */
-const PLAIN_PARAMS = new Set([
-  "fields",
-  "page",
-  "limit",
-  "sort",
-  ...DATE_FILTERS.map((d) => d.param),
-  ...PROPERTY_CATALOG.filters.map((f) => f.param),
+/** The search parameters of §20: a list with any of them is a search. */
+const SEARCH_PARAMS: ReadonlySet<string> = new Set([
+  ...PLACE_PARAMS,
+  ...BOUNDS.map((b) => b.param),
+  ...FLAGS.map((f) => f.param),
+  "amenities",
+  "q",
+  "bbox",
+  "near",
+  "radius",
 ]);
 const DATE_SORTS: ReadonlySet<string> = new Set(SORTS);
 
 /**
- * Whether a list is a plain one, kept on the event loop: its pages are cached and cheap, and a
- * hop to a reader thread would cost the hot path more than the read. A search (§20: any of its
- * filters, a price or area sort) goes to the reader threads; so does a query with a parameter
- * the list does not take, whose VALIDATION_ERROR comes back from there the same.
+ * Whether a list is a plain one, kept on the event loop: §8's parameters only, bounded by the
+ * counters and date indexes at any size, its pages cached and cheap; a hop to a reader thread
+ * would cost the hot path more than the read. A search (any §20 filter, a price or area sort)
+ * goes to the reader threads.
  */
 export function isPlainList(rawQuery: string): boolean {
   if (rawQuery === "") return true;
   for (const [name, value] of new URLSearchParams(rawQuery)) {
-    if (!PLAIN_PARAMS.has(name)) return false;
+    if (SEARCH_PARAMS.has(name)) return false;
     if (name === "sort" && !DATE_SORTS.has(value)) return false;
   }
   return true;
