@@ -144,8 +144,10 @@ export function drawMix(space: MixSpace, n: number, seed = 25): MixRequest[] {
       else if (shape < 0.7) params.push(`maxPrice=${bands[at + 1]}`);
       else params.push(`minPrice=${bands[at]}`);
     }
-    if (rng.chance(0.3)) params.push(`minBedrooms=${rng.int(1, 4)}`);
-    if (rng.chance(0.05)) params.push(`maxBedrooms=${rng.int(1, 3)}`);
+    const minBedrooms = rng.chance(0.3) ? rng.int(1, 4) : 0;
+    if (minBedrooms > 0) params.push(`minBedrooms=${minBedrooms}`);
+    // A website never offers a maximum below the minimum it offers.
+    if (rng.chance(0.05)) params.push(`maxBedrooms=${rng.int(Math.max(1, minBedrooms), 4)}`);
     if (rng.chance(0.1)) params.push(`minBathrooms=${rng.int(1, 3)}`);
     if (rng.chance(0.1)) params.push(`minSuites=${rng.int(1, 2)}`);
     if (rng.chance(0.1)) params.push(`minParkingSpaces=${rng.int(1, 3)}`);
