@@ -11,7 +11,7 @@
 // See src/db/in-use.ts for how the CLI tells a database is in use without opening it, and
 // src/db/wal-sync.ts for the one descriptor the server opens itself, on a -wal, and why it is safe.
 import type { Database, Statement } from "bun:sqlite";
-import type { Clock } from "../clock.ts";
+import { type Clock, wallClock } from "../clock.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
 import { closeDatabase, openExistingDatabase } from "./open.ts";
@@ -93,7 +93,7 @@ export class Tenant {
    * every commit they count (and maybe later ones, which makes the page newer, never staler).
    */
   static forReaderThread(path: string, read: Database): Tenant {
-    return new Tenant(path, read, null, { now: () => Date.now() });
+    return new Tenant(path, read, null, wallClock);
   }
 
   /** In a reader thread: the generations of the job about to run. */
