@@ -74,6 +74,7 @@ export class Runtime {
       deadlineMs: () => this.config.reads.deadlineMs,
       clock,
       onError: (what) => this.logger.error(what),
+      tenants: () => this.tenants.all(),
     });
     this.connectShared(config.redis);
   }

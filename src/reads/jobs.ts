@@ -35,6 +35,19 @@ export interface JobMessage {
   remainingMs: number;
 }
 
+/**
+ * The first message to a thread: the databases open now, to prepare (open, and build whatever the
+ * services keep per database) before any job. The thread answers ThreadReady once done.
+ */
+export interface PrepareMessage {
+  prepare: TenantRef[];
+}
+
+/** From a thread: it has loaded and prepared, and takes jobs from now on. */
+export interface ThreadReady {
+  ready: true;
+}
+
 export type JobAnswer =
   | { id: number; body: string }
   | {

@@ -9,7 +9,7 @@ import type { Tenant } from "../db/tenants.ts";
 import { ApiError } from "../errors.ts";
 import { runsCompiled } from "../executable.ts";
 import { queryTooBroad } from "./deadline.ts";
-import type { JobAnswer, JobMessage, ReadJob, TenantRef } from "./jobs.ts";
+import type { JobAnswer, JobMessage, PrepareMessage, ReadJob, TenantRef, ThreadReady } from "./jobs.ts";
 import { FairScheduler, type Waiting } from "./scheduler.ts";
 import { READS_PER_CLIENT } from "./settings.ts";
 
@@ -57,7 +57,12 @@ export interface ReaderPoolOptions {
   workerCode?: string;
   /** A thread that failed, in words for the log. */
   onError?: (what: string) => void;
+  /** The databases open now: a new thread prepares them before it takes a job. */
+  tenants?: () => Tenant[];
 }
+
+/** A thread that failed while loading is started again after this long, not in a tight loop. */
+const RESPAWN_AFTER_MS = 1_000;
 
 export class ReaderPool {
   private readonly threads: Thread[];
@@ -68,7 +73,8 @@ export class ReaderPool {
 
   constructor(private readonly options: ReaderPoolOptions) {
     this.threads = Array.from({ length: options.threads }, () => ({ worker: null, running: null }));
-    this.scheduler = new FairScheduler<Pending>(options.threads, options.perClient ?? READS_PER_CLIENT, options.clock, {
+    // No thread is free until it has loaded and prepared (ThreadReady).
+    this.scheduler = new FairScheduler<Pending>(0, options.perClient ?? READS_PER_CLIENT, options.clock, {
       start: (job, thread) => this.start(job, thread),
       expire: (job) => job.task.reject(queryTooBroad()),
     });
@@ -76,6 +82,7 @@ export class ReaderPool {
 
   /** Starts every thread now, so the first dear read does not wait for one to load (serve calls it). */
   warm(): void {
+    if (this.closed) return;
     for (let index = 0; index < this.threads.length; index++) this.threads[index]!.worker ??= this.spawn(index);
   }
 
@@ -85,14 +92,10 @@ export class ReaderPool {
    */
   run(clientId: string, tenant: Tenant, job: ReadJob): Promise<string> {
     if (this.closed) return Promise.reject(new Error("the reader threads are closed"));
+    this.grow();
     // The generations of now, when the route looked in its caches: the thread's caches key on
     // them, and a body the route keeps (EntityListing.lookup) is kept under them.
-    const ref: TenantRef = {
-      path: tenant.path,
-      id: tenant.id,
-      generation: tenant.generation(),
-      outsideGeneration: tenant.outsideGeneration(),
-    };
+    const ref = refOf(tenant);
     return new Promise<string>((resolve, reject) => {
       this.scheduler.submit(
         clientId,
@@ -101,6 +104,16 @@ export class ReaderPool {
       );
       if (this.scheduler.waiting > 0) this.armSweep();
     });
+  }
+
+  /**
+   * One more thread when none is idle or loading and a place has none yet: a server that never
+   * warmed its pool (tests, tools) loads threads only as reads need them.
+   */
+  private grow(): void {
+    if (this.threads.some((t) => t.worker !== null && t.running === null)) return;
+    const index = this.threads.findIndex((t) => t.worker === null);
+    if (index !== -1) this.threads[index]!.worker = this.spawn(index);
   }
 
   /** Reads waiting for a thread, every client together. */
@@ -122,19 +135,25 @@ export class ReaderPool {
     }
   }
 
-  /** A new thread for the place `index` of the pool. */
+  /** A new thread for the place `index` of the pool; it is free once it says it is ready. */
   private spawn(index: number): Worker {
     const worker = new Worker(this.options.workerCode ?? READER_CODE);
     worker.unref(); // never what keeps a process alive
-    worker.onmessage = (event: MessageEvent<JobAnswer>) => this.answered(index, worker, event.data);
+    worker.onmessage = (event: MessageEvent<JobAnswer | ThreadReady>) => {
+      const data = event.data;
+      if ("ready" in data) {
+        if (this.threads[index]!.worker === worker) this.scheduler.threadFree(index);
+      } else this.answered(index, worker, data);
+    };
     worker.onerror = (event) => this.failed(index, worker, event.message);
+    const prepare: PrepareMessage = { prepare: (this.options.tenants?.() ?? []).map(refOf) };
+    worker.postMessage(prepare);
     return worker;
   }
 
   private start(job: Waiting<Pending>, index: number): void {
     const thread = this.threads[index]!;
-    thread.worker ??= this.spawn(index);
-    const worker = thread.worker;
+    const worker = thread.worker!; // a free thread is a ready one
     const id = ++this.nextId;
     const remainingMs = Math.max(0, job.deadlineAt - this.options.clock.now());
     thread.running = {
@@ -195,8 +214,12 @@ export class ReaderPool {
     this.options.onError?.(`a reader thread failed: ${why}`);
     const running = thread.running;
     if (running === null) {
+      // It failed loading or preparing: another, a little later.
       worker.terminate();
       thread.worker = null;
+      setTimeout(() => {
+        if (!this.closed && thread.worker === null) thread.worker = this.spawn(index);
+      }, RESPAWN_AFTER_MS).unref();
       return;
     }
     running.pending.reject(new Error(`the reader thread failed: ${why}`));
@@ -220,7 +243,8 @@ export class ReaderPool {
       old.terminate();
     }
     setTimeout(giveBack, SLOT_BACK_AFTER_MS).unref();
-    this.scheduler.threadFree(index);
+    // The place takes jobs again once its new thread is ready.
+    if (!this.closed) thread.worker = this.spawn(index);
   }
 
   private armSweep(): void {
@@ -236,4 +260,14 @@ export class ReaderPool {
     );
     this.sweepTimer.unref();
   }
+}
+
+/** A tenant as a thread is told of it: its file, which opening of it, and its generations now. */
+function refOf(tenant: Tenant): TenantRef {
+  return {
+    path: tenant.path,
+    id: tenant.id,
+    generation: tenant.generation(),
+    outsideGeneration: tenant.outsideGeneration(),
+  };
 }

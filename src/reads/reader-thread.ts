@@ -13,7 +13,7 @@ import { changesPage, parseChangesQuery } from "../modules/changes/service.ts";
 import { listingFor } from "../modules/lists/service.ts";
 import { facetsOf } from "../modules/search/service.ts";
 import { answer } from "./answer.ts";
-import type { JobMessage, ReadJob } from "./jobs.ts";
+import type { JobMessage, PrepareMessage, ReadJob, ThreadReady } from "./jobs.ts";
 import { READER_NICE } from "./settings.ts";
 
 declare const self: Worker;
@@ -76,7 +76,29 @@ function tenantFor({ path, id }: JobMessage["tenant"]): Tenant {
   return tenant;
 }
 
-self.onmessage = (event: MessageEvent<JobMessage>) => {
+/**
+ * What a database needs before this thread's first job on it: its connection opened and the
+ * listing of properties made (its statements prepared). A search engine that keeps a structure
+ * per database builds it from here, before the thread says it is ready, never inside a job.
+ */
+function prepare(tenant: Tenant): void {
+  listingFor(tenant, PROPERTY_CATALOG);
+}
+
+self.onmessage = (event: MessageEvent<JobMessage | PrepareMessage>) => {
+  if ("prepare" in event.data) {
+    for (const ref of event.data.prepare) {
+      try {
+        const tenant = tenantFor(ref);
+        tenant.useGenerations(ref);
+        prepare(tenant);
+      } catch {
+        // A file that cannot be opened here now is tried again by the first job that names it.
+      }
+    }
+    self.postMessage({ ready: true } satisfies ThreadReady);
+    return;
+  }
   const { tenant: ref, job } = event.data;
   self.postMessage(
     answer(event.data, () => {

@@ -24,6 +24,7 @@ async function pool(threads: number, deadlineMs: number): Promise<ReaderPool> {
   let deadline = 5_000;
   const made = new ReaderPool({ threads, deadlineMs: () => deadline, clock: wallClock, workerCode: CODE });
   pools.push(made);
+  made.warm();
   await Promise.all(Array.from({ length: threads }, (_, i) => made.run(`warm-${i}`, TENANT, job("echo=warm"))));
   deadline = deadlineMs;
   return made;
@@ -67,8 +68,9 @@ describe("the deadline", () => {
     const p = await pool(1, 300);
     const cut = await outcome(p.run("a", TENANT, job("polite=5000")));
     expect((cut.error as ApiError).code).toBe("QUERY_TOO_BROAD");
+    // Well before the 5 s of work: the machine may be busy, the bound only has to tell them apart.
     expect(cut.ms).toBeGreaterThanOrEqual(290);
-    expect(cut.ms).toBeLessThan(1_000);
+    expect(cut.ms).toBeLessThan(2_500);
     expect(await p.run("a", TENANT, job("echo=next"))).toBe('{"echo":"next"}');
   });
 
@@ -76,19 +78,19 @@ describe("the deadline", () => {
     const p = await pool(1, 300);
     const cut = await outcome(p.run("a", TENANT, job("spin=3000")));
     expect((cut.error as ApiError).code).toBe("QUERY_TOO_BROAD");
-    expect(cut.ms).toBeLessThan(1_000);
+    expect(cut.ms).toBeLessThan(2_500); // not the 3 s of work
     // Another client's read runs on the new thread at once, while the old one still spins.
     const other = await outcome(p.run("b", TENANT, job("echo=b")));
     expect(other.body).toBe('{"echo":"b"}');
-    expect(other.ms).toBeLessThan(1_500);
+    expect(other.ms).toBeLessThan(2_500);
   });
 
   test("a read that waits its turn past the deadline is refused without running", async () => {
     const p = await pool(2, 400);
-    const held = [p.run("a", TENANT, job("spin=2000")), p.run("a", TENANT, job("spin=2000"))];
+    const held = [outcome(p.run("a", TENANT, job("spin=2000"))), outcome(p.run("a", TENANT, job("spin=2000")))];
     const third = await outcome(p.run("a", TENANT, job("echo=never")));
     expect((third.error as ApiError).code).toBe("QUERY_TOO_BROAD");
-    expect(third.ms).toBeLessThan(1_000);
-    for (const h of held) expect(((await outcome(h)).error as ApiError).code).toBe("QUERY_TOO_BROAD");
+    expect(third.ms).toBeLessThan(1_800); // not after the 2 s of the two ahead of it
+    for (const h of held) expect(((await h).error as ApiError).code).toBe("QUERY_TOO_BROAD");
   });
 });
