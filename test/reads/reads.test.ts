@@ -114,6 +114,7 @@ describe("which property lists stay on the event loop", () => {
       "fields=id,title&limit=20&page=3",
       "fields=id&sort=-updatedAt&operationType=SALE&propertyType=Casa&createdAfter=2025-01-01T00:00:00Z",
       "fields=id&nonce=1",
+      "fields=id%2Ctitle&sort=%2DcreatedAt",
     ])
       expect(isPlainList(plain)).toBe(true);
     for (const dear of [
@@ -126,6 +127,10 @@ describe("which property lists stay on the event loop", () => {
       "fields=id&radius=10",
       "fields=id&isFurnished=true",
       "fields=id&amenities=Piscina",
+      "fields=id&%63ity=Recife",
+      "fields=id&sort=%70rice",
+      "fields=id&q=casa+grande",
+      "fields=id&sort",
     ])
       expect(isPlainList(dear)).toBe(false);
   });

@@ -30,7 +30,19 @@ const DATE_SORTS: ReadonlySet<string> = new Set(SORTS);
  */
 export function isPlainList(rawQuery: string): boolean {
   if (rawQuery === "") return true;
-  for (const [name, value] of new URLSearchParams(rawQuery)) {
+  // Encoded names or values are rare: read them as the parser will, the plain ones without decoding.
+  if (rawQuery.includes("%") || rawQuery.includes("+")) return isPlainParams(new URLSearchParams(rawQuery));
+  for (const pair of rawQuery.split("&")) {
+    const eq = pair.indexOf("=");
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    if (SEARCH_PARAMS.has(name)) return false;
+    if (name === "sort" && !DATE_SORTS.has(pair.slice(eq + 1))) return false;
+  }
+  return true;
+}
+
+function isPlainParams(params: URLSearchParams): boolean {
+  for (const [name, value] of params) {
     if (SEARCH_PARAMS.has(name)) return false;
     if (name === "sort" && !DATE_SORTS.has(value)) return false;
   }
