@@ -149,7 +149,8 @@ function fillExamples(request: Json, operation: Json): void {
   const bodyExample = raw?.example ?? (Object.values(raw?.examples ?? {})[0] as Json | undefined)?.value;
   if (request.body?.mode === "raw" && bodyExample !== undefined) {
     // A subscription's events go to the receiver the environment names, never to the example's host.
-    const body = "url" in bodyExample ? { ...bodyExample, url: "{{webhookUrl}}" } : bodyExample;
+    const subscription = templateOf(request).startsWith("/v1/webhooks") && "url" in bodyExample;
+    const body = subscription ? { ...bodyExample, url: "{{webhookUrl}}" } : bodyExample;
     request.body.raw = JSON.stringify(body, null, 2);
   }
 }
