@@ -1012,7 +1012,7 @@ describe("observed responses are as documented", () => {
       await expectDocumented(method, template, await sandbox.request(url, init));
   });
 
-  test("conditional and headers-only answers; metrics switched off", async () => {
+  test("conditional and headers-only answers; metrics without the scraper's token", async () => {
     const auth = { authorization: `Bearer ${token}` };
     const feed = await sandbox.request("/v1/feeds/vrsync.xml", { method: "HEAD", headers: auth });
     const etag = feed.headers.get("etag")!;
