@@ -46,6 +46,15 @@ export const HEADERS: Record<string, Json> = {
     schema: { type: "integer", minimum: 1 },
     example: 12,
   },
+  WWWAuthenticateBearer: {
+    required: true,
+    description:
+      'The route takes a bearer token (RFC 6750 §3): `Bearer realm="partner-api"` when the request carried none (the ' +
+      'message then says the token is missing), `Bearer realm="partner-api", error="invalid_token"` when the token is ' +
+      "malformed, expired, or its client or credentials are gone: get a new one from `POST /v1/auth/token`",
+    schema: { type: "string" },
+    example: 'Bearer realm="partner-api", error="invalid_token"',
+  },
   IdempotentReplayed: {
     description: "Present when this 201 is the stored answer to an earlier request with the same Idempotency-Key",
     schema: { type: "string", enum: ["true"] },

@@ -209,6 +209,9 @@ describe("errors are documented with their codes", () => {
       expect(documentedCodes(op, 401)).toEqual(
         basic ? ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "INVALID_TOKEN"] : ["INVALID_TOKEN"],
       );
+      // Every 401 of a bearer route carries its challenge (RFC 6750 §3), and the document says so.
+      const challenge = op.responses["401"].headers["WWW-Authenticate"];
+      expect({ path, challenge: resolve(challenge)?.required }).toEqual({ path, challenge: true });
       // Every operation but the field catalogue needs a scope, and documents the refusal (docs/partners/scopes.md).
       const scoped = op.operationId !== "listFields";
       expect(documentedCodes(op, 403)).toEqual([
@@ -765,7 +768,8 @@ describe("observed responses are as documented", () => {
         "/v1/auth/token",
         { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "x" } },
       ],
-      ["get", "/v1/fields", "INVALID_TOKEN", "/v1/fields"],
+      // The documented example is a bad token's; a missing one says so instead (docs/reference/behaviour.md §4).
+      ["get", "/v1/fields", "INVALID_TOKEN", "/v1/fields", { headers: { authorization: "Bearer not.a.token" } }],
       ["get", "/v1/values/properties/{field}", "INVALID_FIELD", "/v1/values/properties/source", { headers: auth }],
       ["get", "/v1/values/leads/{field}", "INVALID_FIELD", "/v1/values/leads/operationType", { headers: auth }],
       ["get", "/v1/properties", "VALIDATION_ERROR", "/v1/properties?fields=id&limit=500", { headers: auth }],
