@@ -240,16 +240,31 @@ function withScope(need: Need, authorized: NowOrLater<Authorized>): NowOrLater<A
   });
 }
 
+const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+
+/**
+ * Record ids are UUIDs, stored in lower case; UUIDs are case-insensitive on input (RFC 9562 §4),
+ * so an `:id` in any case names the same record, and the answer shows the stored form. Done
+ * here, on the way every route with an id passes, so no route can forget it.
+ */
+function canonicalId(params: Record<string, string | undefined> | undefined): void {
+  // A route without path parameters has none at all.
+  const id = params?.id;
+  if (typeof id === "string" && UUID.test(id)) params!.id = id.toLowerCase();
+}
+
 export function guard(runtime: Runtime) {
   return new Elysia({ name: "guard" }).macro({
     protected: (need: Need) => ({
-      resolve({ request, set }) {
+      resolve({ request, set, params }) {
+        canonicalId(params as Record<string, string | undefined> | undefined);
         return withScope(need, authorize(runtime, request, stateOf(request), set.headers as Headers));
       },
     }),
     /** A protected route that also takes HTTP Basic auth (user = API key, password = API secret). */
     bearerOrBasic: (need: Need) => ({
-      resolve({ request, set }) {
+      resolve({ request, set, params }) {
+        canonicalId(params as Record<string, string | undefined> | undefined);
         return withScope(need, authorize(runtime, request, stateOf(request), set.headers as Headers, { basic: true }));
       },
     }),
