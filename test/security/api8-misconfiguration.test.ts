@@ -293,4 +293,32 @@ describe("API8 security misconfiguration: the real server", () => {
       errors: [...after.keys()].filter((labels) => /status="5\d\d"/.test(labels)),
     }).toEqual({ documents: headLines.length, unknown: headLines.length, wrong: headLines.length, errors: [] });
   });
+
+  test("the compiled server: a 401 without a token carries the Bearer challenge; a misspelt filter is refused, not ignored", async () => {
+    const missing = await fetch(`${live.url}/v1/fields`);
+    expect({
+      status: missing.status,
+      challenge: missing.headers.get("www-authenticate"),
+      body: await missing.json(),
+    }).toEqual({
+      status: 401,
+      challenge: 'Bearer realm="partner-api"',
+      body: {
+        error: "Missing bearer token: send Authorization: Bearer <token from POST /v1/auth/token>",
+        code: "INVALID_TOKEN",
+      },
+    });
+    const bad = await fetch(`${live.url}/v1/fields`, { headers: { authorization: "Bearer not.a.token" } });
+    expect([bad.status, bad.headers.get("www-authenticate")]).toEqual([
+      401,
+      'Bearer realm="partner-api", error="invalid_token"',
+    ]);
+    const typo = await fetch(`${live.url}/v1/properties?fields=id&bedrooms=2`, {
+      headers: { authorization: `Bearer ${live.token}` },
+    });
+    expect([typo.status, ((await typo.json()) as { error: string }).error]).toEqual([
+      400,
+      "bedrooms: unknown parameter; did you mean minBedrooms?",
+    ]);
+  });
 });
