@@ -144,8 +144,13 @@ function authorizeBasic(
         message: "Authorization: Basic must carry the base64 of <API key>:<API secret> in UTF-8",
       });
     }
-    const checked = checkCredentials(runtime.config, credentials.apiKey, credentials.apiSecret, ip, (path) =>
-      runtime.tenants.get(path),
+    const checked = checkCredentials(
+      runtime.config,
+      credentials.apiKey,
+      credentials.apiSecret,
+      ip,
+      (path) => runtime.tenants.get(path),
+      runtime.clock.now(),
     );
     if (!checked.ok) {
       if (checked.client === null)
