@@ -1,0 +1,205 @@
+// The agency console's admin API (docs/operators/console.md) on the compiled binary: `admin new`,
+// set-up with a TOTP code, sign-in and its cookie, a partner made and used, and a disabled or
+// deleted partner refused within one second by every worker of `serve --workers 2` with Redis.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { totpCode } from "../../src/modules/admin/totp.ts";
+import { binaryInNewFolder, freePort, waitHealthy } from "../helpers/binary.ts";
+import { REDIS_SERVER, startRedis, type TestRedis } from "../helpers/redis.ts";
+
+setDefaultTimeout(60_000);
+
+let dir: string;
+let binary: string;
+let redis: TestRedis | null = null;
+const started: ReturnType<typeof Bun.spawn>[] = [];
+const PASSWORD = "a long pass phrase for the console 7";
+
+beforeAll(async () => {
+  ({ dir, binary } = binaryInNewFolder("pa-console-"));
+  const seeded = Bun.spawnSync(
+    [binary, "seed", "--out", join(dir, "agency.sqlite"), "--properties", "40", "--leads", "40"],
+    {
+      cwd: dir,
+    },
+  );
+  if (seeded.exitCode !== 0) throw new Error(seeded.stderr.toString());
+  if (REDIS_SERVER !== null) redis = await startRedis();
+}, 120_000);
+afterAll(async () => {
+  for (const proc of started) if (proc.exitCode === null) proc.kill("SIGKILL");
+  await redis?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeConfig(name: string, redisUrl: string | null): string {
+  const path = join(dir, `${name}.json`);
+  writeFileSync(
+    path,
+    JSON.stringify({
+      jwtSecret: "a-jwt-secret-long-enough-for-the-console-test-0123",
+      databases: { agency: join(dir, "agency.sqlite") },
+      clients: [],
+      control: `${name}-control.sqlite`,
+      ...(redisUrl === null ? {} : { redis: { url: redisUrl, keyPrefix: `${name}:` } }),
+    }),
+  );
+  return path;
+}
+
+async function serve(args: string[]): Promise<string> {
+  const port = freePort();
+  const proc = Bun.spawn([binary, "serve", ...args, "--port", String(port)], {
+    cwd: dir,
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  started.push(proc);
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url);
+  return url;
+}
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+
+/** `admin new` → set-up → confirm → sign-in, on the binary; returns the session's headers. */
+async function owner(config: string, url: string) {
+  const made = Bun.spawnSync(
+    [binary, "admin", "new", "--config", config, "--email", "owner@agency.example", "--role", "owner"],
+    {
+      cwd: dir,
+    },
+  );
+  expect(made.exitCode).toBe(0);
+  const link = made.stdout.toString().match(/http\S+\/console\/setup\/(\S+)/);
+  expect(link).not.toBeNull();
+  const token = link![1]!;
+  const setup = await post(`${url}/admin/v1/setup`, { token, password: PASSWORD });
+  expect(setup.status).toBe(200);
+  const { totpSecret } = ((await setup.json()) as { data: { totpSecret: string } }).data;
+  // The code of the previous period: the next sign-in's code is then a later one, as a person's would be.
+  const confirm = await post(`${url}/admin/v1/setup/confirm`, {
+    token,
+    code: totpCode(totpSecret, Date.now() - 30_000),
+  });
+  expect(confirm.status).toBe(200);
+  expect((await post(`${url}/admin/v1/setup/confirm`, { token, code: totpCode(totpSecret, Date.now()) })).status).toBe(
+    401,
+  );
+  const signIn = await post(`${url}/admin/v1/sessions`, {
+    email: "owner@agency.example",
+    password: PASSWORD,
+    code: totpCode(totpSecret, Date.now()),
+  });
+  expect(signIn.status).toBe(201);
+  const setCookie = signIn.headers.get("set-cookie")!;
+  const { csrfToken } = ((await signIn.json()) as { data: { csrfToken: string } }).data;
+  return { setCookie, headers: { cookie: setCookie.split(";")[0]!, "x-csrf-token": csrfToken } };
+}
+
+async function partnerToken(url: string, apiKey: string, apiSecret: string): Promise<string> {
+  const r = await fetch(`${url}/v1/auth/token`, {
+    method: "POST",
+    headers: { "x-api-key": apiKey, "x-api-secret": apiSecret },
+  });
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { data: { token: string } }).data.token;
+}
+
+/** Statuses of `n` requests on new connections (spread over the workers by the kernel). */
+async function statuses(url: string, token: string, n = 12): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const r = await fetch(`${url}/v1/properties?fields=id&limit=1`, {
+        headers: { authorization: `Bearer ${token}`, connection: "close" },
+      });
+      await r.arrayBuffer();
+      return r.status;
+    }),
+  );
+}
+
+test("a server with no admin answers 404 on the admin API, and admin new prints a set-up link", async () => {
+  const config = writeConfig("plain", null);
+  const url = await serve(["--config", config]);
+  expect((await fetch(`${url}/admin/v1/partners`)).status).toBe(404);
+  expect((await fetch(`${url}/admin/openapi.json`)).status).toBe(404);
+  const { setCookie, headers } = await owner(config, url);
+  expect(setCookie).toMatch(
+    /^__Host-partner-api-session=[A-Za-z0-9]+; Path=\/; Max-Age=43200; HttpOnly; Secure; SameSite=Strict$/,
+  );
+  const doc = (await (await fetch(`${url}/admin/openapi.json`)).json()) as { paths: Record<string, unknown> };
+  expect(Object.keys(doc.paths)).toContain("/admin/v1/partners/{id}/rotate-secret");
+  const partnersDoc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+  expect(Object.keys(partnersDoc.paths).some((p) => p.startsWith("/admin"))).toBe(false);
+  // An admin token on a partner route, a partner's token on the admin API: refused both ways.
+  const adminToken = await post(`${url}/admin/v1/tokens`, { name: "ci", role: "admin" }, headers);
+  expect(adminToken.status).toBe(201);
+  const { token } = ((await adminToken.json()) as { data: { token: string } }).data;
+  expect((await fetch(`${url}/v1/properties`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+  const made = await post(
+    `${url}/admin/v1/partners`,
+    { id: "site", name: "Site", contactEmail: "dev@site.example", useCase: "website", database: "agency" },
+    { authorization: `Bearer ${token}` },
+  );
+  expect(made.status).toBe(201);
+  const { apiKey, apiSecret } = ((await made.json()) as { data: { apiKey: string; apiSecret: string } }).data;
+  const partner = await partnerToken(url, apiKey, apiSecret);
+  expect(await statuses(url, partner, 3)).toEqual([200, 200, 200]);
+  expect((await fetch(`${url}/admin/v1/partners`, { headers: { authorization: `Bearer ${partner}` } })).status).toBe(
+    401,
+  );
+  // An unknown database is refused and nothing is made.
+  const bad = await post(
+    `${url}/admin/v1/partners`,
+    { name: "X", contactEmail: "x@x.example", useCase: "website", database: "nowhere" },
+    headers,
+  );
+  expect(bad.status).toBe(400);
+});
+
+test.skipIf(REDIS_SERVER === null)(
+  "with --workers 2 and Redis, a disabled or deleted partner is refused by every worker within a second",
+  async () => {
+    const config = writeConfig("workers", redis!.url);
+    const url = await serve(["--config", config, "--workers", "2"]);
+    const { headers } = await owner(config, url);
+    const made = await post(
+      `${url}/admin/v1/partners`,
+      { id: "portal-w", name: "Portal W", contactEmail: "ti@portal.example", useCase: "portal", database: "agency" },
+      headers,
+    );
+    expect(made.status).toBe(201);
+    const { apiKey, apiSecret } = ((await made.json()) as { data: { apiKey: string; apiSecret: string } }).data;
+    // Every worker learns of the new partner within a second too.
+    await Bun.sleep(1000);
+    const token = await partnerToken(url, apiKey, apiSecret);
+    expect(new Set(await statuses(url, token))).toEqual(new Set([200]));
+    const disabled = await fetch(`${url}/admin/v1/partners/portal-w`, {
+      method: "PATCH",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ enabled: false }),
+    });
+    expect(disabled.status).toBe(200);
+    await Bun.sleep(1000);
+    expect(new Set(await statuses(url, token))).toEqual(new Set([403]));
+    const enabled = await fetch(`${url}/admin/v1/partners/portal-w`, {
+      method: "PATCH",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ enabled: true }),
+    });
+    expect(enabled.status).toBe(200);
+    await Bun.sleep(1000);
+    expect(new Set(await statuses(url, token))).toEqual(new Set([200]));
+    const deleted = await fetch(`${url}/admin/v1/partners/portal-w`, { method: "DELETE", headers });
+    expect(deleted.status).toBe(204);
+    await Bun.sleep(1000);
+    expect(new Set(await statuses(url, token))).toEqual(new Set([401]));
+  },
+);
