@@ -86,16 +86,16 @@ async function owner(config: string, url: string) {
   // The code of the previous period: the next sign-in's code is then a later one, as a person's would be.
   const confirm = await post(`${url}/admin/v1/setup/confirm`, {
     token,
-    code: totpCode(totpSecret, Date.now() - 30_000),
+    code: await totpCode(totpSecret, Date.now() - 30_000),
   });
   expect(confirm.status).toBe(200);
-  expect((await post(`${url}/admin/v1/setup/confirm`, { token, code: totpCode(totpSecret, Date.now()) })).status).toBe(
-    401,
-  );
+  expect(
+    (await post(`${url}/admin/v1/setup/confirm`, { token, code: await totpCode(totpSecret, Date.now()) })).status,
+  ).toBe(401);
   const signIn = await post(`${url}/admin/v1/sessions`, {
     email: "owner@agency.example",
     password: PASSWORD,
-    code: totpCode(totpSecret, Date.now()),
+    code: await totpCode(totpSecret, Date.now()),
   });
   expect(signIn.status).toBe(201);
   const setCookie = signIn.headers.get("set-cookie")!;

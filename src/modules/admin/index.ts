@@ -60,7 +60,7 @@ export function adminModule(runtime: Runtime) {
         set.headers["cache-control"] = "no-store";
         requireSecureChannel(request, state);
         const body = await readJsonObject(request);
-        return json(set, { data: { admin: s.confirmSetup(body.token, body.code, state.ip) } });
+        return json(set, { data: { admin: await s.confirmSetup(body.token, body.code, state.ip) } });
       },
       { parse: "none" },
     )

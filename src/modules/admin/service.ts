@@ -124,20 +124,22 @@ export class AdminService {
   async setup(token: unknown, password: unknown, ip: string | null) {
     const admin = this.pendingAdmin(token);
     if (typeof password !== "string") throw ApiError.validation([{ field: "password", message: "is required" }]);
-    const problem = passwordProblem(password, admin.email);
+    const problem = await passwordProblem(password, admin.email);
     if (problem !== null) throw ApiError.validation([{ field: "password", message: problem }]);
-    const secret = newTotpSecret();
+    const secret = await newTotpSecret();
     this.store.setPendingCredentials(admin.id, await hashPassword(password), secret);
     this.audit(admin.email, ip, "admin.setup.password", admin.email, null);
-    const uri = otpauthUri(secret, admin.email);
-    return { totpSecret: secret, otpauthUri: uri, qrSvg: qrSvg(uri) };
+    const uri = await otpauthUri(secret, admin.email);
+    return { totpSecret: secret, otpauthUri: uri, qrSvg: await qrSvg(uri) };
   }
 
-  confirmSetup(token: unknown, code: unknown, ip: string | null): { email: string; role: Role } {
+  async confirmSetup(token: unknown, code: unknown, ip: string | null): Promise<{ email: string; role: Role }> {
     const admin = this.pendingAdmin(token);
     if (admin.totpSecret === null || admin.passwordHash === null)
       throw ApiError.validation([{ field: "token", message: "set a password first (POST /admin/v1/setup)" }]);
-    const step = typeof code === "string" ? acceptedStep(admin.totpSecret, code, this.clock.now(), 0) : null;
+    const step = typeof code === "string" ? await acceptedStep(admin.totpSecret, code, this.clock.now(), 0) : null;
+    // The link may have been spent meanwhile (two confirmations at once): only one activates.
+    if (this.store.adminBySetupToken(admin.setupTokenHash!) === null) throw new ApiError("INVALID_SETUP_LINK");
     if (step === null) throw ApiError.validation([{ field: "code", message: "is not the current code of your app" }]);
     this.store.activate(admin.id, step);
     this.audit(admin.email, ip, "admin.setup.confirm", admin.email, null);
@@ -169,10 +171,9 @@ export class AdminService {
     // The password is checked whatever else is wrong: every refusal costs the same Argon2id work.
     const passwordOk = await verifyPassword(password, active?.passwordHash ?? null);
     const now = this.clock.now();
-    let step: number | null = null;
-    const codeOk =
-      active !== null &&
-      (active.totpSecret === null || (step = acceptedStep(active.totpSecret, code, now, active.totpLastStep)) !== null);
+    const step =
+      active?.totpSecret != null ? await acceptedStep(active.totpSecret, code, now, active.totpLastStep) : null;
+    const codeOk = active !== null && (active.totpSecret === null || step !== null);
     const lockedOut = this.locked(emailSubject, now) || this.locked(ipSubject, now);
     if (active === null || !passwordOk || !codeOk || lockedOut) {
       this.store.transaction(() => {

@@ -1,13 +1,19 @@
 // TOTP (RFC 6238) for admins' sign-in: otpauth computes and checks the codes, uqr draws the QR
 // code of the otpauth:// URI as SVG (no request leaves the server). Each accepted code's time
-// step is kept, so a code is never accepted twice.
-import { Secret, TOTP } from "otpauth";
-import { renderSVG } from "uqr";
+// step is kept, so a code is never accepted twice. Both libraries load on first use, not at
+// every server's start.
+
+let otpauth: Promise<typeof import("otpauth")> | null = null;
+const lib = () => {
+  otpauth ??= import("otpauth");
+  return otpauth;
+};
 
 const ISSUER = "partner-api";
 const PERIOD_SECONDS = 30;
 
-function totpOf(secret: string, email: string): TOTP {
+async function totpOf(secret: string, email: string) {
+  const { Secret, TOTP } = await lib();
   return new TOTP({
     issuer: ISSUER,
     label: email,
@@ -19,30 +25,37 @@ function totpOf(secret: string, email: string): TOTP {
 }
 
 /** A new 160-bit secret, in base32. */
-export function newTotpSecret(): string {
+export async function newTotpSecret(): Promise<string> {
+  const { Secret } = await lib();
   return new Secret({ size: 20 }).base32;
 }
 
-export function otpauthUri(secret: string, email: string): string {
-  return totpOf(secret, email).toString();
+export async function otpauthUri(secret: string, email: string): Promise<string> {
+  return (await totpOf(secret, email)).toString();
 }
 
-export function qrSvg(text: string): string {
+export async function qrSvg(text: string): Promise<string> {
+  const { renderSVG } = await import("uqr");
   return renderSVG(text);
 }
 
 /** The code for `now` (tests, the sandbox). */
-export function totpCode(secret: string, now: number): string {
-  return totpOf(secret, "x").generate({ timestamp: now });
+export async function totpCode(secret: string, now: number): Promise<string> {
+  return (await totpOf(secret, "x")).generate({ timestamp: now });
 }
 
 /**
  * The time step of `code` when it is right for `now` (one step of drift either way) and later
  * than `lastStep`; else null.
  */
-export function acceptedStep(secret: string, code: string, now: number, lastStep: number): number | null {
+export async function acceptedStep(
+  secret: string,
+  code: string,
+  now: number,
+  lastStep: number,
+): Promise<number | null> {
   if (!/^\d{6}$/.test(code)) return null;
-  const delta = totpOf(secret, "x").validate({ token: code, timestamp: now, window: 1 });
+  const delta = (await totpOf(secret, "x")).validate({ token: code, timestamp: now, window: 1 });
   if (delta === null) return null;
   const step = Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
   return step > lastStep ? step : null;

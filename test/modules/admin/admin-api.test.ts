@@ -63,14 +63,14 @@ describe("set-up", () => {
     });
     expect(wrong.status).toBe(400);
     const confirm = await c.request("/admin/v1/setup/confirm", {
-      ...jsonInit("POST", { token, code: c.code(data.totpSecret) }),
+      ...jsonInit("POST", { token, code: await c.code(data.totpSecret) }),
       peer: LOOPBACK,
     });
     expect(confirm.status).toBe(200);
     // A replayed link is spent.
     for (const path of ["/admin/v1/setup", "/admin/v1/setup/confirm"]) {
       const replay = await c.request(path, {
-        ...jsonInit("POST", { token, password: PASSWORD, code: c.code(data.totpSecret) }),
+        ...jsonInit("POST", { token, password: PASSWORD, code: await c.code(data.totpSecret) }),
         peer: LOOPBACK,
       });
       expect(replay.status).toBe(401);
@@ -110,8 +110,8 @@ describe("sign-in", () => {
     t = c;
     const owner = await c.admin("owner@example.com", "owner");
     const attempts = [
-      { email: "nobody@example.com", password: PASSWORD, code: totpCode(owner.secret, c.clock.now()) },
-      { email: owner.email, password: "wrong password 123", code: totpCode(owner.secret, c.clock.now()) },
+      { email: "nobody@example.com", password: PASSWORD, code: await totpCode(owner.secret, c.clock.now()) },
+      { email: owner.email, password: "wrong password 123", code: await totpCode(owner.secret, c.clock.now()) },
       { email: owner.email, password: PASSWORD, code: "000000" },
       { email: owner.email, password: PASSWORD },
       {},
@@ -142,7 +142,7 @@ describe("sign-in", () => {
     const c = consoleApp();
     t = c;
     const owner = await c.admin("owner@example.com", "owner");
-    const code = c.code(owner.secret);
+    const code = await c.code(owner.secret);
     const first = await c.request("/admin/v1/sessions", {
       ...jsonInit("POST", { email: owner.email, password: PASSWORD, code }),
       peer: LOOPBACK,
@@ -177,7 +177,7 @@ describe("sign-in", () => {
       expect(r.status).toBe(401);
     }
     const locked = await c.request("/admin/v1/sessions", {
-      ...jsonInit("POST", { email: owner.email, password: PASSWORD, code: c.code(owner.secret) }),
+      ...jsonInit("POST", { email: owner.email, password: PASSWORD, code: await c.code(owner.secret) }),
       peer: LOOPBACK,
     });
     expect(locked.status).toBe(401);
@@ -206,13 +206,13 @@ describe("sign-in", () => {
     const fromThere = await viaProxy("198.51.100.66", {
       email: owner.email,
       password: PASSWORD,
-      code: c.code(owner.secret),
+      code: await c.code(owner.secret),
     });
     expect(fromThere.status).toBe(401);
     const elsewhere = await viaProxy("198.51.100.67", {
       email: owner.email,
       password: PASSWORD,
-      code: c.code(owner.secret),
+      code: await c.code(owner.secret),
     });
     expect(elsewhere.status).toBe(201);
   });

@@ -14,7 +14,7 @@ export interface ConsoleApp extends TestApp {
   admin(email: string, role: Role, databases?: string[]): Promise<{ email: string; secret: string }>;
   signIn(email: string, secret: string, peer?: string): Promise<Session>;
   /** The next TOTP code (the clock moves 30 s on, so no code is used twice). */
-  code(secret: string): string;
+  code(secret: string): Promise<string>;
 }
 
 export interface Session {
@@ -50,7 +50,7 @@ export function consoleApp(options: TestAppOptions = {}): ConsoleApp {
       if (setup.status !== 200) throw new Error(`setup: ${setup.status} ${await setup.text()}`);
       const { totpSecret } = ((await setup.json()) as { data: { totpSecret: string } }).data;
       const confirm = await t.request("/admin/v1/setup/confirm", {
-        ...jsonInit("POST", { token, code: code(totpSecret) }),
+        ...jsonInit("POST", { token, code: await code(totpSecret) }),
         peer: LOOPBACK,
       });
       if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status} ${await confirm.text()}`);
@@ -58,7 +58,7 @@ export function consoleApp(options: TestAppOptions = {}): ConsoleApp {
     },
     async signIn(email, secret, peer = LOOPBACK) {
       const response = await t.request("/admin/v1/sessions", {
-        ...jsonInit("POST", { email, password: PASSWORD, code: code(secret) }),
+        ...jsonInit("POST", { email, password: PASSWORD, code: await code(secret) }),
         peer,
       });
       if (response.status !== 201) throw new Error(`sign-in: ${response.status} ${await response.text()}`);
