@@ -9,6 +9,7 @@ import { adminModule } from "./modules/admin/index.ts";
 import { authModule } from "./modules/auth/index.ts";
 import { catalogModule } from "./modules/catalog/index.ts";
 import { changesModule } from "./modules/changes/index.ts";
+import { consoleModule } from "./modules/console/index.ts";
 import { docsModule } from "./modules/docs/index.ts";
 import { healthModule } from "./modules/health/index.ts";
 import { inboundModule } from "./modules/inbound/index.ts";
@@ -125,7 +126,8 @@ export function createApp(deps: AppDeps) {
     .use(docsModule(runtime, (): readonly DocumentedRoute[] => app.routes))
     .use(metricsModule(runtime, metrics, cluster))
     // The agency's side (docs/operators/console.md): its own prefix, guard and document.
-    .use(adminModule(runtime));
+    .use(adminModule(runtime))
+    .use(consoleModule(runtime));
   return app;
 }
 

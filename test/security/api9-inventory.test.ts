@@ -115,8 +115,13 @@ const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestIni
   "GET /metrics": () => ({ path: "/metrics", status: 404 }),
 };
 
-/** The partners' routes; the admin API's (/admin/…) have their own document (docs/operators/console.md). */
-const routeKeys = () => t.app.routes.map((r) => `${r.method} ${r.path}`).filter((key) => !key.includes(" /admin/"));
+/** The partners' routes; the admin API's (/admin/…) have their own document, the console's pages none (docs/operators/console.md). */
+const routeKeys = () =>
+  t.app.routes
+    .map((r) => `${r.method} ${r.path}`)
+    .filter((key) => !key.includes(" /admin/") && !key.includes(" /console"));
+const consoleRouteKeys = () =>
+  t.app.routes.map((r) => `${r.method} ${r.path}`).filter((key) => key.includes(" /console"));
 const adminRouteKeys = () => t.app.routes.map((r) => `${r.method} ${r.path}`).filter((key) => key.includes(" /admin/"));
 
 describe("API9 improper inventory management", () => {
@@ -187,6 +192,11 @@ describe("API9 improper inventory management", () => {
         ...(method === "GET" || method === "DELETE" ? {} : { body: "{}" }),
       });
       expect({ key, status: response.status }).toEqual({ key, status: 404 });
+    }
+    expect(consoleRouteKeys().length).toBeGreaterThan(0);
+    for (const key of consoleRouteKeys()) {
+      const path = key.split(" ")[1]!.replace(/:[^/]+/g, "x");
+      expect({ key, status: (await t.request(path)).status }).toEqual({ key, status: 404 });
     }
   });
 

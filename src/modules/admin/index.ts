@@ -88,7 +88,18 @@ export function adminModule(runtime: Runtime) {
     .get(`${ADMIN_PREFIX}/me`, async ({ request, set }) => {
       const { actor } = await who(request, set);
       return json(set, {
-        data: { kind: actor.kind, name: actor.name, role: actor.role, databases: actor.databases },
+        data: {
+          kind: actor.kind,
+          name: actor.name,
+          role: actor.role,
+          databases: actor.databases,
+          // The databases this caller may name (the console's forms offer them).
+          serverDatabases: [...runtime.config.databases.keys()].filter(
+            (name) => actor.databases.length === 0 || actor.databases.includes(name),
+          ),
+          // A console session's pages read their CSRF token here (same-origin only: SameSite=Strict).
+          ...(actor.csrfToken === null ? {} : { csrfToken: actor.csrfToken }),
+        },
       });
     })
     .get(`${ADMIN_PREFIX}/partners`, async ({ request, set }) => {
