@@ -203,3 +203,29 @@ test.skipIf(REDIS_SERVER === null)(
     expect(new Set(await statuses(url, token))).toEqual(new Set([401]));
   },
 );
+
+test("the sandbox prints its demo owner, who signs in without a code and sees the sandbox's partners", async () => {
+  const port = freePort();
+  const proc = Bun.spawn([binary, "sandbox", "--db", join(dir, "sandbox", "sandbox.sqlite"), "--port", String(port)], {
+    cwd: dir,
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  started.push(proc);
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url, 60_000);
+  const signIn = await post(`${url}/admin/v1/sessions`, { email: "demo@sandbox.invalid", password: "sandbox-demo" });
+  expect(signIn.status).toBe(201);
+  const wrong = await post(`${url}/admin/v1/sessions`, { email: "demo@sandbox.invalid", password: "sandbox-dem0" });
+  expect(wrong.status).toBe(401);
+  const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+  const partners = (await (await fetch(`${url}/admin/v1/partners`, { headers: { cookie } })).json()) as {
+    data: { id: string; source: string }[];
+  };
+  expect(partners.data.find((p) => p.id === "sandbox")?.source).toBe("config");
+  proc.kill("SIGTERM");
+  expect(await proc.exited).toBe(0);
+  const stderr = await new Response(proc.stderr as ReadableStream).text();
+  expect(stderr).toContain("console:    http://localhost:");
+  expect(stderr).toContain("demo@sandbox.invalid / sandbox-demo");
+}, 120_000);
