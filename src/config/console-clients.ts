@@ -39,6 +39,10 @@ export function consoleClient(row: PartnerRow, databases: ReadonlyMap<string, st
             format: row.inboundFormat as InboundFormat,
             username: row.inboundUsername,
             passwordHash: row.inboundPasswordHash,
+            previous:
+              row.previousInboundPasswordHash !== null && row.previousValidUntil !== null
+                ? { passwordHash: row.previousInboundPasswordHash, validUntil: row.previousValidUntil }
+                : null,
           })
         : null,
     source: "console",

@@ -48,6 +48,8 @@ export interface InboundSettings {
   /** The Basic auth user to require; null: any user with the right password. */
   username: string | null;
   passwordHash: string;
+  /** The password a rotation replaced, accepted until `validUntil` (console partners only). */
+  previous?: { passwordHash: string; validUntil: number } | null;
 }
 
 /** A portal feed's selection: null is "no condition"; listings must meet every condition given. */

@@ -189,7 +189,10 @@ function authorizeInbound(
   return settle(refuseThrottledAddress(runtime, ip, headers), () => {
     const client = runtime.config.clients.get(clientId);
     const inbound = client?.inbound ?? null;
-    if (!inboundCredentialsMatch(inbound, request.headers.get("authorization")) || client === undefined) {
+    if (
+      !inboundCredentialsMatch(inbound, request.headers.get("authorization"), runtime.clock.now()) ||
+      client === undefined
+    ) {
       return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
     }
     if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {

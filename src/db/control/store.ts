@@ -60,6 +60,7 @@ export interface PartnerRow {
   inboundFormat: string | null;
   inboundUsername: string | null;
   inboundPasswordHash: string | null;
+  previousInboundPasswordHash: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -133,6 +134,7 @@ function partnerOf(r: Raw): PartnerRow {
     inboundFormat: r.inbound_format as string | null,
     inboundUsername: r.inbound_username as string | null,
     inboundPasswordHash: r.inbound_password_hash as string | null,
+    previousInboundPasswordHash: r.previous_inbound_password_hash as string | null,
     createdAt: r.created_at as number,
     updatedAt: r.updated_at as number,
   };
@@ -367,8 +369,8 @@ export class ControlStore {
       .query(
         `INSERT INTO partners (id, name, contact_email, use_case, database, scopes, rate_limit_per_minute, allowed_ips,
            enabled, api_key, secret_hash, previous_secret_hash, previous_valid_until, inbound_format, inbound_username,
-           inbound_password_hash, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           inbound_password_hash, previous_inbound_password_hash, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         p.id,
@@ -387,6 +389,7 @@ export class ControlStore {
         p.inboundFormat,
         p.inboundUsername,
         p.inboundPasswordHash,
+        p.previousInboundPasswordHash,
         p.createdAt,
         p.updatedAt,
       );
@@ -396,7 +399,8 @@ export class ControlStore {
     this.db
       .query(
         `UPDATE partners SET name = ?, scopes = ?, rate_limit_per_minute = ?, allowed_ips = ?, enabled = ?,
-           secret_hash = ?, previous_secret_hash = ?, previous_valid_until = ?, inbound_password_hash = ?, updated_at = ?
+           secret_hash = ?, previous_secret_hash = ?, previous_valid_until = ?, inbound_password_hash = ?,
+           previous_inbound_password_hash = ?, updated_at = ?
          WHERE id = ?`,
       )
       .run(
@@ -409,6 +413,7 @@ export class ControlStore {
         p.previousSecretHash,
         p.previousValidUntil,
         p.inboundPasswordHash,
+        p.previousInboundPasswordHash,
         p.updatedAt,
         p.id,
       );

@@ -267,6 +267,7 @@ export function createPartner(
     inboundFormat,
     inboundUsername: inboundFormat === null ? null : partnerId,
     inboundPasswordHash: inboundPassword === null ? null : hashSecret(inboundPassword),
+    previousInboundPasswordHash: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -358,11 +359,15 @@ export function rotateSecret(
   const ms = OVERLAPS[overlap as keyof typeof OVERLAPS];
   const now = service.clock.now();
   const secret = newKeyPair(id).secret;
+  // A portal that pushes leads gets a new Basic password too, with the same overlap.
+  const inboundPassword = row.inboundPasswordHash === null ? null : randomToken(32);
   const next: PartnerRow = {
     ...row,
     secretHash: hashSecret(secret),
     previousSecretHash: ms === 0 ? null : row.secretHash,
     previousValidUntil: ms === 0 ? null : now + ms,
+    inboundPasswordHash: inboundPassword === null ? null : hashSecret(inboundPassword),
+    previousInboundPasswordHash: ms === 0 || inboundPassword === null ? null : row.inboundPasswordHash,
     updatedAt: now,
   };
   service.store.transaction(() => {
@@ -375,6 +380,9 @@ export function rotateSecret(
   service.runtime.refreshConsoleClients();
   return {
     apiSecret: secret,
+    ...(inboundPassword === null
+      ? {}
+      : { inbound: { username: row.inboundUsername ?? row.id, password: inboundPassword } }),
     previousValidUntil: next.previousValidUntil === null ? null : iso(next.previousValidUntil),
   };
 }

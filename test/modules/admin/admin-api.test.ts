@@ -135,7 +135,7 @@ describe("sign-in", () => {
     expect(attributes).toContain("Path=/");
     expect(attributes.some((a) => a.toLowerCase().startsWith("domain"))).toBe(false);
     const me = await session.call("/admin/v1/me");
-    expect((await body(me)).data).toEqual({ kind: "session", name: owner.email, role: "owner", databases: [] });
+    expect((await body(me)).data).toMatchObject({ kind: "session", name: owner.email, role: "owner", databases: [] });
   });
 
   test("a code is accepted once", async () => {
@@ -507,6 +507,46 @@ describe("partners", () => {
     expect((await o2.call("/admin/v1/partners/site/rotate-secret", jsonInit("POST", { overlap: "2h" }))).status).toBe(
       400,
     );
+  });
+
+  test("a portal that pushes leads gets a new Basic password at rotation, the old one kept for the overlap", async () => {
+    const c = consoleApp();
+    t = c;
+    const owner = await c.admin("owner@example.com", "owner");
+    const o = await c.signIn(owner.email, owner.secret);
+    const made = (
+      await body(
+        await o.call(
+          "/admin/v1/partners",
+          jsonInit("POST", {
+            id: "zap",
+            name: "ZAP",
+            contactEmail: "a@zap.example",
+            useCase: "portal-leads",
+            database: "main",
+          }),
+        ),
+      )
+    ).data;
+    const post = (password: string) =>
+      c.request("/v1/inbound/zap", {
+        method: "POST",
+        headers: { authorization: `Basic ${btoa(`zap:${password}`)}`, "content-type": "application/json" },
+        body: "{}",
+      });
+    const old = made.inbound.password as string;
+    expect((await post(old)).status).not.toBe(401);
+    const rotation = await o.call("/admin/v1/partners/zap/rotate-secret", jsonInit("POST", { overlap: "24h" }));
+    const rotated = (await body(rotation)).data;
+    expect({ status: rotation.status, rotated }).toMatchObject({ status: 200 });
+    expect(rotated.inbound.username).toBe("zap");
+    expect(rotated.inbound.password).not.toBe(old);
+    expect((await post(old)).status).not.toBe(401);
+    expect((await post(rotated.inbound.password)).status).not.toBe(401);
+    c.clock.advance(24 * 3600_000);
+    expect((await post(old)).status).toBe(401);
+    expect((await post(rotated.inbound.password)).status).not.toBe(401);
+    expect((await post("guess")).status).toBe(401);
   });
 
   test("disabling and deleting end the partner's tokens at once, in a sibling process too", async () => {

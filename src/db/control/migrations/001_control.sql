@@ -67,6 +67,8 @@ CREATE TABLE partners (
   inbound_format TEXT,
   inbound_username TEXT,
   inbound_password_hash TEXT,
+  -- The inbound password the last rotation replaced, valid until previous_valid_until too.
+  previous_inbound_password_hash TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 ) STRICT;

@@ -243,10 +243,10 @@
       const rotated = (
         await api("POST", `/partners/${encodeURIComponent(id)}/rotate-secret`, { overlap: data.overlap })
       ).data;
-      showHandover([
-        ["X-API-Secret", rotated.apiSecret],
-        [words.overlap, rotated.previousValidUntil ?? "—"],
-      ]);
+      const pairs = [["X-API-Secret", rotated.apiSecret]];
+      if (rotated.inbound) pairs.push([words.password, rotated.inbound.password]);
+      pairs.push([words.overlap, rotated.previousValidUntil ?? "—"]);
+      showHandover(pairs);
     },
     invite: async (data) => {
       const made = (await api("POST", "/admins", data)).data;
