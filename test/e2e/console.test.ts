@@ -229,3 +229,152 @@ test("the sandbox prints its demo owner, who signs in without a code and sees th
   expect(stderr).toContain("console:    http://localhost:");
   expect(stderr).toContain("demo@sandbox.invalid / sandbox-demo");
 }, 120_000);
+
+test("on the binary: wrong parts alike, lockout, CSRF, a viewer, presets, overlap, hostile input, the audit log", async () => {
+  const config = writeConfig("rules", null);
+  const url = await serve(["--config", config]);
+  const { headers } = await owner(config, url);
+  const call = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
+    fetch(`${url}/admin/v1${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }), ...extra },
+      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+    });
+
+  // Presets, and a secret that works at once.
+  const want: Record<string, number> = { portal: 600, website: 300, crm: 1200, "portal-leads": 120 };
+  const secrets: string[] = [];
+  for (const [useCase, limit] of Object.entries(want)) {
+    const r = await call("POST", "/partners", {
+      id: `b-${useCase}`,
+      name: useCase,
+      contactEmail: "a@b.example",
+      useCase,
+      database: "agency",
+    });
+    expect(r.status).toBe(201);
+    const data = (
+      (await r.json()) as { data: { partner: { rateLimitPerMinute: number }; apiKey: string; apiSecret: string } }
+    ).data;
+    expect(data.partner.rateLimitPerMinute).toBe(limit);
+    secrets.push(data.apiSecret);
+  }
+
+  // Hostile input: the contract's errors, nothing made.
+  const before = ((await (await call("GET", "/partners")).json()) as { data: unknown[] }).data.length;
+  const base = { name: "X", contactEmail: "x@x.example", useCase: "website", database: "agency" };
+  for (const [body, status] of [
+    [{ ...base, useCase: "rocket" }, 400],
+    [{ ...base, allowedIps: ["300.1.1.1/8"] }, 400],
+    [{ ...base, database: "../etc/passwd" }, 400],
+    [{ ...base, name: "n".repeat(500) }, 400],
+    [JSON.stringify({ ...base, name: "n".repeat(80_000) }), 413],
+    ["{not json", 400],
+  ] as const) {
+    const r = await call("POST", "/partners", body);
+    expect(r.status).toBe(status);
+    expect(((await r.json()) as { code: string }).code).toBe(status === 400 ? "VALIDATION_ERROR" : "PAYLOAD_TOO_LARGE");
+  }
+  expect(((await (await call("GET", "/partners")).json()) as { data: unknown[] }).data.length).toBe(before);
+
+  // CSRF: none, or another session's, changes nothing.
+  for (const csrf of ["", "stale-token"]) {
+    const r = await call("PATCH", "/partners/b-website", { enabled: false }, { "x-csrf-token": csrf });
+    expect(r.status).toBe(403);
+  }
+
+  // Rotation with an hour's overlap: both secrets obtain tokens; with none, only the newest.
+  const website = (await call("GET", "/partners/b-website").then((r) => r.json())) as { data: { id: string } };
+  expect(website.data.id).toBe("b-website");
+  const list = ((await (await call("GET", "/partners")).json()) as { data: { id: string }[] }).data;
+  expect(list.map((p) => p.id)).toContain("b-website");
+  const rotated = (
+    (await (await call("POST", "/partners/b-website/rotate-secret", { overlap: "1h" })).json()) as {
+      data: { apiSecret: string };
+    }
+  ).data.apiSecret;
+  const keyOf = async (id: string) => {
+    const row = new (await import("bun:sqlite")).Database(join(dir, "rules-control.sqlite"), { readonly: true });
+    const { api_key } = row.query("SELECT api_key FROM partners WHERE id = ?").get(id) as { api_key: string };
+    row.close();
+    return api_key;
+  };
+  const key = await keyOf("b-website");
+  const tokenStatus = async (secret: string) =>
+    (await fetch(`${url}/v1/auth/token`, { method: "POST", headers: { "x-api-key": key, "x-api-secret": secret } }))
+      .status;
+  expect(await tokenStatus(secrets[1]!)).toBe(200);
+  expect(await tokenStatus(rotated)).toBe(200);
+  const latest = (
+    (await (await call("POST", "/partners/b-website/rotate-secret", { overlap: "none" })).json()) as {
+      data: { apiSecret: string };
+    }
+  ).data.apiSecret;
+  expect(await tokenStatus(secrets[1]!)).toBe(401);
+  expect(await tokenStatus(rotated)).toBe(401);
+  expect(await tokenStatus(latest)).toBe(200);
+
+  // A viewer, invited by the owner, signs in and changes nothing.
+  const invited = await call("POST", "/admins", { email: "viewer@agency.example", role: "viewer" });
+  expect(invited.status).toBe(201);
+  const link = ((await invited.json()) as { data: { setupUrl: string } }).data.setupUrl;
+  const token = link.split("/").pop()!;
+  const setup = await post(`${url}/admin/v1/setup`, { token, password: "quiet reader phrase 12345" });
+  const { totpSecret } = ((await setup.json()) as { data: { totpSecret: string } }).data;
+  await post(`${url}/admin/v1/setup/confirm`, { token, code: await totpCode(totpSecret, Date.now() - 30_000) });
+  const viewerSignIn = await post(`${url}/admin/v1/sessions`, {
+    email: "viewer@agency.example",
+    password: "quiet reader phrase 12345",
+    code: await totpCode(totpSecret, Date.now()),
+  });
+  expect(viewerSignIn.status).toBe(201);
+  const viewer = {
+    cookie: viewerSignIn.headers.get("set-cookie")!.split(";")[0]!,
+    "x-csrf-token": ((await viewerSignIn.json()) as { data: { csrfToken: string } }).data.csrfToken,
+  };
+  for (const [method, path, body] of [
+    ["PATCH", "/partners/b-crm", { enabled: false }],
+    ["DELETE", "/partners/b-crm", undefined],
+    ["POST", "/partners/b-crm/rotate-secret", { overlap: "none" }],
+    ["POST", "/tokens", { name: "x", role: "viewer" }],
+  ] as const) {
+    const r = await fetch(`${url}/admin/v1${path}`, {
+      method,
+      headers: { ...viewer, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(r.status).toBe(403);
+  }
+  expect((await (await call("GET", "/partners/b-crm")).json()) as object).toMatchObject({ data: { enabled: true } });
+
+  // Each wrong part answers alike; ten failures lock the account even for the right three.
+  const answers = new Set<string>();
+  for (const attempt of [
+    { email: "nobody@agency.example", password: "quiet reader phrase 12345", code: "123456" },
+    {
+      email: "viewer@agency.example",
+      password: "wrong reader phrase 12345",
+      code: await totpCode(totpSecret, Date.now()),
+    },
+    { email: "viewer@agency.example", password: "quiet reader phrase 12345", code: "000000" },
+  ]) {
+    const r = await post(`${url}/admin/v1/sessions`, attempt);
+    answers.add(`${r.status} ${await r.text()}`);
+  }
+  expect([...answers]).toEqual(['401 {"error":"Invalid e-mail, password or code","code":"INVALID_CREDENTIALS"}']);
+  for (let i = 0; i < 8; i++)
+    await post(`${url}/admin/v1/sessions`, { email: "viewer@agency.example", password: "x", code: "1" });
+  const locked = await post(`${url}/admin/v1/sessions`, {
+    email: "viewer@agency.example",
+    password: "quiet reader phrase 12345",
+    code: await totpCode(totpSecret, Date.now() + 30_000),
+  });
+  expect(locked.status).toBe(401);
+
+  // The audit log names it all, and holds no secret.
+  const exported = await (await call("GET", "/audit/export")).text();
+  for (const action of ["partner.create", "partner.rotate-secret", "admin.invite", "sign-in", "sign-in.failed"])
+    expect(exported).toContain(`"action":"${action}"`);
+  for (const secret of [...secrets, rotated, latest, PASSWORD, "quiet reader phrase 12345", headers["x-csrf-token"]])
+    expect(exported).not.toContain(secret);
+});
