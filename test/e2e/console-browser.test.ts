@@ -19,6 +19,12 @@ const CHROMIUM = toolForTests(
 );
 const AXE = readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8");
 const PASSWORD = "a long pass phrase for the browser 9";
+/**
+ * With CONSOLE_SCREENSHOTS=1 the test also writes the screenshots of docs/operators/console.md
+ * (docs/operators/console/*.png), in both languages.
+ */
+const SCREENSHOTS =
+  process.env.CONSOLE_SCREENSHOTS === "1" ? join(import.meta.dir, "../../docs/operators/console") : null;
 
 let dir: string;
 let binary: string;
@@ -109,6 +115,9 @@ test.skipIf(CHROMIUM === null)(
     const check = async () => {
       for (const v of await seriousViolations(page)) violations.push(`${new URL(page.url()).pathname}: ${v}`);
     };
+    const shot = async (name: string) => {
+      if (SCREENSHOTS !== null) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    };
     // No admin yet: no console.
     expect((await fetch(`${url}/console/sign-in`)).status).toBe(404);
     const made = Bun.spawnSync(
@@ -138,6 +147,8 @@ test.skipIf(CHROMIUM === null)(
     await page.waitForSelector("#setup-done:not([hidden])");
 
     // Sign-in, by keyboard alone.
+    await page.goto(`${url}/console/sign-in`);
+    await shot("sign-in.pt-BR");
     await page.goto(`${url}/console/sign-in?lang=en`);
     expect(await page.getAttribute("html", "lang")).toBe("en");
     await check();
@@ -149,6 +160,8 @@ test.skipIf(CHROMIUM === null)(
     await page.keyboard.type(await totpCode(secret, Date.now()));
     await page.keyboard.press("Enter");
     await page.waitForURL(`${url}/console/partners`);
+    // Its list loads before the next page: a fetch cut short by leaving would read as a failure.
+    await page.waitForLoadState("networkidle");
     await check();
 
     // A website partner named with a script: kept as text everywhere.
@@ -162,6 +175,7 @@ test.skipIf(CHROMIUM === null)(
     await page.click("form#partner-form button[type=submit]");
     await page.waitForSelector("#handover:not([hidden])");
     await check();
+    await shot("new-partner.en");
     const pairs = await page.$$eval("#handover-list dt", (dts) =>
       Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
     );
@@ -189,6 +203,9 @@ test.skipIf(CHROMIUM === null)(
     expect(await page.textContent("#partners-table tbody")).toContain(name);
     expect(await page.$$("#partners-table img")).toHaveLength(0);
     await check();
+    await shot("partners.en");
+    await page.goto(`${url}/console/partners?lang=pt-BR`);
+    await page.waitForSelector("#partners-table tbody a");
 
     // Rotate with no overlap: the old secret's token ends; the new one works.
     await page.click("#partners-table tbody a");
@@ -212,6 +229,8 @@ test.skipIf(CHROMIUM === null)(
     page.once("dialog", (dialog) => void dialog.accept());
     await page.click("#delete-partner");
     await page.waitForURL(`${url}/console/partners`);
+    // Its list loads before the next page: a fetch cut short by leaving would read as a failure.
+    await page.waitForLoadState("networkidle");
     expect(
       (await fetch(`${url}/v1/properties?fields=id&limit=1`, { headers: { authorization: `Bearer ${newToken}` } }))
         .status,
@@ -223,6 +242,7 @@ test.skipIf(CHROMIUM === null)(
       await check();
     }
     expect(await page.textContent("#audit-table tbody")).toContain("partner.delete");
+    await shot("audit.pt-BR");
     await page.click("#sign-out");
     await page.waitForURL(`${url}/console/sign-in`);
     expect(violations).toEqual([]);

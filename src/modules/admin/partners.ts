@@ -241,6 +241,7 @@ export function createPartner(
       (name as string)
         .toLowerCase()
         .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
         .replace(/[^a-z0-9]+/g, "-")
         .replace(/^-+|-+$/g, "")
         .slice(0, 40) || "partner"

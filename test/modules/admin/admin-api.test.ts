@@ -424,6 +424,18 @@ describe("partners", () => {
     expect((await o.call("/admin/v1/partners/portal", { method: "DELETE" })).status).toBe(409);
   });
 
+  test("an id made from the name keeps its letters, accents dropped", async () => {
+    const c = consoleApp();
+    t = c;
+    const owner = await c.admin("owner@example.com", "owner");
+    const o = await c.signIn(owner.email, owner.secret);
+    const made = await o.call(
+      "/admin/v1/partners",
+      jsonInit("POST", { name: "Imobiliária Ação", contactEmail: "a@b.example", useCase: "website", database: "main" }),
+    );
+    expect((await body(made)).data.partner.id).toMatch(/^imobiliaria-acao-[a-z0-9]{4}$/);
+  });
+
   test("hostile input gets the contract's errors and changes nothing", async () => {
     const c = consoleApp();
     t = c;
