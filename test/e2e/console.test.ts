@@ -378,3 +378,26 @@ test("on the binary: wrong parts alike, lockout, CSRF, a viewer, presets, overla
   for (const secret of [...secrets, rotated, latest, PASSWORD, "quiet reader phrase 12345", headers["x-csrf-token"]])
     expect(exported).not.toContain(secret);
 });
+
+test("an id in both the config file and the console fails the start, naming it", async () => {
+  const config = writeConfig("clash", null);
+  const url = await serve(["--config", config]);
+  const { headers } = await owner(config, url);
+  const made = await post(
+    `${url}/admin/v1/partners`,
+    { id: "shared-id", name: "Shared", contactEmail: "a@b.example", useCase: "website", database: "agency" },
+    headers,
+  );
+  expect(made.status).toBe(201);
+  const file = JSON.parse(await Bun.file(config).text()) as { clients: unknown[] };
+  file.clients.push({
+    id: "shared-id",
+    apiKey: "pk_live_shared_1",
+    secretHash: `sha256:${"0".repeat(64)}`,
+    database: "agency",
+  });
+  writeFileSync(config, JSON.stringify(file));
+  const second = Bun.spawnSync([binary, "serve", "--config", config, "--port", String(freePort())], { cwd: dir });
+  expect(second.exitCode).toBe(2);
+  expect(second.stderr.toString()).toContain('"shared-id"');
+});
