@@ -93,15 +93,16 @@ export class Runtime {
 
   /** Swaps in a new config; issued tokens stay valid while the signing secret is unchanged. */
   reload(config: RuntimeConfig): void {
+    // Refused before anything changes: a file that would share an id with the console keeps the old config whole.
+    const partners = this.control?.partners() ?? [];
+    const clashes = clashingIds(config, partners);
+    if (clashes.length > 0) throw new ClientClashError(clashes);
     if (config.jwtSecret !== this.config.jwtSecret || config.environment !== this.config.environment) {
       this.tokens = new TokenService(config.jwtSecret, config.environment, this.clock);
     }
     const before = this.config.redis;
     if (before?.url !== config.redis?.url || before?.keyPrefix !== config.redis?.keyPrefix)
       this.connectShared(config.redis);
-    const partners = this.control?.partners() ?? [];
-    const clashes = clashingIds(config, partners);
-    if (clashes.length > 0) throw new ClientClashError(clashes);
     this.fileConfig = config;
     this.config = withConsoleClients(config, partners);
   }

@@ -658,3 +658,34 @@ describe("the audit log", () => {
     expect((await o.call("/admin/v1/audit?since=yesterday")).status).toBe(400);
   });
 });
+
+describe("reloading the config file", () => {
+  test("a SIGHUP that would give a console partner's id to a file client is refused, the old config kept", async () => {
+    const c = consoleApp();
+    t = c;
+    const owner = await c.admin("owner@example.com", "owner");
+    const o = await c.signIn(owner.email, owner.secret);
+    const made = (
+      await body(
+        await o.call(
+          "/admin/v1/partners",
+          jsonInit("POST", {
+            id: "site",
+            name: "Site",
+            contactEmail: "a@b.example",
+            useCase: "website",
+            database: "main",
+          }),
+        ),
+      )
+    ).data;
+    const token = await c.token({ id: "site", apiKey: made.apiKey, secret: made.apiSecret });
+    expect(() =>
+      c.reload({
+        clients: [{ id: "site", apiKey: "pk_live_other", secretHash: `sha256:${"1".repeat(64)}`, database: "main" }],
+      }),
+    ).toThrow(/"site"/);
+    expect((await c.get("/v1/properties?fields=id&limit=1", token)).status).toBe(200);
+    expect(c.runtime.config.clients.has("portal")).toBe(true);
+  });
+});
