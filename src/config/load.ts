@@ -160,6 +160,7 @@ export function resolveConfig(
       ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX }
       : null,
     feeds: resolveFeeds(config, databases),
+    controlPath: resolvePath(options.baseDir, config.control ?? "control.sqlite"),
     modifiedAt: options.modifiedAt ?? null,
   });
 }

@@ -244,6 +244,13 @@ export const ConfigSchema = T.Object(
       ),
     ),
     feeds: T.Optional(T.Array(FeedSchema, { description: "CRM feeds pulled on a schedule by serve" })),
+    control: T.Optional(
+      T.String({
+        minLength: 1,
+        description:
+          "The control database (the console's admins, sessions, partners made in the console, the audit log); default control.sqlite beside this file",
+      }),
+    ),
     logLevel: T.Optional(
       T.Union(
         ["fatal", "error", "warn", "info", "debug"].map((l) => T.Literal(l)),

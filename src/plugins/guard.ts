@@ -171,8 +171,13 @@ function authorizeBasic(
         message: "Authorization: Basic must carry the base64 of <API key>:<API secret> in UTF-8",
       });
     }
-    const checked = checkCredentials(runtime.config, credentials.apiKey, credentials.apiSecret, ip, (path) =>
-      runtime.tenants.get(path),
+    const checked = checkCredentials(
+      runtime.config,
+      credentials.apiKey,
+      credentials.apiSecret,
+      ip,
+      (path) => runtime.tenants.get(path),
+      runtime.clock.now(),
     );
     if (!checked.ok) {
       if (checked.client === null)
@@ -211,7 +216,10 @@ function authorizeInbound(
   return settle(refuseThrottledAddress(runtime, ip, headers), () => {
     const client = runtime.config.clients.get(clientId);
     const inbound = client?.inbound ?? null;
-    if (!inboundCredentialsMatch(inbound, request.headers.get("authorization")) || client === undefined) {
+    if (
+      !inboundCredentialsMatch(inbound, request.headers.get("authorization"), runtime.clock.now()) ||
+      client === undefined
+    ) {
       return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
     }
     if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
