@@ -33,7 +33,8 @@ export function adminModule(runtime: Runtime) {
     const actor = await authenticate(runtime, s, request, state, set.headers as HeaderRecord);
     return { s, actor, ip: state.ip };
   };
-  const origin = (request: Request) => requestOrigin(request, stateOf(request).viaTrustedProxy);
+  // No usable Host (malformed or missing): links relative to the server, as the partners' document's are.
+  const origin = (request: Request) => requestOrigin(request, stateOf(request).viaTrustedProxy) ?? "";
 
   return new Elysia({ name: "admin" })
     .get("/admin/openapi.json", ({ request, set }) => {
