@@ -5,8 +5,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
 import { parseFilters, parseListQuery } from "../../../src/modules/lists/params.ts";
-import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/lists/repo.ts";
-import { SMALL_SET } from "../../../src/modules/search/filters.ts";
+import { ListingRepo } from "../../../src/modules/lists/repo.ts";
 import { FACETS, facetCounts } from "../../../src/modules/search/service.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
@@ -817,30 +816,14 @@ describe("GET /v1/facets/properties: counts under every filter", () => {
     }
   });
 
-  test("a few matches' facets from their own rows, many matches' through the indexes: the same counts", () => {
-    // The product groups the facets of at most 20,000 matches from their rows, read once; a
-    // repository whose small set is 0 groups every search's through the indexes instead.
+  test("the facets of a text search with a place and rooms, against the rows", () => {
     const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
-    const fromRows = new ListingRepo(tenant, PROPERTY_CATALOG);
-    const throughIndexes = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, 0);
-    for (const query of [
-      "uf=sp,RJ&operationType=SALE&minBedrooms=1&maxPrice=2000000",
-      "q=apartamento&minSuites=1",
-      "q=casa&city=sao%20paulo&minBedrooms=2",
-      "amenities=piscina&maxPrice=3000000",
-      "near=-23.56,-46.69&radius=30000&operationType=RENT",
-    ]) {
-      const filters = parseFilters(PROPERTY_CATALOG, new URLSearchParams(query), []);
-      const counts = facetCounts(fromRows, filters, FACETS, "partner");
-      expect(counts.total).toBeGreaterThan(2);
-      expect({ query, ...facetCounts(throughIndexes, filters, FACETS, "partner") }).toEqual({ query, ...counts });
-    }
     // And against the rows read here, for one of them.
     const matching = rows.filter(
       (r) => matchesQ(r, "casa") && r.city === "São Paulo" && r.bedrooms !== null && r.bedrooms >= 2,
     );
     const filters = parseFilters(PROPERTY_CATALOG, new URLSearchParams("q=casa&city=sao%20paulo&minBedrooms=2"), []);
-    const counts = facetCounts(fromRows, filters, FACETS, "partner");
+    const counts = facetCounts(tenant, filters, FACETS, "partner");
     expect(counts.total).toBe(matching.length);
     for (const name of ["neighborhood", "bedrooms", "amenities", "propertyType"]) {
       const want = expectedFacet(matching, facetValues[name]!);
@@ -955,98 +938,14 @@ describe("/v1/values/properties/{city,neighborhood,uf,amenities}", () => {
   });
 });
 
-describe("the plans a search may take give the same pages", () => {
-  // The product sorts up to 20,000 matches and drives from sets up to that size; past it, it
-  // walks the order's index and tests sets row by row. A repository whose threshold is 0 takes
-  // the second plan on this small file.
-  test("walking the order's index and sorting the matches agree, page by page", () => {
-    const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
-    const walking = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, 0);
-    const sorting = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, SMALL_SET, 0);
-    const product = new ListingRepo(tenant, PROPERTY_CATALOG);
-    const queries = [
-      "city=sao%20paulo,rio%20de%20janeiro&minBedrooms=2",
-      "amenities=piscina,academia&sort=price",
-      "q=apartamento&sort=-area&operationType=SALE",
-      "neighborhood=Centro&sort=createdAt",
-      "near=-22.95,-43.2&radius=20000&sort=-price",
-      "bbox=-24,-47,-22,-43&amenities=churrasqueira&status=AVAILABLE",
-      "uf=SP&maxPrice=900000&minArea=50&sort=area",
-      // One city by price walks the city's own price index; a state by deal and price seeks its index.
-      "city=sao%20paulo&sort=-price",
-      "city=Rio%20de%20Janeiro&minBedrooms=1&sort=price",
-      "uf=sp&operationType=SALE&minPrice=100000&maxPrice=2000000&sort=price",
-      // Words with the filters the word index holds: the product walks the date's index when
-      // the matches are many enough, and sorts them otherwise.
-      "q=apartamento&city=sao%20paulo,rio%20de%20janeiro&minSuites=1",
-      "q=a&sort=createdAt",
-      "q=casa&operationType=SALE&isFurnished=false&sort=-area",
-      "q=apartamento&minBedrooms=2&maxPrice=3000000&sort=-createdAt",
-    ];
-    for (const q of queries) {
-      for (const view of ["partner", "stored"] as const) {
-        for (let page = 1; page <= 4; page++) {
-          const query = parseListQuery(PROPERTY_CATALOG, new URLSearchParams(`fields=id&limit=15&page=${page}&${q}`));
-          const sorted = sorting.list(query, view);
-          if (page === 1) expect(sorted.total).toBeGreaterThan(0);
-          expect({ q, view, page, ...walking.list(query, view) }).toEqual({ q, view, page, ...sorted });
-          expect({ q, view, page, ...product.list(query, view) }).toEqual({ q, view, page, ...sorted });
-        }
-      }
-    }
-  });
-});
-
-describe("a page of word matches looked for along the order's index, within a bound", () => {
-  // The product walks at most WALK_BOUND entries of the order's index for the page of a text
-  // search; when the page lies further, it sorts the matches. A repository with a small bound
-  // takes either way on this file, as the bound falls before or after the page's last match.
-  test("a bound past the page's last match walks to it; one before it falls back to the sort", () => {
-    const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
-    const orders = [
-      ["-area", byValue(area, true)],
-      ["area", byValue(area, false)],
-      ["price", byValue(price, false)],
-      ["-createdAt", byCreatedDesc],
-    ] as const;
-    let tried = { atLast: 0, short: 0 };
-    for (const word of ["casa", "apartamento", "terreno", "sala", "cobertura", "kitnet"]) {
-      const matching = rows.filter((r) => matchesQ(r, word));
-      if (matching.length < 10) continue;
-      for (const [sort, order] of orders) {
-        const everything = [...rows].sort(order);
-        const positions = everything.flatMap((r, i) => (matchesQ(r, word) ? [i + 1] : []));
-        const limit = 5;
-        const last = positions[limit - 1]!; // entries walked to reach the page's last match
-        // Tried only when expected within a quarter of the bound (repo.ts walkedPage).
-        const least = Math.ceil((4 * limit * rows.length) / matching.length);
-        for (const bound of [last, last - 1]) {
-          if (bound < least) continue;
-          const repo = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, SMALL_SET, bound);
-          const query = parseListQuery(
-            PROPERTY_CATALOG,
-            new URLSearchParams(`fields=id&limit=${limit}&q=${word}&sort=${sort}`),
-          );
-          const got = repo.list(query, "partner");
-          expect({ word, sort, bound, total: got.total }).toEqual({ word, sort, bound, total: matching.length });
-          expect(got.rows.map((r) => JSON.parse(r).id)).toEqual(ids(matching.sort(order).slice(0, limit)));
-          tried = bound === last ? { ...tried, atLast: tried.atLast + 1 } : { ...tried, short: tried.short + 1 };
-        }
-      }
-    }
-    expect(tried.atLast).toBeGreaterThan(2);
-    expect(tried.short).toBeGreaterThan(2);
-  });
-});
-
-describe("the search tables follow every write (triggers)", () => {
+describe("the listing index follows every write, by the change log", () => {
   test("new words, a new place, an unpublished listing", async () => {
     const path = t.runtime.config.databases.get("main")!;
     const target = rows.find((r) => r.display_address === "ALL" && r.latitude !== null)!;
     const db = new Database(path);
     try {
       db.run(
-        "UPDATE properties SET title = 'Casa Xilofone', city = 'Ilhéus', city_key = 'ilheus', latitude = -14.79, longitude = -39.04 WHERE id = ?",
+        "UPDATE properties SET title = 'Casa Xilofone', city = 'Ilhéus', latitude = -14.79, longitude = -39.04 WHERE id = ?",
         [target.id],
       );
     } finally {
@@ -1072,11 +971,10 @@ describe("the search tables follow every write (triggers)", () => {
   });
 });
 
-describe("a text search's page by price or area, from its matches' sort keys", () => {
-  // The product finds a price or area page of a few word matches from their keys alone, then
-  // reads the matches that page can hold (search/sort-keys.ts): runs of equal keys cut by a
-  // page's edges are settled by id, and listings without the key come last. A repository whose
-  // walk bound is 0 always takes that way; the product's may walk the order's index first.
+describe("a text search's page by price or area: runs of equal keys cut by the page's edges", () => {
+  // The product selects a page among the matches (search/scan.ts pageOf) instead of sorting them
+  // all: runs of equal keys cut by a page's edges are settled by id, and listings without the
+  // key come last either way.
   let own: TestApp;
   beforeAll(() => {
     own = createTestApp({ clients: [site.entry], properties: 400, leads: 10 });
@@ -1096,7 +994,6 @@ describe("a text search's page by price or area, from its matches' sort keys", (
     }
     const published = readPublished(path);
     const tenant = own.runtime.tenants.get(path)!;
-    const keyed = new ListingRepo(tenant, PROPERTY_CATALOG, DEEP_OFFSET, SMALL_SET, 0);
     const product = new ListingRepo(tenant, PROPERTY_CATALOG);
     const orders = [
       ["price", byValue(price, false)],
@@ -1117,7 +1014,7 @@ describe("a text search's page by price or area, from its matches' sort keys", (
         const value = sort.endsWith("price") ? price : area;
         expect(matching.filter((r) => value(r) === null).length).toBeGreaterThan(1);
         expect(matching.length - new Set(matching.map(value)).size).toBeGreaterThan(limit);
-        for (const repo of [keyed, product]) {
+        for (const repo of [product]) {
           const got: string[] = [];
           for (let page = 1; page <= Math.ceil(matching.length / limit) + 1; page++) {
             const query = parseListQuery(
