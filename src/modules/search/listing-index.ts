@@ -31,39 +31,6 @@ export class Dictionary {
   }
 }
 
-/**
- * A folded key's spellings among the published listings, each with its number of listings: a
- * facet or a value shows a key as its most frequent spelling (ties: the first in code-point
- * order), so "Sao Paulo" and "São Paulo" from two feeds count as one.
- */
-export class Spellings {
-  private readonly byCode: Map<string, number>[] = [];
-
-  add(code: number, spelling: string, n: number): void {
-    let counts = this.byCode[code];
-    if (counts === undefined) {
-      counts = new Map();
-      this.byCode[code] = counts;
-    }
-    const total = (counts.get(spelling) ?? 0) + n;
-    if (total <= 0) counts.delete(spelling);
-    else counts.set(spelling, total);
-  }
-
-  /** The shown spelling of a key, or null when no published listing has it. */
-  shown(code: number): string | null {
-    let best: string | null = null;
-    let bestN = 0;
-    for (const [spelling, n] of this.byCode[code] ?? []) {
-      if (n > bestN || (n === bestN && best !== null && spelling < best)) {
-        best = spelling;
-        bestN = n;
-      }
-    }
-    return best;
-  }
-}
-
 /** A bit per slot. */
 export type Bitset = Uint32Array;
 export const hasBit = (bits: Bitset, slot: number): boolean => (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0;
@@ -87,8 +54,8 @@ type Row = [
   furnished: number,
   financing: number,
   exclusive: number,
-  createdAt: string,
-  updatedAt: string,
+  createdAt: number,
+  updatedAt: number,
   latitude: number | null,
   longitude: number | null,
   shownLatitude: number | null,
@@ -97,12 +64,16 @@ type Row = [
   id: string,
 ];
 
+/** A stored date (ISO 8601, UTC, milliseconds) as milliseconds since 1970, computed by SQLite: quicker than Date.parse. */
+const MILLISECONDS = (column: string) =>
+  `(CAST(strftime('%s', ${column}) AS INTEGER) * 1000 + CAST(substr(${column}, 21, 3) AS INTEGER))`;
+
 /**
  * The columns of a published listing the index holds. The coordinates partners are shown are
  * computed by SQLite, exactly as the records show them (catalog/properties.ts shownCoordinate).
  */
 const COLUMNS = `rowid, status, operation_type, property_type, highlight, city, neighborhood, uf, deal_price, search_area, bedrooms, bathrooms, suites, parking_spaces, is_furnished, accepts_financing,
-  exclusive, created_at, updated_at, latitude, longitude,
+  exclusive, ${MILLISECONDS("created_at")}, ${MILLISECONDS("updated_at")}, latitude, longitude,
   CASE display_address WHEN 'ALL' THEN latitude WHEN 'STREET' THEN round(latitude, 3) END,
   CASE display_address WHEN 'ALL' THEN longitude WHEN 'STREET' THEN round(longitude, 3) END,
   amenities, id`;
@@ -113,6 +84,8 @@ const CHUNK = 20_000;
 const ID_ORDER_SQL = "SELECT json_group_array(rowid) FROM (SELECT rowid FROM properties ORDER BY id)";
 const ROWS_BY_ID_SQL = `SELECT ${COLUMNS}, is_published FROM properties WHERE id IN (SELECT value FROM json_each(?))`;
 const PUBLISHED_ROWIDS_SQL = "SELECT json_group_array(rowid) FROM properties WHERE is_published = 1";
+const SIZE_SQL =
+  "SELECT (SELECT count(*) FROM properties WHERE is_published = 1), coalesce(max(rowid), 0) FROM properties";
 const HEAD_SQL = "SELECT coalesce(max(sequence), 0) FROM changes";
 const OLDEST_SQL = "SELECT min(sequence) FROM changes";
 const CHANGED_SQL =
@@ -143,16 +116,18 @@ export class ListingIndex {
   readonly operations = new Dictionary();
   readonly types = new Dictionary();
   readonly highlights = new Dictionary();
-  readonly cities = new Dictionary();
-  readonly neighborhoods = new Dictionary();
-  readonly ufs = new Dictionary();
-  readonly amenityKeys = new Dictionary();
-  /** The places as written (their spellings), one dictionary for the three. */
+  /** Places folded (city, neighbourhood and state share the codes), and as written. */
+  readonly places = new Dictionary();
   private readonly placeSpellings = new Dictionary();
-  readonly citySpellings = new Spellings();
-  readonly neighborhoodSpellings = new Spellings();
-  readonly ufSpellings = new Spellings();
-  readonly amenitySpellings = new Spellings();
+  /** The folded place of each spelling's code, found the first time the spelling is seen. */
+  private readonly placeOfSpelling: number[] = [0];
+  readonly amenityKeys = new Dictionary();
+  /** What the shown spellings were counted from (`version`), and them; counted when first asked after a change. */
+  private shown: { version: number; places: Map<PlaceKind, (string | null)[]>; amenities: (string | null)[] | null } = {
+    version: -1,
+    places: new Map(),
+    amenities: null,
+  };
 
   rowid = new Int32Array(0);
   isLive = new Uint8Array(0);
@@ -186,8 +161,14 @@ export class ListingIndex {
   private idHash = new Uint32Array(0);
   /** Per amenity key code, a bit per slot. */
   amenities: Bitset[] = [];
-  /** Per slot, the amenity codes and spellings it counts in (to take them back when it changes). */
-  private slotAmenities: ([number, string][] | undefined)[] = [];
+  /**
+   * Per slot, its amenities as a code of `amenitySets`: listings share few distinct lists, so
+   * each is parsed and folded once, and a facet counts lists, not listings' amenities.
+   */
+  amenitySet = new Uint32Array(0);
+  /** The distinct amenity lists as written (JSON), and each one's amenity codes and spellings. */
+  private readonly amenitySets = new Dictionary();
+  private readonly amenitySetPairs: (readonly (readonly [number, string])[])[] = [[]];
 
   /** Slot of a rowid (rowids index this array; -1: none). */
   private slotOf = new Int32Array(0);
@@ -209,6 +190,10 @@ export class ListingIndex {
 
   private fill(): void {
     this.sequence = (this.db.query(HEAD_SQL).values() as [number][])[0]![0];
+    // Room for every listing at once: growing the arrays as rows come would copy them again and again.
+    const [published, lastRowid] = (this.db.query(SIZE_SQL).values() as [number, number][])[0]!;
+    this.grow(published);
+    this.mapRowid(lastRowid, -1);
     const chunk = this.db.prepare(CHUNK_SQL);
     let after = 0;
     for (;;) {
@@ -320,6 +305,7 @@ export class ListingIndex {
     this.shownLongitude = resized(this.shownLongitude);
     this.idRank = resized(this.idRank);
     this.idHash = resized(this.idHash);
+    this.amenitySet = resized(this.amenitySet);
     const words = Math.ceil(capacity / 32);
     this.amenities = this.amenities.map((bits) => {
       const next = new Uint32Array(words);
@@ -361,13 +347,12 @@ export class ListingIndex {
     this.operation[slot] = this.operations.code(operation);
     this.type[slot] = this.types.code(type);
     this.highlight[slot] = this.highlights.code(highlight);
-    this.city[slot] = this.cities.code(placeKey(city));
-    this.neighborhood[slot] = this.neighborhoods.code(placeKey(neighborhood));
-    this.uf[slot] = this.ufs.code(placeKey(uf));
-    this.citySpelling[slot] = this.placeSpellings.code(city);
-    this.neighborhoodSpelling[slot] = this.placeSpellings.code(neighborhood);
-    this.ufSpelling[slot] = this.placeSpellings.code(uf);
-    this.spell(slot, 1);
+    this.citySpelling[slot] = this.spellingOf(city);
+    this.neighborhoodSpelling[slot] = this.spellingOf(neighborhood);
+    this.ufSpelling[slot] = this.spellingOf(uf);
+    this.city[slot] = this.placeOfSpelling[this.citySpelling[slot]!]!;
+    this.neighborhood[slot] = this.placeOfSpelling[this.neighborhoodSpelling[slot]!]!;
+    this.uf[slot] = this.placeOfSpelling[this.ufSpelling[slot]!]!;
     this.price[slot] = row[8] ?? Number.NaN;
     this.area[slot] = row[9] ?? Number.NaN;
     this.bedrooms[slot] = row[10] ?? Number.NaN;
@@ -378,51 +363,105 @@ export class ListingIndex {
       (row[14] === 1 ? FLAG_FURNISHED : 0) |
       (row[15] === 1 ? FLAG_FINANCING : 0) |
       (row[16] === 1 ? FLAG_EXCLUSIVE : 0);
-    this.createdAt[slot] = Date.parse(row[17]);
-    this.updatedAt[slot] = Date.parse(row[18]);
+    this.createdAt[slot] = row[17];
+    this.updatedAt[slot] = row[18];
     this.latitude[slot] = row[19] ?? Number.NaN;
     this.longitude[slot] = row[20] ?? Number.NaN;
     this.shownLatitude[slot] = row[21] ?? Number.NaN;
     this.shownLongitude[slot] = row[22] ?? Number.NaN;
-    const amenities: [number, string][] = [];
-    for (const [key, spelling] of amenitiesOf(row[23])) {
-      const code = this.amenityKeys.code(key);
-      let bits = this.amenities[code];
-      if (bits === undefined) {
-        bits = new Uint32Array(Math.ceil(this.capacity / 32));
-        this.amenities[code] = bits;
-      }
-      bits[slot >>> 5]! |= 1 << (slot & 31);
-      this.amenitySpellings.add(code, spelling, 1);
-      amenities.push([code, spelling]);
+    const set = this.amenitySetOf(row[23]);
+    this.amenitySet[slot] = set;
+    for (const [code] of this.amenitySetPairs[set]!) this.amenities[code]![slot >>> 5]! |= 1 << (slot & 31);
+  }
+
+  /** The code of a place as written; its folded place's code is placeOfSpelling's entry. */
+  private spellingOf(place: string | null): number {
+    const code = this.placeSpellings.code(place);
+    if (this.placeOfSpelling[code] === undefined) this.placeOfSpelling[code] = this.places.code(fold(place!));
+    return code;
+  }
+
+  /** The code of an amenity list as written, its keys folded and given codes the first time it is seen. */
+  private amenitySetOf(json: string): number {
+    const set = this.amenitySets.code(json === "[]" ? null : json);
+    if (this.amenitySetPairs[set] === undefined) {
+      this.amenitySetPairs[set] = amenitiesOf(json).map(([key, spelling]) => {
+        const code = this.amenityKeys.code(key);
+        this.amenities[code] ??= new Uint32Array(Math.ceil(this.capacity / 32));
+        return [code, spelling] as const;
+      });
     }
-    this.slotAmenities[slot] = amenities.length === 0 ? undefined : amenities;
+    return set;
   }
 
-  /** The amenity key codes a live slot has. */
-  amenityCodesOf(slot: number): readonly [number, string][] {
-    return this.slotAmenities[slot] ?? [];
+  /** The amenity codes and spellings of an amenity list's code. */
+  amenityPairsOf(set: number): readonly (readonly [number, string])[] {
+    return this.amenitySetPairs[set]!;
   }
 
-  /** Counts a slot's place spellings in (+1) or out (-1). */
-  private spell(slot: number, n: 1 | -1): void {
-    const spelled = this.placeSpellings.values;
-    if (this.city[slot] !== 0) this.citySpellings.add(this.city[slot]!, spelled[this.citySpelling[slot]!]!, n);
-    if (this.neighborhood[slot] !== 0)
-      this.neighborhoodSpellings.add(this.neighborhood[slot]!, spelled[this.neighborhoodSpelling[slot]!]!, n);
-    if (this.uf[slot] !== 0) this.ufSpellings.add(this.uf[slot]!, spelled[this.ufSpelling[slot]!]!, n);
+  /** How many distinct amenity lists there are (their codes run from 0, the empty list). */
+  get amenitySetCount(): number {
+    return this.amenitySets.size;
   }
 
-  /** Takes a live slot's counts back (its spellings, its amenities) and marks it removed. */
+  /** Marks a live slot removed and takes it out of its amenities' sets. */
   private uncount(slot: number): void {
-    this.spell(slot, -1);
     this.isLive[slot] = 0;
     this.live--;
-    for (const [code, spelling] of this.slotAmenities[slot] ?? []) {
+    for (const [code] of this.amenitySetPairs[this.amenitySet[slot]!]!) {
       this.amenities[code]![slot >>> 5]! &= ~(1 << (slot & 31));
-      this.amenitySpellings.add(code, spelling, -1);
     }
-    this.slotAmenities[slot] = undefined;
+  }
+
+  /**
+   * Per place code, its most frequent spelling among the published listings in that role (ties:
+   * the first in code-point order), or null when none has it: a facet or a value shows a place
+   * so, and "Sao Paulo" and "São Paulo" from two feeds count as one.
+   */
+  shownPlaces(kind: PlaceKind): readonly (string | null)[] {
+    this.countShown();
+    let shown = this.shown.places.get(kind);
+    if (shown === undefined) {
+      const spelling = { city: this.citySpelling, neighborhood: this.neighborhoodSpelling, uf: this.ufSpelling }[kind];
+      const counts = new Map<number, Map<number, number>>();
+      for (let slot = 0; slot < this.size; slot++) {
+        if (this.isLive[slot] === 0 || spelling[slot] === 0) continue;
+        const place = this.placeOfSpelling[spelling[slot]!]!;
+        let byPlace = counts.get(place);
+        if (byPlace === undefined) counts.set(place, (byPlace = new Map()));
+        byPlace.set(spelling[slot]!, (byPlace.get(spelling[slot]!) ?? 0) + 1);
+      }
+      shown = this.places.values.map((_, place) =>
+        mostFrequent(counts.get(place), (code) => this.placeSpellings.values[code]!),
+      );
+      this.shown.places.set(kind, shown);
+    }
+    return shown;
+  }
+
+  /** Per amenity code, its most frequent spelling among the published listings, as shownPlaces. */
+  shownAmenities(): readonly (string | null)[] {
+    this.countShown();
+    if (this.shown.amenities === null) {
+      const perSet = new Float64Array(this.amenitySets.size);
+      for (let slot = 0; slot < this.size; slot++) if (this.isLive[slot] === 1) perSet[this.amenitySet[slot]!]!++;
+      const counts = new Map<number, Map<string, number>>();
+      for (let set = 1; set < perSet.length; set++) {
+        if (perSet[set] === 0) continue;
+        for (const [code, spelling] of this.amenitySetPairs[set]!) {
+          let byCode = counts.get(code);
+          if (byCode === undefined) counts.set(code, (byCode = new Map()));
+          byCode.set(spelling, (byCode.get(spelling) ?? 0) + perSet[set]!);
+        }
+      }
+      this.shown.amenities = this.amenityKeys.values.map((_, code) => mostFrequent(counts.get(code), (s) => s));
+    }
+    return this.shown.amenities;
+  }
+
+  /** Forgets the shown spellings when the listings changed since they were counted. */
+  private countShown(): void {
+    if (this.shown.version !== this.version) this.shown = { version: this.version, places: new Map(), amenities: null };
   }
 
   /** A place in the id order for a new id: between the nearest ids the index holds on either side. */
@@ -474,6 +513,7 @@ export class ListingIndex {
       this.shownLongitude,
       this.idRank,
       this.idHash,
+      this.amenitySet,
       this.slotOf,
       ...this.amenities.filter((bits) => bits !== undefined),
     ];
@@ -504,8 +544,21 @@ export function amenitiesOf(json: string): [string, string][] {
   return [...byKey];
 }
 
-/** A place as the filters compare it: folded (src/db/fold.ts); none when absent or blank. */
-const placeKey = (place: string | null): string | null => (place === null ? null : foldKey(place));
+export type PlaceKind = "city" | "neighborhood" | "uf";
+
+/** The most frequent of some spellings by count (ties: the first in code-point order), or null for none. */
+function mostFrequent<T>(counts: Map<T, number> | undefined, text: (spelling: T) => string): string | null {
+  let best: string | null = null;
+  let bestN = 0;
+  for (const [spelling, n] of counts ?? []) {
+    const written = text(spelling);
+    if (n > bestN || (n === bestN && best !== null && written < best)) {
+      best = written;
+      bestN = n;
+    }
+  }
+  return best;
+}
 
 const folded = new Map<string, string>();
 /** fold() remembered: a few thousand distinct places and amenities repeat over a million listings. */

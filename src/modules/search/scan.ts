@@ -54,9 +54,9 @@ export function matching(
   const operation = exact(index.operations, filter("operationType"));
   const type = exact(index.types, filter("propertyType"));
   const highlight = exact(index.highlights, filter("highlight"));
-  const cities = codesOf(index.cities, search.city);
-  const neighborhoods = codesOf(index.neighborhoods, search.neighborhood);
-  const ufs = codesOf(index.ufs, search.uf);
+  const cities = codesOf(index.places, search.city);
+  const neighborhoods = codesOf(index.places, search.neighborhood);
+  const ufs = codesOf(index.places, search.uf);
   const amenities: Bitset[] = [];
   let impossible = [status, operation, type, highlight].some(Number.isNaN);
   for (const key of search.amenities) {
@@ -92,26 +92,31 @@ export function matching(
   const minBathrooms = n(search.minBathrooms);
   const minSuites = n(search.minSuites);
   const minParking = n(search.minParkingSpaces);
-  // Which bounds are given (NaN: not given), looked up once instead of per listing.
+  // Which bounds are given (NaN: not given), as locals: the loop below tests them per listing.
   const given = (value: number) => !Number.isNaN(value);
-  const has = {
-    minPrice: given(minPrice),
-    maxPrice: given(maxPrice),
-    minArea: given(minArea),
-    maxArea: given(maxArea),
-    minBedrooms: given(minBedrooms),
-    maxBedrooms: given(maxBedrooms),
-    minBathrooms: given(minBathrooms),
-    minSuites: given(minSuites),
-    minParking: given(minParking),
-    createdAfter: given(createdAfter),
-    createdBefore: given(createdBefore),
-    updatedAfter: given(updatedAfter),
-    updatedBefore: given(updatedBefore),
-  };
-  const hasBounds = Object.entries(has).some(
-    ([name, yes]) => yes && !name.endsWith("After") && !name.endsWith("Before"),
-  );
+  const hasMinPrice = given(minPrice);
+  const hasMaxPrice = given(maxPrice);
+  const hasMinArea = given(minArea);
+  const hasMaxArea = given(maxArea);
+  const hasMinBedrooms = given(minBedrooms);
+  const hasMaxBedrooms = given(maxBedrooms);
+  const hasMinBathrooms = given(minBathrooms);
+  const hasMinSuites = given(minSuites);
+  const hasMinParking = given(minParking);
+  const hasCreatedAfter = given(createdAfter);
+  const hasCreatedBefore = given(createdBefore);
+  const hasUpdatedAfter = given(updatedAfter);
+  const hasUpdatedBefore = given(updatedBefore);
+  const hasBounds =
+    hasMinPrice ||
+    hasMaxPrice ||
+    hasMinArea ||
+    hasMaxArea ||
+    hasMinBedrooms ||
+    hasMaxBedrooms ||
+    hasMinBathrooms ||
+    hasMinSuites ||
+    hasMinParking;
   const latitude = view === "stored" ? index.latitude : index.shownLatitude;
   const longitude = view === "stored" ? index.longitude : index.shownLongitude;
   const { bbox, near } = search;
@@ -144,24 +149,24 @@ export function matching(
     if (hasBounds) {
       const p = price[s]!;
       const a = area[s]!;
-      if (has.minPrice && !(p >= minPrice)) continue;
-      if (has.maxPrice && !(p <= maxPrice)) continue;
-      if (has.minArea && !(a >= minArea)) continue;
-      if (has.maxArea && !(a <= maxArea)) continue;
-      if (has.minBedrooms && !(bedrooms[s]! >= minBedrooms)) continue;
-      if (has.maxBedrooms && !(bedrooms[s]! <= maxBedrooms)) continue;
-      if (has.minBathrooms && !(bathrooms[s]! >= minBathrooms)) continue;
-      if (has.minSuites && !(suites[s]! >= minSuites)) continue;
-      if (has.minParking && !(parking[s]! >= minParking)) continue;
+      if (hasMinPrice && !(p >= minPrice)) continue;
+      if (hasMaxPrice && !(p <= maxPrice)) continue;
+      if (hasMinArea && !(a >= minArea)) continue;
+      if (hasMaxArea && !(a <= maxArea)) continue;
+      if (hasMinBedrooms && !(bedrooms[s]! >= minBedrooms)) continue;
+      if (hasMaxBedrooms && !(bedrooms[s]! <= maxBedrooms)) continue;
+      if (hasMinBathrooms && !(bathrooms[s]! >= minBathrooms)) continue;
+      if (hasMinSuites && !(suites[s]! >= minSuites)) continue;
+      if (hasMinParking && !(parking[s]! >= minParking)) continue;
     }
     if (amenities.length > 0 && !hasAll(amenities, s)) continue;
     if (hasDates) {
       const c = index.createdAt[s]!;
       const u = index.updatedAt[s]!;
-      if (has.createdAfter && !(c > createdAfter)) continue;
-      if (has.createdBefore && !(c < createdBefore)) continue;
-      if (has.updatedAfter && !(u > updatedAfter)) continue;
-      if (has.updatedBefore && !(u < updatedBefore)) continue;
+      if (hasCreatedAfter && !(c > createdAfter)) continue;
+      if (hasCreatedBefore && !(c < createdBefore)) continue;
+      if (hasUpdatedAfter && !(u > updatedAfter)) continue;
+      if (hasUpdatedBefore && !(u < updatedBefore)) continue;
     }
     if (map) {
       const lat = latitude[s]!;
@@ -289,11 +294,11 @@ export function facetOf(index: ListingIndex, matches: Matches, facet: Facet, dea
   };
   switch (facet) {
     case "city":
-      return byCode(index.city, index.cities.size, (c) => index.citySpellings.shown(c));
     case "neighborhood":
-      return byCode(index.neighborhood, index.neighborhoods.size, (c) => index.neighborhoodSpellings.shown(c));
-    case "uf":
-      return byCode(index.uf, index.ufs.size, (c) => index.ufSpellings.shown(c));
+    case "uf": {
+      const shown = index.shownPlaces(facet);
+      return byCode(index[facet], index.places.size, (c) => shown[c]!);
+    }
     case "propertyType":
       return byCode(index.type, index.types.size, (c) => index.types.values[c]!);
     case "operationType":
@@ -309,14 +314,18 @@ export function facetOf(index: ListingIndex, matches: Matches, facet: Facet, dea
       return counts;
     }
     case "amenities": {
+      // The matches counted per amenity list, then each list's count added to its amenities.
+      const perSet = new Float64Array(index.amenitySetCount);
+      const sets = index.amenitySet;
+      for (let i = 0; i < count; i++) perSet[sets[slots[i]!]!]!++;
       const n = new Float64Array(index.amenityKeys.size);
-      for (let i = 0; i < count; i++) {
-        if ((i & (CHECK_EVERY - 1)) === 0) deadline?.check();
-        for (const [code] of index.amenityCodesOf(slots[i]!)) n[code]!++;
+      for (let set = 1; set < perSet.length; set++) {
+        if (perSet[set] === 0) continue;
+        for (const [code] of index.amenityPairsOf(set)) n[code]! += perSet[set]!;
       }
+      const shown = index.shownAmenities();
       const counts = new Map<string, number>();
-      for (let code = 1; code < n.length; code++)
-        if (n[code]! > 0) counts.set(index.amenitySpellings.shown(code) ?? "", n[code]!);
+      for (let code = 1; code < n.length; code++) if (n[code]! > 0) counts.set(shown[code] ?? "", n[code]!);
       return counts;
     }
   }

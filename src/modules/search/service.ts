@@ -98,18 +98,8 @@ export function searchValuesOf(
   const keyed = repo.snapshot(() => {
     const engine = searchEngineOf(tenant);
     const index = engine.current();
-    const dictionary = {
-      city: index.cities,
-      neighborhood: index.neighborhoods,
-      uf: index.ufs,
-      amenities: index.amenityKeys,
-    }[field];
-    const spellings = {
-      city: index.citySpellings,
-      neighborhood: index.neighborhoodSpellings,
-      uf: index.ufSpellings,
-      amenities: index.amenitySpellings,
-    }[field];
+    const dictionary = field === "amenities" ? index.amenityKeys : index.places;
+    const shown = field === "amenities" ? index.shownAmenities() : index.shownPlaces(field);
     let codes: Iterable<number> = dictionary.values.keys();
     if (cities.length > 0) {
       // The neighbourhoods of those cities' listings.
@@ -124,7 +114,7 @@ export function searchValuesOf(
     }
     const entries: { key: string; value: string }[] = [];
     for (const code of codes) {
-      const value = code === 0 ? null : spellings.shown(code);
+      const value = code === 0 ? null : shown[code]!;
       if (value !== null) entries.push({ key: dictionary.values[code]!, value });
     }
     return entries;
