@@ -77,7 +77,8 @@ export const CATALOG_ROUTES = {
                   in: "query" as const,
                   required: false,
                   description:
-                    "For `neighborhood` only: comma-separated cities (accents and case ignored) whose neighbourhoods to list",
+                    "For `neighborhood`: comma-separated cities (accents and case ignored) whose neighbourhoods to list; " +
+                    "the other fields list all their values with or without it",
                   schema: { type: "string" },
                   example: "São Paulo",
                 },
@@ -86,8 +87,11 @@ export const CATALOG_ROUTES = {
         ],
         responses: protectedResponses(
           { "200": json(schema, example, "The values", "rateLimited") },
-          ["INVALID_FIELD", "SERVICE_UNAVAILABLE"],
-          { INVALID_FIELD: `Invalid field: ${foreign} for entity ${entity}. Queryable fields: ${fields.join(", ")}` },
+          ["INVALID_FIELD", "VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
+          {
+            INVALID_FIELD: `Invalid field: ${foreign} for entity ${entity}. Queryable fields: ${fields.join(", ")}`,
+            VALIDATION_ERROR: entity === "properties" ? "cidade: unknown parameter" : "city: unknown parameter",
+          },
           // Values read from the records need the scope that reads them (fixed enumerations do not).
           SCOPES[entity],
         ),

@@ -33,6 +33,8 @@ export const DEEP_OFFSET = 1_000;
 /** Prepared statements of one tenant and entity, keyed by their shape. */
 export class ListingRepo {
   private readonly statements = new Map<string, Statement>();
+  /** Statements of recordWriting, on the write connection. */
+  private readonly writingStatements = new Map<string, Statement>();
   /** Whether a read transaction of snapshot() is open. */
   private inSnapshot = false;
   private readonly dayCounts: DayCounts;
@@ -315,16 +317,38 @@ export class ListingRepo {
 
   /** One visible record as JSON text, or null; with `owner`, only a lead that client created. */
   record(id: string, fields: readonly FieldSpec[], view: RecordView, owner: string | null = null): string | null {
+    const statement = this.prepare(this.recordShape(fields, view, owner), () => this.recordSql(fields, view, owner));
+    return recordOf(statement, id, owner);
+  }
+
+  /**
+   * record() read on the write connection, inside the write transaction under way: the record as
+   * the write just made left it, before any later write of the same batch changes it again.
+   */
+  recordWriting(
+    id: string,
+    fields: readonly FieldSpec[],
+    view: RecordView,
+    owner: string | null = null,
+  ): string | null {
+    const shape = this.recordShape(fields, view, owner);
+    let statement = this.writingStatements.get(shape);
+    if (statement === undefined) {
+      // Few shapes ever (the funnel's one): no bound needed.
+      statement = this.tenant.write.prepare(this.recordSql(fields, view, owner));
+      this.writingStatements.set(shape, statement);
+    }
+    return recordOf(statement, id, owner);
+  }
+
+  private recordShape(fields: readonly FieldSpec[], view: RecordView, owner: string | null): string {
+    return `record|${view}|${owner === null ? "" : "own"}|${fields.map((f) => f.name).join(",")}`;
+  }
+
+  private recordSql(fields: readonly FieldSpec[], view: RecordView, owner: string | null): string {
     const { table, alias, visible } = this.catalog;
     const own = owner === null ? "" : ` AND ${alias}.created_by = ?`;
-    const statement = this.prepare(
-      `record|${view}|${owner === null ? "" : "own"}|${fields.map((f) => f.name).join(",")}`,
-      () => {
-        return `SELECT ${projection(fields, view)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}${own}`;
-      },
-    );
-    const row = (owner === null ? statement.values(id) : statement.values(id, owner))[0] as [string] | undefined;
-    return row ? row[0] : null;
+    return `SELECT ${projection(fields, view)} FROM ${table} ${alias} WHERE ${alias}.id = ? AND ${visible}${own}`;
   }
 
   /** Distinct non-null values of a counted column among visible records, sorted. */
@@ -354,4 +378,10 @@ function walkedOf(query: ListFilters): ListQuery["filters"][number] | undefined 
 /** The same order the other way round (ties by id reversed too, so a page's rows are the same). */
 function reverseOf(sort: Sort): Sort {
   return (sort.startsWith("-") ? sort.slice(1) : `-${sort}`) as Sort;
+}
+
+/** The JSON text of the one row a record statement finds, or null. */
+function recordOf(statement: Statement, id: string, owner: string | null): string | null {
+  const row = (owner === null ? statement.values(id) : statement.values(id, owner))[0] as [string] | undefined;
+  return row ? row[0] : null;
 }

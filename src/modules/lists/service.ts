@@ -74,6 +74,16 @@ class EntityListing {
   }
 
   /**
+   * `{ data: {…} }` of a record as the write under way left it, read inside its transaction on
+   * the write connection (db/group-commit.ts): a later write of the same batch cannot show
+   * through. Null when the reader cannot see it. Only inside a GroupCommitWriter job.
+   */
+  recordWritten(id: string, fields: FieldSpec[], reader: Reader): string | null {
+    const json = this.repo.recordWriting(id, fields, reader.view, this.ownerFor(reader));
+    return json === null ? null : `{"data":${json}}`;
+  }
+
+  /**
    * The client whose leads alone the reader sees, or null when it sees every record. A reader
    * of no lead never gets this far (its routes answer 403): refused here too, should one try.
    */
