@@ -9,8 +9,13 @@ import { type Deadline, type Matches, matching } from "./scan.ts";
 
 /** The word index's matches of the words' query, as rowids (SQLite builds the JSON: a row per match costs more in Bun). */
 const WORD_ROWIDS_SQL = "SELECT json_group_array(rowid) FROM property_words WHERE property_words MATCH ?";
+/** Which of some rowids the word index matches (json_each: the rowids as one JSON array). */
+const WORD_RETEST_SQL =
+  "SELECT rowid FROM property_words WHERE property_words MATCH ? AND rowid IN (SELECT value FROM json_each(?))";
+/** Past this many listings written at once, the held word matches are dropped rather than asked again. */
+const RETEST_AT_MOST = 20_000;
 const CODE_SQL = "SELECT rowid FROM properties WHERE code = ? AND is_published = 1";
-/** Word matches kept per database (a bit per listing each: 125 kB at a million listings). */
+/** Word matches held per database (a bit per listing each: 125 kB at a million listings). */
 const WORD_CACHE = 32;
 
 class SearchEngine {
@@ -22,23 +27,54 @@ class SearchEngine {
   /** The index as of the read transaction the caller is in: built, or brought up to date. */
   current(): ListingIndex {
     const db = this.tenant.read;
-    if (this.index !== null) this.index.refresh();
+    const written = this.index === null ? [] : this.index.refresh();
     if (this.index === null || this.index.stale) {
       this.index = ListingIndex.build(db);
       this.words.clear();
+    } else if (written.length > 0) {
+      this.retest(this.index, written);
     }
     return this.index;
+  }
+
+  /**
+   * Keeps the word matches held current: the listings written since are asked of the word index
+   * again (a few rowids per held query), so a common prefix stays answered from memory however
+   * often listings change. Slots of removed listings need nothing: no search reads a dead slot.
+   */
+  private retest(index: ListingIndex, rowids: readonly number[]): void {
+    if (rowids.length > RETEST_AT_MOST) {
+      this.words.clear();
+      return;
+    }
+    const ids = JSON.stringify(rowids);
+    const words = Math.ceil(index.size / 32);
+    for (const [match, held] of this.words) {
+      let bits = held;
+      if (bits.length < words) {
+        bits = new Uint32Array(words);
+        bits.set(held);
+        this.words.set(match, bits);
+      }
+      for (const rowid of rowids) {
+        const slot = index.slotFor(rowid);
+        bits[slot >>> 5]! &= ~(1 << (slot & 31));
+      }
+      for (const [rowid] of this.tenant.read.query(WORD_RETEST_SQL).values(match, ids) as [number][]) {
+        const slot = index.slotFor(rowid);
+        bits[slot >>> 5]! |= 1 << (slot & 31);
+      }
+    }
   }
 
   /** The slots of the listings whose text holds every word (the last one as a prefix). */
   wordSlots(index: ListingIndex, words: readonly string[]): Bitset {
     const match = matchOf(words);
-    const key = `${index.version}|${match}`;
-    const known = this.words.get(key);
+    const known = this.words.get(match);
     if (known !== undefined) {
       // Most recently used last: the first one is the one to drop.
-      this.words.delete(key);
-      this.words.set(key, known);
+      this.words.delete(match);
+      this.words.set(match, known);
       return known;
     }
     const rowids = JSON.parse((this.tenant.read.query(WORD_ROWIDS_SQL).values(match) as [string][])[0]![0]) as number[];
@@ -48,7 +84,7 @@ class SearchEngine {
       if (slot >= 0) bits[slot >>> 5]! |= 1 << (slot & 31);
     }
     if (this.words.size >= WORD_CACHE) this.words.delete(this.words.keys().next().value!);
-    this.words.set(key, bits);
+    this.words.set(match, bits);
     return bits;
   }
 

@@ -217,25 +217,26 @@ export class ListingIndex {
    * row read again, and removed ones found by the published rowids when a changed id is gone.
    * Call it inside the read transaction the search then reads in.
    */
-  refresh(): void {
+  refresh(): number[] {
     const head = (this.db.query(HEAD_SQL).values() as [number][])[0]![0];
-    if (head === this.sequence) return;
+    if (head === this.sequence) return [];
     const oldest = (this.db.query(OLDEST_SQL).values() as [number | null][])[0]![0];
     // Compaction removed changes the index has not seen: only a new build can be sure of every listing.
     if (oldest !== null && oldest > this.sequence + 1) {
       this.stale = true;
-      return;
+      return [];
     }
     const ids = (this.db.query(CHANGED_SQL).values(this.sequence, head) as [string][])[0]![0];
     if (ids === "[]") {
       // Only leads changed: nothing the index holds.
       this.sequence = head;
-      return;
+      return [];
     }
     const rows = (this.db.query(ROWS_BY_ID_SQL).values(ids) as unknown as [...Row, number][]).sort((a, b) =>
       a[24] < b[24] ? -1 : 1,
     );
     let missing = (JSON.parse(ids) as string[]).length > rows.length;
+    const written: number[] = [];
     for (const row of rows) {
       const [id, published] = [row[24], row[25]];
       const slot = this.slotFor(row[0]);
@@ -248,6 +249,7 @@ export class ListingIndex {
           missing = true;
         }
         this.put(row as unknown as Row, same ? null : id);
+        written.push(row[0]);
       } else if (slot >= 0 && this.isLive[slot] === 1) {
         this.uncount(slot);
       }
@@ -263,6 +265,7 @@ export class ListingIndex {
     this.sequence = head;
     this.version++;
     if (this.size - this.live > MAX_REMOVED_SHARE * this.size && this.size > 1024) this.stale = true;
+    return written;
   }
 
   /** The slot of a rowid, or -1. */

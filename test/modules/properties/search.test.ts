@@ -972,6 +972,35 @@ describe("the listing index follows every write, by the change log", () => {
   });
 });
 
+describe("word matches held in memory follow the listings' writes", () => {
+  test("a word asked before a write and after it: the listings written since are asked again", async () => {
+    const path = t.runtime.config.databases.get("main")!;
+    const matching = async () => (await walk("q=zumbido")).ids;
+    const search = async () => (await walk("q=zumb")).ids; // a prefix, held after its first search
+    expect(await matching()).toEqual([]);
+    expect(await search()).toEqual([]);
+    const [first, second] = rows.filter((r) => r.display_address === "ALL").slice(5, 7);
+    const write = (sql: string, id: string) => {
+      const db = new Database(path);
+      try {
+        db.run(sql, [id]);
+      } finally {
+        db.close();
+      }
+    };
+    write("UPDATE properties SET title = 'Casa do zumbido' WHERE id = ?", first!.id);
+    expect(await search()).toEqual([first!.id]);
+    expect(await matching()).toEqual([first!.id]);
+    write("UPDATE properties SET description = 'Zumbido das abelhas' WHERE id = ?", second!.id);
+    write("UPDATE properties SET title = 'Casa sem barulho' WHERE id = ?", first!.id);
+    expect(await search()).toEqual([second!.id]);
+    write("UPDATE properties SET is_published = 0 WHERE id = ?", second!.id);
+    expect(await search()).toEqual([]);
+    write("UPDATE properties SET is_published = 1 WHERE id = ?", second!.id);
+    expect(await search()).toEqual([second!.id]);
+  });
+});
+
 describe("a text search's page by price or area: runs of equal keys cut by the page's edges", () => {
   // The product selects a page among the matches (search/scan.ts pageOf) instead of sorting them
   // all: runs of equal keys cut by a page's edges are settled by id, and listings without the
