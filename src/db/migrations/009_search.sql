@@ -15,13 +15,15 @@ ALTER TABLE properties ADD COLUMN search_area NUMERIC GENERATED ALWAYS AS (coale
 -- The words of `q`: accent-folding tokens of the searchable text of each published listing. The
 -- street, number and complement are not in it, so a hidden street can never be matched. Only
 -- which listings hold a word is kept (`detail = none`: no columns, no positions; `q` has neither),
--- and no column sizes (no ranking): a third of the size, three times quicker to fill, and a
--- one-letter prefix three times quicker to read than with columns kept. Contentless (the text
--- stays in `properties`): a listing's entry is deleted by giving the values it was written with,
--- as the triggers below do.
+-- and no column sizes (no ranking): a third of the size and three times quicker to fill than
+-- with columns kept. Every word's first letter is indexed too (`prefix = '1'`): a one-letter `q`
+-- (the last word is a prefix) reads one list instead of merging the lists of every word that
+-- letter begins (12 ms instead of 219 ms for 300,000 listings, for a fill 1.8 times as long).
+-- Contentless (the text stays in `properties`): a listing's entry is deleted by giving the
+-- values it was written with, as the triggers below do.
 CREATE VIRTUAL TABLE property_words USING fts5(
   title, description, property_type, neighborhood, city, code, amenities,
-  content = '', detail = none, columnsize = 0, tokenize = 'unicode61 remove_diacritics 2'
+  content = '', detail = none, columnsize = 0, prefix = '1', tokenize = 'unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER properties_search_insert AFTER INSERT ON properties WHEN new.is_published = 1
