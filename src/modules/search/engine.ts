@@ -111,7 +111,7 @@ export const searchEngineOf = perTenant((tenant) => new SearchEngine(tenant));
  * one as a prefix. A word given twice is asked once, and the prefix not at all when the same word
  * is asked whole (the whole word implies it): a repeated word costs nothing more.
  */
-export function matchOf(words: readonly string[]): string {
+function matchOf(words: readonly string[]): string {
   const quoted = (w: string) => `"${w.replaceAll('"', '""')}"`;
   // As the word index compares them: case and accents aside (its tokenizer's remove_diacritics).
   const keyOf = (w: string) => w.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();

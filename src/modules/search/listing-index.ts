@@ -35,7 +35,7 @@ export class Dictionary {
 export type Bitset = Uint32Array;
 export const hasBit = (bits: Bitset, slot: number): boolean => (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0;
 
-/** What a listing's row gives the index, in the order of ROW_SQL's columns. */
+/** What a listing's row gives the index, in the order of COLUMNS. */
 type Row = [
   rowid: number,
   status: string,
@@ -133,11 +133,11 @@ export class ListingIndex {
   isLive = new Uint8Array(0);
   status = new Uint8Array(0);
   operation = new Uint8Array(0);
-  type = new Uint16Array(0);
-  highlight = new Uint8Array(0);
+  type = new Uint32Array(0);
+  highlight = new Uint32Array(0);
   city = new Uint32Array(0);
   neighborhood = new Uint32Array(0);
-  uf = new Uint16Array(0);
+  uf = new Uint32Array(0);
   private citySpelling = new Uint32Array(0);
   private neighborhoodSpelling = new Uint32Array(0);
   private ufSpelling = new Uint32Array(0);
@@ -528,7 +528,7 @@ export class ListingIndex {
  * A listing's amenities as the search compares them: each folded key once, with its spelling
  * (of two spellings of one amenity in a listing, the first in code-point order).
  */
-export function amenitiesOf(json: string): [string, string][] {
+function amenitiesOf(json: string): [string, string][] {
   let values: unknown;
   try {
     values = JSON.parse(json);
@@ -547,7 +547,7 @@ export function amenitiesOf(json: string): [string, string][] {
   return [...byKey];
 }
 
-export type PlaceKind = "city" | "neighborhood" | "uf";
+type PlaceKind = "city" | "neighborhood" | "uf";
 
 /** The most frequent of some spellings by count (ties: the first in code-point order), or null for none. */
 function mostFrequent<T>(counts: Map<T, number> | undefined, text: (spelling: T) => string): string | null {
