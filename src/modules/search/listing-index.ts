@@ -77,9 +77,9 @@ const COLUMNS = `rowid, status, operation_type, property_type, highlight, city, 
   CASE display_address WHEN 'ALL' THEN latitude WHEN 'STREET' THEN round(latitude, 3) END,
   CASE display_address WHEN 'ALL' THEN longitude WHEN 'STREET' THEN round(longitude, 3) END,
   amenities, id`;
-/** The published listings in rowid order, a chunk at a time (the build never holds all rows at once). */
+/** The published listings in rowid order, a small chunk at a time: the build never holds many rows at once. */
 const CHUNK_SQL = `SELECT ${COLUMNS} FROM properties WHERE is_published = 1 AND rowid > ? ORDER BY rowid LIMIT ?`;
-const CHUNK = 20_000;
+const CHUNK = 2_000;
 /** Every row's rowid in id order: the ties of every sort are broken by id. */
 const ID_ORDER_SQL = "SELECT json_group_array(rowid) FROM (SELECT rowid FROM properties ORDER BY id)";
 const ROWS_BY_ID_SQL = `SELECT ${COLUMNS}, is_published FROM properties WHERE id IN (SELECT value FROM json_each(?))`;
