@@ -5,9 +5,11 @@ import type { DocumentedRoute } from "./docs/openapi.ts";
 import type { Logger } from "./logging.ts";
 import { WorkerMetrics } from "./metrics/cluster.ts";
 import { MetricsRegistry } from "./metrics/registry.ts";
+import { adminModule } from "./modules/admin/index.ts";
 import { authModule } from "./modules/auth/index.ts";
 import { catalogModule } from "./modules/catalog/index.ts";
 import { changesModule } from "./modules/changes/index.ts";
+import { consoleModule } from "./modules/console/index.ts";
 import { docsModule } from "./modules/docs/index.ts";
 import { healthModule } from "./modules/health/index.ts";
 import { inboundModule } from "./modules/inbound/index.ts";
@@ -122,7 +124,10 @@ export function createApp(deps: AppDeps) {
     )
     .use(webhooksModule(runtime, webhooks))
     .use(docsModule(runtime, (): readonly DocumentedRoute[] => app.routes))
-    .use(metricsModule(runtime, metrics, cluster));
+    .use(metricsModule(runtime, metrics, cluster))
+    // The agency's side (docs/operators/console.md): its own prefix, guard and document.
+    .use(adminModule(runtime))
+    .use(consoleModule(runtime));
   return app;
 }
 

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   export: async () => (await import("./cli/export.ts")).exportCommand,
   backup: async () => (await import("./cli/backup.ts")).backupCommand,
   feeds: async () => (await import("./cli/feeds.ts")).feedsCommand,
+  admin: async () => (await import("./cli/admin.ts")).adminCommand,
   healthcheck: async () => (await import("./cli/healthcheck.ts")).healthcheckCommand,
   "config-schema": async () => {
     const { ConfigSchema } = await import("./config/schema.ts");

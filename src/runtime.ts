@@ -4,8 +4,10 @@
 // Redis cannot answer, each process uses its own in-memory limiters.
 
 import { type Clock, wallClock } from "./clock.ts";
+import { clashingIds, withConsoleClients } from "./config/console-clients.ts";
 import type { Client, RedisSettings, RuntimeConfig } from "./config/model.ts";
 import { Checkpointer } from "./db/checkpointer.ts";
+import type { ControlStore } from "./db/control/store.ts";
 import { TenantRegistry } from "./db/tenants.ts";
 import { ApiError } from "./errors.ts";
 import { type NowOrLater, settle } from "./lib/now-or-later.ts";
@@ -38,10 +40,31 @@ export interface RuntimeOptions {
   onRedisFallback?: (fallingBack: boolean) => void;
   /** How often an unavailable Redis is asked again (default 1 s; tests shorten it). */
   redisProbeEveryMs?: number;
+  /** Replaces the config's `reads.deadlineMs` (tests: 0 cuts every dear read at once). */
+  readDeadlineMs?: number;
+}
+
+/** How often each process asks the control database whether another process changed it. */
+export const CONTROL_POLL_MS = 200;
+
+/** A console partner's id (or key) is also a config file client's: the file and the console must not share one. */
+export class ClientClashError extends Error {
+  constructor(readonly ids: string[]) {
+    super(
+      `client id${ids.length > 1 ? "s" : ""} ${ids.map((id) => `"${id}"`).join(", ")} ` +
+        "exist both in the config file and in the console; rename or remove one of them",
+    );
+  }
 }
 
 export class Runtime {
+  /** The config served: the file's, with the partners made in the console joined in. */
   config: RuntimeConfig;
+  /** The config file's own config, before the console's partners. */
+  private fileConfig: RuntimeConfig;
+  /** The control database (docs/operators/console.md), when `serve` opened one. */
+  control: ControlStore | null = null;
+  private controlTimer: ReturnType<typeof setInterval> | null = null;
   tokens: TokenService;
   readonly tenants: TenantRegistry;
   readonly windows: SlidingWindowLimiter;
@@ -60,6 +83,7 @@ export class Runtime {
     private readonly options: RuntimeOptions = {},
   ) {
     this.config = config;
+    this.fileConfig = config;
     this.tokens = new TokenService(config.jwtSecret, config.environment, clock);
     this.logger = options.logger ?? silentLogger();
     this.tenants = new TenantRegistry(clock, new Checkpointer((what) => this.logger.error(what)));
@@ -71,7 +95,7 @@ export class Runtime {
     });
     this.reads = new ReaderPool({
       threads: config.reads.threads,
-      deadlineMs: () => this.config.reads.deadlineMs,
+      deadlineMs: () => this.options.readDeadlineMs ?? this.config.reads.deadlineMs,
       clock,
       onError: (what) => this.logger.error(what),
       tenants: () => this.tenants.all(),
@@ -81,13 +105,44 @@ export class Runtime {
 
   /** Swaps in a new config; issued tokens stay valid while the signing secret is unchanged. */
   reload(config: RuntimeConfig): void {
+    // Refused before anything changes: a file that would share an id with the console keeps the old config whole.
+    const partners = this.control?.partners() ?? [];
+    const clashes = clashingIds(config, partners);
+    if (clashes.length > 0) throw new ClientClashError(clashes);
     if (config.jwtSecret !== this.config.jwtSecret || config.environment !== this.config.environment) {
       this.tokens = new TokenService(config.jwtSecret, config.environment, this.clock);
     }
     const before = this.config.redis;
     if (before?.url !== config.redis?.url || before?.keyPrefix !== config.redis?.keyPrefix)
       this.connectShared(config.redis);
-    this.config = config;
+    this.fileConfig = config;
+    this.config = withConsoleClients(config, partners);
+  }
+
+  /**
+   * Serves the control database's partners beside the file's, and follows its changes: this
+   * process's own at once (refreshConsoleClients), another's within CONTROL_POLL_MS. Throws a
+   * ClientClashError when an id is in both.
+   */
+  attachControl(control: ControlStore, options: { pollMs?: number } = {}): void {
+    const clashes = clashingIds(this.fileConfig, control.partners());
+    if (clashes.length > 0) throw new ClientClashError(clashes);
+    this.control = control;
+    this.refreshConsoleClients();
+    this.controlTimer = setInterval(() => {
+      try {
+        if (control.changed()) this.refreshConsoleClients();
+      } catch (error) {
+        this.logger.error({ err: (error as Error).message }, "reading the control database failed");
+      }
+    }, options.pollMs ?? CONTROL_POLL_MS);
+    this.controlTimer.unref();
+  }
+
+  /** Joins the console's partners, as they are now, to the file's clients. */
+  refreshConsoleClients(): void {
+    if (this.control === null) return;
+    this.config = withConsoleClients(this.fileConfig, this.control.partners());
   }
 
   private connectShared(settings: RedisSettings | null): void {
@@ -203,6 +258,9 @@ export class Runtime {
 
   close(): void {
     this.reads.close();
+    if (this.controlTimer !== null) clearInterval(this.controlTimer);
+    this.control?.close();
+    this.control = null;
     this.shared?.connection.close();
     this.tenants.closeAll();
   }

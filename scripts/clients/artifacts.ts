@@ -1,12 +1,15 @@
 // What partners get generated from the OpenAPI document: the document for clients (its server
 // the sandbox's default address), and the Postman collection converted from it by
 // openapi-to-postmanv2, then given what the converter leaves out: the OAuth2 client-credentials
-// flow on the collection, Basic auth on the token request, the document's example values, and
-// no random ids (so a regeneration of the same document is byte for byte the same).
+// flow on the collection with a script that fetches and renews its token (postman-scripts.ts),
+// Basic auth on the token request and the portal's lead post, the document's example values,
+// ids chained from the requests that create them, a test script per request, and no random ids
+// (so a regeneration of the same document is byte for byte the same).
 import Converter from "openapi-to-postmanv2";
 import pkg from "../../package.json" with { type: "json" };
-import { SANDBOX_API_KEY, SANDBOX_API_SECRET } from "../../src/docs/examples.ts";
+import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_INBOUND } from "../../src/docs/examples.ts";
 import { buildOpenApiDocument } from "../../src/docs/openapi.ts";
+import { CHAINED_IDS, TOKEN_SCRIPT, testScript } from "./postman-scripts.ts";
 
 type Json = Record<string, any>;
 
@@ -23,6 +26,11 @@ export const POSTMAN_ENVIRONMENT = {
     { key: "baseUrl", value: SANDBOX_ORIGIN, type: "default", enabled: true },
     { key: "apiKey", value: SANDBOX_API_KEY, type: "default", enabled: true },
     { key: "apiSecret", value: SANDBOX_API_SECRET, type: "secret", enabled: true },
+    // The portal's lead post authenticates as the portal does: the sandbox's Grupo ZAP client.
+    { key: "inboundUsername", value: SANDBOX_INBOUND.grupozap.username, type: "default", enabled: true },
+    { key: "inboundPassword", value: SANDBOX_API_SECRET, type: "secret", enabled: true },
+    // Where the subscription made by "Subscribe to webhooks" sends its events: point it at your receiver.
+    { key: "webhookUrl", value: "https://crm.example.com/webhooks/partner-api", type: "default", enabled: true },
   ],
   _postman_variable_scope: "environment",
 };
@@ -30,7 +38,11 @@ export const POSTMAN_ENVIRONMENT = {
 const kv = (entries: Record<string, string>) =>
   Object.entries(entries).map(([key, value]) => ({ key, value, type: "string" }));
 
-/** Every request that takes a token gets one by client credentials, fetched and renewed by Postman. */
+/**
+ * Every request that takes a token gets one by client credentials: Postman's own flow is set for
+ * its "Get New Access Token", and the token sent is `{{accessToken}}`, which the collection's
+ * pre-request script fetches and renews (so Newman, which never runs Postman's flow, works too).
+ */
 const COLLECTION_AUTH = {
   type: "oauth2",
   oauth2: kv({
@@ -40,11 +52,33 @@ const COLLECTION_AUTH = {
     clientSecret: "{{apiSecret}}",
     client_authentication: "header",
     tokenName: "partner-api",
+    accessToken: "{{accessToken}}",
+    headerPrefix: "Bearer",
     addTokenTo: "header",
   }),
 };
 const BASIC_AUTH = { type: "basic", basic: kv({ username: "{{apiKey}}", password: "{{apiSecret}}" }) };
+const INBOUND_AUTH = {
+  type: "basic",
+  basic: kv({ username: "{{inboundUsername}}", password: "{{inboundPassword}}" }),
+};
 const NO_AUTH = { type: "noauth" };
+
+/** Collection variables: the token the pre-request script keeps, and the chained ids (the document's examples until set). */
+function collectionVariables(document: Json): Json[] {
+  const exampleId = (path: string) =>
+    (document.paths[path].get ?? document.paths[path].patch)?.parameters?.find((p: Json) => p.name === "id")?.example;
+  return [
+    { key: "baseUrl", value: SANDBOX_ORIGIN, type: "string" },
+    { key: "accessToken", value: "", type: "string" },
+    { key: "accessTokenExpiresAt", value: "", type: "string" },
+    ...CHAINED_IDS.map(({ path, variable }) => ({
+      key: variable,
+      value: String(exampleId(path) ?? ""),
+      type: "string",
+    })),
+  ];
+}
 
 function convert(document: Json): Promise<Json> {
   return new Promise((resolve, reject) => {
@@ -76,10 +110,13 @@ function withoutIds(node: unknown): unknown {
   );
 }
 
+/** The path template of the document a converted request was made from. */
+const templateOf = (request: Json) =>
+  `/${(request.url.path as string[]).map((segment) => (segment.startsWith(":") ? `{${segment.slice(1)}}` : segment)).join("/")}`;
+
 /** The operation of the document a converted request was made from. */
 function operationOf(document: Json, request: Json): Json | undefined {
-  const path = `/${(request.url.path as string[]).map((segment) => (segment.startsWith(":") ? `{${segment.slice(1)}}` : segment)).join("/")}`;
-  return document.paths[path]?.[String(request.method).toLowerCase()];
+  return document.paths[templateOf(request)]?.[String(request.method).toLowerCase()];
 }
 
 /** The document's example values in place of the converter's `<string>` placeholders. */
@@ -90,9 +127,12 @@ function fillExamples(request: Json, operation: Json): void {
     const value = example("query", query.key);
     if (value !== undefined) query.value = String(value);
   }
+  const chained = CHAINED_IDS.find(({ path }) => templateOf(request).startsWith(path));
   for (const variable of request.url.variable ?? []) {
     const value = example("path", variable.key);
     if (value !== undefined) variable.value = String(value);
+    // The id of the record an earlier request made or found.
+    if (chained !== undefined && variable.key === "id") variable.value = `{{${chained.variable}}}`;
   }
   for (const header of request.header ?? []) {
     const value = example("header", header.key);
@@ -107,14 +147,19 @@ function fillExamples(request: Json, operation: Json): void {
   }
   const raw = operation.requestBody?.content?.["application/json"];
   const bodyExample = raw?.example ?? (Object.values(raw?.examples ?? {})[0] as Json | undefined)?.value;
-  if (request.body?.mode === "raw" && bodyExample !== undefined)
-    request.body.raw = JSON.stringify(bodyExample, null, 2);
+  if (request.body?.mode === "raw" && bodyExample !== undefined) {
+    // A subscription's events go to the receiver the environment names, never to the example's host.
+    const subscription = templateOf(request).startsWith("/v1/webhooks") && "url" in bodyExample;
+    const body = subscription ? { ...bodyExample, url: "{{webhookUrl}}" } : bodyExample;
+    request.body.raw = JSON.stringify(body, null, 2);
+  }
 }
 
 function authFor(operation: Json): Json | undefined {
   const security = (operation.security ?? []) as Json[];
   if (security.some((requirement) => "oauth2" in requirement)) return undefined; // the collection's
   if (security.some((requirement) => "basicAuth" in requirement)) return BASIC_AUTH;
+  if (security.some((requirement) => "inboundBasic" in requirement)) return INBOUND_AUTH;
   return NO_AUTH;
 }
 
@@ -122,6 +167,10 @@ function visit(items: Json[], document: Json): void {
   for (const item of items) {
     if (Array.isArray(item.item)) {
       visit(item.item, document);
+      // A folder run in order deletes what it made last, after the requests that use it.
+      item.item.sort(
+        (a: Json, b: Json) => Number(a.request?.method === "DELETE") - Number(b.request?.method === "DELETE"),
+      );
       continue;
     }
     const operation = operationOf(document, item.request);
@@ -131,6 +180,13 @@ function visit(items: Json[], document: Json): void {
       if (response.originalRequest) fillExamples(response.originalRequest, operation);
     const auth = authFor(operation);
     if (auth !== undefined) item.request.auth = auth;
+    const method = String(item.request.method).toLowerCase();
+    item.event = [
+      {
+        listen: "test",
+        script: { type: "text/javascript", exec: testScript(method, templateOf(item.request), operation, document) },
+      },
+    ];
   }
 }
 
@@ -138,5 +194,7 @@ export async function postmanCollection(document: Json): Promise<Json> {
   const collection = withoutIds(await convert(structuredClone(document))) as Json;
   visit(collection.item, document);
   collection.auth = COLLECTION_AUTH;
+  collection.event = [{ listen: "prerequest", script: { type: "text/javascript", exec: TOKEN_SCRIPT } }];
+  collection.variable = collectionVariables(document);
   return collection;
 }

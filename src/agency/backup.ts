@@ -2,6 +2,7 @@
 // keeps writing meanwhile) into a temporary file, which is checked and then linked into place.
 import { Database } from "bun:sqlite";
 import { existsSync, linkSync, statSync } from "node:fs";
+import { isControlDatabase, openControlDatabase } from "../db/control/open.ts";
 import { removeDatabaseFiles } from "../db/files.ts";
 import { openExistingDatabase } from "../db/open.ts";
 
@@ -35,7 +36,10 @@ export function backupDatabase(dbPath: string, outPath: string): BackupSummary {
   const tmpPath = `${outPath}.tmp-${process.pid}`;
   removeDatabaseFiles(tmpPath);
   try {
-    const db = openExistingDatabase(dbPath);
+    // The control database (admins, console partners, the audit log) is backed up the same way.
+    const db = isControlDatabase(dbPath)
+      ? openControlDatabase(dbPath, { create: false })
+      : openExistingDatabase(dbPath);
     try {
       db.run("VACUUM INTO ?", [tmpPath]);
     } finally {

@@ -2,7 +2,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { PROPERTY_FIELDS } from "../catalog/properties.ts";
 import { projection } from "../catalog/sql.ts";
-import { PLACE_KEY_COLUMNS, placeKeys } from "../db/fold.ts";
 import type { Listing } from "../formats/listing.ts";
 
 /** The readable content columns, then the place keys derived from them, in the order of contentValues(). */
@@ -41,7 +40,6 @@ const CONTENT_COLUMNS = [
   "accepts_financing",
   "display_address",
   "amenities",
-  ...PLACE_KEY_COLUMNS,
 ] as const;
 
 type SqlValue = string | number | null;
@@ -83,7 +81,6 @@ function contentValues(l: Listing): SqlValue[] {
     l.financing.acceptsFinancing ? 1 : 0,
     a.visibility,
     JSON.stringify(l.amenities),
-    ...placeKeys(a.city, a.neighborhood, a.uf),
   ];
 }
 

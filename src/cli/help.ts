@@ -30,7 +30,11 @@ Usage:
   partner-api export --db FILE --format vrsync|ndjson [--entity properties|leads] [--since ISO] [--out FILE] [--json]
       Published properties as VRSync or NDJSON, or leads as NDJSON, on stdout or to FILE.
   partner-api backup --db FILE --out FILE [--json]
-      A consistent copy of a database, even while it is being served.
+      A consistent copy of a database, even while it is being served (the control database too).
+  partner-api admin new --config FILE --email E --role owner|admin|viewer [--database NAME]... [--url BASE]
+      Make an admin of the agency console and print its one-time set-up link (valid 24 hours),
+      where the person sets a password and enrols TOTP. --database (repeatable) limits an admin
+      or viewer to those databases; --url is the address the console is reached at.
   partner-api healthcheck [--port P] [--host H]
       Exit 0 when GET /health on this machine (default 127.0.0.1, port as below) answers 200,
       else 1 saying why: the container image's health check.

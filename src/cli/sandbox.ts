@@ -1,8 +1,9 @@
 // `partner-api sandbox`: the seeded fictitious dataset served with the published credentials.
 import { existsSync, mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { resolveConfig, validateConfig } from "../config/load.ts";
 import type { RuntimeConfig } from "../config/model.ts";
+import { ControlStore } from "../db/control/store.ts";
 import { removeDatabaseFiles } from "../db/files.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
 import { SANDBOX_INBOUND } from "../docs/examples.ts";
@@ -17,6 +18,9 @@ import { startServer } from "./server.ts";
 export const SANDBOX_API_KEY = "pk_sandbox_demo";
 export const SANDBOX_API_SECRET = "sk_sandbox_demo";
 export const DEFAULT_SANDBOX_RATE_LIMIT = 600;
+/** The sandbox's demo owner of the console (docs/operators/console.md): public, without TOTP. */
+export const SANDBOX_ADMIN_EMAIL = "demo@sandbox.invalid";
+export const SANDBOX_ADMIN_PASSWORD = "sandbox-demo";
 /** Its credentials are public: the sandbox answers only this machine unless --host says otherwise. */
 export const DEFAULT_SANDBOX_HOST = "127.0.0.1";
 
@@ -58,6 +62,24 @@ export function sandboxConfig(databasePath: string, rateLimitPerMinute: number):
   return resolveConfig(validateConfig(file, "sandbox"), { baseDir: process.cwd(), jwtSecret: randomToken(48) });
 }
 
+/** The sandbox's control database beside its dataset, with the demo owner in it. */
+export async function sandboxControl(dbPath: string): Promise<ControlStore> {
+  const store = ControlStore.open(join(dirname(dbPath), "sandbox-control.sqlite"), { create: true });
+  if (store.adminByEmail(SANDBOX_ADMIN_EMAIL) === null) {
+    store.insertAdmin({
+      email: SANDBOX_ADMIN_EMAIL,
+      role: "owner",
+      databases: [],
+      status: "active",
+      passwordHash: await Bun.password.hash(SANDBOX_ADMIN_PASSWORD, { algorithm: "argon2id" }),
+      setupTokenHash: null,
+      setupExpiresAt: null,
+      createdAt: Date.now(),
+    });
+  }
+  return store;
+}
+
 export async function sandboxCommand(args: string[]): Promise<void> {
   const { values } = parseFlags(args, {
     port: { type: "string" },
@@ -79,6 +101,7 @@ export async function sandboxCommand(args: string[]): Promise<void> {
   if (values.reset && existsSync(dbPath)) {
     refuseIfInUse(dbPath); // another sandbox serving this file would be corrupted
     removeDatabaseFiles(dbPath);
+    removeDatabaseFiles(join(dirname(dbPath), "sandbox-control.sqlite"));
   }
   if (!existsSync(dbPath)) {
     // Loaded only when a dataset must be built: a start on an existing file skips its tables.
@@ -88,6 +111,7 @@ export async function sandboxCommand(args: string[]): Promise<void> {
   }
 
   const runtime = new Runtime(sandboxConfig(dbPath, rateLimit));
+  runtime.attachControl(await sandboxControl(dbPath));
   const running = startServer({ runtime, logger, port, host, metrics: values["no-metrics"] !== true });
   // Every interface includes this machine's loopback: the URL a partner can paste here.
   const local = host === DEFAULT_SANDBOX_HOST || host === "0.0.0.0" || host === "::";
@@ -100,6 +124,7 @@ export async function sandboxCommand(args: string[]): Promise<void> {
       `  API secret: ${SANDBOX_API_SECRET}`,
       `  rate limit: ${rateLimit} requests per minute`,
       `  docs:       ${url}/docs`,
+      `  console:    ${url}/console  (${SANDBOX_ADMIN_EMAIL} / ${SANDBOX_ADMIN_PASSWORD}, no code)`,
       ...(host === DEFAULT_SANDBOX_HOST
         ? []
         : ["", `Listening on ${host}: anyone who can reach this address can use the public sandbox credentials.`]),

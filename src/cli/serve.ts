@@ -1,9 +1,11 @@
 // `partner-api serve [--config FILE] [--port P] [--host H] [--workers N]`: production from a
 // config file; with --workers, N processes sharing the port (docs/reference/behaviour-extensions.md §15).
 import { wallClock } from "../clock.ts";
+import { clashingIds } from "../config/console-clients.ts";
 import { exposedPathsOf, loadConfigFile } from "../config/load.ts";
-import { createLogger } from "../logging.ts";
-import { Runtime } from "../runtime.ts";
+import { ControlStore } from "../db/control/store.ts";
+import { createLogger, type Logger } from "../logging.ts";
+import { ClientClashError, Runtime } from "../runtime.ts";
 import { unwritableReason } from "../writable.ts";
 import { choosePort, hostFlag, integerFlag, parseFlags, UsageError } from "./args.ts";
 import { startServer } from "./server.ts";
@@ -42,6 +44,15 @@ export async function serveCommand(args: string[]): Promise<void> {
       );
     }
   }
+  // The control database is made (and migrated) once, before any worker opens it.
+  if (worker === null) {
+    const control = openControl(config.controlPath, logger);
+    if (control !== null) {
+      const clashes = clashingIds(config, control.partners());
+      control.close();
+      if (clashes.length > 0) throw new UsageError(new ClientClashError(clashes).message);
+    }
+  }
   if (workers > 1 && worker === null) {
     // The workers are this same command with the same flags; they know they are workers by their environment.
     await superviseWorkers({ count: workers, args: ["serve", ...args], host, port, logger });
@@ -64,6 +75,16 @@ export async function serveCommand(args: string[]): Promise<void> {
         "database read-only: reads are served, lead creation answers 503 until it is writable",
       );
   }
+  const control = openControl(config.controlPath, logger);
+  if (control !== null) {
+    try {
+      runtime.attachControl(control);
+    } catch (error) {
+      control.close();
+      if (error instanceof ClientClashError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
   if (worker !== null) stopWhenOrphaned();
   startServer({
     runtime,
@@ -74,4 +95,20 @@ export async function serveCommand(args: string[]): Promise<void> {
     metrics: values["no-metrics"] !== true,
     worker: worker !== null,
   });
+}
+
+/**
+ * The control database (docs/operators/console.md), made beside the config when missing. A
+ * server that cannot make or open it serves as before, without a console, and says why.
+ */
+function openControl(path: string, logger: Logger): ControlStore | null {
+  try {
+    return ControlStore.open(path, { create: true });
+  } catch (error) {
+    logger.warn(
+      { file: path, reason: (error as Error).message },
+      "control database unavailable: no console, no console-made partners",
+    );
+    return null;
+  }
 }

@@ -4,7 +4,9 @@ import { createApp } from "../app.ts";
 import type { RuntimeConfig } from "../config/model.ts";
 import { scheduleCompaction } from "../db/compaction.ts";
 import type { Logger } from "../logging.ts";
+import { MetricsRegistry } from "../metrics/registry.ts";
 import { createServerWebhooks } from "../modules/webhooks/service.ts";
+import { lastResort } from "../plugins/errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { serverFeedScheduler } from "./crm-feed-child.ts";
 
@@ -67,13 +69,9 @@ export function startServer(options: {
 }): RunningServer {
   const { runtime, logger } = options;
   const webhooks = createServerWebhooks(runtime, { logger });
-  const app = createApp({
-    runtime,
-    logger,
-    webhooks,
-    worker: options.worker === true,
-    ...(options.metrics === false ? { metrics: null } : {}),
-  });
+  // Null: request metrics off (createApp then keeps a registry of its own without them).
+  const metrics = options.metrics === false ? null : new MetricsRegistry();
+  const app = createApp({ runtime, logger, webhooks, worker: options.worker === true, metrics });
   try {
     app.listen({
       port: options.port,
@@ -86,6 +84,7 @@ export function startServer(options: {
       // Slow clients may not hold a connection open forever.
       idleTimeout: 30,
       development: false,
+      error: lastResort({ logger, requests: metrics?.requests ?? null }),
     });
   } catch (error) {
     runtime.close();

@@ -161,6 +161,7 @@ export function resolveConfig(
       ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX }
       : null,
     feeds: resolveFeeds(config, databases),
+    controlPath: resolvePath(options.baseDir, config.control ?? "control.sqlite"),
     reads: {
       threads: config.reads?.threads ?? DEFAULT_READER_THREADS,
       deadlineMs: config.reads?.deadlineMs ?? DEFAULT_READ_DEADLINE_MS,

@@ -25,6 +25,21 @@ export interface Client {
   scopes: ReadonlySet<Scope>;
   /** How a portal posts this client's leads to POST /v1/inbound/{clientId}; null: it does not. */
   inbound: InboundSettings | null;
+  /** Where the client was made: the config file (absent means so) or the console (docs/operators/console.md). */
+  source?: "config" | "console";
+  /**
+   * The secret a rotation replaced, still accepted (and its tokens still valid) until
+   * `validUntil` (ms since the epoch); console partners only.
+   */
+  previous?: PreviousCredentials | null;
+}
+
+/** A replaced secret during a rotation's overlap: bound to the same id and key as the client. */
+export interface PreviousCredentials {
+  id: string;
+  apiKey: string;
+  secretHash: string;
+  validUntil: number;
 }
 
 /** A portal's lead posts for one client (docs/operators/portal-leads.md). */
@@ -33,6 +48,8 @@ export interface InboundSettings {
   /** The Basic auth user to require; null: any user with the right password. */
   username: string | null;
   passwordHash: string;
+  /** The password a rotation replaced, accepted until `validUntil` (console partners only). */
+  previous?: { passwordHash: string; validUntil: number } | null;
 }
 
 /** A portal feed's selection: null is "no condition"; listings must meet every condition given. */
@@ -86,6 +103,8 @@ export interface RuntimeConfig {
   redis: RedisSettings | null;
   /** CRM feeds pulled by `serve`, in config order. */
   feeds: readonly FeedSpec[];
+  /** The control database's file (docs/operators/console.md); `serve` opens it. */
+  controlPath: string;
   /** The reader threads (read at start) and how long a read may run. */
   reads: { threads: number; deadlineMs: number };
   /** When the config file was last written (ms since the epoch); null for a config made in code (the sandbox). */

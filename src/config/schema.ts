@@ -245,6 +245,13 @@ export const ConfigSchema = T.Object(
       ),
     ),
     feeds: T.Optional(T.Array(FeedSchema, { description: "CRM feeds pulled on a schedule by serve" })),
+    control: T.Optional(
+      T.String({
+        minLength: 1,
+        description:
+          "The control database (the console's admins, sessions, partners made in the console, the audit log); default control.sqlite beside this file",
+      }),
+    ),
     reads: T.Optional(
       T.Object(
         {

@@ -1,7 +1,6 @@
 // Versioned schema migrations, compiled into the binary. The schema version lives in the
 // file itself (PRAGMA user_version): an older file is upgraded at open, a newer one refused.
 import type { Database } from "bun:sqlite";
-import { foldSql } from "./fold.ts";
 import init from "./migrations/001_init.sql" with { type: "text" };
 import dayCounts from "./migrations/002_day_counts.sql" with { type: "text" };
 import dateOrder from "./migrations/003_date_order.sql" with { type: "text" };
@@ -15,11 +14,8 @@ import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: 
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
 import rebuildSearchText from "./migrations/rebuild-search.sql" with { type: "text" };
 
-/** Search SQL with each FOLD(x) written out (src/db/fold.ts). */
-const withFolds = (sql: string) => sql.replace(/FOLD\(([^()]*)\)/g, (_, expression: string) => foldSql(expression));
-
-/** Fills the search tables from the properties (migration 9, and loads that set its triggers aside). */
-export const REBUILD_SEARCH = withFolds(rebuildSearchText);
+/** Fills the word index from the properties (migration 9, and loads that set its triggers aside). */
+export const REBUILD_SEARCH = rebuildSearchText;
 
 /**
  * What each migration that keeps tables by triggers runs to fill them from the rows already
@@ -37,7 +33,7 @@ export const MIGRATIONS: readonly string[] = [
   feedRuns,
   deliveryEvent,
   leadOwners,
-  `${withFolds(search)}\n${REBUILD_SEARCH}`,
+  `${search}\n${REBUILD_SEARCH}`,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -74,6 +74,10 @@ export function openExistingDatabase(path: string): Database {
     waitForLocks(db);
     const version = schemaVersion(db);
     if (version === 0) throw new NotAPartnerDatabaseError(`${path} is not a partner-api database`);
+    // The control database (db/control/) has migrations of its own: never run these on it.
+    const appId = (db.query("PRAGMA application_id").get() as { application_id: number }).application_id;
+    if (appId !== 0)
+      throw new NotAPartnerDatabaseError(`${path} is the server's control database, not a partner database`);
     if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version);
     applyPragmas(db);
     migrate(db);

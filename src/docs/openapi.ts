@@ -59,7 +59,7 @@ const DESCRIPTION = `The Partner API of the real-estate platform: read published
 
 **Rate limits.** Each client has a limit per sliding minute. Every response of a protected route carries \`X-RateLimit-Limit\` and \`X-RateLimit-Remaining\` (and the IETF \`RateLimit-Policy\` / \`RateLimit\` fields); a 429 adds \`Retry-After\` in seconds.
 
-**Errors.** Every error body is \`{ "error": <message>, "code": <code> }\`; a VALIDATION_ERROR adds \`details: [{ field, message }]\`. Do not retry 400, 401, 403, 404; retry 429 after \`Retry-After\`, and 5xx with exponential backoff.
+**Errors.** Every error body is \`{ "error": <message>, "code": <code> }\`; a VALIDATION_ERROR adds \`details: [{ field, message }]\`. A query parameter an operation does not list is refused, never ignored: \`bedrooms: unknown parameter; did you mean minBedrooms?\`. A 401 carries \`WWW-Authenticate: Bearer\` (with \`error="invalid_token"\` when the token you sent is no good). Do not retry 400, 401, 403, 404; retry 429 after \`Retry-After\`, and 5xx with exponential backoff.
 
 **Webhooks.** Instead of polling, subscribe (\`POST /v1/webhooks\`) and receive \`lead.created\`, \`lead.updated\`, \`property.upserted\` and \`property.removed\` as they happen, signed per Standard Webhooks 1.0: the events and their payloads are under *Webhooks*.
 

@@ -111,8 +111,18 @@ export function protectedResponses(
 ): Record<string, Json> {
   const scoped: ErrorCode[] = scope === undefined ? [] : ["INSUFFICIENT_SCOPE"];
   const scopeMessage = scope === undefined ? {} : { INSUFFICIENT_SCOPE: `Missing scope: ${scope}` };
-  return {
-    ...success,
-    ...errorResponses([...errors, ...scoped, ...GUARD_ERRORS], "rateLimited", { ...scopeMessage, ...messages }),
+  const responses = errorResponses([...errors, ...scoped, ...GUARD_ERRORS], "rateLimited", {
+    ...scopeMessage,
+    ...messages,
+  });
+  // Every 401 of a bearer route carries the Bearer challenge (RFC 6750 §3).
+  const unauthorized = responses["401"] as Json;
+  responses["401"] = {
+    ...unauthorized,
+    headers: {
+      ...(unauthorized.headers as Json),
+      "WWW-Authenticate": { $ref: "#/components/headers/WWWAuthenticateBearer" },
+    },
   };
+  return { ...success, ...responses };
 }

@@ -27,6 +27,15 @@ export const FEED_HEADERS: Record<string, Json> = {
     schema: { type: "integer", minimum: 0 },
     example: 0,
   },
+  WWWAuthenticateFeed: {
+    required: true,
+    description:
+      'The route takes HTTP Basic auth or a bearer token: `Basic realm="partner-api"` after failed Basic credentials; ' +
+      'otherwise the Basic challenge, then the Bearer one (`Bearer realm="partner-api"`, with `error="invalid_token"` ' +
+      "when a bearer token was sent and is no good)",
+    schema: { type: "string" },
+    example: 'Basic realm="partner-api", Bearer realm="partner-api"',
+  },
   WWWAuthenticate: {
     required: true,
     description: 'The route takes HTTP Basic auth: `Basic realm="partner-api"`',

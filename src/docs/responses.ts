@@ -46,6 +46,15 @@ export const HEADERS: Record<string, Json> = {
     schema: { type: "integer", minimum: 1 },
     example: 12,
   },
+  WWWAuthenticateBearer: {
+    required: true,
+    description:
+      'The route takes a bearer token (RFC 6750 §3): `Bearer realm="partner-api"` when the request carried none (the ' +
+      'message then says the token is missing), `Bearer realm="partner-api", error="invalid_token"` when the token is ' +
+      "malformed, expired, or its client or credentials are gone: get a new one from `POST /v1/auth/token`",
+    schema: { type: "string" },
+    example: 'Bearer realm="partner-api", error="invalid_token"',
+  },
   IdempotentReplayed: {
     description: "Present when this 201 is the stored answer to an earlier request with the same Idempotency-Key",
     schema: { type: "string", enum: ["true"] },
@@ -86,7 +95,8 @@ export type ErrorMessages = Partial<Record<ErrorCode, string>>;
 function example(code: ErrorCode, messages: ErrorMessages): Json {
   const error = messages[code] ?? ERRORS[code].message;
   if (code !== "VALIDATION_ERROR") return { error, code };
-  const details = error.split("; ").map((entry) => {
+  // Problems are `; `-separated; an unknown parameter's own message holds one ("; did you mean …?").
+  const details = error.split(/; (?=[^;:\s]+: )/).map((entry) => {
     const at = entry.indexOf(": ");
     return { field: entry.slice(0, at), message: entry.slice(at + 2) };
   });
@@ -116,9 +126,12 @@ export function errorResponses(
   return responses;
 }
 
-/** The example messages of a list's 400s; `invalid` is a field of the other entity. */
-export const listMessages = (invalid: string): ErrorMessages => ({
-  VALIDATION_ERROR: `limit: must be an integer between 1 and ${MAX_LIMIT}`,
+/**
+ * The example messages of a list's 400s; `invalid` is a field of the other entity, `misspelt`
+ * a parameter the list does not take, with the suggestion the server gives for it.
+ */
+export const listMessages = (invalid: string, misspelt: string): ErrorMessages => ({
+  VALIDATION_ERROR: `limit: must be an integer between 1 and ${MAX_LIMIT}; ${misspelt}`,
   INVALID_FIELDS: `Invalid fields: ${invalid}`,
 });
 

@@ -70,12 +70,26 @@ function isJsonMediaType(contentType: string | null): boolean {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
+ * JSON.parse's reviver with the source text of each value (the TC39 "JSON.parse source text
+ * access" proposal, which Bun's JavaScriptCore implements): a number whose JavaScript value
+ * would be written otherwise than the sender wrote it (past 2^53, trailing zeros, an exponent)
+ * is kept as that text. 9007199254740993 stays "9007199254740993" instead of becoming
+ * 9007199254740992, the same number as the next id down.
+ */
+function keepNumberText(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== "number") return value;
+  const source = context?.source;
+  return source !== undefined && source !== String(value) ? source : value;
+}
+
+/**
  * The request's JSON object body, or an ApiError naming what is wrong with it. `anyMediaType`:
  * the Content-Type is not looked at (a portal's post is JSON whatever it says it is).
+ * `exactNumbers`: a number JavaScript cannot hold as written comes as its text (keepNumberText).
  */
 export async function readJsonObject(
   request: Request,
-  options: { anyMediaType?: boolean } = {},
+  options: { anyMediaType?: boolean; exactNumbers?: boolean } = {},
 ): Promise<Record<string, unknown>> {
   const bytes = await readLimited(request, MAX_BODY_BYTES);
   let text: string;
@@ -89,7 +103,7 @@ export async function readJsonObject(
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE");
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = options.exactNumbers === true ? JSON.parse(text, keepNumberText as never) : JSON.parse(text);
   } catch {
     throw ApiError.validation([{ field: "body", message: "must be valid JSON" }]);
   }

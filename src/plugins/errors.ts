@@ -2,8 +2,9 @@
 // the contract's statuses; anything unexpected is logged and answered 500 with no internals.
 import { Elysia } from "elysia";
 import { ApiError, ERRORS, type ErrorCode, errorBody, type FieldProblem } from "../errors.ts";
+import { pathOfUrl } from "../lib/request-url.ts";
 import type { Logger } from "../logging.ts";
-import { CLIENT_CLOSED_REQUEST } from "../metrics/requests.ts";
+import { CLIENT_CLOSED_REQUEST, type RequestMetrics } from "../metrics/requests.ts";
 import { ClientDisconnected } from "./body.ts";
 import { stateOf } from "./context.ts";
 import { JSON_CONTENT_TYPE } from "./respond.ts";
@@ -50,7 +51,7 @@ export function errorHandler(deps: { logger: Logger; allowedMethods: AllowedMeth
     if (error instanceof ApiError) {
       response = errorResponse(error.code, error.message, error.details, error.headers);
     } else if (code === "NOT_FOUND") {
-      const allowed = deps.allowedMethods(new URL(request.url).pathname, request);
+      const allowed = deps.allowedMethods(pathOfUrl(request.url), request);
       response =
         allowed.length > 0
           ? errorResponse(
@@ -87,4 +88,20 @@ export function errorHandler(deps: { logger: Logger; allowedMethods: AllowedMeth
     }
     return response;
   });
+}
+
+/**
+ * Bun's own error handler, for a failure no hook caught (one inside the error handler itself):
+ * the contract's 500 with a request id, logged and counted, never Bun's plain-text page.
+ */
+export function lastResort(deps: { logger: Logger; requests: RequestMetrics | null }): (error: unknown) => Response {
+  return (error) => {
+    const requestId = crypto.randomUUID();
+    deps.logger.error({ reqId: requestId, err: error }, "unexpected error outside the request's hooks");
+    deps.requests?.observe(null, "OTHER", 500, 0, undefined, undefined, false);
+    return errorResponse("INTERNAL_ERROR", undefined, undefined, {
+      "x-request-id": requestId,
+      "x-content-type-options": "nosniff",
+    });
+  };
 }

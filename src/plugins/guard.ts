@@ -76,6 +76,34 @@ function bearerToken(authorization: string | null): string | null {
   return token === "" ? null : token;
 }
 
+/** RFC 6750 §3's challenge: no error code when the request carried no token, `invalid_token` for a bad one. */
+const BEARER_CHALLENGE = 'Bearer realm="partner-api"';
+const INVALID_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token"`;
+
+/**
+ * The 401 of a bearer route: WWW-Authenticate says it takes a bearer token (RFC 6750 §3), and
+ * the message tells a missing token from a bad one; the code stays INVALID_TOKEN for both
+ * (docs/reference/behaviour.md §4). On a route that also takes Basic auth (the portal feed) the
+ * Basic challenge comes first: a portal's fetcher then knows what to send.
+ */
+function bearerChallenge(tokenSent: boolean, basic: boolean): Challenge {
+  const bearer = tokenSent ? INVALID_TOKEN_CHALLENGE : BEARER_CHALLENGE;
+  if (basic) {
+    return {
+      header: `${BASIC_CHALLENGE}, ${bearer}`,
+      message: tokenSent
+        ? undefined
+        : "Missing credentials: send Authorization: Bearer <token>, or HTTP Basic auth with your API key and secret",
+    };
+  }
+  return {
+    header: bearer,
+    message: tokenSent
+      ? undefined
+      : "Missing bearer token: send Authorization: Bearer <token from POST /v1/auth/token>",
+  };
+}
+
 // A type alias, not an interface: Elysia's resolve wants a Record-compatible object.
 export type Authorized = {
   client: Client;
@@ -100,9 +128,8 @@ export function authorize(
   const authorization = request.headers.get("authorization");
   if (options.basic === true && isBasicAuthorization(authorization))
     return authorizeBasic(runtime, authorization, state, headers);
-  // On a route that takes Basic auth, every 401 says so: a portal's fetcher then knows what to send.
-  const challenge = options.basic === true ? { header: BASIC_CHALLENGE } : undefined;
   const token = bearerToken(authorization);
+  const challenge = bearerChallenge(token !== null, options.basic === true);
   // A token seen for the first time is verified asynchronously (security/tokens.ts); a known one
   // at once. A promise that settles to a promise settles to its value: the cast says so.
   return settle(token === null ? null : runtime.tokens.verify(token), (claims) => {
@@ -144,8 +171,13 @@ function authorizeBasic(
         message: "Authorization: Basic must carry the base64 of <API key>:<API secret> in UTF-8",
       });
     }
-    const checked = checkCredentials(runtime.config, credentials.apiKey, credentials.apiSecret, ip, (path) =>
-      runtime.tenants.get(path),
+    const checked = checkCredentials(
+      runtime.config,
+      credentials.apiKey,
+      credentials.apiSecret,
+      ip,
+      (path) => runtime.tenants.get(path),
+      runtime.clock.now(),
     );
     if (!checked.ok) {
       if (checked.client === null)
@@ -184,7 +216,10 @@ function authorizeInbound(
   return settle(refuseThrottledAddress(runtime, ip, headers), () => {
     const client = runtime.config.clients.get(clientId);
     const inbound = client?.inbound ?? null;
-    if (!inboundCredentialsMatch(inbound, request.headers.get("authorization")) || client === undefined) {
+    if (
+      !inboundCredentialsMatch(inbound, request.headers.get("authorization"), runtime.clock.now()) ||
+      client === undefined
+    ) {
       return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
     }
     if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
@@ -213,16 +248,31 @@ function withScope(need: Need, authorized: NowOrLater<Authorized>): NowOrLater<A
   });
 }
 
+const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+
+/**
+ * Record ids are UUIDs, stored in lower case; UUIDs are case-insensitive on input (RFC 9562 §4),
+ * so an `:id` in any case names the same record, and the answer shows the stored form. Done
+ * here, on the way every route with an id passes, so no route can forget it.
+ */
+function canonicalId(params: Record<string, string | undefined> | undefined): void {
+  // A route without path parameters has none at all.
+  const id = params?.id;
+  if (typeof id === "string" && UUID.test(id)) params!.id = id.toLowerCase();
+}
+
 export function guard(runtime: Runtime) {
   return new Elysia({ name: "guard" }).macro({
     protected: (need: Need) => ({
-      resolve({ request, set }) {
+      resolve({ request, set, params }) {
+        canonicalId(params as Record<string, string | undefined> | undefined);
         return withScope(need, authorize(runtime, request, stateOf(request), set.headers as Headers));
       },
     }),
     /** A protected route that also takes HTTP Basic auth (user = API key, password = API secret). */
     bearerOrBasic: (need: Need) => ({
-      resolve({ request, set }) {
+      resolve({ request, set, params }) {
+        canonicalId(params as Record<string, string | undefined> | undefined);
         return withScope(need, authorize(runtime, request, stateOf(request), set.headers as Headers, { basic: true }));
       },
     }),

@@ -11,8 +11,10 @@ import { Tenant } from "../db/tenants.ts";
 import { valuesOf } from "../modules/catalog/service.ts";
 import { changesPage, parseChangesQuery } from "../modules/changes/service.ts";
 import { listingFor } from "../modules/lists/service.ts";
+import { searchEngineOf } from "../modules/search/engine.ts";
 import { facetsOf } from "../modules/search/service.ts";
 import { answer } from "./answer.ts";
+import { currentDeadline } from "./deadline.ts";
 import type { JobMessage, PrepareMessage, ReadJob, ThreadReady } from "./jobs.ts";
 import { READER_NICE } from "./settings.ts";
 
@@ -30,11 +32,11 @@ try {
 function run(tenant: Tenant, job: ReadJob): string {
   switch (job.kind) {
     case "properties":
-      return listingFor(tenant, PROPERTY_CATALOG).page(job.rawQuery, job.reader);
+      return listingFor(tenant, PROPERTY_CATALOG).page(job.rawQuery, job.reader, currentDeadline());
     case "leads":
-      return listingFor(tenant, LEAD_CATALOG).page(job.rawQuery, job.reader);
+      return listingFor(tenant, LEAD_CATALOG).page(job.rawQuery, job.reader, currentDeadline());
     case "facets":
-      return facetsOf(tenant, job.rawQuery, job.reader);
+      return facetsOf(tenant, job.rawQuery, job.reader, currentDeadline());
     case "values":
       return JSON.stringify({
         data: valuesOf(tenant, job.client, "properties", job.field, new URLSearchParams(job.rawQuery)),
@@ -77,12 +79,12 @@ function tenantFor({ path, id }: JobMessage["tenant"]): Tenant {
 }
 
 /**
- * What a database needs before this thread's first job on it: its connection opened and the
- * listing of properties made (its statements prepared). A search engine that keeps a structure
- * per database builds it from here, before the thread says it is ready, never inside a job.
+ * What a database needs before this thread's first job on it: its connection opened, the listing
+ * of properties made (its statements prepared) and the search engine's listing index built (a
+ * thread's own, in its memory), before the thread says it is ready, never inside a job.
  */
 function prepare(tenant: Tenant): void {
-  listingFor(tenant, PROPERTY_CATALOG);
+  listingFor(tenant, PROPERTY_CATALOG).repo.snapshot(() => searchEngineOf(tenant).current());
 }
 
 self.onmessage = (event: MessageEvent<JobMessage | PrepareMessage>) => {

@@ -14,7 +14,13 @@ export type CredentialFailure =
   | "NO_DATABASE";
 
 export type CredentialCheck<D> =
-  | { ok: true; client: Client; database: D }
+  | {
+      ok: true;
+      client: Client;
+      database: D;
+      /** What the token is bound to: the client, or its previous secret during a rotation's overlap. */
+      subject: Client | NonNullable<Client["previous"]>;
+    }
   | {
       ok: false;
       code: CredentialFailure;
@@ -32,6 +38,7 @@ export function checkCredentials<D>(
   apiSecret: string | null,
   ip: string | null,
   open: (path: string) => D | null,
+  now: number = Date.now(),
 ): CredentialCheck<D> {
   const fail = (code: CredentialFailure, client: Client | null = null): CredentialCheck<D> => ({
     ok: false,
@@ -43,9 +50,16 @@ export function checkCredentials<D>(
   if (client === undefined || (config.environment === "production" && apiKey.startsWith(SANDBOX_KEY_PREFIX)))
     return fail("INVALID_API_KEY");
   if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) return fail("IP_BLOCKED");
-  if (!verifySecret(apiSecret, client.secretHash)) return fail("INVALID_API_SECRET");
+  let subject: Client | NonNullable<Client["previous"]> = client;
+  if (!verifySecret(apiSecret, client.secretHash)) {
+    // A rotation's overlap: the replaced secret still opens the door until it ends.
+    const previous = client.previous ?? null;
+    if (previous === null || previous.validUntil <= now || !verifySecret(apiSecret, previous.secretHash))
+      return fail("INVALID_API_SECRET");
+    subject = previous;
+  }
   if (!client.enabled) return fail("API_DISABLED", client);
   const database = client.databasePath === null ? null : open(client.databasePath);
   if (database === null) return fail("NO_DATABASE", client);
-  return { ok: true, client, database };
+  return { ok: true, client, database, subject };
 }

@@ -25,11 +25,18 @@ function sameText(a: string, b: string): boolean {
  * Whether `authorization` carries the user and password of `inbound` (null: the client takes no
  * portal leads, or there is no such client, and the answer is no after the same work).
  */
-export function inboundCredentialsMatch(inbound: InboundSettings | null, authorization: string | null): boolean {
+export function inboundCredentialsMatch(
+  inbound: InboundSettings | null,
+  authorization: string | null,
+  now: number = Date.now(),
+): boolean {
   const credentials = isBasicAuthorization(authorization) ? basicCredentials(authorization) : "malformed";
   const user = credentials === "malformed" ? "" : credentials.apiKey;
   const password = credentials === "malformed" ? "" : credentials.apiSecret;
-  const passwordOk = verifySecret(password, inbound?.passwordHash ?? NOBODY_HASH);
+  // A rotation's overlap (docs/operators/console.md): the replaced password still opens until it ends.
+  const previous = inbound?.previous ?? null;
+  const previousOk = previous !== null && previous.validUntil > now && verifySecret(password, previous.passwordHash);
+  const passwordOk = verifySecret(password, inbound?.passwordHash ?? NOBODY_HASH) || previousOk;
   const userOk = sameText(user, inbound?.username ?? user);
   return credentials !== "malformed" && inbound !== null && passwordOk && userOk;
 }

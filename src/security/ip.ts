@@ -41,7 +41,8 @@ export class RangeMatcher {
   private readonly ranges: Range[];
   private readonly memo = new Map<string, boolean>();
 
-  constructor(ranges: readonly string[]) {
+  constructor(readonly texts: readonly string[]) {
+    const ranges = texts;
     this.ranges = ranges.map((r) => {
       const parsed = parseRange(r);
       if (!parsed) throw new Error(`not an IP address or CIDR range: ${r}`);

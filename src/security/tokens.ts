@@ -120,9 +120,23 @@ export class TokenService {
     return tag;
   }
 
-  /** True when the claims were issued to this client under its current key and secret. */
-  isBoundTo(claims: TokenClaims, subject: TokenSubject): boolean {
-    return claims.sub === subject.id && claims.cred === this.credentialTag(subject);
+  /**
+   * True when the claims were issued to this client under its current key and secret, or under
+   * the secret a rotation replaced while its overlap lasts (docs/operators/console.md).
+   */
+  isBoundTo(
+    claims: TokenClaims,
+    subject: TokenSubject & { previous?: (TokenSubject & { validUntil: number }) | null },
+  ): boolean {
+    if (claims.sub !== subject.id) return false;
+    if (claims.cred === this.credentialTag(subject)) return true;
+    const previous = subject.previous;
+    return (
+      previous !== undefined &&
+      previous !== null &&
+      previous.validUntil > this.clock.now() &&
+      claims.cred === this.credentialTag(previous)
+    );
   }
 
   issue(subject: TokenSubject): { token: string; expiresIn: number } {

@@ -3,7 +3,6 @@ import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
 import { setAsideForBulkLoad, TriggerStandIn } from "../db/bulk-load.ts";
 import { removeDatabaseFiles } from "../db/files.ts";
-import { PLACE_KEY_COLUMNS, placeKeys } from "../db/fold.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
 import { RowBuffer, type Value } from "../db/row-buffer.ts";
@@ -95,7 +94,6 @@ const PROPERTY_COLUMNS = [
   "accepts_financing",
   "display_address",
   "amenities",
-  ...PLACE_KEY_COLUMNS,
 ] as const;
 
 const LEAD_COLUMNS = [
@@ -185,7 +183,6 @@ function propertyValues(p: PropertyRecord): Value[] {
     p.acceptsFinancing ? 1 : 0,
     p.displayAddress,
     JSON.stringify(p.amenities),
-    ...placeKeys(p.city, p.neighborhood, p.uf),
   ];
 }
 

@@ -55,7 +55,7 @@ describe("generated artefacts are current (`bun run clients`)", () => {
       hint: STALE,
     });
     expect(committed(join(POSTMAN, "sandbox.postman_environment.json"))).toEqual(POSTMAN_ENVIRONMENT);
-  });
+  }, 60_000);
 
   test("the collection fetches tokens by OAuth2 client credentials; the token request itself uses Basic", async () => {
     const collection = await postmanCollection(clientDocument());
@@ -80,5 +80,5 @@ describe("generated artefacts are current (`bun run clients`)", () => {
     );
     expect(properties.request.auth).toBeUndefined(); // inherits the collection's OAuth2
     expect(properties.request.url.query.find((q: { key: string }) => q.key === "fields").value).not.toContain("<");
-  });
+  }, 60_000);
 });

@@ -152,8 +152,10 @@ describe("the document is exact where generated clients and validating proxies r
 
 describe("every route is documented, and nothing undocumented answers", () => {
   test("each route of app.routes is an operation of the document, and each operation a route", () => {
+    // The admin API's routes are in its own document (/admin/openapi.json), and the console's
+    // pages are no API (docs/operators/console.md).
     const routes = sandbox.app.routes
-      .filter((r) => r.method !== "ALL")
+      .filter((r) => r.method !== "ALL" && !r.path.startsWith("/admin/") && !r.path.startsWith("/console"))
       .flatMap((r) => toTemplates(r.path).map((path) => `${r.method} ${path}`));
     const documented = operationsOf(document).map(({ method, path }) => `${method.toUpperCase()} ${path}`);
     expect(new Set(routes).size).toBe(routes.length);
@@ -209,6 +211,9 @@ describe("errors are documented with their codes", () => {
       expect(documentedCodes(op, 401)).toEqual(
         basic ? ["MISSING_CREDENTIALS", "INVALID_API_KEY", "INVALID_API_SECRET", "INVALID_TOKEN"] : ["INVALID_TOKEN"],
       );
+      // Every 401 of a bearer route carries its challenge (RFC 6750 §3), and the document says so.
+      const challenge = op.responses["401"].headers["WWW-Authenticate"];
+      expect({ path, challenge: resolve(challenge)?.required }).toEqual({ path, challenge: true });
       // Every operation but the field catalogue needs a scope, and documents the refusal (docs/partners/scopes.md).
       const scoped = op.operationId !== "listFields";
       expect(documentedCodes(op, 403)).toEqual([
@@ -235,8 +240,9 @@ describe("errors are documented with their codes", () => {
 
   test("operations that take input document its 400s; single records their 404", () => {
     const expected: Record<string, string[]> = {
-      "GET /v1/values/properties/{field}": ["INVALID_FIELD"],
-      "GET /v1/values/leads/{field}": ["INVALID_FIELD"],
+      // An unknown query parameter is a VALIDATION_ERROR (docs/reference/behaviour.md §8).
+      "GET /v1/values/properties/{field}": ["INVALID_FIELD", "VALIDATION_ERROR"],
+      "GET /v1/values/leads/{field}": ["INVALID_FIELD", "VALIDATION_ERROR"],
       "GET /v1/properties": ["VALIDATION_ERROR", "INVALID_FIELDS"],
       "GET /v1/properties/{id}": ["VALIDATION_ERROR", "INVALID_FIELDS"],
       "GET /v1/leads": ["VALIDATION_ERROR", "INVALID_FIELDS"],
@@ -323,6 +329,39 @@ describe("generated from the sources that validate requests", () => {
   });
 });
 
+/** `post /v1/leads 201`: each answer checked below, so the last test can tell which were never reached. */
+const answered = new Set<string>();
+
+/** Status, body schema (so the code) and required headers of a real response, per the document. */
+async function expectDocumented(method: string, path: string, response: Response) {
+  answered.add(`${method} ${path} ${response.status}`);
+  const op = document.paths[path]?.[method];
+  expect({ operation: `${method} ${path}`, documented: op !== undefined }).toEqual({
+    operation: `${method} ${path}`,
+    documented: true,
+  });
+  const documented = op.responses[String(response.status)];
+  const where = `${method} ${path} → ${response.status}`;
+  expect({ where, documented: documented !== undefined }).toEqual({ where, documented: true });
+  const media = documented.content?.["application/json"];
+  if (media) {
+    const body = await response.json();
+    expect({ where, body, problems: schemaProblems(media.schema, body, document) }).toEqual({
+      where,
+      body,
+      problems: [],
+    });
+  }
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    if (resolve(header as Json).required)
+      expect({ where, header: name, present: response.headers.has(name) }).toEqual({
+        where,
+        header: name,
+        present: true,
+      });
+  }
+}
+
 /** Builds a request from an operation's examples: every parameter, or only the required ones. */
 function exampleRequest(
   path: string,
@@ -399,8 +438,41 @@ describe("examples come from the sandbox and the sandbox accepts them", () => {
         const response = await sandbox.app.handle(request);
         const outcome = { request: `${request.method} ${request.url}`, ok: response.ok, status: response.status };
         expect(outcome).toEqual({ ...outcome, ok: true });
+        await expectDocumented(method, path, response);
       }
     }
+  });
+});
+
+describe("the document's query parameters are the server's (docs/reference/behaviour.md §8)", () => {
+  test("every GET that documents query parameters refuses a name it does not document, naming it", async () => {
+    // The webhook routes' query parser (modules/webhooks) does not refuse unknown names yet.
+    const pending = new Set(["/v1/webhooks", "/v1/webhooks/{id}/deliveries"]);
+    const checked: string[] = [];
+    for (const { method, path, op } of operationsOf(document)) {
+      const takesQuery = ((op.parameters ?? []) as Json[]).some((p) => p.in === "query");
+      if (method !== "get" || !takesQuery || pending.has(path)) continue;
+      const example = exampleRequest(path, method, op, { optional: true });
+      const url = new URL(example.url);
+      url.searchParams.append("zzUndocumented", "1");
+      const response = await sandbox.app.handle(new Request(url.href, { headers: example.headers }));
+      const body = (await response.json()) as Json;
+      expect({ path, status: response.status, error: body.error }).toEqual({
+        path,
+        status: 400,
+        error: "zzUndocumented: unknown parameter",
+      });
+      checked.push(path);
+    }
+    expect(checked.sort()).toEqual([
+      "/v1/changes",
+      "/v1/facets/properties",
+      "/v1/leads",
+      "/v1/leads/{id}",
+      "/v1/properties",
+      "/v1/properties/{id}",
+      "/v1/values/properties/{field}",
+    ]);
   });
 });
 
@@ -534,35 +606,6 @@ describe("the portal leads endpoint documents both formats with the portals' own
 });
 
 describe("observed responses are as documented", () => {
-  /** Status, body schema (so the code) and required headers of a real response, per the document. */
-  async function expectDocumented(method: string, path: string, response: Response) {
-    const op = document.paths[path]?.[method];
-    expect({ operation: `${method} ${path}`, documented: op !== undefined }).toEqual({
-      operation: `${method} ${path}`,
-      documented: true,
-    });
-    const documented = op.responses[String(response.status)];
-    const where = `${method} ${path} → ${response.status}`;
-    expect({ where, documented: documented !== undefined }).toEqual({ where, documented: true });
-    const media = documented.content?.["application/json"];
-    if (media) {
-      const body = await response.json();
-      expect({ where, body, problems: schemaProblems(media.schema, body, document) }).toEqual({
-        where,
-        body,
-        problems: [],
-      });
-    }
-    for (const [name, header] of Object.entries(documented.headers ?? {})) {
-      if (resolve(header as Json).required)
-        expect({ where, header: name, present: response.headers.has(name) }).toEqual({
-          where,
-          header: name,
-          present: true,
-        });
-    }
-  }
-
   test("happy paths and input errors of every operation", async () => {
     const auth = { authorization: `Bearer ${token}` };
     const json = { ...auth, "content-type": "application/json" };
@@ -765,16 +808,25 @@ describe("observed responses are as documented", () => {
         "/v1/auth/token",
         { method: "POST", headers: { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "x" } },
       ],
-      ["get", "/v1/fields", "INVALID_TOKEN", "/v1/fields"],
+      // The documented example is a bad token's; a missing one says so instead (docs/reference/behaviour.md §4).
+      ["get", "/v1/fields", "INVALID_TOKEN", "/v1/fields", { headers: { authorization: "Bearer not.a.token" } }],
       ["get", "/v1/values/properties/{field}", "INVALID_FIELD", "/v1/values/properties/source", { headers: auth }],
       ["get", "/v1/values/leads/{field}", "INVALID_FIELD", "/v1/values/leads/operationType", { headers: auth }],
-      ["get", "/v1/properties", "VALIDATION_ERROR", "/v1/properties?fields=id&limit=500", { headers: auth }],
+      ["get", "/v1/properties", "VALIDATION_ERROR", "/v1/properties?fields=id&limit=500&bedrooms=2", { headers: auth }],
       ["get", "/v1/properties", "INVALID_FIELDS", "/v1/properties?fields=bedrooms", { headers: auth }],
       ["get", "/v1/properties/{id}", "VALIDATION_ERROR", "/v1/properties/x", { headers: auth }],
       ["get", "/v1/properties/{id}", "INVALID_FIELDS", "/v1/properties/x?fields=bedrooms", { headers: auth }],
       ["get", "/v1/properties/{id}", "NOT_FOUND", "/v1/properties/x?fields=id", { headers: auth }],
       ["get", "/v1/facets/properties", "VALIDATION_ERROR", "/v1/facets/properties?minPrice=-1", { headers: auth }],
-      ["get", "/v1/leads", "VALIDATION_ERROR", "/v1/leads?fields=id&limit=0", { headers: auth }],
+      ["get", "/v1/leads", "VALIDATION_ERROR", "/v1/leads?fields=id&limit=0&sourse=PORTAL", { headers: auth }],
+      [
+        "get",
+        "/v1/values/properties/{field}",
+        "VALIDATION_ERROR",
+        "/v1/values/properties/city?cidade=Recife",
+        { headers: auth },
+      ],
+      ["get", "/v1/values/leads/{field}", "VALIDATION_ERROR", "/v1/values/leads/source?city=Recife", { headers: auth }],
       ["get", "/v1/leads", "INVALID_FIELDS", "/v1/leads?fields=trafficOrigin", { headers: auth }],
       ["get", "/v1/leads/{id}", "NOT_FOUND", "/v1/leads/x?fields=id", { headers: auth }],
       ["get", "/v1/leads/{id}", "INVALID_FIELDS", "/v1/leads/x?fields=trafficOrigin", { headers: auth }],
@@ -874,5 +926,187 @@ describe("observed responses are as documented", () => {
     } finally {
       t.close();
     }
+  });
+  test("the client-credentials grant's own failures: a bad grant, a body too large, a body that is not the form", async () => {
+    const basic = `Basic ${btoa(`${SANDBOX_API_KEY}:${SANDBOX_API_SECRET}`)}`;
+    const form = { authorization: basic, "content-type": "application/x-www-form-urlencoded" };
+    const cases: [number, RequestInit][] = [
+      [400, { method: "POST", headers: form, body: "grant_type=password" }],
+      [400, { method: "POST", headers: form, body: "scope=x" }],
+      [413, { method: "POST", headers: form, body: `grant_type=client_credentials&scope=${"x".repeat(70_000)}` }],
+      [415, { method: "POST", headers: { authorization: basic, "content-type": "application/json" }, body: "{}" }],
+      [200, { method: "POST", headers: form, body: "grant_type=client_credentials" }],
+    ];
+    for (const [status, init] of cases) {
+      const response = await sandbox.request("/v1/auth/token", init);
+      expect({ status: response.status }).toEqual({ status });
+      await expectDocumented("post", "/v1/auth/token", response);
+    }
+    // An address that spent its 20 failed attempts: 429 to either way in.
+    const drained = sandboxApp({ peer: () => "192.0.2.7" });
+    try {
+      const wrong = { "x-api-key": SANDBOX_API_KEY, "x-api-secret": "wrong" };
+      for (let i = 0; i < 20; i++) await drained.request("/v1/auth/token", { method: "POST", headers: wrong });
+      for (const init of [{ method: "POST", headers: wrong }, cases.at(-1)![1]]) {
+        const response = await drained.request("/v1/auth/token", init);
+        expect({ status: response.status }).toEqual({ status: 429 });
+        await expectDocumented("post", "/v1/auth/token", response);
+      }
+    } finally {
+      drained.close();
+    }
+  });
+
+  test("the guard's answers on every protected operation: no credentials, a disabled client, the rate limit", async () => {
+    // One address per request: the failed attempts of the 401s would otherwise drain one address's allowance.
+    let peers = 0;
+    const guarded = sandboxApp({ rateLimitPerMinute: 1, peer: () => `10.0.${peers >> 8}.${peers++ & 255}` });
+    try {
+      const bearer = await guarded.token();
+      const operations = operationsOf(document).filter(({ op }) => isProtected(op) || isInbound(op));
+      const send = async (
+        { method, path, op }: (typeof operations)[number],
+        authorization: string | null,
+        status: number,
+      ) => {
+        const body = (Object.values(op.requestBody?.content?.["application/json"]?.examples ?? {})[0] as Json)?.value;
+        const example = exampleRequest(path, method, op, { optional: false, body, format: "grupozap" });
+        const headers = new Headers(example.headers);
+        if (authorization === null) headers.delete("authorization");
+        else if (isInbound(op)) headers.set("authorization", inboundAuth("grupozap"));
+        else headers.set("authorization", authorization);
+        const request = new Request(example.url, {
+          method: example.method,
+          headers,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        const response = await guarded.app.handle(request);
+        expect({ at: `${method} ${path}`, status: response.status }).toEqual({ at: `${method} ${path}`, status });
+        await expectDocumented(method, path, response);
+      };
+      for (const operation of operations) await send(operation, null, 401);
+      // Each client's one request of the minute: the sandbox client's, and the portal client's lead.
+      expect((await guarded.request("/v1/fields", { headers: { authorization: `Bearer ${bearer}` } })).status).toBe(
+        200,
+      );
+      for (const operation of operations)
+        await send(operation, `Bearer ${bearer}`, isInbound(operation.op) && operation.method === "post" ? 201 : 429);
+      for (const operation of operations.filter(({ op }) => isInbound(op))) await send(operation, "", 429);
+      // The agency turns every client off: its tokens and portal passwords are refused, before the rate limit.
+      const config = guarded.runtime.config;
+      guarded.runtime.reload({
+        ...config,
+        clients: new Map([...config.clients].map(([id, client]) => [id, { ...client, enabled: false }])),
+      });
+      for (const operation of operations) await send(operation, `Bearer ${bearer}`, 403);
+    } finally {
+      guarded.close();
+    }
+  });
+
+  test("single records and subscriptions: found, changed, missing, and bodies refused", async () => {
+    ensureExampleSubscription();
+    const auth = { authorization: `Bearer ${token}` };
+    const json = { ...auth, "content-type": "application/json" };
+    const missing = "00000000-0000-4000-8000-000000000000";
+    const leadId = document.paths["/v1/leads/{id}"].get.parameters[0].example;
+    const sub = `/v1/webhooks/${EXAMPLE_SUBSCRIPTION_ID}`;
+    const tooLarge = JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/${"x".repeat(70_000)}` });
+    const text = { method: "POST", headers: { ...auth, "content-type": "text/plain" }, body: "x" };
+    const cases: [string, string, string, RequestInit?][] = [
+      ["get", "/v1/leads/{id}", `/v1/leads/${leadId}?fields=id,status`, { headers: auth }],
+      ["get", "/v1/leads/{id}", `/v1/leads/${leadId}?fields=trafficOrigin`, { headers: auth }],
+      ["get", "/v1/facets/properties", "/v1/facets/properties?facets=bedrooms&minPrice=-1", { headers: auth }],
+      ["patch", "/v1/leads/{id}", `/v1/leads/${leadId}`, { method: "PATCH", headers: json, body: '{"status":"LOST"}' }],
+      ["patch", "/v1/leads/{id}", `/v1/leads/${leadId}`, { method: "PATCH", headers: json, body: '{"status":"X"}' }],
+      [
+        "patch",
+        "/v1/leads/{id}",
+        `/v1/leads/${missing}`,
+        { method: "PATCH", headers: json, body: '{"status":"LOST"}' },
+      ],
+      ["patch", "/v1/leads/{id}", `/v1/leads/${leadId}`, { method: "PATCH", headers: json, body: tooLarge }],
+      ["patch", "/v1/leads/{id}", `/v1/leads/${leadId}`, { ...text, method: "PATCH" }],
+      ["post", "/v1/webhooks", "/v1/webhooks", { method: "POST", headers: json, body: tooLarge }],
+      ["post", "/v1/webhooks", "/v1/webhooks", text],
+      ["get", "/v1/webhooks/{id}", sub, { headers: auth }],
+      ["patch", "/v1/webhooks/{id}", sub, { method: "PATCH", headers: json, body: '{"enabled":true}' }],
+      ["patch", "/v1/webhooks/{id}", sub, { method: "PATCH", headers: json, body: tooLarge }],
+      ["patch", "/v1/webhooks/{id}", sub, { ...text, method: "PATCH" }],
+      ["post", "/v1/webhooks/{id}/rotate-secret", `${sub}/rotate-secret`, { method: "POST", headers: auth }],
+      [
+        "post",
+        "/v1/webhooks/{id}/rotate-secret",
+        `/v1/webhooks/${missing}/rotate-secret`,
+        { method: "POST", headers: auth },
+      ],
+      ["post", "/v1/webhooks/{id}/test", `${sub}/test`, { method: "POST", headers: auth }],
+      ["post", "/v1/webhooks/{id}/test", `/v1/webhooks/${missing}/test`, { method: "POST", headers: auth }],
+      ["get", "/v1/webhooks/{id}/deliveries", `${sub}/deliveries`, { headers: auth }],
+      ["get", "/v1/webhooks/{id}/deliveries", `${sub}/deliveries?state=done`, { headers: auth }],
+      ["post", "/v1/webhooks/{id}/replay", `${sub}/replay`, { method: "POST", headers: json, body: '{"after":0}' }],
+      [
+        "post",
+        "/v1/webhooks/{id}/replay",
+        `/v1/webhooks/${missing}/replay`,
+        { method: "POST", headers: json, body: '{"after":0}' },
+      ],
+      ["post", "/v1/webhooks/{id}/replay", `${sub}/replay`, { method: "POST", headers: json, body: tooLarge }],
+      ["post", "/v1/webhooks/{id}/replay", `${sub}/replay`, text],
+      ["delete", "/v1/webhooks/{id}", sub, { method: "DELETE", headers: auth }],
+    ];
+    for (const [method, template, url, init] of cases)
+      await expectDocumented(method, template, await sandbox.request(url, init));
+  });
+
+  test("conditional and headers-only answers; metrics without the scraper's token", async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const feed = await sandbox.request("/v1/feeds/vrsync.xml", { method: "HEAD", headers: auth });
+    const etag = feed.headers.get("etag")!;
+    expect(etag).not.toBeNull();
+    const script = (await sandbox.request("/docs/scalar.js")).headers.get("etag")!;
+    const cases: [string, string, RequestInit?][] = [
+      ["head", "/v1/feeds/vrsync.xml", { method: "HEAD", headers: { ...auth, "if-none-match": etag } }],
+      ["head", "/v1/feeds/vrsync.xml", { method: "HEAD" }],
+      ["get", "/docs/scalar.js", { headers: { "if-none-match": script } }],
+    ];
+    for (const [method, path, init] of cases) await expectDocumented(method, path, await sandbox.request(path, init));
+    // A dear read past its deadline (0 here: every one) is a 422 QUERY_TOO_BROAD.
+    const cut = createTestApp({ readDeadlineMs: 0 });
+    try {
+      const bearer = await cut.token(client("portal"));
+      for (const [path, request] of [
+        ["/v1/properties", "/v1/properties?fields=id&q=casa"],
+        ["/v1/facets/properties", "/v1/facets/properties?facets=city"],
+        ["/v1/values/properties/{field}", "/v1/values/properties/city"],
+        ["/v1/leads", "/v1/leads?fields=id"],
+        ["/v1/changes", "/v1/changes?entity=properties"],
+      ] as const) {
+        const response = await cut.get(request, bearer);
+        expect(response.status).toBe(422);
+        await expectDocumented("get", path, response);
+      }
+    } finally {
+      cut.close();
+    }
+    // In production /metrics exists only for the scraper's token: anyone else gets the unknown path's 404.
+    const production = createTestApp();
+    try {
+      const response = await production.request("/metrics");
+      expect(response.status).toBe(404);
+      await expectDocumented("get", "/metrics", response);
+    } finally {
+      production.close();
+    }
+  });
+
+  test("every status the document gives an operation is answered, and checked, above", () => {
+    // 500 and 503 come only from a fault of the server or its disk, never from a request.
+    const documented = operationsOf(document).flatMap(({ method, path, op }) =>
+      Object.keys(op.responses)
+        .filter((status) => status !== "500" && status !== "503")
+        .map((status) => `${method} ${path} ${status}`),
+    );
+    expect(documented.filter((answer) => !answered.has(answer))).toEqual([]);
   });
 });

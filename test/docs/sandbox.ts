@@ -32,15 +32,24 @@ export interface SandboxApp {
   close(): void;
 }
 
-export function sandboxApp(options: { metrics?: MetricsRegistry | null } = {}): SandboxApp {
+export function sandboxApp(
+  options: {
+    metrics?: MetricsRegistry | null;
+    /** Each client's requests per minute (default: no limit in reach). */
+    rateLimitPerMinute?: number;
+    /** The caller's address (default 127.0.0.1). */
+    peer?: () => string;
+  } = {},
+): SandboxApp {
   const dir = mkdtempSync(join(tmpdir(), "pa-docs-"));
   const dbPath = join(dir, "sandbox.sqlite");
   copyFileSync(masterDatabase(), dbPath);
-  const runtime = new Runtime(sandboxConfig(dbPath, 1_000_000));
+  const runtime = new Runtime(sandboxConfig(dbPath, options.rateLimitPerMinute ?? 1_000_000));
+  const peer = options.peer ?? (() => "127.0.0.1");
   const app = createApp({
     runtime,
     logger: silentLogger(),
-    peerAddress: () => "127.0.0.1",
+    peerAddress: () => peer(),
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
   });
   const request = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));

@@ -34,7 +34,8 @@ function curl(
   headers: string[] = [],
 ): { status: number; body: any } {
   const file = join(dir, `body-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, JSON.stringify(body));
+  // A string is the body's exact text (numbers JavaScript cannot hold).
+  writeFileSync(file, typeof body === "string" ? body : JSON.stringify(body));
   const result = Bun.spawnSync(
     [
       "curl",
@@ -223,6 +224,28 @@ describe("never twice", () => {
     expect(answers.filter((a) => a.status === 200)).toHaveLength(19);
     expect(new Set(answers.map((a) => a.id)).size).toBe(1);
     expect(leadsWithOrigin("zap", "e2e-parallel").map((l) => l.id)).toEqual([answers[0]!.id]);
+  });
+
+  test("portal lead ids past 2^53 are kept as the portal wrote them: …993 then …992 are two leads, each repeat a 200", () => {
+    // As JavaScript numbers both are 9007199254740992: the second was taken for a repeat and lost.
+    const text = (id: string) => JSON.stringify({ ...CHAVESNAMAO_EXAMPLE, id: "ID" }).replace('"ID"', id);
+    const first = postCnm(text("9007199254740993"));
+    const second = postCnm(text("9007199254740992"));
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(first.body.data.id).not.toBe(second.body.data.id);
+    expect(leadsWithOrigin("cnm", "9007199254740993").map((l) => l.id)).toEqual([first.body.data.id]);
+    expect(leadsWithOrigin("cnm", "9007199254740992").map((l) => l.id)).toEqual([second.body.data.id]);
+    expect(postCnm(text("9007199254740993"))).toEqual({ status: 200, body: { data: { id: first.body.data.id } } });
+    // Grupo ZAP's numeric ids too, in the lead's traffic origin as written.
+    const zapText = JSON.stringify({ ...GRUPOZAP_EXAMPLE, originLeadId: "ID", originListingId: "LISTING" })
+      .replace('"ID"', "12345678901234567890")
+      .replace('"LISTING"', "98765432109876543210");
+    const zap = postZap(zapText);
+    expect(zap.status).toBe(201);
+    expect(leadById(zap.body.data.id).origin_lead_id).toBe("12345678901234567890");
+    expect(leadById(zap.body.data.id).traffic_origin).toEndWith(
+      "lead 12345678901234567890, listing 98765432109876543210",
+    );
   });
 
   test("a 201 is on disk: kill -9 right after it, the lead is there; after the restart its repeat is a 200, nothing new", async () => {

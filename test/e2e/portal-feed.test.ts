@@ -189,7 +189,10 @@ describe("a portal's fetcher: curl with -u key:secret", () => {
     const off = curl(["-u", KEYS.off.join(":"), FEED()]);
     expect([off.status, JSON.parse(off.body.toString()).code]).toEqual([403, "API_DISABLED"]);
     const none = curl([FEED()]);
-    expect([none.status, none.headers["www-authenticate"]]).toEqual([401, 'Basic realm="partner-api"']);
+    expect([none.status, none.headers["www-authenticate"]]).toEqual([
+      401,
+      'Basic realm="partner-api", Bearer realm="partner-api"',
+    ]);
   });
 
   test("malformed and huge Authorization headers: 401 JSON, or Bun's own 431 past its header limit; never a 5xx", () => {

@@ -119,9 +119,11 @@ function pythonReader(path: string) {
     "    con.execute('SELECT count(*) FROM properties WHERE is_published = 1').fetchone()",
     "    con.execute('SELECT count(*) FROM leads').fetchone()",
     "    con.close()",
+    "    sys.stdout.write('.')",
+    "    sys.stdout.flush()",
     "    time.sleep(0.005)",
   ].join("\n");
-  return Bun.spawn([PYTHON!, "-c", script], { stdout: "ignore", stderr: "pipe" });
+  return Bun.spawn([PYTHON!, "-c", script], { stdout: "pipe", stderr: "pipe" });
 }
 
 /** The server's pid still holds SQLite's "connection alive" lock on byte 128 of the -shm. */
@@ -199,11 +201,15 @@ describe("a served database opened by other processes", () => {
           expect(server.proc.exitCode).toBeNull();
         }
         await Bun.sleep(200); // the loops keep going a moment after the last outside process
+        // The reader must still be reading: a file it cannot open (a schema its SQLite cannot
+        // parse) ends it at once, which the loop alone would never notice.
+        expect(reader.exitCode === null ? "" : await new Response(reader.stderr).text()).toBe("");
       } finally {
         await load.stop();
         reader.kill("SIGKILL");
         await reader.exited;
       }
+      expect((await new Response(reader.stdout).text()).length).toBeGreaterThan(10);
       expect(staleReads).toEqual([]);
       expect(load.failures()).toEqual({});
       expect(lockSeen.every(Boolean)).toBe(true);

@@ -23,6 +23,12 @@ let locked: string;
 /** A folder it may write, holding a database file it may not. */
 let open: string;
 let readOnlyDb: string;
+/**
+ * The feed to import, copied beside the binary: the checkout may sit under a folder other users
+ * cannot enter (a home of mode 0700), and the unprivileged user must reach the feed to get as far
+ * as the write check.
+ */
+let feed: string;
 
 /** The command line that runs the binary as the user without the right. */
 function unprivileged(args: string[]): string[] {
@@ -47,6 +53,9 @@ beforeAll(() => {
   if (!runnable) return;
   ({ dir: base, binary } = binaryInNewFolder("pa-unwritable-"));
   chmodSync(base, 0o755); // the unprivileged user runs the binary from here
+  feed = join(base, "complete.xml");
+  copyFileSync(join(import.meta.dir, "../fixtures/vrsync/complete.xml"), feed);
+  chmodSync(feed, 0o644);
   locked = join(base, "locked");
   mkdirSync(locked);
   seed(join(locked, "agency.sqlite"));
@@ -93,7 +102,6 @@ describe.skipIf(!runnable)("a folder the process may not write: the path, the re
   });
 
   test("import into a new database and into an existing one, before the feed is read", () => {
-    const feed = join(import.meta.dir, "../fixtures/vrsync/complete.xml");
     for (const name of ["new.sqlite", "agency.sqlite"]) {
       const result = run(["import", "--db", join(locked, name), feed]);
       expect(result.code).toBe(1);
@@ -124,7 +132,7 @@ describe.skipIf(!runnable)("a folder the process may not write: the path, the re
 
 describe.skipIf(!runnable)("a database file the process may not write", () => {
   test("import names the file and the fix", () => {
-    const result = run(["import", "--db", readOnlyDb, join(import.meta.dir, "../fixtures/vrsync/complete.xml")]);
+    const result = run(["import", "--db", readOnlyDb, feed]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       `cannot write the database ${readOnlyDb}: the file ${readOnlyDb} is not writable by this process (uid ${uid}, gid ${gid})`,

@@ -23,10 +23,23 @@ const claims = (now: number, extra: Record<string, unknown> = {}) => ({
 });
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
+/** A 401 of a bearer route for a token that was sent but is no good (RFC 6750 §3.1: `invalid_token`). */
 async function expectInvalidToken(response: Response) {
-  const { status, body } = await read(response);
+  const { status, body, headers } = await read(response);
   expect(status).toBe(401);
   expect(body).toEqual({ error: "Invalid or expired token", code: "INVALID_TOKEN" });
+  expect(headers.get("www-authenticate")).toBe('Bearer realm="partner-api", error="invalid_token"');
+}
+
+/** A 401 of a bearer route for a request that carried no bearer token: the challenge without an error code. */
+async function expectMissingToken(response: Response) {
+  const { status, body, headers } = await read(response);
+  expect(status).toBe(401);
+  expect(body).toEqual({
+    error: "Missing bearer token: send Authorization: Bearer <token from POST /v1/auth/token>",
+    code: "INVALID_TOKEN",
+  });
+  expect(headers.get("www-authenticate")).toBe('Bearer realm="partner-api"');
 }
 
 describe("tokens are verified per RFC 8725", () => {
@@ -35,12 +48,17 @@ describe("tokens are verified per RFC 8725", () => {
     expect((await t.get("/v1/fields", await t.token(portal))).status).toBe(200);
   });
 
-  test("missing, malformed and non-Bearer authorization headers → 401 INVALID_TOKEN", async () => {
+  test("no bearer token (no header, an empty one, another scheme) → 401 INVALID_TOKEN saying so, with the Bearer challenge", async () => {
     t = createTestApp({ clients: [portal.entry] });
     const tok = await t.token(portal);
-    await expectInvalidToken(await t.request("/v1/fields"));
-    await expectInvalidToken(await t.request("/v1/fields", { headers: { authorization: "Bearer" } }));
-    await expectInvalidToken(await t.request("/v1/fields", { headers: { authorization: `Basic ${tok}` } }));
+    await expectMissingToken(await t.request("/v1/fields"));
+    await expectMissingToken(await t.request("/v1/fields", { headers: { authorization: "Bearer" } }));
+    await expectMissingToken(await t.request("/v1/fields", { headers: { authorization: "Bearer   " } }));
+    await expectMissingToken(await t.request("/v1/fields", { headers: { authorization: `Basic ${tok}` } }));
+  });
+
+  test('a malformed token → 401 INVALID_TOKEN with error="invalid_token" in the challenge', async () => {
+    t = createTestApp({ clients: [portal.entry] });
     await expectInvalidToken(await t.request("/v1/fields", { headers: { authorization: "Bearer not.a.jwt" } }));
   });
 

@@ -90,7 +90,14 @@ describe("API5 broken function level authorization", () => {
         "x-method-override": override,
         "x-http-method": override,
       };
-      expect((await t.request(`/v1/leads/${lead.id}?fields=id&_method=${override}`, { headers })).status).toBe(200);
+      // The headers are ignored: a plain read.
+      expect((await t.request(`/v1/leads/${lead.id}?fields=id`, { headers })).status).toBe(200);
+      // A `_method` parameter is no override either: the read refuses it as unknown (docs/reference/behaviour.md §8).
+      const answer = await read(await t.request(`/v1/leads/${lead.id}?fields=id&_method=${override}`, { headers }));
+      expect({ status: answer.status, error: answer.body.error }).toEqual({
+        status: 400,
+        error: "_method: unknown parameter",
+      });
     }
     expect((await read(await t.get(`/v1/leads/${lead.id}?fields=name`, token))).body.data.name).toBe(lead.name);
     expect((await read(await t.get(`/v1/properties/${property.id}?fields=title`, token))).body.data.title).toBe(

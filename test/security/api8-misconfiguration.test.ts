@@ -3,6 +3,9 @@
 // request id, authenticated ones Cache-Control: no-store, there is no CORS opening, no framework
 // banner from the real server, and production's docs page holds no sandbox credentials.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { silentLogger } from "../../src/logging.ts";
+import { MetricsRegistry } from "../../src/metrics/registry.ts";
+import { lastResort } from "../../src/plugins/errors.ts";
 import { violations } from "../fuzz/contract.ts";
 import { client, createTestApp, type TestApp } from "../helpers/app.ts";
 import { immutableFilesForTests } from "../helpers/tools.ts";
@@ -143,6 +146,33 @@ describe("API8 security misconfiguration: headers on every kind of answer", () =
   });
 });
 
+describe("API8 security misconfiguration: Bun's last resort", () => {
+  test("a failure outside every hook is the contract's 500 with a request id, counted, never Bun's text page", async () => {
+    const metrics = new MetricsRegistry();
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      development: false,
+      fetch: () => {
+        throw new Error("SELECT secret FROM internals");
+      },
+      error: lastResort({ logger: silentLogger(), requests: metrics.requests }),
+    });
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/anything`);
+      expect(response.status).toBe(500);
+      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await response.json()).toEqual({ error: "Internal server error", code: "INTERNAL_ERROR" });
+      expect(await metrics.registry.metrics()).toContain(
+        'partner_api_http_requests_total{route="unmatched",method="OTHER",status="500"} 1',
+      );
+    } finally {
+      await server.stop(true);
+    }
+  });
+});
+
 describe("API8 security misconfiguration: the real server", () => {
   let live: LiveServer;
   beforeAll(async () => {
@@ -191,5 +221,104 @@ describe("API8 security misconfiguration: the real server", () => {
       expect(text).not.toMatch(/bun|elysia|uws|\bat \S+ \(|secret-cookie/i);
     }
     expect((await fetch(`${live.url}/health`)).status).toBe(200);
+  });
+
+  /** A raw answer's status, lower-cased headers and body (Bun answers these with a Content-Length). */
+  function parsed(text: string): { status: number; headers: Map<string, string>; body: string } {
+    const end = text.indexOf("\r\n\r\n");
+    const [statusLine, ...lines] = text.slice(0, end).split("\r\n");
+    const headers = new Map(
+      lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+    );
+    return {
+      status: Number(statusLine!.split(" ")[1]),
+      headers,
+      body: Buffer.from(text.slice(end + 4), "latin1").toString(),
+    };
+  }
+
+  /** The request counters of /metrics by route, method and status. */
+  async function requestCounts(): Promise<Map<string, number>> {
+    const text = await (await fetch(`${live.url}/metrics`)).text();
+    const counts = new Map<string, number>();
+    for (const [, labels, value] of text.matchAll(/^partner_api_http_requests_total\{([^}]*)\} (\d+)$/gm))
+      counts.set(labels!, Number(value));
+    return counts;
+  }
+
+  test("a malformed or missing Host is ignored: the document, a 404 and a 405 answer in the contract's shape, counted, never a 5xx", async () => {
+    const hosts = ["a b", "localhost:99999", "evil.example/path?x", "x:y:z", "[::1"];
+    const before = await requestCounts();
+    const headLines = [...hosts.map((host) => `Host: ${host}\r\n`), ""];
+    for (const hostLine of headLines) {
+      // The last one is HTTP/1.0 without any Host header.
+      const version = hostLine === "" ? "HTTP/1.0" : "HTTP/1.1";
+      const ask = async (method: string, path: string) =>
+        parsed(
+          (await rawExchange(live.port, `${method} ${path} ${version}\r\n${hostLine}Connection: close\r\n\r\n`)).text,
+        );
+      const document = await ask("GET", "/openapi.json");
+      expect({ hostLine, status: document.status }).toEqual({ hostLine, status: 200 });
+      // Nothing of the header reaches the document: its server is the address it was fetched from.
+      expect(JSON.parse(document.body).servers).toEqual([
+        { url: "/", description: "The server this document came from" },
+      ]);
+      const unknown = await ask("GET", "/nowhere");
+      expect({ hostLine, status: unknown.status, body: JSON.parse(unknown.body) }).toEqual({
+        hostLine,
+        status: 404,
+        body: { error: "No route matches this path", code: "NOT_FOUND" },
+      });
+      expect(unknown.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      const wrong = await ask("DELETE", "/health");
+      expect({
+        hostLine,
+        status: wrong.status,
+        code: JSON.parse(wrong.body).code,
+        allow: wrong.headers.get("allow"),
+      }).toEqual({
+        hostLine,
+        status: 405,
+        code: "METHOD_NOT_ALLOWED",
+        allow: "GET",
+      });
+      expect(wrong.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const after = await requestCounts();
+    const grew = (labels: string) => (after.get(labels) ?? 0) - (before.get(labels) ?? 0);
+    expect({
+      documents: grew('route="/openapi.json",method="GET",status="200"'),
+      unknown: grew('route="unmatched",method="GET",status="404"'),
+      wrong: grew('route="unmatched",method="DELETE",status="405"'),
+      errors: [...after.keys()].filter((labels) => /status="5\d\d"/.test(labels)),
+    }).toEqual({ documents: headLines.length, unknown: headLines.length, wrong: headLines.length, errors: [] });
+  });
+
+  test("the compiled server: a 401 without a token carries the Bearer challenge; a misspelt filter is refused, not ignored", async () => {
+    const missing = await fetch(`${live.url}/v1/fields`);
+    expect({
+      status: missing.status,
+      challenge: missing.headers.get("www-authenticate"),
+      body: await missing.json(),
+    }).toEqual({
+      status: 401,
+      challenge: 'Bearer realm="partner-api"',
+      body: {
+        error: "Missing bearer token: send Authorization: Bearer <token from POST /v1/auth/token>",
+        code: "INVALID_TOKEN",
+      },
+    });
+    const bad = await fetch(`${live.url}/v1/fields`, { headers: { authorization: "Bearer not.a.token" } });
+    expect([bad.status, bad.headers.get("www-authenticate")]).toEqual([
+      401,
+      'Bearer realm="partner-api", error="invalid_token"',
+    ]);
+    const typo = await fetch(`${live.url}/v1/properties?fields=id&bedrooms=2`, {
+      headers: { authorization: `Bearer ${live.token}` },
+    });
+    expect([typo.status, ((await typo.json()) as { error: string }).error]).toEqual([
+      400,
+      "bedrooms: unknown parameter; did you mean minBedrooms?",
+    ]);
   });
 });

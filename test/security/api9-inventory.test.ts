@@ -2,8 +2,10 @@
 // each route is one the behaviour reference (docs/reference/) documents, appears in /openapi.json with its method, and
 // answers as documented; any other path is a contract-shaped 404, and a production /metrics
 // without its token cannot be told apart from a path that does not exist.
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { adminOpenApiDocument } from "../../src/modules/admin/openapi.ts";
 import { GRUPOZAP_EXAMPLE } from "../../src/modules/inbound/model.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { errorBodyViolations } from "../fuzz/contract.ts";
@@ -113,7 +115,14 @@ const DOCUMENTED: Record<string, (ids: Ids) => { path: string; init?: RequestIni
   "GET /metrics": () => ({ path: "/metrics", status: 404 }),
 };
 
-const routeKeys = () => t.app.routes.map((r) => `${r.method} ${r.path}`);
+/** The partners' routes; the admin API's (/admin/…) have their own document, the console's pages none (docs/operators/console.md). */
+const routeKeys = () =>
+  t.app.routes
+    .map((r) => `${r.method} ${r.path}`)
+    .filter((key) => !key.includes(" /admin/") && !key.includes(" /console"));
+const consoleRouteKeys = () =>
+  t.app.routes.map((r) => `${r.method} ${r.path}`).filter((key) => key.includes(" /console"));
+const adminRouteKeys = () => t.app.routes.map((r) => `${r.method} ${r.path}`).filter((key) => key.includes(" /admin/"));
 
 describe("API9 improper inventory management", () => {
   test("every route the app serves is a documented one", () => {
@@ -163,6 +172,32 @@ describe("API9 improper inventory management", () => {
         : [key],
     );
     expect(documented.sort()).toEqual(routes.sort());
+  });
+
+  test("the admin API's routes are those of its own document, and all 404 on a server without admins", async () => {
+    const document = adminOpenApiDocument("http://x");
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+    );
+    expect(
+      adminRouteKeys()
+        .filter((key) => key !== "GET /admin/openapi.json")
+        .sort(),
+    ).toEqual(documented.sort());
+    for (const key of adminRouteKeys()) {
+      const [method, path] = key.split(" ") as [string, string];
+      const response = await t.request(path.replace(/:[^/]+/g, "x"), {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(method === "GET" || method === "DELETE" ? {} : { body: "{}" }),
+      });
+      expect({ key, status: response.status }).toEqual({ key, status: 404 });
+    }
+    expect(consoleRouteKeys().length).toBeGreaterThan(0);
+    for (const key of consoleRouteKeys()) {
+      const path = key.split(" ")[1]!.replace(/:[^/]+/g, "x");
+      expect({ key, status: (await t.request(path)).status }).toEqual({ key, status: 404 });
+    }
   });
 
   test("any other path is a 404 in the contract's shape", async () => {

@@ -292,19 +292,26 @@ export class ChangeFollower {
     const interval = options.intervalMs ?? 5000;
     while (!options.signal?.aborted) {
       yield* this.drain();
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, interval);
-        options.signal?.addEventListener(
-          "abort",
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      });
+      await pause(interval, options.signal);
     }
   }
+}
+
+/**
+ * Waits `ms`, or less if `signal` aborts. The abort listener goes when the wait ends either way,
+ * so a follower that polls for days leaves none behind on a long-lived signal.
+ */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    signal?.addEventListener("abort", wake, { once: true });
+  });
 }
 
 /**

@@ -135,6 +135,42 @@ describe("the change-feed follower", () => {
     const resumed = api.changes("leads", follower.position);
     for await (const change of resumed.drain()) throw new Error(`unexpected change ${change.sequence}`);
   });
+
+  test("follow() leaves no abort listener behind: at most one at a time over 60 polls, none after", async () => {
+    const api = client();
+    const { meta } = await api.changePage("leads", 0, 1);
+    const controller = new AbortController();
+    const { signal } = controller;
+    const live = new Set<unknown>();
+    let polls = 0;
+    let most = 0;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((type: string, listener: EventListener, options?: AddEventListenerOptions) => {
+      if (type === "abort") {
+        live.add(listener);
+        most = Math.max(most, live.size);
+        // Each wait between two polls adds one; stop after 60 of them.
+        if (++polls === 60) queueMicrotask(() => controller.abort());
+      }
+      // A once listener is gone after it fires: count it out then too.
+      const counted: EventListener = (event) => {
+        live.delete(listener);
+        listener(event);
+      };
+      const wrapped = type === "abort" ? counted : listener;
+      (listener as { wrapped?: EventListener }).wrapped = wrapped;
+      add(type, wrapped, options);
+    }) as typeof signal.addEventListener;
+    signal.removeEventListener = ((type: string, listener: EventListener, options?: EventListenerOptions) => {
+      live.delete(listener);
+      remove(type, (listener as { wrapped?: EventListener }).wrapped ?? listener, options);
+    }) as typeof signal.removeEventListener;
+    // From the head of the feed: nothing to yield, only polls.
+    for await (const change of api.changes("leads", meta.head).follow({ intervalMs: 1, signal }))
+      throw new Error(`unexpected change ${change.sequence}`);
+    expect({ polls, most, left: live.size }).toEqual({ polls: 60, most: 1, left: 0 });
+  });
 });
 
 describe("retries", () => {

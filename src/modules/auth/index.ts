@@ -49,10 +49,14 @@ function headerExchange(runtime: Runtime, request: Request, state: RequestState,
 async function clientCredentials(runtime: Runtime, request: Request, state: RequestState, set: Set): Promise<string> {
   const headers = set.headers as HeaderRecord;
   headers.pragma = "no-cache";
-  const refuse = (failure: OAuthFailure) => {
+  const refuse = async (failure: OAuthFailure) => {
     state.errorStatus = oauthFailureStatus(failure);
     state.errorCode = failure.code;
     if (failure.error === "invalid_client") headers["www-authenticate"] = BASIC_CHALLENGE;
+    // Every answer reports the address's failed-attempt allowance, as the document says: a malformed
+    // grant, a body too large or not the form take nothing from it, but say where it stands.
+    if (headers.ratelimit === undefined)
+      writeAuthRateLimitHeaders(headers, await runtime.authStanding(state.ip ?? "unknown"));
     return sendJson(set, oauthFailureBody(failure), state.errorStatus);
   };
   try {

@@ -13,8 +13,16 @@ export function issueToken(
   apiSecret: string | null,
   ip: string | null,
 ): TokenResult {
-  const checked = checkCredentials(runtime.config, apiKey, apiSecret, ip, (path) => runtime.tenants.get(path));
+  const checked = checkCredentials(
+    runtime.config,
+    apiKey,
+    apiSecret,
+    ip,
+    (path) => runtime.tenants.get(path),
+    runtime.clock.now(),
+  );
   if (!checked.ok) return { ok: false, code: checked.code };
-  const { token, expiresIn } = runtime.tokens.issue(checked.client);
+  // Bound to the secret presented: during a rotation's overlap, the old one's tokens end with it.
+  const { token, expiresIn } = runtime.tokens.issue(checked.subject);
   return { ok: true, clientId: checked.client.id, token, expiresIn };
 }

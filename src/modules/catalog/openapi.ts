@@ -77,7 +77,8 @@ export const CATALOG_ROUTES = {
                   in: "query" as const,
                   required: false,
                   description:
-                    "For `neighborhood` only: comma-separated cities (accents and case ignored) whose neighbourhoods to list",
+                    "For `neighborhood`: comma-separated cities (accents and case ignored) whose neighbourhoods to list; " +
+                    "the other fields list all their values with or without it",
                   schema: { type: "string" },
                   example: "São Paulo",
                 },
@@ -88,9 +89,12 @@ export const CATALOG_ROUTES = {
           { "200": json(schema, example, "The values", "rateLimited") },
           // Places and amenities are read from every listing, in a reader thread: cut at the deadline.
           entity === "properties"
-            ? ["INVALID_FIELD", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"]
-            : ["INVALID_FIELD", "SERVICE_UNAVAILABLE"],
-          { INVALID_FIELD: `Invalid field: ${foreign} for entity ${entity}. Queryable fields: ${fields.join(", ")}` },
+            ? ["INVALID_FIELD", "VALIDATION_ERROR", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"]
+            : ["INVALID_FIELD", "VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
+          {
+            INVALID_FIELD: `Invalid field: ${foreign} for entity ${entity}. Queryable fields: ${fields.join(", ")}`,
+            VALIDATION_ERROR: entity === "properties" ? "cidade: unknown parameter" : "city: unknown parameter",
+          },
           // Values read from the records need the scope that reads them (fixed enumerations do not).
           SCOPES[entity],
         ),

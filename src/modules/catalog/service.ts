@@ -1,8 +1,9 @@
 // GET /v1/fields and GET /v1/values: what can be selected and which values filters take.
 import { CATALOGS, ENTITY_NAMES, type EntityCatalog, isEntityName } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, type FieldProblem } from "../../errors.ts";
 import { leadAccessOf, requireScope, type Scope } from "../../security/scopes.ts";
+import { QueryParams } from "../lists/query.ts";
 import { listingFor } from "../lists/service.ts";
 import { searchValuesOf } from "../search/service.ts";
 
@@ -28,6 +29,15 @@ export const FIELDS_BODY = JSON.stringify({
 /** The values of properties read from every published listing (places, amenities): dear at scale. */
 export const SEARCH_VALUE_FIELDS = CATALOGS.properties.values.filter((v) => v.search).map((v) => v.field);
 
+/** A values path's query: `taken`, when the path takes one parameter, else nothing (docs/reference/behaviour.md §8). */
+function refuseParameters(params: URLSearchParams, taken: string | null): void {
+  const query = new QueryParams(params);
+  if (taken !== null) query.take(taken);
+  const problems: FieldProblem[] = [];
+  query.refuseUnknown(problems);
+  if (problems.length > 0) throw ApiError.validation(problems);
+}
+
 /**
  * `{ entity, field, values }` for GET /v1/values/{entity}/{field}. Fixed enumerations reveal no
  * record and answer every client; values read from the records need the scope that reads
@@ -51,8 +61,15 @@ export function valuesOf(
       `Invalid field: ${field} for entity ${entity}. Queryable fields: ${catalog.values.map((v) => v.field).join(", ")}`,
     );
   }
-  if (spec.values) return { entity, field, values: [...spec.values] };
+  // The property values take `city`, which narrows `neighborhood` (searchValuesOf reads it; the
+  // document declares it on the entity's one operation); the lead values take nothing.
+  const taken = entity === "properties" ? "city" : null;
+  if (spec.values) {
+    refuseParameters(params, taken);
+    return { entity, field, values: [...spec.values] };
+  }
   requireScope(client, entity === "leads" ? "leads:read:own" : "properties:read");
+  refuseParameters(params, taken);
   if (spec.search) return { entity, field, values: searchValuesOf(tenant, spec.search, params) };
   const access = leadAccessOf(client);
   const stored = listingFor(tenant, catalog).repo.distinctValues(spec.column!);

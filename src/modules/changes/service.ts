@@ -7,6 +7,7 @@ import { ApiError, type FieldProblem } from "../../errors.ts";
 import type { NowOrLater } from "../../lib/now-or-later.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
 import { PageCache } from "../lists/page-cache.ts";
+import { QueryParams } from "../lists/query.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
@@ -19,11 +20,8 @@ export interface ChangesQuery {
 
 export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
   const problems: FieldProblem[] = [];
-  const one = (name: string) => {
-    const values = params.getAll(name);
-    if (values.length > 1) problems.push({ field: name, message: "must be given once" });
-    return values[0] ?? null;
-  };
+  const query = new QueryParams(params);
+  const one = (name: string) => query.one(name, problems);
   const entity = one("entity");
   if (entity === null || !(ENTITY_NAMES as readonly string[]).includes(entity)) {
     problems.push({ field: "entity", message: `must be one of: ${ENTITY_NAMES.join(", ")}` });
@@ -36,6 +34,7 @@ export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
   if (limit === null || limit < 1 || limit > MAX_CHANGES_LIMIT) {
     problems.push({ field: "limit", message: `must be an integer between 1 and ${MAX_CHANGES_LIMIT}` });
   }
+  query.refuseUnknown(problems);
   if (problems.length > 0) throw ApiError.validation(problems);
   return { entity: entity as ChangesQuery["entity"], after: after!, limit: limit! };
 }

@@ -37,11 +37,14 @@ export function docsModule(runtime: Runtime, routes?: () => readonly DocumentedR
     .get(
       DOCS_ROUTES.document.path,
       ({ request }) => {
+        // Null when the request names no usable host: the document's server is then "/".
         const origin = requestOrigin(request, stateOf(request).viaTrustedProxy);
-        let document = documents.get(origin);
+        let document = documents.get(origin ?? "");
         if (document === undefined) {
-          document = JSON.stringify(buildOpenApiDocument({ version: VERSION, origin, routes: routes?.() }));
-          if (documents.size < MAX_DOCUMENTS) documents.set(origin, document);
+          document = JSON.stringify(
+            buildOpenApiDocument({ version: VERSION, origin: origin ?? undefined, routes: routes?.() }),
+          );
+          if (documents.size < MAX_DOCUMENTS) documents.set(origin ?? "", document);
         }
         return new Response(document, { headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-cache" } });
       },

@@ -61,7 +61,8 @@ export function inboundModule(runtime: Runtime, deps: { metrics: MetricsRegistry
       INBOUND_PATH,
       async ({ request, client, tenant, set }) => {
         const { requestId: reqId } = stateOf(request);
-        const body = await readJsonObject(request, { anyMediaType: true });
+        // A portal's lead id may be a number past 2^53: kept as the portal wrote it, digit for digit.
+        const body = await readJsonObject(request, { anyMediaType: true, exactNumbers: true });
         let received: Awaited<ReturnType<typeof receivePortalLead>>;
         try {
           received = await receivePortalLead(tenant, client, body, runtime.clock);

@@ -62,8 +62,11 @@ export function leadsModule(runtime: Runtime) {
       async ({ request, params, tenant, client, set }) => {
         const patch = validateLeadPatch(await readJsonObject(request));
         const reader = readerOf(client);
-        await updateLead(tenant, reader.leads, params.id, patch, runtime.clock);
-        return sendJson(set, listingFor(tenant, LEAD_CATALOG).recordWith(params.id, ALL_LEAD_FIELDS, reader));
+        const listing = listingFor(tenant, LEAD_CATALOG);
+        const body = await updateLead(tenant, reader.leads, params.id, patch, runtime.clock, (id) =>
+          listing.recordWritten(id, ALL_LEAD_FIELDS, reader),
+        );
+        return sendJson(set, body);
       },
       {
         protected: "leads:update",

@@ -30,7 +30,7 @@ export const LEAD_ROUTES = {
     responses: protectedResponses(
       { "200": json(pageOf(LeadRecordSchema), examples.leadPage, "A page of leads", "rateLimited") },
       ["VALIDATION_ERROR", "INVALID_FIELDS", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"],
-      listMessages("trafficOrigin"),
+      listMessages("trafficOrigin", "sourse: unknown parameter; did you mean source?"),
       "leads:read:own",
     ),
   })),

@@ -156,7 +156,9 @@ function replayOf(stored: StoredReplay, hash: string): Created {
  * PATCH /v1/leads/{id}: the CRM's word on a lead. NOT_FOUND for an id the client cannot read
  * (another partner's lead looks missing); the same values again write nothing. Resolves once
  * a real change is on disk (the group commit's promise), so the change feed and `lead.updated`
- * follow from the triggers.
+ * follow from the triggers, with the answer `readBack(id)` gave inside the same write: the lead
+ * as this request left it. Read after the batch committed, it could show what another PATCH of
+ * the same batch wrote after this one.
  */
 export async function updateLead(
   tenant: Tenant,
@@ -164,12 +166,16 @@ export async function updateLead(
   id: string | null,
   patch: LeadPatch,
   clock: Clock,
-): Promise<void> {
+  readBack: (id: string) => string | null,
+): Promise<string> {
   const owner = access.kind === "own" ? access.clientId : null;
   const readable = access.kind !== "none" && typeof id === "string" && id.length <= 64;
   const { repo } = leadsOf(tenant);
-  const outcome = readable
-    ? await tenant.writer.submit(() => repo.updateFunnelOf(id, patch, new Date(clock.now()).toISOString(), owner))
-    : "missing";
-  if (outcome === "missing") throw new ApiError("NOT_FOUND", "No lead with this id");
+  const answer = readable
+    ? await tenant.writer.submit(() =>
+        repo.updateFunnelOf(id, patch, new Date(clock.now()).toISOString(), owner) === "missing" ? null : readBack(id),
+      )
+    : null;
+  if (answer === null) throw new ApiError("NOT_FOUND", "No lead with this id");
+  return answer;
 }

@@ -4,6 +4,7 @@ import type { EntityCatalog, FieldSpec, FilterSpec } from "../../catalog/index.t
 import { fieldByName } from "../../catalog/index.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { emptySearch, parseSearch, type Search } from "../search/filters.ts";
+import { QueryParams } from "./query.ts";
 
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
@@ -42,7 +43,6 @@ export type ListFilters = Pick<ListQuery, "filters" | "dates" | "search">;
 
 const MESSAGES = {
   required: "is required",
-  repeated: "must be given once",
   page: "must be an integer greater than or equal to 1",
   limit: `must be an integer between 1 and ${MAX_LIMIT}`,
   date: "must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z",
@@ -89,12 +89,6 @@ export function parseDateBound(text: string, side: "after" | "before"): string |
   return new Date(ms).toISOString();
 }
 
-function single(params: URLSearchParams, name: string, problems: FieldProblem[]): string | null {
-  const values = params.getAll(name);
-  if (values.length > 1) problems.push({ field: name, message: MESSAGES.repeated });
-  return values[0] ?? null;
-}
-
 function integerIn(text: string, min: number, max: number): number | null {
   if (!/^\d{1,10}$/.test(text)) return null;
   const value = Number(text);
@@ -122,49 +116,71 @@ export function parseFields(catalog: EntityCatalog, raw: string | null): FieldSp
 }
 
 /** The raw `fields` parameter, with a problem recorded when it is absent, empty or repeated. */
-function rawFields(params: URLSearchParams, problems: FieldProblem[]): string | null {
-  const raw = single(params, "fields", problems);
+function rawFields(query: QueryParams, problems: FieldProblem[]): string | null {
+  const raw = query.one("fields", problems);
   const given = raw !== null && raw.split(",").some((n) => n.trim() !== "");
   if (!given) problems.push({ field: "fields", message: MESSAGES.required });
   return raw;
 }
 
-/** Validates `fields` alone (single-record routes). */
+/** Validates `fields` alone (single-record routes: no other parameter). */
 export function parseRecordQuery(catalog: EntityCatalog, params: URLSearchParams): FieldSpec[] {
   const problems: FieldProblem[] = [];
-  const raw = rawFields(params, problems);
+  const query = new QueryParams(params);
+  const raw = rawFields(query, problems);
+  query.refuseUnknown(problems);
   if (problems.length > 0) throw ApiError.validation(problems);
   return parseFields(catalog, raw)!;
 }
 
 export function parseListQuery(catalog: EntityCatalog, params: URLSearchParams): ListQuery {
   const problems: FieldProblem[] = [];
-  const fields = rawFields(params, problems);
+  const query = new QueryParams(params);
+  const fields = rawFields(query, problems);
 
-  const rawPage = single(params, "page", problems);
+  const rawPage = query.one("page", problems);
   const page = rawPage === null ? 1 : integerIn(rawPage, 1, MAX_PAGE);
   if (page === null) problems.push({ field: "page", message: MESSAGES.page });
 
-  const rawLimit = single(params, "limit", problems);
+  const rawLimit = query.one("limit", problems);
   const limit = rawLimit === null ? DEFAULT_LIMIT : integerIn(rawLimit, 1, MAX_LIMIT);
   if (limit === null) problems.push({ field: "limit", message: MESSAGES.limit });
 
-  const { filters, dates, search } = parseFilters(catalog, params, problems);
+  const { filters, dates, search } = readFilters(catalog, query, problems);
 
-  const rawSort = single(params, "sort", problems);
+  const rawSort = query.one("sort", problems);
   const sort = (rawSort ?? "-createdAt") as Sort;
   const sorts: readonly string[] = catalog.searchable ? SEARCH_SORTS : SORTS;
   if (!sorts.includes(sort)) problems.push({ field: "sort", message: `must be one of: ${sorts.join(", ")}` });
+  query.refuseUnknown(problems);
 
   if (problems.length > 0) throw ApiError.validation(problems);
   return { fields: parseFields(catalog, fields)!, page: page!, limit: limit!, filters, dates, search, sort };
 }
 
-/** The filters of a list or facets request, each problem added to `problems`. */
+/**
+ * The parameter GET /v1/facets/properties reads itself (modules/search) before its filters: the
+ * one name that route takes beside them.
+ */
+export const FACETS_PARAM = "facets";
+
+/**
+ * The filters of a facets request, each problem added to `problems`, and any parameter that is
+ * neither a filter nor FACETS_PARAM refused as unknown.
+ */
 export function parseFilters(catalog: EntityCatalog, params: URLSearchParams, problems: FieldProblem[]): ListFilters {
+  const query = new QueryParams(params);
+  query.take(FACETS_PARAM);
+  const filters = readFilters(catalog, query, problems);
+  query.refuseUnknown(problems);
+  return filters;
+}
+
+/** The filters of a list or facets request, each problem added to `problems`. */
+function readFilters(catalog: EntityCatalog, query: QueryParams, problems: FieldProblem[]): ListFilters {
   const filters: ListQuery["filters"] = [];
   for (const spec of catalog.filters) {
-    const value = single(params, spec.param, problems);
+    const value = query.one(spec.param, problems);
     if (value === null) continue;
     if (spec.values ? !spec.values.includes(value) : value.length < 1 || value.length > 200) {
       const message = spec.values ? `must be one of: ${spec.values.join(", ")}` : MESSAGES.text;
@@ -176,13 +192,13 @@ export function parseFilters(catalog: EntityCatalog, params: URLSearchParams, pr
 
   const dates: ListQuery["dates"] = [];
   for (const spec of DATE_FILTERS) {
-    const raw = single(params, spec.param, problems);
+    const raw = query.one(spec.param, problems);
     if (raw === null) continue;
     const value = parseDateBound(raw, spec.op === "<" ? "before" : "after");
     if (value === null) problems.push({ field: spec.param, message: MESSAGES.date });
     else dates.push({ spec, value });
   }
 
-  const search = catalog.searchable ? parseSearch(problems, (name) => single(params, name, problems)) : emptySearch();
+  const search = catalog.searchable ? parseSearch(problems, (name) => query.one(name, problems)) : emptySearch();
   return { filters, dates, search };
 }

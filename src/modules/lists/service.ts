@@ -8,6 +8,7 @@ import type { Reader } from "../../catalog/types.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import { leadAccessOf, missingScope, type Scope } from "../../security/scopes.ts";
+import type { Deadline } from "../search/scan.ts";
 import { PageCache } from "./page-cache.ts";
 import { type ListQuery, parseListQuery, parseRecordQuery } from "./params.ts";
 import { ListingRepo } from "./repo.ts";
@@ -30,7 +31,7 @@ class EntityListing {
    * The whole response body of a list request; `rawQuery` is the URL's search string. What the
    * reader may not see (an address the listing hides, another partner's lead) never enters it.
    */
-  page(rawQuery: string, reader: Reader): string {
+  page(rawQuery: string, reader: Reader, deadline?: Deadline): string {
     const owner = this.ownerFor(reader);
     const generation = this.generation();
     const key = this.keyOf(rawQuery, reader, owner);
@@ -39,7 +40,7 @@ class EntityListing {
 
     const parsed = parseListQuery(this.catalog, new URLSearchParams(rawQuery));
     const query = owner === null ? parsed : ownLeadsOf(parsed, owner);
-    const { rows, total } = this.repo.list(query, reader.view);
+    const { rows, total } = this.repo.list(query, reader.view, deadline);
     const totalPages = Math.ceil(total / query.limit);
     const body =
       `{"data":[${rows.join(",")}],"meta":{"page":${query.page},"limit":${query.limit},` +
@@ -86,6 +87,16 @@ class EntityListing {
   /** Clients of one database may see different rows and values: who reads is part of the key. */
   private keyOf(rawQuery: string, reader: Reader, owner: string | null): string {
     return `${reader.view}|${owner ?? ""}|${rawQuery}`;
+  }
+
+  /**
+   * `{ data: {…} }` of a record as the write under way left it, read inside its transaction on
+   * the write connection (db/group-commit.ts): a later write of the same batch cannot show
+   * through. Null when the reader cannot see it. Only inside a GroupCommitWriter job.
+   */
+  recordWritten(id: string, fields: FieldSpec[], reader: Reader): string | null {
+    const json = this.repo.recordWriting(id, fields, reader.view, this.ownerFor(reader));
+    return json === null ? null : `{"data":${json}}`;
   }
 
   /**

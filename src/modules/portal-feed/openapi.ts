@@ -88,7 +88,7 @@ function feedOperations(examples: SandboxExamples): { get: Operation; head: Oper
   const unauthorized = errors["401"] as Json;
   errors["401"] = {
     ...unauthorized,
-    headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": ref("WWWAuthenticate") },
+    headers: { ...(unauthorized.headers as Json), "WWW-Authenticate": ref("WWWAuthenticateFeed") },
   };
   const notModified = {
     description: "Not modified: your copy (If-None-Match / If-Modified-Since) is current; no body",

@@ -25,7 +25,7 @@ export const PROPERTY_ROUTES = {
       responses: protectedResponses(
         { "200": json(pageOf(PropertyRecordSchema), examples.propertyPage, "A page of properties", "rateLimited") },
         ["VALIDATION_ERROR", "INVALID_FIELDS", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"],
-        listMessages("bedrooms"),
+        listMessages("bedrooms", "bedrooms: unknown parameter; did you mean minBedrooms?"),
         "properties:read",
       ),
     };

@@ -63,6 +63,49 @@ describe("a repeat of a portal lead id answers 200 with the first lead's id and 
     expect(file.lead(b.body.data.id)!.created_by).toBe("zap2");
   });
 
+  test("numeric portal lead ids past 2^53 are kept digit for digit: neighbours are two leads", async () => {
+    start();
+    const raw = (clientId: string, authorization: string, text: string) =>
+      t.request(`/v1/inbound/${clientId}`, {
+        method: "POST",
+        headers: { authorization, "content-type": "application/json" },
+        body: text,
+      });
+    const cnmPost = (id: string) =>
+      raw("cnm", CNM_AUTH, JSON.stringify({ ...CHAVESNAMAO_EXAMPLE, id: "ID" }).replace('"ID"', id));
+    const zapPost = (id: string) =>
+      raw("zap", ZAP_AUTH, JSON.stringify({ ...GRUPOZAP_EXAMPLE, originLeadId: "ID" }).replace('"ID"', id));
+    for (const [post, client] of [
+      [cnmPost, "cnm"],
+      [zapPost, "zap"],
+    ] as const) {
+      const high = await read(await post("9007199254740993"));
+      const low = await read(await post("9007199254740992"));
+      const huge = await read(await post("123456789012345678901234567890"));
+      expect({ client, statuses: [high.status, low.status, huge.status] }).toEqual({
+        client,
+        statuses: [201, 201, 201],
+      });
+      for (const [id, answer] of [
+        ["9007199254740993", high],
+        ["9007199254740992", low],
+        ["123456789012345678901234567890", huge],
+      ] as const) {
+        expect({ client, id, stored: file.leadsWithOrigin(client, id).map((l) => l.id) }).toEqual({
+          client,
+          id,
+          stored: [answer.body.data.id],
+        });
+      }
+      const again = await read(await post("9007199254740993"));
+      expect({ client, status: again.status, id: again.body.data.id }).toEqual({
+        client,
+        status: 200,
+        id: high.body.data.id,
+      });
+    }
+  });
+
   test("a refused post keeps nothing: the corrected resend makes the lead", async () => {
     start();
     expect((await post(t, "cnm", CNM_AUTH, { ...CHAVESNAMAO_EXAMPLE, name: null })).status).toBe(400);

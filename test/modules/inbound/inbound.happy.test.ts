@@ -348,9 +348,7 @@ describe("the lead is the client's, like one made by POST /v1/leads", () => {
     const zapToken = await t.token(zap);
     const own = await read(await t.get(`/v1/leads/${lead.id}?fields=id,createdBy,source,priority`, zapToken));
     expect(own.body.data).toEqual({ id: lead.id, createdBy: "zap", source: "PORTAL_OLX", priority: "HIGH" });
-    const listed = await read(
-      await t.get(`/v1/leads?createdBy=zap&fields=id&limit=100&sort=createdAt&order=desc`, crmToken),
-    );
+    const listed = await read(await t.get(`/v1/leads?createdBy=zap&fields=id&limit=100&sort=-createdAt`, crmToken));
     expect(listed.body.data.map((l: { id: string }) => l.id)).toContain(lead.id);
     const other = await t.get(`/v1/leads/${lead.id}?fields=id`, await t.token(cnm));
     expect(other.status).toBe(404);

@@ -336,6 +336,36 @@ describe("PATCH /v1/leads/{id}: the funnel", () => {
     expect((await patch(id, { status: "IN_SERVICE" })).body.data.status).toBe("IN_SERVICE");
   });
 
+  test("100 PATCHes at once: each answers the lead as that request left it, and the last one written stays", async () => {
+    // A seeded lead no other test looks at (the CRM reads every lead).
+    const id = (
+      db.query("SELECT id FROM leads WHERE created_by IS NULL ORDER BY id LIMIT 1 OFFSET 7").values() as [string][]
+    )[0]![0];
+    const statuses = [
+      "NEW_LEAD",
+      "IN_SERVICE",
+      "VISIT_SCHEDULED",
+      "VISIT_COMPLETED",
+      "PROPOSAL_MADE",
+      "CONVERTED",
+      "LOST",
+    ];
+    const priorities = ["LOW", "MEDIUM", "HIGH", "URGENT"];
+    const sent = Array.from({ length: 100 }, (_, i) => ({
+      status: statuses[i % statuses.length]!,
+      priority: priorities[i % priorities.length]!,
+    }));
+    // Sent together, they share group-commit batches: each writes in turn inside one transaction.
+    const answers = await Promise.all(sent.map((body) => patch(id, body)));
+    const shown = answers.map((a) => ({ status: a.body.data?.status, priority: a.body.data?.priority }));
+    expect({ statuses: answers.map((a) => a.status).filter((s) => s !== 200), shown }).toEqual({
+      statuses: [],
+      shown: sent,
+    });
+    const stored = db.query("SELECT status, priority FROM leads WHERE id = ?").get(id);
+    expect(sent).toContainEqual(stored as { status: string; priority: string });
+  });
+
   test("the same values again: 200, nothing written, no change", async () => {
     const id = leads.website[2]!;
     const current = (await read(await app.get(`/v1/leads/${id}?fields=status,priority,updatedAt`, tokens.crm))).body

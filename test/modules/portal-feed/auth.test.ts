@@ -62,11 +62,19 @@ describe("Basic auth and bearer tokens both open the feed", () => {
 });
 
 describe("failures are 401/403/429 JSON errors, never 5xx", () => {
-  test("no credentials or a bad token: 401 INVALID_TOKEN, with a Basic challenge on this route", async () => {
+  test("no credentials or a bad token: 401 INVALID_TOKEN, with the Basic challenge first, then the Bearer one", async () => {
     t = createTestApp({ clients: [portal.entry] });
-    for (const authorization of [null, "Bearer not.a.jwt", "Digest abc"]) {
+    const challenges = {
+      none: `${CHALLENGE}, Bearer realm="partner-api"`,
+      bad: `${CHALLENGE}, Bearer realm="partner-api", error="invalid_token"`,
+    };
+    for (const [authorization, challenge] of [
+      [null, challenges.none],
+      ["Digest abc", challenges.none],
+      ["Bearer not.a.jwt", challenges.bad],
+    ] as const) {
       const headers = await expectError(await feed(authorization), 401, "INVALID_TOKEN");
-      expect(headers.get("www-authenticate")).toBe(CHALLENGE);
+      expect({ authorization, challenge: headers.get("www-authenticate") }).toEqual({ authorization, challenge });
     }
   });
 
