@@ -46,6 +46,7 @@ import { compareSection, compareTable, renderReport, scenarioTable, verdictTable
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, type Scenario, scenarios, type Target } from "./lib/scenarios.ts";
 import { runSearchBench } from "./lib/search-bench.ts";
+import { runSearchMix } from "./lib/search-mix.ts";
 import { writeMarkedSection } from "./lib/sections.ts";
 import { runStatusListsBench, statusListsSection, writeStatusListsSection } from "./lib/status-lists.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
@@ -365,6 +366,11 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
         )
       : [];
 
+    // Hundreds of searches drawn from what websites send, then /health under four dear ones.
+    const searchMix = wanted("search-mix")
+      ? await runSearchMix(product.base, token, (line) => log(`[${dataset.label}] ${line}`))
+      : undefined;
+
     const reads = results.filter((r) => !r.scenario.writes);
     const writes = results.filter((r) => r.scenario.writes);
     log(`[${dataset.label}] warm-up …`);
@@ -440,6 +446,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       scenarios: results,
       filters,
       search,
+      ...(searchMix ? { searchMix } : {}),
       productRssMaxKb: Math.max(0, ...productSamples.map((s) => s.rssKb)),
       ...(seed ? { seed } : {}),
     };

@@ -34,11 +34,12 @@ const target = `bun-${os}-${arch}${baseline ? "-baseline" : ""}`;
 
 const build = Bun.spawnSync(
   [
-    // The checkpointer's thread is a second entry point: Bun bundles a worker only when told.
+    // The checkpointer's and the reader threads are entry points too: Bun bundles a worker only when told.
     process.execPath,
     "build",
     "src/main.ts",
     "src/db/checkpoint-worker.ts",
+    "src/reads/reader-thread.ts",
     "--compile",
     "--minify",
     "--sourcemap",

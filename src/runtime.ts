@@ -16,6 +16,7 @@ import { type HeaderRecord, writeClientRateLimitHeaders } from "./limits/headers
 import { SlidingWindowLimiter } from "./limits/sliding-window.ts";
 import { type BucketShape, TokenBucketLimiter } from "./limits/token-bucket.ts";
 import { type Logger, silentLogger } from "./logging.ts";
+import { ReaderPool } from "./reads/pool.ts";
 import { RedisConnection } from "./redis/connection.ts";
 import { type Admission, SharedLimits } from "./redis/limits.ts";
 import { InFlightLocks } from "./redis/locks.ts";
@@ -39,6 +40,8 @@ export interface RuntimeOptions {
   onRedisFallback?: (fallingBack: boolean) => void;
   /** How often an unavailable Redis is asked again (default 1 s; tests shorten it). */
   redisProbeEveryMs?: number;
+  /** Replaces the config's `reads.deadlineMs` (tests: 0 cuts every dear read at once). */
+  readDeadlineMs?: number;
 }
 
 /** How often each process asks the control database whether another process changed it. */
@@ -66,6 +69,8 @@ export class Runtime {
   readonly tenants: TenantRegistry;
   readonly windows: SlidingWindowLimiter;
   readonly authFailures: TokenBucketLimiter;
+  /** The reader threads: dear reads run there, never on the event loop (src/reads/). */
+  readonly reads: ReaderPool;
   private readonly bursts = new Map<string, { perSecond: number; bucket: TokenBucketLimiter }>();
   private shared: Shared | null = null;
   private readonly logger: Logger;
@@ -87,6 +92,13 @@ export class Runtime {
       capacity: AUTH_FAILURE_CAPACITY,
       refillPerMinute: AUTH_FAILURE_CAPACITY,
       clock,
+    });
+    this.reads = new ReaderPool({
+      threads: config.reads.threads,
+      deadlineMs: () => this.options.readDeadlineMs ?? this.config.reads.deadlineMs,
+      clock,
+      onError: (what) => this.logger.error(what),
+      tenants: () => this.tenants.all(),
     });
     this.connectShared(config.redis);
   }
@@ -245,6 +257,7 @@ export class Runtime {
   }
 
   close(): void {
+    this.reads.close();
     if (this.controlTimer !== null) clearInterval(this.controlTimer);
     this.control?.close();
     this.control = null;

@@ -3,6 +3,7 @@ import type { Sample, SingleTimings } from "./measure.ts";
 import type { Dataset, SeedMeasurement } from "./product.ts";
 import type { FilterQuery, Scenario, Target } from "./scenarios.ts";
 import type { SearchResult } from "./search-bench.ts";
+import type { SearchMixResult } from "./search-mix.ts";
 
 export interface ScenarioResult {
   scenario: Scenario;
@@ -24,6 +25,8 @@ export interface DatasetResult {
   filters: FilterResult[];
   /** The website's search queries (search-bench.ts); empty when `--only` leaves out "search". */
   search: SearchResult[];
+  /** The drawn website searches and /health under dear ones (search-mix.ts); absent unless asked. */
+  searchMix?: SearchMixResult;
   /** Largest VmRSS of the product across every round on this dataset. */
   productRssMaxKb: number;
   /** A fresh seed of this dataset, timed (absent when `--only` leaves out "seed"). */

@@ -91,6 +91,8 @@ export function startServer(options: {
     throw listenError(error, options.host, options.port);
   }
   const server = app.server!;
+  // The reader threads load now, not on the first search a partner sends.
+  runtime.reads.warm();
   webhooks.worker.start();
   const feeds = serverFeedScheduler(runtime, logger);
   feeds.start();

@@ -3,6 +3,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { Value } from "@sinclair/typebox/value";
+import { DEFAULT_READ_DEADLINE_MS, DEFAULT_READER_THREADS } from "../reads/settings.ts";
 import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { DEFAULT_SCOPES, SCOPES } from "../security/scopes.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
@@ -161,6 +162,10 @@ export function resolveConfig(
       : null,
     feeds: resolveFeeds(config, databases),
     controlPath: resolvePath(options.baseDir, config.control ?? "control.sqlite"),
+    reads: {
+      threads: config.reads?.threads ?? DEFAULT_READER_THREADS,
+      deadlineMs: config.reads?.deadlineMs ?? DEFAULT_READ_DEADLINE_MS,
+    },
     modifiedAt: options.modifiedAt ?? null,
   });
 }

@@ -105,6 +105,8 @@ export interface RuntimeConfig {
   feeds: readonly FeedSpec[];
   /** The control database's file (docs/operators/console.md); `serve` opens it. */
   controlPath: string;
+  /** The reader threads (read at start) and how long a read may run. */
+  reads: { threads: number; deadlineMs: number };
   /** When the config file was last written (ms since the epoch); null for a config made in code (the sandbox). */
   modifiedAt: number | null;
 }

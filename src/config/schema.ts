@@ -2,6 +2,7 @@
 // JSON Schema printed by `partner-api config-schema`.
 import { type Static, Type as T } from "@sinclair/typebox";
 import { OPERATION_TYPES, PROPERTY_STATUSES } from "../catalog/enums.ts";
+import { DEFAULT_READ_DEADLINE_MS, DEFAULT_READER_THREADS } from "../reads/settings.ts";
 import { SCOPES } from "../security/scopes.ts";
 import { SECRET_HASH_PATTERN } from "../security/secrets.ts";
 import { DURATION_PATTERN } from "./duration.ts";
@@ -250,6 +251,31 @@ export const ConfigSchema = T.Object(
         description:
           "The control database (the console's admins, sessions, partners made in the console, the audit log); default control.sqlite beside this file",
       }),
+    ),
+    reads: T.Optional(
+      T.Object(
+        {
+          threads: T.Optional(
+            T.Integer({
+              minimum: 1,
+              maximum: 64,
+              default: DEFAULT_READER_THREADS,
+              description:
+                "Reader threads of each process, which run searches, facets, values, lead lists and the change feed off the event loop (read at start; default 3: one more than a partner may hold at once)",
+            }),
+          ),
+          deadlineMs: T.Optional(
+            T.Integer({
+              minimum: 1,
+              maximum: 60_000,
+              default: DEFAULT_READ_DEADLINE_MS,
+              description:
+                "A read still running this many milliseconds after it arrived is answered 422 QUERY_TOO_BROAD (default 5000)",
+            }),
+          ),
+        },
+        { additionalProperties: false, description: "The dear reads, run off the event loop and cut at a deadline" },
+      ),
     ),
     logLevel: T.Optional(
       T.Union(

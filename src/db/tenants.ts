@@ -11,17 +11,34 @@
 // See src/db/in-use.ts for how the CLI tells a database is in use without opening it, and
 // src/db/wal-sync.ts for the one descriptor the server opens itself, on a -wal, and why it is safe.
 import type { Database, Statement } from "bun:sqlite";
-import type { Clock } from "../clock.ts";
+import { type Clock, wallClock } from "../clock.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
 import { closeDatabase, openExistingDatabase } from "./open.ts";
 import type { Fsync } from "./wal-sync.ts";
 
+/** The generations a reader thread's jobs key their caches on (see Tenant.forReaderThread). */
+export interface Generations {
+  generation: number;
+  outsideGeneration: number;
+}
+
+/** What only the server's event loop has: the write connection and the group-commit writer. */
+interface Writing {
+  write: Database;
+  writer: GroupCommitWriter;
+  writerDataVersion: Statement<{ data_version: number }>;
+  /** The change log's last sequence, read on the writer. */
+  lastSequence: Statement<{ head: number }, []>;
+}
+
+let tenantsOpened = 0;
+
 export class Tenant {
+  /** Tells apart the tenants one file had in this process (a reopened one is a new tenant). */
+  readonly id = ++tenantsOpened;
   private readonly dataVersion: Statement<{ data_version: number }>;
-  private readonly writerDataVersion: Statement<{ data_version: number }>;
-  /** Every write of the server goes through here, batched into shared commits. */
-  readonly writer: GroupCommitWriter;
+  private readonly writing: Writing | null;
   /**
    * When a write failed because the connection is read-only. SQLite opens a write-protected
    * file read-only and stays so, even once the file is writable again: only new connections heal.
@@ -30,6 +47,8 @@ export class Tenant {
 
   private lastGeneration = 0;
   private lastOutsideGeneration = 0;
+  /** In a reader thread: the generations the event loop read for the job running now. */
+  private given: Generations | null = null;
   /** True once SQLite was asked in this turn of the event loop (cleared at the turn's end). */
   private askedThisTurn = false;
   private readonly endTurn = () => {
@@ -39,17 +58,19 @@ export class Tenant {
   constructor(
     readonly path: string,
     readonly read: Database,
-    readonly write: Database,
+    write: Database | null,
     clock: Clock,
     /** The WAL's sync (tests hold it back); node:fs's fsync on Bun's thread pool by default. */
     fsync?: Fsync,
   ) {
     this.dataVersion = read.query("PRAGMA data_version");
-    this.writerDataVersion = write.query("PRAGMA data_version");
+    if (write === null) {
+      this.writing = null;
+      return;
+    }
     const lastSequence = write.query<{ head: number }, []>("SELECT coalesce(max(sequence), 0) AS head FROM changes");
-    this.refreshGenerations();
     // A committed write proves the connection writable; a read-only refusal starts the clock.
-    this.writer = new GroupCommitWriter(
+    const writer = new GroupCommitWriter(
       write,
       (error) => {
         const code = (error as { code?: unknown } | null)?.code;
@@ -60,6 +81,39 @@ export class Tenant {
       },
       { fsync, syncMark: () => lastSequence.get()!.head },
     );
+    this.writing = { write, writer, writerDataVersion: write.query("PRAGMA data_version"), lastSequence };
+    this.refreshGenerations();
+  }
+
+  /**
+   * A tenant of a reader thread (src/reads/): one read-only connection, no writer. Its caches
+   * key on the generations the event loop read for each job (useGenerations), the numbers the
+   * event loop's own caches key on: a page is cached, and found again, exactly when it would be
+   * there. Its connection reads at the job's start, after the event loop read them, so it sees
+   * every commit they count (and maybe later ones, which makes the page newer, never staler).
+   */
+  static forReaderThread(path: string, read: Database): Tenant {
+    return new Tenant(path, read, null, wallClock);
+  }
+
+  /** In a reader thread: the generations of the job about to run. */
+  useGenerations(given: Generations): void {
+    this.given = given;
+  }
+
+  private writable(): Writing {
+    if (this.writing === null) throw new Error(`${this.path}: a reader thread's tenant does not write`);
+    return this.writing;
+  }
+
+  /** The write connection (the event loop's tenant only). */
+  get write(): Database {
+    return this.writable().write;
+  }
+
+  /** Every write of the server goes through here, batched into shared commits (the event loop's tenant only). */
+  get writer(): GroupCommitWriter {
+    return this.writable().writer;
   }
 
   /**
@@ -69,18 +123,26 @@ export class Tenant {
    * for that sync, or a power cut could take back sequences a partner has seen, and the next
    * writes would reuse them. Each sync reads the log's last sequence as it begins and covers the
    * whole WAL, so another process's commits too; a lead's own sync usually covers its event.
+   * A reader thread's tenant answers null: the event loop waits (allOnDisk) before it answers.
    */
   onDisk(sequence: number): Promise<void> | null {
-    return this.writer.onDisk(sequence);
+    return this.writing === null ? null : this.writing.writer.onDisk(sequence);
+  }
+
+  /** onDisk of the change log's last sequence now: what a reader thread's answer waits for. */
+  allOnDisk(): Promise<void> | null {
+    const writing = this.writable();
+    return writing.writer.onDisk(writing.lastSequence.get()!.head);
   }
 
   /** The last sequence known to be on disk (see onDisk). */
   onDiskThrough(): number {
-    return this.writer.onDiskThrough();
+    return this.writing === null ? Number.POSITIVE_INFINITY : this.writing.writer.onDiskThrough();
   }
 
   /** Moves whenever any connection, in any process, has committed: this server's writes included. */
   generation(): number {
+    if (this.given !== null) return this.given.generation;
     this.refreshGenerations();
     return this.lastGeneration;
   }
@@ -91,6 +153,7 @@ export class Tenant {
    * of properties key on this and survive lead creation.
    */
   outsideGeneration(): number {
+    if (this.given !== null) return this.given.outsideGeneration;
     this.refreshGenerations();
     return this.lastOutsideGeneration;
   }
@@ -106,14 +169,17 @@ export class Tenant {
   private refreshGenerations(): void {
     if (this.askedThisTurn) return;
     this.lastGeneration = this.dataVersion.get()!.data_version;
-    this.lastOutsideGeneration = this.writerDataVersion.get()!.data_version;
+    this.lastOutsideGeneration =
+      this.writing === null ? this.lastGeneration : this.writing.writerDataVersion.get()!.data_version;
     this.askedThisTurn = true;
     setImmediate(this.endTurn);
   }
 
   close(): void {
-    this.writer.close();
-    closeDatabase(this.write);
+    if (this.writing !== null) {
+      this.writing.writer.close();
+      closeDatabase(this.writing.write);
+    }
     closeDatabase(this.read);
   }
 }

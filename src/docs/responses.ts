@@ -83,7 +83,7 @@ const STATUS_MEANING: Record<number, string> = {
   404: "Not found",
   413: "Body too large",
   415: "Wrong media type",
-  422: "Idempotency key reused",
+  422: "Not processed",
   429: "Rate limit exceeded",
   500: "Unexpected failure",
   503: "Storage unavailable, retry later",

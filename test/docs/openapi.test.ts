@@ -1071,6 +1071,24 @@ describe("observed responses are as documented", () => {
       ["get", "/docs/scalar.js", { headers: { "if-none-match": script } }],
     ];
     for (const [method, path, init] of cases) await expectDocumented(method, path, await sandbox.request(path, init));
+    // A dear read past its deadline (0 here: every one) is a 422 QUERY_TOO_BROAD.
+    const cut = createTestApp({ readDeadlineMs: 0 });
+    try {
+      const bearer = await cut.token(client("portal"));
+      for (const [path, request] of [
+        ["/v1/properties", "/v1/properties?fields=id&q=casa"],
+        ["/v1/facets/properties", "/v1/facets/properties?facets=city"],
+        ["/v1/values/properties/{field}", "/v1/values/properties/city"],
+        ["/v1/leads", "/v1/leads?fields=id"],
+        ["/v1/changes", "/v1/changes?entity=properties"],
+      ] as const) {
+        const response = await cut.get(request, bearer);
+        expect(response.status).toBe(422);
+        await expectDocumented("get", path, response);
+      }
+    } finally {
+      cut.close();
+    }
     // In production /metrics exists only for the scraper's token: anyone else gets the unknown path's 404.
     const production = createTestApp();
     try {

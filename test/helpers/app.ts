@@ -90,6 +90,8 @@ export function seededDatabase(dir: string, properties = 300, leads = 600, seed 
 
 export interface TestAppOptions {
   environment?: "production" | "sandbox";
+  /** How long a dear read may take (the config's `reads.deadlineMs`); 0 answers each QUERY_TOO_BROAD. */
+  readDeadlineMs?: number;
   clients?: ConfigFile["clients"];
   databases?: Record<string, string>;
   trustedProxies?: string[];
@@ -143,8 +145,14 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   const dir = mkdtempSync(join(tmpdir(), "pa-test-"));
   const webhooks =
     options.webhooks ?? ((runtime: Runtime) => createServerWebhooks(runtime, { logger: silentLogger() }));
-  return testAppOn(dir, configFileFor(dir, options), new FakeClock(), options.logger ?? silentLogger(), webhooks, () =>
-    rmSync(dir, { recursive: true, force: true }),
+  return testAppOn(
+    dir,
+    configFileFor(dir, options),
+    new FakeClock(),
+    options.logger ?? silentLogger(),
+    webhooks,
+    () => rmSync(dir, { recursive: true, force: true }),
+    options.readDeadlineMs,
   );
 }
 
@@ -155,8 +163,13 @@ function testAppOn(
   logger: Logger,
   makeWebhooks: (runtime: Runtime) => ServerWebhooks,
   cleanUp: () => void,
+  readDeadlineMs?: number,
 ): TestApp {
-  const runtime = new Runtime(resolveTestConfig(dir, file), clock, { logger, redisProbeEveryMs: 50 });
+  const runtime = new Runtime(resolveTestConfig(dir, file), clock, {
+    logger,
+    redisProbeEveryMs: 50,
+    ...(readDeadlineMs === undefined ? {} : { readDeadlineMs }),
+  });
   const siblings: TestApp[] = [];
   const webhooks = makeWebhooks(runtime);
   const app = createApp({

@@ -1651,6 +1651,11 @@ export type components = {
          * @example 12
          */
         RetryAfter: number;
+        /**
+         * @description The route takes a bearer token (RFC 6750 §3): `Bearer realm="partner-api"` when the request carried none (the message then says the token is missing), `Bearer realm="partner-api", error="invalid_token"` when the token is malformed, expired, or its client or credentials are gone: get a new one from `POST /v1/auth/token`
+         * @example Bearer realm="partner-api", error="invalid_token"
+         */
+        WWWAuthenticateBearer: string;
         /** @description Present when this 201 is the stored answer to an earlier request with the same Idempotency-Key */
         IdempotentReplayed: "true";
         /**
@@ -1668,6 +1673,11 @@ export type components = {
          * @example 0
          */
         XFeedSkipped: number;
+        /**
+         * @description The route takes HTTP Basic auth or a bearer token: `Basic realm="partner-api"` after failed Basic credentials; otherwise the Basic challenge, then the Bearer one (`Bearer realm="partner-api"`, with `error="invalid_token"` when a bearer token was sent and is no good)
+         * @example Basic realm="partner-api", Bearer realm="partner-api"
+         */
+        WWWAuthenticateFeed: string;
         /**
          * @description The route takes HTTP Basic auth: `Basic realm="partner-api"`
          * @example Basic realm="partner-api"
@@ -1714,10 +1724,12 @@ export type HeaderXRateLimitRemaining = components['headers']['XRateLimitRemaini
 export type HeaderRateLimitPolicy = components['headers']['RateLimitPolicy'];
 export type HeaderRateLimit = components['headers']['RateLimit'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
+export type HeaderWwwAuthenticateBearer = components['headers']['WWWAuthenticateBearer'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
 export type HeaderETag = components['headers']['ETag'];
 export type HeaderLastModified = components['headers']['LastModified'];
 export type HeaderXFeedSkipped = components['headers']['XFeedSkipped'];
+export type HeaderWwwAuthenticateFeed = components['headers']['WWWAuthenticateFeed'];
 export type HeaderWwwAuthenticate = components['headers']['WWWAuthenticate'];
 export type HeaderWwwAuthenticateGrant = components['headers']['WWWAuthenticateGrant'];
 export type HeaderCacheControlNoStore = components['headers']['CacheControlNoStore'];
@@ -2285,6 +2297,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2372,7 +2385,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description For `neighborhood` only: comma-separated cities (accents and case ignored) whose neighbourhoods to list
+                 * @description For `neighborhood`: comma-separated cities (accents and case ignored) whose neighbourhoods to list; the other fields list all their values with or without it
                  * @example São Paulo
                  */
                 city?: string;
@@ -2428,7 +2441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: INVALID_FIELD */
+            /** @description Invalid request: INVALID_FIELD, VALIDATION_ERROR */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2444,9 +2457,11 @@ export interface operations {
                         error: string;
                         /**
                          * @description Programmatic code
-                         * @constant
+                         * @enum {string}
                          */
-                        code: "INVALID_FIELD";
+                        code: "INVALID_FIELD" | "VALIDATION_ERROR";
+                        /** @description One entry per failed input (VALIDATION_ERROR) */
+                        details?: components["schemas"]["FieldProblem"][];
                     };
                 };
             };
@@ -2458,6 +2473,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2491,6 +2507,28 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
                     };
                 };
             };
@@ -2612,7 +2650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: INVALID_FIELD */
+            /** @description Invalid request: INVALID_FIELD, VALIDATION_ERROR */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2628,9 +2666,11 @@ export interface operations {
                         error: string;
                         /**
                          * @description Programmatic code
-                         * @constant
+                         * @enum {string}
                          */
-                        code: "INVALID_FIELD";
+                        code: "INVALID_FIELD" | "VALIDATION_ERROR";
+                        /** @description One entry per failed input (VALIDATION_ERROR) */
+                        details?: components["schemas"]["FieldProblem"][];
                     };
                 };
             };
@@ -2642,6 +2682,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3018,6 +3059,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3051,6 +3093,28 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
                     };
                 };
             };
@@ -3309,6 +3373,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3714,6 +3779,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3747,6 +3813,28 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
                     };
                 };
             };
@@ -3975,6 +4063,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4008,6 +4097,28 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
                     };
                 };
             };
@@ -4218,6 +4329,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4298,7 +4410,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency key reused: IDEMPOTENCY_KEY_REUSED */
+            /** @description Not processed: IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4478,6 +4590,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4706,6 +4819,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4975,6 +5089,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5008,6 +5123,28 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "INSUFFICIENT_SCOPE" | "API_DISABLED" | "IP_BLOCKED" | "NO_DATABASE";
+                    };
+                };
+            };
+            /** @description Not processed: QUERY_TOO_BROAD */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Readable message */
+                        error: string;
+                        /**
+                         * @description Programmatic code
+                         * @constant
+                         */
+                        code: "QUERY_TOO_BROAD";
                     };
                 };
             };
@@ -5175,6 +5312,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5377,6 +5515,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5583,6 +5722,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5746,6 +5886,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5979,6 +6120,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6207,6 +6349,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6390,6 +6533,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6621,6 +6765,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6832,6 +6977,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBearer"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7130,7 +7276,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateFeed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7299,7 +7445,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateFeed"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -5,7 +5,7 @@ import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { rawQueryOf } from "../lists/service.ts";
 import { CATALOG_ROUTES } from "./openapi.ts";
-import { FIELDS_BODY, valuesOf } from "./service.ts";
+import { FIELDS_BODY, SEARCH_VALUE_FIELDS, valuesOf } from "./service.ts";
 
 export function catalogModule(runtime: Runtime) {
   return new Elysia({ name: "catalog" })
@@ -16,13 +16,21 @@ export function catalogModule(runtime: Runtime) {
     })
     .get(
       CATALOG_ROUTES.values.path,
-      ({ request, params, tenant, client, set }) =>
-        sendJson(
-          set,
-          JSON.stringify({
-            data: valuesOf(tenant, client, params.entity, params.field, new URLSearchParams(rawQueryOf(request.url))),
-          }),
-        ),
+      ({ request, params, tenant, client, set }) => {
+        const rawQuery = rawQueryOf(request.url);
+        // The values read from every listing (places, amenities): valuesOf in a reader thread.
+        if (params.entity === "properties" && (SEARCH_VALUE_FIELDS as readonly string[]).includes(params.field)) {
+          const job = {
+            kind: "values",
+            field: params.field,
+            rawQuery,
+            client: { id: client.id, scopes: client.scopes },
+          } as const;
+          return runtime.reads.run(client.id, tenant, job).then((body) => sendJson(set, body));
+        }
+        const data = valuesOf(tenant, client, params.entity, params.field, new URLSearchParams(rawQuery));
+        return sendJson(set, JSON.stringify({ data }));
+      },
       {
         protected: true,
         detail: CATALOG_ROUTES.values,

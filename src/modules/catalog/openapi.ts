@@ -87,7 +87,10 @@ export const CATALOG_ROUTES = {
         ],
         responses: protectedResponses(
           { "200": json(schema, example, "The values", "rateLimited") },
-          ["INVALID_FIELD", "VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
+          // Places and amenities are read from every listing, in a reader thread: cut at the deadline.
+          entity === "properties"
+            ? ["INVALID_FIELD", "VALIDATION_ERROR", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"]
+            : ["INVALID_FIELD", "VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
           {
             INVALID_FIELD: `Invalid field: ${foreign} for entity ${entity}. Queryable fields: ${fields.join(", ")}`,
             VALIDATION_ERROR: entity === "properties" ? "cidade: unknown parameter" : "city: unknown parameter",

@@ -1,9 +1,8 @@
 // GET /v1/fields and GET /v1/values: what can be selected and which values filters take.
 import { CATALOGS, ENTITY_NAMES, type EntityCatalog, isEntityName } from "../../catalog/index.ts";
-import type { Client } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
-import { leadAccessOf, requireScope } from "../../security/scopes.ts";
+import { leadAccessOf, requireScope, type Scope } from "../../security/scopes.ts";
 import { QueryParams } from "../lists/query.ts";
 import { listingFor } from "../lists/service.ts";
 import { searchValuesOf } from "../search/service.ts";
@@ -27,6 +26,9 @@ export const FIELDS_BODY = JSON.stringify({
   data: Object.fromEntries(ENTITY_NAMES.map((e) => [e, describe(CATALOGS[e])])),
 });
 
+/** The values of properties read from every published listing (places, amenities): dear at scale. */
+export const SEARCH_VALUE_FIELDS = CATALOGS.properties.values.filter((v) => v.search).map((v) => v.field);
+
 /** A values path's query: `taken`, when the path takes one parameter, else nothing (docs/reference/behaviour.md §8). */
 function refuseParameters(params: URLSearchParams, taken: string | null): void {
   const query = new QueryParams(params);
@@ -43,7 +45,7 @@ function refuseParameters(params: URLSearchParams, taken: string | null): void {
  */
 export function valuesOf(
   tenant: Tenant,
-  client: Client,
+  client: { id: string; scopes: ReadonlySet<Scope> },
   entity: string,
   field: string,
   params: URLSearchParams = new URLSearchParams(),

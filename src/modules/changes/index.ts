@@ -1,13 +1,12 @@
 // GET /v1/changes: what changed since a sequence, for partners that keep a copy.
 import { Elysia } from "elysia";
-import { settle } from "../../lib/now-or-later.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { requireScope } from "../../security/scopes.ts";
 import { rawQueryOf, readerOf } from "../lists/service.ts";
 import { CHANGES_ROUTES } from "./openapi.ts";
-import { changesPage, parseChangesQuery } from "./service.ts";
+import { changesLookup, parseChangesQuery } from "./service.ts";
 
 export function changesModule(runtime: Runtime) {
   return new Elysia({ name: "changes" }).use(guard(runtime)).get(
@@ -17,7 +16,16 @@ export function changesModule(runtime: Runtime) {
       const query = parseChangesQuery(new URLSearchParams(rawQuery));
       // The entity's own read scope: property entries need properties:read, lead entries a lead scope.
       requireScope(client, query.entity === "leads" ? "leads:read:own" : "properties:read");
-      return settle(changesPage(tenant, rawQuery, query, readerOf(client)), (body) => sendJson(set, body));
+      const reader = readerOf(client);
+      const found = changesLookup(tenant, rawQuery, query, reader);
+      if ("body" in found) return sendJson(set, found.body);
+      // changesPage in a reader thread; what the page shows is on disk before it leaves or is
+      // kept (the thread's tenant never waits: see Tenant.onDisk).
+      return runtime.reads.run(client.id, tenant, { kind: "changes", rawQuery, reader }).then(async (body) => {
+        await tenant.allOnDisk();
+        found.keep(body);
+        return sendJson(set, body);
+      });
     },
     { protected: true, detail: CHANGES_ROUTES.changes },
   );

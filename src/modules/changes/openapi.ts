@@ -17,7 +17,7 @@ export const CHANGES_ROUTES = {
     parameters: changesParameters(EXAMPLE_QUERIES.changes),
     responses: protectedResponses(
       { "200": json(ChangesSchema, examples.changes, "A page of changes", "rateLimited") },
-      ["VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
+      ["VALIDATION_ERROR", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"],
       { VALIDATION_ERROR: "entity: must be one of: properties, leads" },
       "leads:read:own",
     ),

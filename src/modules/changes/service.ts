@@ -89,6 +89,11 @@ export interface ChangesReader {
   leads: LeadAccess;
 }
 
+/** The client whose lead entries alone the reader sees, or null when it sees every entry of the query's entity. */
+function ownerOf(query: ChangesQuery, reader: ChangesReader): string | null {
+  return query.entity === "leads" && reader.leads.kind === "own" ? reader.leads.clientId : null;
+}
+
 /**
  * The response body of one feed page: at once, or once what it shows is on disk (Tenant.onDisk:
  * a lead's commit is read here before its own sync has returned). Only such pages are cached.
@@ -101,7 +106,7 @@ export function changesPage(
   reader: ChangesReader,
 ): NowOrLater<string> {
   const log = changeLogOf(tenant);
-  const owner = query.entity === "leads" && reader.leads.kind === "own" ? reader.leads.clientId : null;
+  const owner = ownerOf(query, reader);
   const key = `${owner ?? ""}|${rawQuery}`;
   const generation = tenant.generation();
   const cached = log.pages.get(key, generation);
@@ -113,6 +118,23 @@ export function changesPage(
   };
   const onDisk = tenant.onDisk(head);
   return onDisk === null ? cache() : onDisk.then(cache);
+}
+
+/**
+ * changesPage in two halves, for a page a reader thread makes (src/reads/): the body cached now,
+ * or `keep`, to cache the thread's body once what it shows is on disk (the caller waits for that).
+ */
+export function changesLookup(
+  tenant: Tenant,
+  rawQuery: string,
+  query: ChangesQuery,
+  reader: ChangesReader,
+): { body: string } | { keep(body: string): void } {
+  const log = changeLogOf(tenant);
+  const key = `${ownerOf(query, reader) ?? ""}|${rawQuery}`;
+  const generation = tenant.generation();
+  const body = log.pages.get(key, generation);
+  return body !== undefined ? { body } : { keep: (made) => log.pages.set(key, generation, made) };
 }
 
 function readPage(

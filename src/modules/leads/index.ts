@@ -17,8 +17,17 @@ export function leadsModule(runtime: Runtime) {
     .use(guard(runtime))
     .get(
       LEAD_ROUTES.list.path,
-      ({ request, tenant, client, set }) =>
-        sendJson(set, listingFor(tenant, LEAD_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
+      // From the page cache here, else made by the list engine's page() in a reader thread and kept.
+      ({ request, tenant, client, set }) => {
+        const rawQuery = rawQueryOf(request.url);
+        const reader = readerOf(client);
+        const found = listingFor(tenant, LEAD_CATALOG).lookup(rawQuery, reader);
+        if ("body" in found) return sendJson(set, found.body);
+        return runtime.reads.run(client.id, tenant, { kind: "leads", rawQuery, reader }).then((body) => {
+          found.keep(body);
+          return sendJson(set, body);
+        });
+      },
       {
         protected: "leads:read:own",
         detail: LEAD_ROUTES.list,

@@ -29,7 +29,7 @@ export const LEAD_ROUTES = {
     parameters: listParameters(CATALOGS.leads, EXAMPLE_QUERIES.leadPage, leadSample(examples)),
     responses: protectedResponses(
       { "200": json(pageOf(LeadRecordSchema), examples.leadPage, "A page of leads", "rateLimited") },
-      ["VALIDATION_ERROR", "INVALID_FIELDS", "SERVICE_UNAVAILABLE"],
+      ["VALIDATION_ERROR", "INVALID_FIELDS", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"],
       listMessages("trafficOrigin", "sourse: unknown parameter; did you mean source?"),
       "leads:read:own",
     ),

@@ -34,8 +34,7 @@ class EntityListing {
   page(rawQuery: string, reader: Reader, deadline?: Deadline): string {
     const owner = this.ownerFor(reader);
     const generation = this.generation();
-    // Clients of one database may see different rows and values: who reads is part of the key.
-    const key = `${reader.view}|${owner ?? ""}|${rawQuery}`;
+    const key = this.keyOf(rawQuery, reader, owner);
     const cached = this.pages.get(key, generation);
     if (cached !== undefined) return cached;
 
@@ -48,6 +47,18 @@ class EntityListing {
       `"total":${total},"totalPages":${totalPages}}}`;
     this.pages.set(key, generation, body);
     return body;
+  }
+
+  /**
+   * page() in two halves, for a page a reader thread makes (src/reads/): the body cached for
+   * this query at the current generation, or `keep`, which caches the body the thread returns
+   * under the generation read now (the one the thread is given: what it reads is at least as new).
+   */
+  lookup(rawQuery: string, reader: Reader): { body: string } | { keep(body: string): void } {
+    const generation = this.generation();
+    const key = this.keyOf(rawQuery, reader, this.ownerFor(reader));
+    const body = this.pages.get(key, generation);
+    return body !== undefined ? { body } : { keep: (made) => this.pages.set(key, generation, made) };
   }
 
   /**
@@ -71,6 +82,11 @@ class EntityListing {
     if (json === null)
       throw new ApiError("NOT_FOUND", `No ${this.catalog.entity === "leads" ? "lead" : "property"} with this id`);
     return `{"data":${json}}`;
+  }
+
+  /** Clients of one database may see different rows and values: who reads is part of the key. */
+  private keyOf(rawQuery: string, reader: Reader, owner: string | null): string {
+    return `${reader.view}|${owner ?? ""}|${rawQuery}`;
   }
 
   /**

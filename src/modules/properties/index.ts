@@ -4,16 +4,69 @@ import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
+import { SORTS } from "../lists/params.ts";
 import { listingFor, rawQueryOf, readerOf } from "../lists/service.ts";
+import { BOUNDS, FLAGS, PLACE_PARAMS } from "../search/filters.ts";
 import { PROPERTY_ROUTES } from "./openapi.ts";
+
+/** The search parameters of §20: a list with any of them is a search. */
+const SEARCH_PARAMS: ReadonlySet<string> = new Set([
+  ...PLACE_PARAMS,
+  ...BOUNDS.map((b) => b.param),
+  ...FLAGS.map((f) => f.param),
+  "amenities",
+  "q",
+  "bbox",
+  "near",
+  "radius",
+]);
+const DATE_SORTS: ReadonlySet<string> = new Set(SORTS);
+
+/**
+ * Whether a list is a plain one, kept on the event loop: §8's parameters only, bounded by the
+ * counters and date indexes at any size, its pages cached and cheap; a hop to a reader thread
+ * would cost the hot path more than the read. A search (any §20 filter, a price or area sort)
+ * goes to the reader threads.
+ */
+export function isPlainList(rawQuery: string): boolean {
+  if (rawQuery === "") return true;
+  // Encoded names or values are rare: read them as the parser will, the plain ones without decoding.
+  if (rawQuery.includes("%") || rawQuery.includes("+")) return isPlainParams(new URLSearchParams(rawQuery));
+  for (const pair of rawQuery.split("&")) {
+    const eq = pair.indexOf("=");
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    if (SEARCH_PARAMS.has(name)) return false;
+    if (name === "sort" && !DATE_SORTS.has(pair.slice(eq + 1))) return false;
+  }
+  return true;
+}
+
+function isPlainParams(params: URLSearchParams): boolean {
+  for (const [name, value] of params) {
+    if (SEARCH_PARAMS.has(name)) return false;
+    if (name === "sort" && !DATE_SORTS.has(value)) return false;
+  }
+  return true;
+}
 
 export function propertiesModule(runtime: Runtime) {
   return new Elysia({ name: "properties" })
     .use(guard(runtime))
     .get(
       PROPERTY_ROUTES.list.path,
-      ({ request, tenant, client, set }) =>
-        sendJson(set, listingFor(tenant, PROPERTY_CATALOG).page(rawQueryOf(request.url), readerOf(client))),
+      ({ request, tenant, client, set }) => {
+        const rawQuery = rawQueryOf(request.url);
+        const reader = readerOf(client);
+        const listing = listingFor(tenant, PROPERTY_CATALOG);
+        if (isPlainList(rawQuery)) return sendJson(set, listing.page(rawQuery, reader));
+        // A search: from the page cache here, else made by page() in a reader thread and kept.
+        const found = listing.lookup(rawQuery, reader);
+        if ("body" in found) return sendJson(set, found.body);
+        return runtime.reads.run(client.id, tenant, { kind: "properties", rawQuery, reader }).then((body) => {
+          found.keep(body);
+          return sendJson(set, body);
+        });
+      },
       {
         protected: "properties:read",
         detail: PROPERTY_ROUTES.list,

@@ -24,7 +24,7 @@ export const PROPERTY_ROUTES = {
       parameters: listParameters(CATALOGS.properties, EXAMPLE_QUERIES.propertyPage, sample),
       responses: protectedResponses(
         { "200": json(pageOf(PropertyRecordSchema), examples.propertyPage, "A page of properties", "rateLimited") },
-        ["VALIDATION_ERROR", "INVALID_FIELDS", "SERVICE_UNAVAILABLE"],
+        ["VALIDATION_ERROR", "INVALID_FIELDS", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"],
         listMessages("bedrooms", "bedrooms: unknown parameter; did you mean minBedrooms?"),
         "properties:read",
       ),

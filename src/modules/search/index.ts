@@ -5,17 +5,18 @@ import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { rawQueryOf, readerOf } from "../lists/service.ts";
 import { SEARCH_ROUTES } from "./openapi.ts";
-import { facetsOf } from "./service.ts";
 
 export function searchModule(runtime: Runtime) {
-  return new Elysia({ name: "search" })
-    .use(guard(runtime))
-    .get(
-      SEARCH_ROUTES.facets.path,
-      ({ request, tenant, client, set }) => sendJson(set, facetsOf(tenant, rawQueryOf(request.url), readerOf(client))),
-      {
-        protected: "properties:read",
-        detail: SEARCH_ROUTES.facets,
-      },
-    );
+  return new Elysia({ name: "search" }).use(guard(runtime)).get(
+    SEARCH_ROUTES.facets.path,
+    // facetsOf (service.ts), in a reader thread (src/reads/reader-thread.ts).
+    ({ request, tenant, client, set }) =>
+      runtime.reads
+        .run(client.id, tenant, { kind: "facets", rawQuery: rawQueryOf(request.url), reader: readerOf(client) })
+        .then((body) => sendJson(set, body)),
+    {
+      protected: "properties:read",
+      detail: SEARCH_ROUTES.facets,
+    },
+  );
 }

@@ -20,7 +20,7 @@ export const SEARCH_ROUTES = {
       parameters: [facetsParameter(), ...filterParameters(CATALOGS.properties, sample), ...searchParameters()],
       responses: protectedResponses(
         { "200": json(FacetsSchema, examples.facets, "The total and the counts", "rateLimited") },
-        ["VALIDATION_ERROR", "SERVICE_UNAVAILABLE"],
+        ["VALIDATION_ERROR", "QUERY_TOO_BROAD", "SERVICE_UNAVAILABLE"],
         { VALIDATION_ERROR: "facets: is required; minPrice: must be a number ≥ 0" },
         "properties:read",
       ),
