@@ -70,6 +70,15 @@ export class ReaderPool {
   private nextId = 0;
   private sweepTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  /**
+   * Whether a thread has ever been ready. Before that (a server starting: each thread builds its
+   * listing index first, seconds at a million listings) reads wait here, their 5 s not started:
+   * the time the server needs to start is not the caller's search being too broad.
+   */
+  private started = false;
+  /** Whether warm() asked for every thread (serve does; tests and tools start them as reads need). */
+  private warming = false;
+  private readonly beforeStart: { submit: () => void; reject: (error: Error) => void }[] = [];
 
   constructor(private readonly options: ReaderPoolOptions) {
     this.threads = Array.from({ length: options.threads }, () => ({ worker: null, running: null }));
@@ -83,7 +92,11 @@ export class ReaderPool {
   /** Starts every thread now, so the first dear read does not wait for one to load (serve calls it). */
   warm(): void {
     if (this.closed) return;
-    for (let index = 0; index < this.threads.length; index++) this.threads[index]!.worker ??= this.spawn(index);
+    // One thread first, the others once it is ready: building their indexes together on a
+    // two-core machine would make the first search wait for all of them.
+    this.warming = true;
+    if (this.started) this.warmRest();
+    else this.threads[0]!.worker ??= this.spawn(0);
   }
 
   /**
@@ -97,12 +110,16 @@ export class ReaderPool {
     // them, and a body the route keeps (EntityListing.lookup) is kept under them.
     const ref = refOf(tenant);
     return new Promise<string>((resolve, reject) => {
-      this.scheduler.submit(
-        clientId,
-        { resolve, reject, ref, job },
-        this.options.clock.now() + this.options.deadlineMs(),
-      );
-      if (this.scheduler.waiting > 0) this.armSweep();
+      const submit = () => {
+        this.scheduler.submit(
+          clientId,
+          { resolve, reject, ref, job },
+          this.options.clock.now() + this.options.deadlineMs(),
+        );
+        if (this.scheduler.waiting > 0) this.armSweep();
+      };
+      if (this.started) submit();
+      else this.beforeStart.push({ submit, reject });
     });
   }
 
@@ -121,8 +138,20 @@ export class ReaderPool {
     return this.scheduler.waiting;
   }
 
+  /** The first thread is ready: the reads that waited for it are submitted, and the other threads start. */
+  private firstReady(): void {
+    this.started = true;
+    for (const waiting of this.beforeStart.splice(0)) waiting.submit();
+    if (this.warming) this.warmRest();
+  }
+
+  private warmRest(): void {
+    for (let index = 0; index < this.threads.length; index++) this.threads[index]!.worker ??= this.spawn(index);
+  }
+
   close(): void {
     this.closed = true;
+    for (const waiting of this.beforeStart.splice(0)) waiting.reject(new Error("the reader threads are closed"));
     if (this.sweepTimer !== null) clearTimeout(this.sweepTimer);
     for (const thread of this.threads) {
       if (thread.running !== null) {
@@ -143,6 +172,7 @@ export class ReaderPool {
       const data = event.data;
       if ("ready" in data) {
         if (this.threads[index]!.worker === worker) this.scheduler.threadFree(index);
+        if (!this.started) this.firstReady();
       } else this.answered(index, worker, data);
     };
     worker.onerror = (event) => this.failed(index, worker, event.message);
