@@ -35,6 +35,7 @@ export interface BatchTimes {
   meanMs: number;
   over25: number;
   over100: number;
+  over1000: number;
 }
 
 export interface OneCorePhase {
@@ -154,6 +155,7 @@ function batchTimes(before: Histograms, after: Histograms, name: string): BatchT
     meanMs: batches === 0 ? 0 : (delta(`${name}_sum`) / batches) * 1000,
     over25: batches - upTo("0.025"),
     over100: batches - upTo("0.1"),
+    over1000: batches - upTo("1"),
   };
 }
 
@@ -354,7 +356,7 @@ function batchLine(p: OneCorePhase): string {
   const label = p.loaded ? "loaded" : "unloaded";
   if (p.batches === null) return `- The server's batches during the ${label} run: no metrics.`;
   const { wait, commit } = p.batches;
-  return `- The server's ${wait.batches} batches of writes during the ${label} run (its /metrics): waiting for the lock (and gathering) ${wait.meanMs.toFixed(1)} ms on average, ${wait.over25} over 25 ms, ${wait.over100} over 100 ms; the commit and the WAL's sync ${commit.meanMs.toFixed(1)} ms on average, ${commit.over25} over 25 ms, ${commit.over100} over 100 ms.`;
+  return `- The server's ${wait.batches} batches of writes during the ${label} run (its /metrics): waiting for the lock (and gathering) ${wait.meanMs.toFixed(1)} ms on average, ${wait.over25} over 25 ms, ${wait.over100} over 100 ms, ${wait.over1000} over 1 s; the commit and the WAL's sync ${commit.meanMs.toFixed(1)} ms on average, ${commit.over25} over 25 ms, ${commit.over100} over 100 ms, ${commit.over1000} over 1 s.`;
 }
 
 export function feedRunOneCoreSection(

@@ -3,8 +3,8 @@
 // that was a lead creation, on the event loop: while an import or a feed run wrote into a served
 // file, several times a second, each a copy of megabytes and an fsync of the database file (read
 // p99 during a feed run's writes 9 ms, 5.5 ms once moved here, `bun run bench --only feed-run`). The server's
-// connections leave that to a thread of the process instead (checkpoint-worker.ts), keeping
-// SQLite's own only as a backstop far above the thread's pace.
+// connections leave that to a thread of the process instead (checkpoint-worker.ts), and never
+// checkpoint on a commit while it runs.
 import type { Database } from "bun:sqlite";
 import { runsCompiled } from "../executable.ts";
 import {
@@ -24,8 +24,17 @@ const WORKER_CODE = runsCompiled
   ? "/$bunfs/root/db/checkpoint-worker.js"
   : new URL("./checkpoint-worker.ts", import.meta.url).href;
 
-/** The connections' own automatic checkpoint while the thread runs: reached only if it falls far behind. */
-const BACKSTOP_FRAMES = 10_000;
+/**
+ * The connections' own automatic checkpoint while the thread runs: none. It was a backstop at
+ * 10,000 pages, but a passive checkpoint on a commit can copy no more than the thread's can
+ * (the same readers hold both back), and it ran inside the server's commit, on the event loop,
+ * with an fsync of the database file: during a feed run, whose writes keep the WAL past 10,000
+ * pages while partners' reads keep the thread from starting it over, the lead creation that
+ * came first after each of the run's chunks copied that chunk and synced the file, up to
+ * seconds on a busy disk (bench feed-run-one-core: lead max 2.3-3.1 s). If the thread dies, the
+ * connections take SQLite's default back (died()).
+ */
+const OWN_CHECKPOINT_FRAMES = 0;
 
 export class Checkpointer {
   private worker: Worker | null = null;
@@ -43,7 +52,7 @@ export class Checkpointer {
     private readonly everyMs: number = CHECKPOINT_EVERY_MS,
   ) {}
 
-  /** Leaves the checkpoints of `path` to the thread: its connections `connections` stop doing them (but for the backstop). */
+  /** Leaves the checkpoints of `path` to the thread: its connections `connections` stop doing them. */
   watch(path: string, connections: Database[]): void {
     const worker = this.running();
     if (worker === null) return; // SQLite's own checkpoints stay as they are
@@ -54,7 +63,7 @@ export class Checkpointer {
       worker.postMessage({ watch: path } satisfies CheckpointerMessage);
     }
     for (const db of connections) {
-      db.run(`PRAGMA wal_autocheckpoint = ${BACKSTOP_FRAMES}`);
+      db.run(`PRAGMA wal_autocheckpoint = ${OWN_CHECKPOINT_FRAMES}`);
       open.add(db);
     }
   }

@@ -23,8 +23,9 @@ import {
 import { type LoggedDelivery, type SubscriptionRow, webhookRepos } from "./repo.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
 import { newSecret } from "./signing.ts";
+import { PER_SUBSCRIPTION } from "./slots.ts";
 import { type Resolve, systemResolve } from "./targets.ts";
-import { PER_SUBSCRIPTION, TEST_SLOT_WAIT_MS, WebhookWorker, type WorkerDeps } from "./worker.ts";
+import { TEST_SLOT_WAIT_MS, WebhookWorker, type WorkerDeps } from "./worker.ts";
 
 /** A rotated-out secret keeps signing this long, so receivers can switch without losing a delivery. */
 export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
@@ -208,7 +209,7 @@ export async function sendTestEvent(
   const current = owned(tenant, clientId, id);
   const result = await service.worker.sendTest(tenant, current.id);
   if (result === "busy") {
-    const message = `This subscription has ${PER_SUBSCRIPTION} deliveries under way, none ended within ${TEST_SLOT_WAIT_MS / 1000} s; send the test again later`;
+    const message = `This subscription's deliveries under way (${PER_SUBSCRIPTION} at most) hold every slot it may use, none ended within ${TEST_SLOT_WAIT_MS / 1000} s; send the test again later`;
     throw new ApiError("SERVICE_UNAVAILABLE", message, undefined, { "retry-after": String(ATTEMPT_TIMEOUT_MS / 1000) });
   }
   const delivery = result === null ? null : webhookRepos(tenant).deliveries.get(result.deliveryId);

@@ -1,10 +1,10 @@
-// The delivery worker: on each pass, for every database, it turns new events into deliveries
-// (dispatch.ts) as fast as they can start, moves replays on, claims the deliveries that are due
-// and sends them, at most PER_SUBSCRIPTION at once per subscription and MAX_IN_FLIGHT in all,
-// so a receiver that hangs holds only its own share. Every state lives in the database: claims
-// are leases, so several processes can share the work and a killed one leaves nothing behind
-// but leases that run out. Attempts are async I/O; what runs on the event loop is a few short
-// queries.
+// The delivery worker's pass loop: on each pass, for every database, it records the outcomes of
+// the attempts that ended (outcome.ts), turns new events into deliveries (dispatch.ts) as fast
+// as they can start, moves replays on, claims the deliveries that are due and sends them
+// (send.ts), as many as the subscription's free slots allow (slots.ts), so a receiver that hangs
+// holds only its own share. Every state lives in the database: claims are leases, so several
+// processes can share the work and a killed one leaves nothing behind but leases that run out.
+// Attempts are async I/O; what runs on the event loop is a few short queries.
 
 import type { Database } from "bun:sqlite";
 import { hostname } from "node:os";
@@ -24,28 +24,19 @@ import {
   rebuiltPayload,
   replayStep,
 } from "./dispatch.ts";
-import { EVENT_TYPES, type EventType, entityOf, eventPayload, TEST_EVENT } from "./events.ts";
-import type { AttemptOutcome, FinalState, WebhookMetrics } from "./metrics.ts";
+import { type EventType, entityOf, eventPayload, TEST_EVENT } from "./events.ts";
+import type { FinalState, WebhookMetrics } from "./metrics.ts";
+import { type Ended, isEventType, outcomeKind, recordOutcome, recordTestOutcome, typeOf } from "./outcome.ts";
 import { type SubscriptionRow, type WebhookRepos, webhookRepos } from "./repo.ts";
-import { nextAttemptAt, type Random } from "./schedule.ts";
+import type { Random } from "./schedule.ts";
 import { ATTEMPT_TIMEOUT_MS, type Outcome, type SendOptions, sendMessage } from "./send.ts";
+import { SlotPool } from "./slots.ts";
 import { type ResolvedTarget, resolveTarget } from "./targets.ts";
 
-/**
- * Attempts at once per subscription. Bun's fetch keeps at most 64 idle connections for reuse
- * in all; with 32 per subscription, 4 busy subscriptions ran 128 at once and half of every
- * delivery's connections were opened and closed again (thousands in TIME_WAIT; for https, a
- * TLS handshake each). 16 keeps 4 busy subscriptions within the pool at the same throughput
- * (bench, side by side: 20,000 deliveries in 3.09 vs 3.15 s, the server's CPU 83 vs 91 %).
- */
-export const PER_SUBSCRIPTION = 16;
-export const MAX_IN_FLIGHT = 256;
 /** A claimed delivery is someone's for this long: the attempt's 10 s and ample margin to record it. */
 export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 10_000;
 /** An idle worker looks for new events and due retries this often. */
 export const TICK_MS = 50;
-/** A subscription whose every attempt failed for this long is disabled (docs/reference/behaviour-extensions.md §13). */
-export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
 /** Finished deliveries stay in the log this long. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
@@ -84,18 +75,6 @@ export interface TestResult {
   outcome: Outcome;
 }
 
-/** An attempt that ended, waiting for the next pass to record it. */
-interface Ended {
-  subscriptionId: string;
-  delivery: ClaimedDelivery;
-  outcome: Outcome;
-  at: number;
-}
-
-function isEventType(value: unknown): value is EventType {
-  return (EVENT_TYPES as readonly unknown[]).includes(value);
-}
-
 /** The secrets that sign a delivery now: the current one, and the one before it for 24 h after a rotation. */
 export function secretsInForce(
   subscription: Pick<SubscriptionRow, "secret" | "previous_secret" | "previous_secret_until">,
@@ -105,40 +84,11 @@ export function secretsInForce(
   return previous !== null && until !== null && until > now ? [secret, previous] : [secret];
 }
 
-function outcomeKind(outcome: Outcome): AttemptOutcome {
-  if (outcome.ok) return "success";
-  if (outcome.status !== null) return "http_error";
-  if (outcome.error?.startsWith("target refused")) return "target_refused";
-  return outcome.error?.startsWith("no answer") ? "timeout" : "network_error";
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/**
- * Disables a subscription the server gave up on (inside a write) and fails what it had
- * pending; returns the types of the deliveries failed so, or null when it was not enabled.
- */
-function disable(db: Database, repos: WebhookRepos, subscriptionId: string, reason: string, now: number) {
-  if (!repos.subscriptions.disable(db, subscriptionId, reason, now)) return null;
-  return repos.deliveries.failPending(db, subscriptionId, `not sent: the subscription was disabled (${reason})`);
-}
-
-/** Why a subscription was disabled by its endpoint. */
-function goneReason(at: number): string {
-  return `the endpoint answered 410 Gone at ${iso(at)}`;
-}
-
 export class WebhookWorker {
   /** Names this process's claims; unique per worker, so a restarted process never mistakes old leases for its own. */
   readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
-  private readonly inFlight = new Map<string, number>();
-  private total = 0;
-  /**
-   * Test events waiting for a slot of their subscription, first come first served. A slot that
-   * frees goes to them before the next pass can claim it; they wait behind nothing of other
-   * subscriptions and take nothing from them.
-   */
-  private readonly slotWaiters = new Map<string, (() => void)[]>();
+  /** The slots of this process's attempts; test events wait in it for one of their subscription's. */
+  readonly slots = new SlotPool();
   private readonly attempts = new Set<Promise<void>>();
   /** Attempts that ended since the last pass, per database: the next pass records them. */
   private readonly ended = new Map<Tenant, Ended[]>();
@@ -297,7 +247,7 @@ export class WebhookWorker {
     // Slots are held from now, so the claims of one pass never exceed the bounds together.
     const slots = this.stopping
       ? []
-      : active.map((s) => ({ subscription: s, n: this.holdSpare(s.id), due: this.mayBeDue(repos, s.id) }));
+      : active.map((s) => ({ subscription: s, n: this.slots.holdSpare(s.id), due: this.mayBeDue(repos, s.id) }));
     const spare = slots.filter((c) => c.n > 0);
     const room = this.dispatchRoom(tenant, slots);
     const steps: DispatchWrite[] = [];
@@ -313,7 +263,7 @@ export class WebhookWorker {
     const outcomes = this.ended.get(tenant) ?? [];
     this.ended.delete(tenant);
     if (steps.length === 0 && outcomes.length === 0 && spare.every((c) => !c.due)) {
-      for (const c of spare) this.release(c.subscription.id, c.n);
+      for (const c of spare) this.slots.release(c.subscription.id, c.n);
       this.noteSlots(tenant, slots.length > spare.length);
       return false;
     }
@@ -322,7 +272,7 @@ export class WebhookWorker {
     try {
       result = await tenant.writer.submit((db) => {
         const disabled = new Set<string>();
-        const finished = outcomes.flatMap((o) => this.record(db, repos, o, disabled));
+        const finished = outcomes.flatMap((o) => recordOutcome(db, repos, o, this.owner, this.deps.random, disabled));
         // Only where something may be due: under a backlog every delivery is stored already
         // claimed, so there is nothing to claim, pass after pass.
         const claimed = new Map(
@@ -343,7 +293,7 @@ export class WebhookWorker {
       }, "bookkeeping");
     } catch (error) {
       // Nothing of the pass was kept: the outcomes wait for the next one, the slots are free again.
-      for (const c of spare) this.release(c.subscription.id, c.n);
+      for (const c of spare) this.slots.release(c.subscription.id, c.n);
       this.ended.set(tenant, [...outcomes, ...(this.ended.get(tenant) ?? [])]);
       throw error;
     }
@@ -352,7 +302,7 @@ export class WebhookWorker {
     for (const { subscription, n } of spare) {
       const deliveries = result.claimed.get(subscription.id)!;
       full ||= deliveries.length === n;
-      this.release(subscription.id, n - deliveries.length);
+      this.slots.release(subscription.id, n - deliveries.length);
       for (const delivery of deliveries) this.track(this.attempt(tenant, subscription, delivery));
     }
     this.noteSlots(tenant, full);
@@ -429,73 +379,6 @@ export class WebhookWorker {
     return due !== null && due <= this.deps.clock.now();
   }
 
-  /** The subscription's free slots (within the overall bound). */
-  private free(subscriptionId: string): number {
-    return Math.max(
-      0,
-      Math.min(PER_SUBSCRIPTION - (this.inFlight.get(subscriptionId) ?? 0), MAX_IN_FLIGHT - this.total),
-    );
-  }
-
-  /** Holds and returns the subscription's free slots; none while test events wait for them. */
-  private holdSpare(subscriptionId: string): number {
-    const n = this.slotWaiters.has(subscriptionId) ? 0 : this.free(subscriptionId);
-    if (n > 0) this.hold(subscriptionId, n);
-    return n;
-  }
-
-  /**
-   * Resolves to true once one slot of the subscription is held for the caller (released with
-   * release(id, 1)), or to false when none freed within `waitMs`.
-   */
-  private takeSlot(subscriptionId: string, waitMs: number): Promise<boolean> {
-    if (!this.slotWaiters.has(subscriptionId) && this.free(subscriptionId) > 0) {
-      this.hold(subscriptionId, 1);
-      return Promise.resolve(true);
-    }
-    return new Promise((resolve) => {
-      const waiters = this.slotWaiters.get(subscriptionId) ?? [];
-      const granted = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        const at = waiters.indexOf(granted);
-        if (at >= 0) waiters.splice(at, 1);
-        if (waiters.length === 0 && this.slotWaiters.get(subscriptionId) === waiters)
-          this.slotWaiters.delete(subscriptionId);
-        resolve(false);
-      }, waitMs);
-      waiters.push(granted);
-      this.slotWaiters.set(subscriptionId, waiters);
-    });
-  }
-
-  /** Hands freed slots to the test events waiting for them. */
-  private grantWaiting(): void {
-    for (const [subscriptionId, waiters] of this.slotWaiters) {
-      while (waiters.length > 0 && this.free(subscriptionId) > 0) {
-        this.hold(subscriptionId, 1);
-        waiters.shift()!();
-      }
-      if (waiters.length === 0) this.slotWaiters.delete(subscriptionId);
-    }
-  }
-
-  private hold(subscriptionId: string, n: number): void {
-    this.inFlight.set(subscriptionId, (this.inFlight.get(subscriptionId) ?? 0) + n);
-    this.total += n;
-  }
-
-  private release(subscriptionId: string, n: number): void {
-    if (n === 0) return;
-    const left = (this.inFlight.get(subscriptionId) ?? 0) - n;
-    if (left > 0) this.inFlight.set(subscriptionId, left);
-    else this.inFlight.delete(subscriptionId);
-    this.total -= n;
-    if (this.slotWaiters.size > 0) this.grantWaiting();
-  }
-
   private track(attempt: Promise<void>): void {
     this.attempts.add(attempt);
     void attempt.finally(() => this.attempts.delete(attempt));
@@ -509,15 +392,14 @@ export class WebhookWorker {
   private async attempt(tenant: Tenant, subscription: SubscriptionRow, delivery: ClaimedDelivery): Promise<void> {
     try {
       const outcome = await this.send(subscription, delivery.id, delivery.payload);
-      const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
-      this.deps.metrics.attempt(type, outcomeKind(outcome), outcome.durationMs);
+      this.deps.metrics.attempt(typeOf(delivery), outcomeKind(outcome), outcome.durationMs);
       const ended = this.ended.get(tenant) ?? [];
       ended.push({ subscriptionId: subscription.id, delivery, outcome, at: this.deps.clock.now() });
       this.ended.set(tenant, ended);
     } catch (error) {
       this.deps.onError(error, "webhook attempt");
     } finally {
-      this.release(subscription.id, 1);
+      this.slots.release(subscription.id, 1);
       if (this.outOfSlots.has(tenant)) this.kick();
     }
   }
@@ -526,45 +408,6 @@ export class WebhookWorker {
     const now = this.deps.clock.now();
     const message = { id, payload, secrets: secretsInForce(subscription, now) };
     return sendMessage(subscription.url, this.deps.policy(), message, Math.floor(now / 1000), this.deps.send);
-  }
-
-  /**
-   * Stores an attempt's outcome (inside a write): success, a retry on the schedule, or failure
-   * for good; a 410 disables the subscription at once, three days of nothing but failures too.
-   * Returns the deliveries that reached a final state.
-   */
-  private record(db: Database, repos: WebhookRepos, ended: Ended, disabled: Set<string>): [EventType, FinalState][] {
-    const { subscriptions, deliveries } = repos;
-    const { subscriptionId, delivery, outcome, at } = ended;
-    const type = isEventType(delivery.type) ? delivery.type : TEST_EVENT;
-    const attempt = { status: outcome.status, error: outcome.error, at };
-    if (outcome.ok) {
-      subscriptions.clearFailing(db, subscriptionId);
-      return deliveries.succeed(db, delivery.n, this.owner, attempt) ? [[type, "succeeded"]] : [];
-    }
-    const next = outcome.status === 410 ? null : nextAttemptAt(at, delivery.attempts, this.deps.random);
-    const finished: [EventType, FinalState][] = [];
-    if (
-      next === null
-        ? deliveries.fail(db, delivery.n, this.owner, attempt)
-        : deliveries.retry(db, delivery.n, this.owner, attempt, next, delivery.payload)
-    ) {
-      if (next === null) finished.push([type, "failed"]);
-    }
-    let reason: string | null = null;
-    if (outcome.status === 410) {
-      reason = goneReason(at);
-    } else {
-      const since = subscriptions.markFailing(db, subscriptionId, at);
-      if (since !== null && at - since >= DISABLE_AFTER_FAILING_MS)
-        reason = `every delivery failed for 3 days (since ${iso(since)})`;
-    }
-    if (reason !== null) {
-      const failed = disable(db, repos, subscriptionId, reason, at);
-      if (failed !== null) disabled.add(subscriptionId);
-      for (const failedType of failed ?? []) finished.push([failedType, "failed"]);
-    }
-    return finished;
   }
 
   /** The target rules that need DNS, exactly as the next attempt will apply them. */
@@ -583,7 +426,7 @@ export class WebhookWorker {
   async sendTest(tenant: Tenant, subscriptionId: string): Promise<TestResult | null | "busy"> {
     const repos = webhookRepos(tenant);
     if (repos.subscriptions.get(subscriptionId) === null) return null;
-    if (!(await this.takeSlot(subscriptionId, this.deps.testSlotWaitMs ?? TEST_SLOT_WAIT_MS))) return "busy";
+    if (!(await this.slots.take(subscriptionId, this.deps.testSlotWaitMs ?? TEST_SLOT_WAIT_MS))) return "busy";
     const attempt = this.testAttempt(tenant, repos, subscriptionId);
     this.track(
       attempt.then(
@@ -594,7 +437,7 @@ export class WebhookWorker {
     try {
       return await attempt;
     } finally {
-      this.release(subscriptionId, 1);
+      this.slots.release(subscriptionId, 1);
     }
   }
 
@@ -605,7 +448,7 @@ export class WebhookWorker {
     if (subscription === null) return null;
     const now = this.deps.clock.now();
     const id = newDeliveryId();
-    const eventAt = iso(now);
+    const eventAt = new Date(now).toISOString();
     const payload = eventPayload(TEST_EVENT, eventAt, 0, subscription.id, "null");
     const delivery = { id, subscriptionId, type: TEST_EVENT, sequence: 0, recordId: subscription.id, eventAt, payload };
     const n = await tenant.writer.submit((db) =>
@@ -614,13 +457,9 @@ export class WebhookWorker {
     const outcome = await this.send(subscription, id, payload);
     this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);
     const at = this.deps.clock.now();
-    const attempt = { status: outcome.status, error: outcome.error, at };
-    const disabled = await tenant.writer.submit((db) => {
-      if (outcome.ok) deliveries.succeed(db, n, this.owner, attempt);
-      else deliveries.fail(db, n, this.owner, attempt);
-      // 410 Gone disables the subscription at once, on a test event as on any other.
-      return outcome.status === 410 ? disable(db, repos, subscription.id, goneReason(at), at) : null;
-    });
+    const disabled = await tenant.writer.submit((db) =>
+      recordTestOutcome(db, repos, n, subscription.id, outcome, this.owner, at),
+    );
     this.deps.metrics.delivered(TEST_EVENT, outcome.ok ? "succeeded" : "failed");
     for (const type of disabled ?? []) this.deps.metrics.delivered(type, "failed");
     return { deliveryId: id, outcome };

@@ -10,15 +10,12 @@ import { CATALOGS } from "../../../src/catalog/index.ts";
 import { compactChangesStep } from "../../../src/db/compaction.ts";
 import { silentLogger } from "../../../src/logging.ts";
 import { type ClaimedDelivery, dispatchStep } from "../../../src/modules/webhooks/dispatch.ts";
+import { DISABLE_AFTER_FAILING_MS } from "../../../src/modules/webhooks/outcome.ts";
 import { webhookRepos } from "../../../src/modules/webhooks/repo.ts";
 import { RETRY_DELAYS_MS } from "../../../src/modules/webhooks/schedule.ts";
 import { createServerWebhooks, entityAccess, recordReader } from "../../../src/modules/webhooks/service.ts";
-import {
-  DISABLE_AFTER_FAILING_MS,
-  LEASE_MS,
-  newDeliveryId,
-  PER_SUBSCRIPTION,
-} from "../../../src/modules/webhooks/worker.ts";
+import { PER_SUBSCRIPTION } from "../../../src/modules/webhooks/slots.ts";
+import { LEASE_MS, newDeliveryId } from "../../../src/modules/webhooks/worker.ts";
 import {
   type Certificates,
   createLead,

@@ -1,9 +1,9 @@
 // POST /v1/webhooks/{id}/test takes one of its subscription's delivery slots, like every
-// delivery (src/webhooks/worker.ts): against a receiver that never answers, at most 16 test
+// delivery (src/modules/webhooks/slots.ts): against a receiver that never answers, at most 16 test
 // attempts are under way at once; a call that finds no slot free within its wait is answered
 // 503 with Retry-After and sends nothing; another subscription's test is not held up.
 import { afterAll, describe, expect, test } from "bun:test";
-import { PER_SUBSCRIPTION } from "../../../src/modules/webhooks/worker.ts";
+import { PER_SUBSCRIPTION } from "../../../src/modules/webhooks/slots.ts";
 import { startReceiver, webhookApp } from "./helpers.ts";
 
 const hanging = startReceiver(() => new Promise<Response>(() => {}));
