@@ -94,3 +94,23 @@ describe("the deadline", () => {
     for (const h of held) expect(((await h).error as ApiError).code).toBe("QUERY_TOO_BROAD");
   });
 });
+
+describe("a server's start is not a search too broad", () => {
+  test("reads sent before any thread is ready wait for the first one, their deadline not yet started", async () => {
+    const made = new ReaderPool({
+      threads: 2,
+      deadlineMs: () => 200,
+      clock: wallClock,
+      workerCode: new URL("./fixtures/slow-start-thread.ts", import.meta.url).href,
+    });
+    pools.push(made);
+    made.warm();
+    const early = await Promise.all(
+      ["a", "b", "c"].map((client) => outcome(made.run(client, TENANT, job("echo=early")))),
+    );
+    // Each waited for the 600 ms start, three times its deadline, and got its answer.
+    for (const { ms, body, error } of early)
+      expect({ body, error, waited: ms >= 500 }).toEqual({ body: '{"echo":"early"}', error: undefined, waited: true });
+    expect(await made.run("a", TENANT, job("echo=later"))).toBe('{"echo":"later"}');
+  });
+});
