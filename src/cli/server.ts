@@ -91,7 +91,10 @@ export function startServer(options: {
     throw listenError(error, options.host, options.port);
   }
   const server = app.server!;
-  // The reader threads load now, not on the first search a partner sends.
+  // The reader threads load now, not on the first search a partner sends: each builds the
+  // listing index of every database before its first job (seconds at a million listings), so the
+  // databases are opened first for the threads to find them.
+  for (const path of new Set(runtime.config.databases.values())) runtime.tenants.get(path);
   runtime.reads.warm();
   webhooks.worker.start();
   const feeds = serverFeedScheduler(runtime, logger);

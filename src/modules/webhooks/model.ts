@@ -4,6 +4,7 @@ import { Type as T } from "@sinclair/typebox";
 import type { WebhookTargetPolicy } from "../../config/model.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../lists/params.ts";
+import { QueryParams } from "../lists/query.ts";
 import { EVENT_TYPES, type EventType, entityOf } from "./events.ts";
 import { MAX_URL_LENGTH, parseTargetUrl } from "./targets.ts";
 
@@ -286,8 +287,10 @@ export function parseLogQuery(
   withState: boolean,
 ): PageQuery & { state: DeliveryState | null } {
   const problems: FieldProblem[] = [];
+  // Read through QueryParams: a name the route does not take is refused (docs/reference/behaviour.md §8).
+  const query = new QueryParams(params);
   const one = (name: string) => {
-    const values = params.getAll(name);
+    const values = query.all(name);
     if (values.length > 1) problems.push({ field: name, message: "must be given once" });
     return values[0] ?? null;
   };
@@ -310,6 +313,7 @@ export function parseLogQuery(
       state = raw as DeliveryState | null;
     }
   }
+  query.refuseUnknown(problems);
   if (problems.length > 0) throw ApiError.validation(problems);
   return { page: page!, limit: limit!, state };
 }
