@@ -89,9 +89,16 @@ export class ListingRepo {
     return { sql: parts.join(" AND "), params };
   }
 
-  /** Whether the counters, day counts and date orders can answer: not under search filters or sorts. */
+  /**
+   * Whether the counters, day counts and date orders answer: every list of leads, and a list of
+   * every published listing in a date order. A list of listings with any filter is a search, made
+   * by the listing index (properties/index.ts isPlainList says the same of the raw query).
+   */
   private plain(query: ListQuery): boolean {
-    return isDateSort(query.sort) && !isSearching(query.search);
+    if (!this.catalog.searchable) return true;
+    return (
+      isDateSort(query.sort) && !isSearching(query.search) && query.filters.length === 0 && query.dates.length === 0
+    );
   }
 
   /**

@@ -6,27 +6,19 @@ import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
 import { SORTS } from "../lists/params.ts";
 import { listingFor, rawQueryOf, readerOf } from "../lists/service.ts";
-import { BOUNDS, FLAGS, PLACE_PARAMS } from "../search/filters.ts";
 import { PROPERTY_ROUTES } from "./openapi.ts";
 
-/** The search parameters of §20: a list with any of them is a search. */
-const SEARCH_PARAMS: ReadonlySet<string> = new Set([
-  ...PLACE_PARAMS,
-  ...BOUNDS.map((b) => b.param),
-  ...FLAGS.map((f) => f.param),
-  "amenities",
-  "q",
-  "bbox",
-  "near",
-  "radius",
-]);
+/** What a plain list takes: a page of every published listing in a date order. */
+const PLAIN_PARAMS: ReadonlySet<string> = new Set(["fields", "page", "limit", "sort"]);
 const DATE_SORTS: ReadonlySet<string> = new Set(SORTS);
 
 /**
- * Whether a list is a plain one, kept on the event loop: §8's parameters only, bounded by the
- * counters and date indexes at any size, its pages cached and cheap; a hop to a reader thread
- * would cost the hot path more than the read. A search (any §20 filter, a price or area sort)
- * goes to the reader threads.
+ * Whether a list is a plain one, kept on the event loop: every published listing in a date
+ * order, bounded by the counters and date indexes at any size, its pages cached and cheap; a
+ * hop to a reader thread would cost the hot path more than the read. Anything else (a filter of
+ * §8 or §20, a date bound, a price or area sort) is a search, made by the listing index in the
+ * reader threads: two equality filters in the other date's order read thousands of rows in SQL.
+ * Must agree with ListingRepo's plain(): the listing index is never built on the event loop.
  */
 export function isPlainList(rawQuery: string): boolean {
   if (rawQuery === "") return true;
@@ -35,7 +27,7 @@ export function isPlainList(rawQuery: string): boolean {
   for (const pair of rawQuery.split("&")) {
     const eq = pair.indexOf("=");
     const name = eq === -1 ? pair : pair.slice(0, eq);
-    if (SEARCH_PARAMS.has(name)) return false;
+    if (name !== "" && !PLAIN_PARAMS.has(name)) return false;
     if (name === "sort" && !DATE_SORTS.has(pair.slice(eq + 1))) return false;
   }
   return true;
@@ -43,7 +35,7 @@ export function isPlainList(rawQuery: string): boolean {
 
 function isPlainParams(params: URLSearchParams): boolean {
   for (const [name, value] of params) {
-    if (SEARCH_PARAMS.has(name)) return false;
+    if (name !== "" && !PLAIN_PARAMS.has(name)) return false;
     if (name === "sort" && !DATE_SORTS.has(value)) return false;
   }
   return true;

@@ -110,7 +110,7 @@ export function emptySearch(): Search {
   };
 }
 
-/** Whether any search filter is given (a plain list keeps its counter and day-count paths). */
+/** Whether any search filter of §20 is given. */
 export function isSearching(search: Search): boolean {
   const e = emptySearch();
   return (Object.keys(e) as (keyof Search)[]).some((k) => {
