@@ -470,6 +470,8 @@ describe("the document's query parameters are the server's (docs/reference/behav
       "/v1/properties",
       "/v1/properties/{id}",
       "/v1/values/properties/{field}",
+      "/v1/webhooks",
+      "/v1/webhooks/{id}/deliveries",
     ]);
   });
 });
