@@ -1013,15 +1013,7 @@ describe("a text search's page by price or area: runs of equal keys cut by the p
 
   test("runs of equal prices and areas, and missing ones, cut by every page's edges", () => {
     const path = own.runtime.config.databases.get("main")!;
-    const db = new Database(path);
-    try {
-      db.run("UPDATE properties SET built_area = 100 WHERE rowid % 3 = 0");
-      db.run("UPDATE properties SET built_area = NULL, total_area = NULL WHERE rowid % 7 = 0");
-      db.run("UPDATE properties SET sale_price = 500000, rental_price = 2500 WHERE rowid % 4 = 0");
-      db.run("UPDATE properties SET sale_price = NULL, rental_price = NULL WHERE rowid % 9 = 0");
-    } finally {
-      db.close();
-    }
+    withTiesAndGaps(path);
     const published = readPublished(path);
     const tenant = own.runtime.tenants.get(path)!;
     const product = new ListingRepo(tenant, PROPERTY_CATALOG);
@@ -1076,17 +1068,7 @@ describe("any search a website sends: pages and totals equal the rows filtered a
   beforeAll(() => {
     own = createTestApp({ clients: [site.entry], properties: 800, leads: 10 });
     const path = own.runtime.config.databases.get("main")!;
-    const db = new Database(path);
-    try {
-      // Runs of equal keys and listings without them, so pages are cut inside runs and nulls come last.
-      db.run("UPDATE properties SET built_area = 100 WHERE rowid % 3 = 0");
-      db.run("UPDATE properties SET built_area = NULL, total_area = NULL WHERE rowid % 7 = 0");
-      db.run("UPDATE properties SET sale_price = 500000, rental_price = 2500 WHERE rowid % 4 = 0");
-      db.run("UPDATE properties SET sale_price = NULL, rental_price = NULL WHERE rowid % 9 = 0");
-      db.run("UPDATE properties SET bedrooms = NULL WHERE rowid % 11 = 0");
-    } finally {
-      db.close();
-    }
+    withTiesAndGaps(path, "UPDATE properties SET bedrooms = NULL WHERE rowid % 11 = 0");
     rows = readPublished(path);
   });
   afterAll(() => own.close());
@@ -1228,4 +1210,21 @@ function degreesAround(lat: number, lng: number, metres: number): [number, numbe
   const d = metres / 111_000;
   const round = (x: number) => Math.round(x * 1e6) / 1e6;
   return [round(lat - d), round(lng - d), round(lat + d), round(lng + d)];
+}
+
+/**
+ * Runs of equal prices and areas, and listings without them (and `more`), written into a test's
+ * own file: pages are then cut inside runs, and listings without the value come last.
+ */
+function withTiesAndGaps(path: string, ...more: string[]): void {
+  const db = new Database(path);
+  try {
+    db.run("UPDATE properties SET built_area = 100 WHERE rowid % 3 = 0");
+    db.run("UPDATE properties SET built_area = NULL, total_area = NULL WHERE rowid % 7 = 0");
+    db.run("UPDATE properties SET sale_price = 500000, rental_price = 2500 WHERE rowid % 4 = 0");
+    db.run("UPDATE properties SET sale_price = NULL, rental_price = NULL WHERE rowid % 9 = 0");
+    for (const sql of more) db.run(sql);
+  } finally {
+    db.close();
+  }
 }
