@@ -14,7 +14,7 @@ import { copyFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { getJson, issueToken, postLead, timeGet } from "./api.ts";
-import { type LoadSettings, measure, measureQuietly, type Sample, type SingleTimings } from "./measure.ts";
+import { type LoadSettings, measure, measureQuietly, type Sample, type SingleTimings, unseenPath } from "./measure.ts";
 import { assignOwners, type OwnerAssignment } from "./owners.ts";
 import { freePort, processCpuS, type Server, startServer } from "./proc.ts";
 import { BINARY, DATASET_1M, ensureDataset, OUT, ROOT, removeDatabase } from "./product.ts";
@@ -183,7 +183,7 @@ async function coldAndWarm(
   const warm: number[] = [];
   for (let i = 0; i < samples; i++) {
     await postLead(base, poster);
-    const unseen = `${path}&coldRun=${Date.now().toString(36)}${i}`;
+    const unseen = unseenPath(path);
     cold.push(await timeGet(base, reader, unseen));
     warm.push(await timeGet(base, reader, unseen));
   }

@@ -15,6 +15,7 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { getJson, issueToken, postLead, timeGet } from "./api.ts";
 import { loadAverage } from "./machine.ts";
+import { unseenPath } from "./measure.ts";
 import { freePort, type Server, startServer } from "./proc.ts";
 import {
   BINARY,
@@ -230,7 +231,7 @@ export async function runStatusListsBench(options: {
         for (const server of i % 2 === 0 ? both : [...both].reverse()) {
           const token = tokens.get(server)!;
           await postLead(server.base, token);
-          cold.get(server)!.push(await timeGet(server.base, token, `${path}&coldRun=${Date.now().toString(36)}${i}`));
+          cold.get(server)!.push(await timeGet(server.base, token, unseenPath(path)));
         }
       }
       const result = {
