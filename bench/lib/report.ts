@@ -558,7 +558,7 @@ export function renderReport(options: {
       "",
       probeTable(r),
       "",
-      "Single requests (one at a time, timed by the runner): cold = the query computed from the database, right after a lead creation (which empties SQLite's page cache of the read connection) and with an ignored parameter the server has never seen (so no cached page can answer); warm = the same request again, from the page cache.",
+      "Single requests (one at a time, timed by the runner): cold = the query computed from the database, right after a lead creation (which empties SQLite's page cache of the read connection) and written in a way the server has never seen, one more space before the first field name (so no cached page can answer); warm = the same request again, from the page cache.",
       "",
       singleTable(r),
     );
