@@ -33,6 +33,14 @@ export function adminModule(runtime: Runtime) {
     const actor = await authenticate(runtime, s, request, state, set.headers as HeaderRecord);
     return { s, actor, ip: state.ip };
   };
+  /** What a step of set-up or sign-in starts with: never cached, over a secure channel, its JSON body read. */
+  const credentialsStep = async (request: Request, set: Set) => {
+    const s = open();
+    const state = stateOf(request);
+    set.headers["cache-control"] = "no-store";
+    requireSecureChannel(request, state);
+    return { s, ip: state.ip, body: await readJsonObject(request) };
+  };
   // No usable Host (malformed or missing): links relative to the server, as the partners' document's are.
   const origin = (request: Request) => requestOrigin(request, stateOf(request).viaTrustedProxy) ?? "";
 
@@ -44,36 +52,24 @@ export function adminModule(runtime: Runtime) {
     .post(
       `${ADMIN_PREFIX}/setup`,
       async ({ request, set }) => {
-        const s = open();
-        const state = stateOf(request);
-        set.headers["cache-control"] = "no-store";
-        requireSecureChannel(request, state);
-        const body = await readJsonObject(request);
-        return json(set, { data: await s.setup(body.token, body.password, state.ip) });
+        const { s, ip, body } = await credentialsStep(request, set);
+        return json(set, { data: await s.setup(body.token, body.password, ip) });
       },
       { parse: "none" },
     )
     .post(
       `${ADMIN_PREFIX}/setup/confirm`,
       async ({ request, set }) => {
-        const s = open();
-        const state = stateOf(request);
-        set.headers["cache-control"] = "no-store";
-        requireSecureChannel(request, state);
-        const body = await readJsonObject(request);
-        return json(set, { data: { admin: await s.confirmSetup(body.token, body.code, state.ip) } });
+        const { s, ip, body } = await credentialsStep(request, set);
+        return json(set, { data: { admin: await s.confirmSetup(body.token, body.code, ip) } });
       },
       { parse: "none" },
     )
     .post(
       `${ADMIN_PREFIX}/sessions`,
       async ({ request, set }) => {
-        const s = open();
-        const state = stateOf(request);
-        set.headers["cache-control"] = "no-store";
-        requireSecureChannel(request, state);
-        const body = await readJsonObject(request);
-        const signedIn = await s.signIn(body, state.ip);
+        const { s, ip, body } = await credentialsStep(request, set);
+        const signedIn = await s.signIn(body, ip);
         set.headers["set-cookie"] = sessionCookie(signedIn.cookie);
         return json(set, { data: { csrfToken: signedIn.csrfToken, admin: signedIn.admin } }, 201);
       },

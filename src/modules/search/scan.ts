@@ -31,6 +31,8 @@ function codesOf(dictionary: Dictionary, values: readonly string[]): Uint8Array 
 }
 
 const NONE = Number.NaN;
+/** An equality filter not given: any code passes. */
+const ANY = -1;
 const radians = (degrees: number) => degrees * (Math.PI / 180);
 
 /**
@@ -48,8 +50,9 @@ export function matching(
 ): Matches {
   const { search } = query;
   const filter = (param: string) => query.filters.find((f) => f.spec.param === param)?.value ?? null;
-  const exact = (dictionary: Dictionary, value: string | null) =>
-    value === null ? -1 : Math.max(0, dictionary.find(value)) || Number.NaN;
+  // An equality filter's code: ANY when it is not given, null when no listing has the value.
+  const exact = (dictionary: Dictionary, value: string | null): number | null =>
+    value === null ? ANY : dictionary.find(value) > 0 ? dictionary.find(value) : null;
   const status = exact(index.statuses, filter("status"));
   const operation = exact(index.operations, filter("operationType"));
   const type = exact(index.types, filter("propertyType"));
@@ -58,7 +61,7 @@ export function matching(
   const neighborhoods = codesOf(index.places, search.neighborhood);
   const ufs = codesOf(index.places, search.uf);
   const amenities: Bitset[] = [];
-  let impossible = [status, operation, type, highlight].some(Number.isNaN);
+  let impossible = status === null || operation === null || type === null || highlight === null;
   for (const key of search.amenities) {
     const bits = index.amenities[index.amenityKeys.find(key)];
     if (bits === undefined) impossible = true;
@@ -130,6 +133,8 @@ export function matching(
   const slots = new Int32Array(code === null ? index.size : 1);
   let count = 0;
   if (impossible || code === -1) return { slots, count };
+  // None is null past the line above: a value no listing has matches nothing.
+  const [wantStatus, wantOperation, wantType, wantHighlight] = [status!, operation!, type!, highlight!];
   const first = code ?? 0;
   const end = code === null ? index.size : code + 1;
   const { isLive, status: statusOf, operation: operationOf, type: typeOf, highlight: highlightOf } = index;
@@ -137,10 +142,10 @@ export function matching(
   for (let s = first; s < end; s++) {
     if ((s & (CHECK_EVERY - 1)) === 0) deadline?.check();
     if (isLive[s] === 0) continue;
-    if (status >= 0 && statusOf[s] !== status) continue;
-    if (operation >= 0 && operationOf[s] !== operation) continue;
-    if (type >= 0 && typeOf[s] !== type) continue;
-    if (highlight >= 0 && highlightOf[s] !== highlight) continue;
+    if (wantStatus !== ANY && statusOf[s] !== wantStatus) continue;
+    if (wantOperation !== ANY && operationOf[s] !== wantOperation) continue;
+    if (wantType !== ANY && typeOf[s] !== wantType) continue;
+    if (wantHighlight !== ANY && highlightOf[s] !== wantHighlight) continue;
     if (cities !== null && cities[city[s]!] !== 1) continue;
     if (neighborhoods !== null && neighborhoods[neighborhood[s]!] !== 1) continue;
     if (ufs !== null && ufs[uf[s]!] !== 1) continue;

@@ -97,19 +97,17 @@ export function searchValuesOf(
   const repo = listingFor(tenant, PROPERTY_CATALOG).repo;
   const keyed = repo.snapshot(() => {
     const engine = searchEngineOf(tenant);
-    const index = engine.current();
+    // Under cities, the neighbourhoods of those cities' listings; else every value held.
+    const { index, matches } =
+      cities.length > 0
+        ? engine.matches({ filters: [], dates: [], search: { ...emptySearch(), city: cities } }, "stored", deadline)
+        : { index: engine.current(), matches: null };
     const dictionary = field === "amenities" ? index.amenityKeys : index.places;
     const shown = field === "amenities" ? index.shownAmenities() : index.shownPlaces(field);
     let codes: Iterable<number> = dictionary.values.keys();
-    if (cities.length > 0) {
-      // The neighbourhoods of those cities' listings.
-      const { index: current, matches } = engine.matches(
-        { filters: [], dates: [], search: { ...emptySearch(), city: cities } },
-        "stored",
-        deadline,
-      );
+    if (matches !== null) {
       const found = new Set<number>();
-      for (let i = 0; i < matches.count; i++) found.add(current.neighborhood[matches.slots[i]!]!);
+      for (let i = 0; i < matches.count; i++) found.add(index.neighborhood[matches.slots[i]!]!);
       codes = found;
     }
     const entries: { key: string; value: string }[] = [];
