@@ -13,6 +13,7 @@ import { changesPage, parseChangesQuery } from "../modules/changes/service.ts";
 import { listingFor } from "../modules/lists/service.ts";
 import { searchEngineOf } from "../modules/search/engine.ts";
 import { facetsOf } from "../modules/search/service.ts";
+import { warmPrefixesOf } from "./affinity.ts";
 import { answer } from "./answer.ts";
 import { currentDeadline } from "./deadline.ts";
 import type { JobMessage, PrepareMessage, ReadJob, ThreadReady } from "./jobs.ts";
@@ -80,11 +81,12 @@ function tenantFor({ path, id }: JobMessage["tenant"]): Tenant {
 
 /**
  * What a database needs before this thread's first job on it: its connection opened, the listing
- * of properties made (its statements prepared) and the search engine's listing index built (a
- * thread's own, in its memory), before the thread says it is ready, never inside a job.
+ * of properties made (its statements prepared), the search engine's listing index built (a
+ * thread's own, in its memory) and the one-letter prefixes this thread is sent read, before the
+ * thread says it is ready, never inside a job.
  */
-function prepare(tenant: Tenant): void {
-  listingFor(tenant, PROPERTY_CATALOG).repo.snapshot(() => searchEngineOf(tenant).current());
+function prepare(tenant: Tenant, warmPrefixes: readonly string[]): void {
+  listingFor(tenant, PROPERTY_CATALOG).repo.snapshot(() => searchEngineOf(tenant).keepWarm(warmPrefixes));
 }
 
 self.onmessage = (event: MessageEvent<JobMessage | PrepareMessage>) => {
@@ -93,7 +95,7 @@ self.onmessage = (event: MessageEvent<JobMessage | PrepareMessage>) => {
       try {
         const tenant = tenantFor(ref);
         tenant.useGenerations(ref);
-        prepare(tenant);
+        prepare(tenant, warmPrefixesOf(event.data.place, event.data.places));
       } catch {
         // A file that cannot be opened here now is tried again by the first job that names it.
       }
