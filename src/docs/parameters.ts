@@ -1,8 +1,8 @@
 // Parameters of the documented operations, from the same catalogue entries and constants the
 // routes validate with; each example comes from the sandbox examples.
 import type { EntityCatalog } from "../catalog/index.ts";
-import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SEARCH_SORTS, SORTS } from "../modules/lists/params.ts";
-import { DEFAULT_RADIUS_M, MAX_LIST_VALUES, MAX_RADIUS_M } from "../modules/search/filters.ts";
+import { DEFAULT_RADIUS_M, MAX_LIST_VALUES, MAX_RADIUS_M } from "../query/filters.ts";
+import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SEARCH_SORTS, SORTS } from "../query/params.ts";
 import { EXAMPLE_IDEMPOTENCY_KEY } from "./examples.ts";
 
 type Json = Record<string, unknown>;

@@ -84,6 +84,13 @@ describe("the rule catches", () => {
     ]);
   });
 
+  test("a reader thread's pool reaching into the query engine", () => {
+    const graph = importGraph({ "reads/extra.ts": 'import type { Search } from "../query/filters.ts";\n' });
+    expect(violations(graph)).toEqual([
+      "reads/extra.ts → query/filters.ts (types): the reader threads run the routes' own functions and know nothing of how a search is made",
+    ]);
+  });
+
   test("a cycle made of types only", () => {
     const graph = importGraph({
       "lib/one.ts": 'import type { Two } from "./two.ts";\nexport type One = Two[];\n',

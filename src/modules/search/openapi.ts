@@ -4,7 +4,7 @@ import { exampleProperty } from "../../docs/examples.ts";
 import { json, protectedResponses, route } from "../../docs/operation.ts";
 import { filterParameters, type Parameter, query, searchParameters } from "../../docs/parameters.ts";
 import { FacetsSchema } from "../../docs/schemas.ts";
-import { FACETS, MAX_FACET_VALUES } from "./service.ts";
+import { FACETS, MAX_FACET_VALUES } from "../../query/facets.ts";
 
 function facetsParameter(): Parameter {
   return {

@@ -8,7 +8,7 @@ import { type DocContext, json, protectedResponses, route } from "../../docs/ope
 import type { Parameter } from "../../docs/parameters.ts";
 import { responseHeaders } from "../../docs/responses.ts";
 import { dataOf, pageOf } from "../../docs/schemas.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE } from "../lists/params.ts";
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE } from "../../query/params.ts";
 import { EVENT_TYPES } from "./events.ts";
 import {
   DeliverySchema,

@@ -5,9 +5,9 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
-import { parseFilters, parseListQuery } from "../../../src/modules/lists/params.ts";
-import { ListingRepo } from "../../../src/modules/lists/repo.ts";
-import { FACETS, facetCounts } from "../../../src/modules/search/service.ts";
+import { FACETS, facetCounts } from "../../../src/query/facets.ts";
+import { ListRepo } from "../../../src/query/list-repo.ts";
+import { parseFilters, parseListQuery } from "../../../src/query/params.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 const site = client("site"); // a website: the partner's view of addresses
@@ -1002,7 +1002,7 @@ describe("word matches held in memory follow the listings' writes", () => {
 });
 
 describe("a text search's page by price or area: runs of equal keys cut by the page's edges", () => {
-  // The product selects a page among the matches (search/scan.ts pageOf) instead of sorting them
+  // The product selects a page among the matches (query/scan.ts pageOf) instead of sorting them
   // all: runs of equal keys cut by a page's edges are settled by id, and listings without the
   // key come last either way.
   let own: TestApp;
@@ -1016,7 +1016,7 @@ describe("a text search's page by price or area: runs of equal keys cut by the p
     withTiesAndGaps(path);
     const published = readPublished(path);
     const tenant = own.runtime.tenants.get(path)!;
-    const product = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const product = new ListRepo(tenant, PROPERTY_CATALOG);
     const orders = [
       ["price", byValue(price, false)],
       ["-price", byValue(price, true)],
@@ -1075,7 +1075,7 @@ describe("any search a website sends: pages and totals equal the rows filtered a
 
   test("300 random searches, both readers, against the rows", () => {
     const tenant = own.runtime.tenants.get(own.runtime.config.databases.get("main")!)!;
-    const repo = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const repo = new ListRepo(tenant, PROPERTY_CATALOG);
     expect(rows.filter((r) => price(r) === null).length).toBeGreaterThan(20);
     expect(rows.filter((r) => area(r) === null).length).toBeGreaterThan(20);
     expect(new Set(rows.map((r) => r.display_address)).size).toBe(3);
