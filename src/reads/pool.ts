@@ -108,7 +108,7 @@ export class ReaderPool {
     if (this.closed) return Promise.reject(new Error("the reader threads are closed"));
     this.grow();
     // The generations of now, when the route looked in its caches: the thread's caches key on
-    // them, and a body the route keeps (EntityListing.lookup) is kept under them.
+    // them, and a body the route keeps (EntityList.lookup) is kept under them.
     const ref = refOf(tenant);
     return new Promise<string>((resolve, reject) => {
       const submit = () => {

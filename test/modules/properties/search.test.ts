@@ -5,10 +5,10 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { PROPERTY_CATALOG } from "../../../src/catalog/properties.ts";
-import { parseFilters, parseListQuery } from "../../../src/modules/lists/params.ts";
-import { ListingRepo } from "../../../src/modules/lists/repo.ts";
-import { wordSearch } from "../../../src/modules/search/engine.ts";
-import { FACETS, facetCounts } from "../../../src/modules/search/service.ts";
+import { FACETS, facetCounts } from "../../../src/query/facets.ts";
+import { ListRepo } from "../../../src/query/list-repo.ts";
+import { parseFilters, parseListQuery } from "../../../src/query/params.ts";
+import { wordSearch } from "../../../src/query/search-engine.ts";
 import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
 
 const site = client("site"); // a website: the partner's view of addresses
@@ -1009,7 +1009,7 @@ describe("word matches held in memory follow the listings' writes", () => {
     // writes between two searches are what keeps them right.
     const own = createTestApp({ clients: [site.entry], properties: 300, leads: 5 });
     const path = own.runtime.config.databases.get("main")!;
-    const repo = new ListingRepo(own.runtime.tenants.get(path)!, PROPERTY_CATALOG);
+    const repo = new ListRepo(own.runtime.tenants.get(path)!, PROPERTY_CATALOG);
     const ids = (q: string) =>
       repo
         .list(parseListQuery(PROPERTY_CATALOG, new URLSearchParams({ fields: "id", q, limit: "100" })), "partner")
@@ -1045,7 +1045,7 @@ describe("word matches held in memory follow the listings' writes", () => {
 });
 
 describe("a text search's page by price or area: runs of equal keys cut by the page's edges", () => {
-  // The product selects a page among the matches (search/scan.ts pageOf) instead of sorting them
+  // The product selects a page among the matches (query/scan.ts pageOf) instead of sorting them
   // all: runs of equal keys cut by a page's edges are settled by id, and listings without the
   // key come last either way.
   let own: TestApp;
@@ -1059,7 +1059,7 @@ describe("a text search's page by price or area: runs of equal keys cut by the p
     withTiesAndGaps(path);
     const published = readPublished(path);
     const tenant = own.runtime.tenants.get(path)!;
-    const product = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const product = new ListRepo(tenant, PROPERTY_CATALOG);
     const orders = [
       ["price", byValue(price, false)],
       ["-price", byValue(price, true)],
@@ -1118,7 +1118,7 @@ describe("any search a website sends: pages and totals equal the rows filtered a
 
   test("300 random searches, both readers, against the rows", () => {
     const tenant = own.runtime.tenants.get(own.runtime.config.databases.get("main")!)!;
-    const repo = new ListingRepo(tenant, PROPERTY_CATALOG);
+    const repo = new ListRepo(tenant, PROPERTY_CATALOG);
     expect(rows.filter((r) => price(r) === null).length).toBeGreaterThan(20);
     expect(rows.filter((r) => area(r) === null).length).toBeGreaterThan(20);
     expect(new Set(rows.map((r) => r.display_address)).size).toBe(3);

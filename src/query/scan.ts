@@ -1,10 +1,10 @@
 // A search over the listing index (listing-index.ts): which listings match every filter, a page
 // of them in the asked order, and their facets. Each is one pass over compact arrays, so its
 // cost depends on the number of listings, never on which filters are combined.
-import type { RecordView } from "../../catalog/types.ts";
-import type { ListFilters, Sort } from "../lists/params.ts";
+import type { RecordView } from "../catalog/types.ts";
 import { boxAround, EARTH_RADIUS_M } from "./filters.ts";
 import { type Bitset, type Dictionary, FLAGS, hasBit, type ListingIndex } from "./listing-index.ts";
+import type { ListFilters, Sort } from "./params.ts";
 
 /** Something that stops a search past its time: it throws from check() once the time is up. */
 export interface Deadline {

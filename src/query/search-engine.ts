@@ -1,10 +1,10 @@
 // The search engine of one database: its listing index, built on first use and brought up to date
 // before each search, the word index's matches of `q`, and the matches of a search's filters.
-import type { RecordView } from "../../catalog/types.ts";
-import type { Tenant } from "../../db/tenants.ts";
-import { perTenant } from "../../lib/per-tenant.ts";
-import type { ListFilters } from "../lists/params.ts";
+import type { RecordView } from "../catalog/types.ts";
+import type { Tenant } from "../db/tenants.ts";
+import { perTenant } from "../lib/per-tenant.ts";
 import { type Bitset, ListingIndex } from "./listing-index.ts";
+import type { ListFilters } from "./params.ts";
 import { type Deadline, fewMatches, type Matches, matching } from "./scan.ts";
 
 /** The word index's matches of the words' query, as rowids (SQLite builds the JSON: a row per match costs more in Bun). */
