@@ -100,6 +100,9 @@ self.onmessage = (event: MessageEvent<JobMessage | PrepareMessage>) => {
         // A file that cannot be opened here now is tried again by the first job that names it.
       }
     }
+    // Building an index leaves rows and strings behind (a third of the thread's memory at a
+    // million listings): collected now, once, rather than whenever the heap next grows.
+    Bun.gc(true);
     self.postMessage({ ready: true } satisfies ThreadReady);
     return;
   }
