@@ -7,7 +7,9 @@ import { type Clock, wallClock } from "./clock.ts";
 import { clashingIds, withConsoleClients } from "./config/console-clients.ts";
 import type { Client, RedisSettings, RuntimeConfig } from "./config/model.ts";
 import { Checkpointer } from "./db/checkpointer.ts";
+import { openUsageConnection } from "./db/control/open.ts";
 import type { ControlStore } from "./db/control/store.ts";
+import { UsageStore } from "./db/control/usage.ts";
 import { TenantRegistry } from "./db/tenants.ts";
 import { ApiError } from "./errors.ts";
 import { type NowOrLater, settle } from "./lib/now-or-later.ts";
@@ -22,6 +24,7 @@ import { type Admission, SharedLimits } from "./redis/limits.ts";
 import { InFlightLocks } from "./redis/locks.ts";
 import { RedisMetrics } from "./redis/metrics.ts";
 import { TokenService } from "./security/tokens.ts";
+import { UsageRecorder } from "./usage/recorder.ts";
 
 /** Failed authentication per source IP: 20 attempts, refilled at 20 a minute (docs/reference/behaviour.md §6). */
 export const AUTH_FAILURE_CAPACITY = 20;
@@ -64,6 +67,9 @@ export class Runtime {
   private fileConfig: RuntimeConfig;
   /** The control database (docs/operators/console.md), when `serve` opened one. */
   control: ControlStore | null = null;
+  /** Records partners' use and the request log (docs/operators/console.md#what-the-agency-sees); null: off. */
+  usage: UsageRecorder | null = null;
+  private usageStore: UsageStore | null = null;
   private controlTimer: ReturnType<typeof setInterval> | null = null;
   tokens: TokenService;
   readonly tenants: TenantRegistry;
@@ -124,11 +130,23 @@ export class Runtime {
    * process's own at once (refreshConsoleClients), another's within CONTROL_POLL_MS. Throws a
    * ClientClashError when an id is in both.
    */
-  attachControl(control: ControlStore, options: { pollMs?: number } = {}): void {
+  attachControl(control: ControlStore, options: { pollMs?: number; usageFlushMs?: number } = {}): void {
     const clashes = clashingIds(this.fileConfig, control.partners());
     if (clashes.length > 0) throw new ClientClashError(clashes);
     this.control = control;
     this.refreshConsoleClients();
+    if (this.config.usage.record) {
+      const usage = new UsageStore(openUsageConnection(control.path));
+      this.usage = new UsageRecorder(usage, {
+        logRows: () => this.config.usage.requestLogRows,
+        now: () => this.clock.now(),
+        onError: (message) =>
+          this.logger.error({ err: message }, "writing usage figures failed; kept for the next try"),
+        ...(options.usageFlushMs === undefined ? {} : { flushEveryMs: options.usageFlushMs }),
+      });
+      this.usageStore = usage;
+      this.usage.start();
+    }
     this.controlTimer = setInterval(() => {
       try {
         if (control.changed()) this.refreshConsoleClients();
@@ -259,6 +277,10 @@ export class Runtime {
   close(): void {
     this.reads.close();
     if (this.controlTimer !== null) clearInterval(this.controlTimer);
+    this.usage?.close();
+    this.usage = null;
+    this.usageStore?.db.close();
+    this.usageStore = null;
     this.control?.close();
     this.control = null;
     this.shared?.connection.close();

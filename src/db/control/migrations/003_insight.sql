@@ -1,0 +1,58 @@
+-- What the agency sees (docs/operators/console.md#what-the-agency-sees): each partner's use by
+-- day, when it was last seen, and the request log. Written in batches by every process of the
+-- server; never a request's body or query string.
+
+-- Counters per client and UTC day: outcomes ('2xx', '3xx', '401', '403', '403:<code>', '404',
+-- '429', '4xx', '5xx'), 'leads' created, portal feed downloads ('feed', 'feed:304',
+-- 'feed:bytes'), and latency buckets ('ms:<b>', b the bucket of docs/operators/console.md).
+CREATE TABLE usage_counts (
+  client TEXT NOT NULL,
+  day TEXT NOT NULL,
+  name TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (client, day, name)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX usage_counts_day ON usage_counts (day);
+
+-- The last request of each client (its time in ms, source address and route template).
+CREATE TABLE usage_last_seen (
+  client TEXT PRIMARY KEY,
+  at INTEGER NOT NULL,
+  ip TEXT,
+  route TEXT
+) STRICT;
+
+-- The last requests of the server (usage.requestLogRows of them): never a body or a query value.
+CREATE TABLE request_log (
+  id INTEGER PRIMARY KEY,
+  at INTEGER NOT NULL,
+  client TEXT,
+  method TEXT NOT NULL,
+  route TEXT,
+  status INTEGER NOT NULL,
+  code TEXT,
+  ms REAL NOT NULL,
+  ip TEXT,
+  request_id TEXT NOT NULL
+) STRICT;
+CREATE INDEX request_log_client ON request_log (client, id);
+
+-- Counts each change to the partners table, so that a process follows partners' changes and
+-- not every batch of figures another process writes.
+CREATE TABLE partners_version (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  version INTEGER NOT NULL
+) STRICT;
+INSERT INTO partners_version (one, version) VALUES (1, 0);
+CREATE TRIGGER partners_version_insert AFTER INSERT ON partners
+BEGIN
+  UPDATE partners_version SET version = version + 1;
+END;
+CREATE TRIGGER partners_version_update AFTER UPDATE ON partners
+BEGIN
+  UPDATE partners_version SET version = version + 1;
+END;
+CREATE TRIGGER partners_version_delete AFTER DELETE ON partners
+BEGIN
+  UPDATE partners_version SET version = version + 1;
+END;

@@ -1,0 +1,147 @@
+// Recording what the agency sees (docs/operators/console.md#what-the-agency-sees). Each finished
+// request is added to this process's batch, in memory, at the cost of a few map updates; a timer
+// writes the batch to the control database in one transaction. Every process of the server writes
+// the same file, so the figures read there are the server's. Only what the request log shows is
+// kept: the route template, never the path's values, the query string or a body.
+import type { LastSeen, RequestLogRow, UsageBatch, UsageStore } from "../db/control/usage.ts";
+import { latencyBucket } from "./latency.ts";
+import { USAGE_DAYS_KEPT, USAGE_FLUSH_EVERY_MS } from "./settings.ts";
+
+export interface FinishedRequest {
+  /** When it arrived (ms since the epoch). */
+  at: number;
+  /** The client it was answered for, or the one whose key (or token) it claimed at a refusal. */
+  clientId: string | null;
+  method: string;
+  route: string | null;
+  status: number;
+  code: string | null;
+  ms: number;
+  ip: string | null;
+  requestId: string;
+  /** An Idempotency-Key replay: no new lead. */
+  replayed: boolean;
+  /** Body bytes of a portal feed sent. */
+  feedBytes?: number;
+}
+
+/** Routes that make a lead when they answer 201. */
+const LEAD_ROUTES = new Set(["POST /v1/leads", "POST /v1/inbound/:clientId"]);
+const FEED_ROUTE = "/v1/feeds/vrsync.xml";
+/** What is not recorded: the agency's own console and admin API. */
+const NOT_RECORDED = /^\/(admin|console)(\/|$)/;
+/** Rows waiting at most: past it (the file locked for long) the newest are dropped. */
+const PENDING_AT_MOST = 100_000;
+const DAY_MS = 86_400_000;
+
+/** The outcome a status counts under, as the usage route names them. */
+export function outcomeOf(status: number): string {
+  if (status >= 200 && status < 300) return "2xx";
+  if (status >= 300 && status < 400) return "3xx";
+  if (status === 401 || status === 403 || status === 404 || status === 429) return String(status);
+  if (status >= 500) return "5xx";
+  return "4xx";
+}
+
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export class UsageRecorder {
+  private counts = new Map<string, number>();
+  private lastSeen = new Map<string, LastSeen>();
+  private rows: RequestLogRow[] = [];
+  private dayStart = 0;
+  private day = "";
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private forgotten = "";
+  /** Requests not recorded because the batch was full. */
+  dropped = 0;
+
+  constructor(
+    private readonly store: UsageStore,
+    private readonly options: {
+      logRows: () => number;
+      now: () => number;
+      onError: (message: string) => void;
+      flushEveryMs?: number;
+    },
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.flush(), this.options.flushEveryMs ?? USAGE_FLUSH_EVERY_MS);
+    this.timer.unref();
+  }
+
+  private add(key: string, n: number): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + n);
+  }
+
+  observe(r: FinishedRequest): void {
+    if (r.route !== null && NOT_RECORDED.test(r.route)) return;
+    if (this.rows.length >= PENDING_AT_MOST) {
+      this.dropped++;
+      return;
+    }
+    this.rows.push({
+      at: r.at,
+      client: r.clientId,
+      method: r.method,
+      route: r.route,
+      status: r.status,
+      code: r.code,
+      ms: Math.round(r.ms * 100) / 100,
+      ip: r.ip,
+      requestId: r.requestId,
+    });
+    if (r.clientId === null) return;
+    if (r.at < this.dayStart || r.at >= this.dayStart + DAY_MS) {
+      this.dayStart = r.at - (r.at % DAY_MS);
+      this.day = dayOf(r.at);
+    }
+    const prefix = `${r.clientId}\t${this.day}\t`;
+    const outcome = outcomeOf(r.status);
+    this.add(prefix + outcome, 1);
+    if (outcome === "403" && r.code !== null) this.add(`${prefix}403:${r.code}`, 1);
+    this.add(`${prefix}ms:${latencyBucket(r.ms)}`, 1);
+    if (r.status === 201 && !r.replayed && LEAD_ROUTES.has(`${r.method} ${r.route}`)) this.add(`${prefix}leads`, 1);
+    if (r.route === FEED_ROUTE && (r.status === 200 || r.status === 304)) {
+      this.add(`${prefix}feed`, 1);
+      if (r.status === 304) this.add(`${prefix}feed:304`, 1);
+      if (r.feedBytes !== undefined && r.feedBytes > 0) this.add(`${prefix}feed:bytes`, r.feedBytes);
+    }
+    const seen = this.lastSeen.get(r.clientId);
+    if (seen === undefined || seen.at <= r.at) this.lastSeen.set(r.clientId, { at: r.at, ip: r.ip, route: r.route });
+  }
+
+  /** Writes what was recorded since the last time; kept for the next try when the file cannot be written. */
+  flush(): void {
+    const today = dayOf(this.options.now());
+    if (this.rows.length === 0 && this.counts.size === 0 && this.forgotten === today) return;
+    const batch: UsageBatch = { counts: this.counts, lastSeen: this.lastSeen, rows: this.rows };
+    this.counts = new Map();
+    this.lastSeen = new Map();
+    this.rows = [];
+    try {
+      if (batch.rows.length > 0 || batch.counts.size > 0 || batch.lastSeen.size > 0)
+        this.store.write(batch, this.options.logRows());
+      if (this.forgotten !== today) {
+        this.store.forgetBefore(dayOf(this.options.now() - USAGE_DAYS_KEPT * DAY_MS));
+        this.forgotten = today;
+      }
+    } catch (error) {
+      this.options.onError((error as Error).message);
+      for (const [key, n] of batch.counts) this.add(key, n);
+      for (const [client, seen] of batch.lastSeen)
+        if ((this.lastSeen.get(client)?.at ?? -1) < seen.at) this.lastSeen.set(client, seen);
+      this.rows = batch.rows.concat(this.rows).slice(-PENDING_AT_MOST);
+    }
+  }
+
+  /** Stops the timer and writes what is left. */
+  close(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.flush();
+  }
+}
