@@ -13,6 +13,8 @@ export interface RequestState {
   /** Whether the TCP peer is one of the config's trusted proxies, whose X-Forwarded-* headers are believed. */
   viaTrustedProxy: boolean;
   startedAt: number;
+  /** When it arrived, on the runtime's clock (ms since the epoch). */
+  arrivedAt: number;
   clientId?: string;
   /**
    * The client whose key (or credentials) a request refused at the door claimed, when that
@@ -153,7 +155,7 @@ export function requestContext(deps: {
     });
     deps.requests?.observe(template, method, status, elapsed, state.clientId, state.errorCode, replayed);
     deps.runtime.usage?.observe({
-      at: Math.round(deps.runtime.clock.now() - elapsed),
+      at: state.arrivedAt,
       clientId: state.clientId ?? state.claimedClientId ?? null,
       method,
       route: template,
@@ -183,6 +185,7 @@ export function requestContext(deps: {
         ),
         viaTrustedProxy: isTrustedProxy(peer, deps.runtime),
         startedAt: performance.now(),
+        arrivedAt: deps.runtime.clock.now(),
       };
       states.set(request, state);
       inFlight.add(state);

@@ -28,8 +28,11 @@ export interface FinishedRequest {
 /** Routes that make a lead when they answer 201. */
 const LEAD_ROUTES = new Set(["POST /v1/leads", "POST /v1/inbound/:clientId"]);
 const FEED_ROUTE = "/v1/feeds/vrsync.xml";
-/** What is not recorded: the agency's own console and admin API. */
-const NOT_RECORDED = /^\/(admin|console)(\/|$)/;
+/**
+ * What is not recorded: the agency's own console and admin API, and the probes and scrapes of
+ * its own infrastructure (a health check every few seconds would push partners out of the log).
+ */
+const NOT_RECORDED = /^\/(admin|console|health|metrics)(\/|$)/;
 /** Rows waiting at most: past it (the file locked for long) the newest are dropped. */
 const PENDING_AT_MOST = 100_000;
 const DAY_MS = 86_400_000;

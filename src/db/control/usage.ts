@@ -136,7 +136,7 @@ export class UsageStore {
     const where = clauses.length === 0 ? "" : `WHERE ${clauses.join(" AND ")}`;
     const total = (this.db.query(`SELECT count(*) AS n FROM request_log ${where}`).get(...args) as { n: number }).n;
     const rows = this.db
-      .query(`SELECT * FROM request_log ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
+      .query(`SELECT * FROM request_log ${where} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`)
       .all(...args, limit, offset) as Raw[];
     return {
       total,
