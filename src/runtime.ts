@@ -67,6 +67,8 @@ export class Runtime {
   private fileConfig: RuntimeConfig;
   /** The control database (docs/operators/console.md), when `serve` opened one. */
   control: ControlStore | null = null;
+  /** The CRM feeds' scheduler of `serve`, for an admin's "run now" (null elsewhere). */
+  feedRuns: { runNow(feedId: string, liftGuard?: boolean): Promise<"started" | "running" | "unknown"> } | null = null;
   /** Records partners' use and the request log (docs/operators/console.md#what-the-agency-sees); null: off. */
   usage: UsageRecorder | null = null;
   private usageStore: UsageStore | null = null;
@@ -135,9 +137,10 @@ export class Runtime {
     if (clashes.length > 0) throw new ClientClashError(clashes);
     this.control = control;
     this.refreshConsoleClients();
-    if (this.config.usage.record) {
+    {
       const usage = new UsageStore(openUsageConnection(control.path));
       this.usage = new UsageRecorder(usage, {
+        requests: this.config.usage.record,
         logRows: () => this.config.usage.requestLogRows,
         now: () => this.clock.now(),
         onError: (message) =>

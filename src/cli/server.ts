@@ -99,6 +99,7 @@ export function startServer(options: {
   webhooks.worker.start();
   const feeds = serverFeedScheduler(runtime, logger);
   feeds.start();
+  runtime.feedRuns = feeds;
   const stopCompaction = scheduleCompaction(
     () => runtime.tenants.all(),
     (error) => logger.warn({ err: (error as Error).message }, "change-feed compaction step failed"),

@@ -154,20 +154,22 @@ export function requestContext(deps: {
       ms: Math.round(elapsed * 100) / 100,
     });
     deps.requests?.observe(template, method, status, elapsed, state.clientId, state.errorCode, replayed);
-    deps.runtime.usage?.observe({
-      at: state.arrivedAt,
-      clientId: state.clientId ?? state.claimedClientId ?? null,
-      method,
-      route: template,
-      status,
-      // A path no route matches is answered before any hook could name its code.
-      code: state.errorCode ?? (template === null && status === 404 ? "NOT_FOUND" : null),
-      ms: elapsed,
-      ip: state.ip,
-      requestId: state.requestId,
-      replayed,
-      ...(state.feedBytes === undefined ? {} : { feedBytes: state.feedBytes }),
-    });
+    const usage = deps.runtime.usage;
+    if (usage?.recordsRequests)
+      usage.observe({
+        at: state.arrivedAt,
+        clientId: state.clientId ?? state.claimedClientId ?? null,
+        method,
+        route: template,
+        status,
+        // A path no route matches is answered before any hook could name its code.
+        code: state.errorCode ?? (template === null && status === 404 ? "NOT_FOUND" : null),
+        ms: elapsed,
+        ip: state.ip,
+        requestId: state.requestId,
+        replayed,
+        ...(state.feedBytes === undefined ? {} : { feedBytes: state.feedBytes }),
+      });
   };
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set, server }) => {

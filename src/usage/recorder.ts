@@ -3,7 +3,7 @@
 // writes the batch to the control database in one transaction. Every process of the server writes
 // the same file, so the figures read there are the server's. Only what the request log shows is
 // kept: the route template, never the path's values, the query string or a body.
-import type { LastSeen, RequestLogRow, UsageBatch, UsageStore } from "../db/control/usage.ts";
+import type { AttemptRow, FeedRunRow, LastSeen, RequestLogRow, UsageBatch, UsageStore } from "../db/control/usage.ts";
 import { latencyBucket } from "./latency.ts";
 import { USAGE_DAYS_KEPT, USAGE_FLUSH_EVERY_MS } from "./settings.ts";
 
@@ -54,6 +54,8 @@ export class UsageRecorder {
   private counts = new Map<string, number>();
   private lastSeen = new Map<string, LastSeen>();
   private rows: RequestLogRow[] = [];
+  private attempts: AttemptRow[] = [];
+  private feedRuns: FeedRunRow[] = [];
   private dayStart = 0;
   private day = "";
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -64,6 +66,8 @@ export class UsageRecorder {
   constructor(
     private readonly store: UsageStore,
     private readonly options: {
+      /** Whether requests are recorded (the config's usage.record); attempts and feed runs always are. */
+      requests: boolean;
       logRows: () => number;
       now: () => number;
       onError: (message: string) => void;
@@ -80,7 +84,23 @@ export class UsageRecorder {
     this.counts.set(key, (this.counts.get(key) ?? 0) + n);
   }
 
+  /** Whether finished requests are recorded (usage.record); the caller skips building them when not. */
+  get recordsRequests(): boolean {
+    return this.options.requests;
+  }
+
+  /** A webhook delivery's attempt, written with the next batch. */
+  attempt(a: AttemptRow): void {
+    if (this.attempts.length < PENDING_AT_MOST) this.attempts.push(a);
+  }
+
+  /** A CRM feed's run, written with the next batch. */
+  feedRun(run: FeedRunRow): void {
+    this.feedRuns.push(run);
+  }
+
   observe(r: FinishedRequest): void {
+    if (!this.options.requests) return;
     if (r.route !== null && NOT_RECORDED.test(r.route)) return;
     if (this.rows.length >= PENDING_AT_MOST) {
       this.dropped++;
@@ -120,14 +140,23 @@ export class UsageRecorder {
   /** Writes what was recorded since the last time; kept for the next try when the file cannot be written. */
   flush(): void {
     const today = dayOf(this.options.now());
-    if (this.rows.length === 0 && this.counts.size === 0 && this.forgotten === today) return;
-    const batch: UsageBatch = { counts: this.counts, lastSeen: this.lastSeen, rows: this.rows };
+    const empty =
+      this.rows.length === 0 && this.counts.size === 0 && this.attempts.length === 0 && this.feedRuns.length === 0;
+    if (empty && this.forgotten === today) return;
+    const batch: UsageBatch = {
+      counts: this.counts,
+      lastSeen: this.lastSeen,
+      rows: this.rows,
+      attempts: this.attempts,
+      feedRuns: this.feedRuns,
+    };
     this.counts = new Map();
     this.lastSeen = new Map();
     this.rows = [];
+    this.attempts = [];
+    this.feedRuns = [];
     try {
-      if (batch.rows.length > 0 || batch.counts.size > 0 || batch.lastSeen.size > 0)
-        this.store.write(batch, this.options.logRows());
+      if (!empty) this.store.write(batch, this.options.logRows());
       if (this.forgotten !== today) {
         this.store.forgetBefore(dayOf(this.options.now() - USAGE_DAYS_KEPT * DAY_MS));
         this.forgotten = today;
@@ -138,6 +167,8 @@ export class UsageRecorder {
       for (const [client, seen] of batch.lastSeen)
         if ((this.lastSeen.get(client)?.at ?? -1) < seen.at) this.lastSeen.set(client, seen);
       this.rows = batch.rows.concat(this.rows).slice(-PENDING_AT_MOST);
+      this.attempts = batch.attempts.concat(this.attempts).slice(-PENDING_AT_MOST);
+      this.feedRuns = batch.feedRuns.concat(this.feedRuns);
     }
   }
 

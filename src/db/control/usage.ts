@@ -32,12 +32,46 @@ export interface RequestLogFilter {
   until?: number;
 }
 
-/** One batch: counter increments keyed "client\tday\tname", last-seen per client, log rows. */
+/** One attempt of a webhook delivery. */
+export interface AttemptRow {
+  database: string;
+  subscriptionId: string;
+  deliveryId: string;
+  at: number;
+  status: number | null;
+  ms: number;
+  error: string | null;
+  /** The first KiB of the answer's body. */
+  answer: string | null;
+}
+
+/** One run of a CRM feed. */
+export interface FeedRunRow {
+  id?: number;
+  feedId: string;
+  database: string | null;
+  startedAt: number;
+  ms: number;
+  outcome: string;
+  error: string | null;
+  summary: unknown;
+  decision?: string | null;
+  decidedBy?: string | null;
+  decidedAt?: number | null;
+}
+
+/** One batch: counter increments keyed "client\tday\tname", last-seen per client, log rows, attempts, runs. */
 export interface UsageBatch {
   counts: Map<string, number>;
   lastSeen: Map<string, LastSeen>;
   rows: RequestLogRow[];
+  attempts: AttemptRow[];
+  feedRuns: FeedRunRow[];
 }
+
+/** Webhook attempts and feed runs kept at most (the oldest go first). */
+export const ATTEMPTS_KEPT = 100_000;
+export const FEED_RUNS_KEPT = 10_000;
 
 type Raw = Record<string, unknown>;
 
@@ -71,6 +105,34 @@ export class UsageStore {
           log.run(r.at, r.client, r.method, r.route, r.status, r.code, r.ms, r.ip, r.requestId);
         if (batch.rows.length > 0)
           this.db.query("DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - ?").run(logRows);
+        const attempt = this.db.query(
+          `INSERT INTO webhook_attempts (database, subscription_id, delivery_id, at, status, ms, error, answer)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        );
+        for (const a of batch.attempts)
+          attempt.run(a.database, a.subscriptionId, a.deliveryId, a.at, a.status, a.ms, a.error, a.answer);
+        if (batch.attempts.length > 0)
+          this.db
+            .query("DELETE FROM webhook_attempts WHERE id <= (SELECT max(id) FROM webhook_attempts) - ?")
+            .run(ATTEMPTS_KEPT);
+        const run = this.db.query(
+          `INSERT INTO feed_run_log (feed_id, database, started_at, ms, outcome, error, summary)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        );
+        for (const r of batch.feedRuns)
+          run.run(
+            r.feedId,
+            r.database,
+            r.startedAt,
+            r.ms,
+            r.outcome,
+            r.error,
+            r.summary === null ? null : JSON.stringify(r.summary),
+          );
+        if (batch.feedRuns.length > 0)
+          this.db
+            .query("DELETE FROM feed_run_log WHERE id <= (SELECT max(id) FROM feed_run_log) - ?")
+            .run(FEED_RUNS_KEPT);
       })
       .immediate();
   }
@@ -153,4 +215,74 @@ export class UsageStore {
       })),
     };
   }
+
+  /** The attempts of deliveries, oldest first, by delivery id. */
+  attemptsOf(deliveryIds: readonly string[]): Map<string, AttemptRow[]> {
+    const out = new Map<string, AttemptRow[]>();
+    if (deliveryIds.length === 0) return out;
+    const rows = this.db
+      .query(
+        `SELECT * FROM webhook_attempts WHERE delivery_id IN (${deliveryIds.map(() => "?").join(", ")}) ORDER BY id`,
+      )
+      .all(...deliveryIds) as Raw[];
+    for (const r of rows) {
+      const id = r.delivery_id as string;
+      const list = out.get(id) ?? [];
+      list.push({
+        database: r.database as string,
+        subscriptionId: r.subscription_id as string,
+        deliveryId: id,
+        at: r.at as number,
+        status: r.status as number | null,
+        ms: r.ms as number,
+        error: r.error as string | null,
+        answer: r.answer as string | null,
+      });
+      out.set(id, list);
+    }
+    return out;
+  }
+
+  /** Runs of a feed (of every feed when null), newest first. */
+  feedRuns(feedId: string | null, limit: number, offset: number): { rows: FeedRunRow[]; total: number } {
+    const where = feedId === null ? "" : "WHERE feed_id = ?";
+    const args = feedId === null ? [] : [feedId];
+    const total = (this.db.query(`SELECT count(*) AS n FROM feed_run_log ${where}`).get(...args) as { n: number }).n;
+    const rows = this.db
+      .query(`SELECT * FROM feed_run_log ${where} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`)
+      .all(...args, limit, offset) as Raw[];
+    return { total, rows: rows.map(feedRunOf) };
+  }
+
+  feedRun(id: number): FeedRunRow | null {
+    const row = this.db.query("SELECT * FROM feed_run_log WHERE id = ?").get(id) as Raw | null;
+    return row === null ? null : feedRunOf(row);
+  }
+
+  /** Records an admin's decision on a guarded run; false when it was decided already. */
+  decideFeedRun(id: number, decision: "applied" | "dropped", by: string, at: number): boolean {
+    return (
+      this.db
+        .query(
+          "UPDATE feed_run_log SET decision = ?, decided_by = ?, decided_at = ? WHERE id = ? AND outcome = 'guarded' AND decision IS NULL",
+        )
+        .run(decision, by, at, id).changes === 1
+    );
+  }
+}
+
+function feedRunOf(r: Raw): FeedRunRow {
+  return {
+    id: r.id as number,
+    feedId: r.feed_id as string,
+    database: r.database as string | null,
+    startedAt: r.started_at as number,
+    ms: r.ms as number,
+    outcome: r.outcome as string,
+    error: r.error as string | null,
+    summary: r.summary === null ? null : JSON.parse(r.summary as string),
+    decision: r.decision as string | null,
+    decidedBy: r.decided_by as string | null,
+    decidedAt: r.decided_at as number | null,
+  };
 }

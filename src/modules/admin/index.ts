@@ -9,11 +9,19 @@ import { readJsonObject } from "../../plugins/body.ts";
 import { stateOf } from "../../plugins/context.ts";
 import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
+import { decideGuardedRun, feedRuns, listFeeds, runFeedNow } from "./feeds.ts";
 import { authenticate, CLEARED_COOKIE, requireSecureChannel, sessionCookie } from "./guard.ts";
 import { ADMIN_PREFIX, adminOpenApiDocument } from "./openapi.ts";
 import { createPartner, deletePartner, getPartner, listPartners, rotateSecret, updatePartner } from "./partners.ts";
 import { AdminService, requireRole } from "./service.ts";
 import { leadOrigins, partnerUsage, portalFeedDownloads, requestLog } from "./usage.ts";
+import {
+  listSubscriptions,
+  sendDeliveryAgain,
+  sendFailedAgain,
+  setSubscriptionEnabled,
+  subscriptionDeliveries,
+} from "./webhooks.ts";
 
 type Set = { headers: Record<string, unknown>; status?: unknown };
 
@@ -161,6 +169,62 @@ export function adminModule(runtime: Runtime) {
       .get(`${ADMIN_PREFIX}/leads/origins`, async ({ request, set }) => {
         const { s, actor } = await who(request, set);
         return json(set, { data: leadOrigins(s, actor, new URL(request.url).searchParams) });
+      })
+      .get(`${ADMIN_PREFIX}/webhooks/subscriptions`, async ({ request, set }) => {
+        const { s, actor } = await who(request, set);
+        return json(set, { data: listSubscriptions(s, actor) });
+      })
+      .get(`${ADMIN_PREFIX}/webhooks/subscriptions/:id/deliveries`, async ({ request, set, params }) => {
+        const { s, actor } = await who(request, set);
+        return json(set, subscriptionDeliveries(s, actor, params.id, new URL(request.url).searchParams));
+      })
+      .patch(
+        `${ADMIN_PREFIX}/webhooks/subscriptions/:id`,
+        async ({ request, set, params }) => {
+          const { s, actor, ip } = await who(request, set);
+          requireRole(actor, "admin");
+          const body = await readJsonObject(request);
+          return json(set, { data: await setSubscriptionEnabled(s, actor, params.id, body, ip) });
+        },
+        { parse: "none" },
+      )
+      .post(
+        `${ADMIN_PREFIX}/webhooks/subscriptions/:id/send-again`,
+        async ({ request, set, params }) => {
+          const { s, actor, ip } = await who(request, set);
+          requireRole(actor, "admin");
+          const body = await readJsonObject(request);
+          return json(set, { data: await sendFailedAgain(s, actor, params.id, body, ip) });
+        },
+        { parse: "none" },
+      )
+      .post(`${ADMIN_PREFIX}/webhooks/deliveries/:id/send-again`, async ({ request, set, params }) => {
+        const { s, actor, ip } = await who(request, set);
+        requireRole(actor, "admin");
+        return json(set, { data: await sendDeliveryAgain(s, actor, params.id, ip) });
+      })
+      .get(`${ADMIN_PREFIX}/feeds`, async ({ request, set }) => {
+        const { s, actor } = await who(request, set);
+        return json(set, { data: listFeeds(s, actor) });
+      })
+      .get(`${ADMIN_PREFIX}/feeds/:id/runs`, async ({ request, set, params }) => {
+        const { s, actor } = await who(request, set);
+        return json(set, feedRuns(s, actor, params.id, new URL(request.url).searchParams));
+      })
+      .post(`${ADMIN_PREFIX}/feeds/:id/run`, async ({ request, set, params }) => {
+        const { s, actor, ip } = await who(request, set);
+        requireRole(actor, "admin");
+        return json(set, { data: await runFeedNow(s, actor, params.id, ip) }, 202);
+      })
+      .post(`${ADMIN_PREFIX}/feeds/runs/:id/apply`, async ({ request, set, params }) => {
+        const { s, actor, ip } = await who(request, set);
+        requireRole(actor, "admin");
+        return json(set, { data: await decideGuardedRun(s, actor, params.id, "applied", ip) });
+      })
+      .post(`${ADMIN_PREFIX}/feeds/runs/:id/drop`, async ({ request, set, params }) => {
+        const { s, actor, ip } = await who(request, set);
+        requireRole(actor, "admin");
+        return json(set, { data: await decideGuardedRun(s, actor, params.id, "dropped", ip) });
       })
       .get(`${ADMIN_PREFIX}/tokens`, async ({ request, set }) => {
         const { s } = await who(request, set);

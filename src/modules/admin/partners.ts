@@ -103,7 +103,6 @@ function lastSeenOf(service: AdminService): (id: string) => string | null {
 }
 
 export function getPartner(service: AdminService, actor: Actor, id: string): PartnerView {
-  const row = service.store.partner(id);
   const view = visiblePartner(service, actor, id);
   if (view === null) throw new ApiError("NOT_FOUND");
   view.lastSeenAt = lastSeenOf(service)(id);

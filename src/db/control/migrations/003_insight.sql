@@ -37,6 +37,39 @@ CREATE TABLE request_log (
 ) STRICT;
 CREATE INDEX request_log_client ON request_log (client, id);
 
+-- Each attempt of a webhook delivery (the tenant database keeps only a delivery's last one):
+-- its status (null when no answer came), latency, why it failed, and the first KiB of the answer.
+CREATE TABLE webhook_attempts (
+  id INTEGER PRIMARY KEY,
+  database TEXT NOT NULL,
+  subscription_id TEXT NOT NULL,
+  delivery_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  status INTEGER,
+  ms REAL NOT NULL,
+  error TEXT,
+  answer TEXT
+) STRICT;
+CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id, id);
+
+-- Every run of a CRM feed (the database keeps only the last one): when, how long, how it ended,
+-- its counts and first rejections with their reasons (JSON of the run's summary).
+CREATE TABLE feed_run_log (
+  id INTEGER PRIMARY KEY,
+  feed_id TEXT NOT NULL,
+  database TEXT,
+  started_at INTEGER NOT NULL,
+  ms REAL NOT NULL,
+  outcome TEXT NOT NULL,
+  error TEXT,
+  summary TEXT,
+  -- A guarded run an admin applied or dropped: 'applied' or 'dropped', by whom, when.
+  decision TEXT,
+  decided_by TEXT,
+  decided_at INTEGER
+) STRICT;
+CREATE INDEX feed_run_log_feed ON feed_run_log (feed_id, id);
+
 -- Counts each change to the partners table, so that a process follows partners' changes and
 -- not every batch of figures another process writes.
 CREATE TABLE partners_version (
