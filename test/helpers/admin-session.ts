@@ -17,7 +17,7 @@ export async function ownerOnBinary(
   config: string,
   url: string,
   email = "owner@agency.example",
-): Promise<{ cookie: string; headers: Record<string, string>; token: string }> {
+): Promise<{ cookie: string; headers: Record<string, string>; token: string; totpSecret: string }> {
   const made = Bun.spawnSync([binary, "admin", "new", "--config", config, "--email", email, "--role", "owner"], {
     cwd: dir,
   });
@@ -41,5 +41,5 @@ export async function ownerOnBinary(
   const headers = { cookie, "x-csrf-token": csrfToken };
   const made2 = await post(`${url}/admin/v1/tokens`, { name: "tests", role: "owner" }, headers);
   const apiToken = ((await made2.json()) as { data: { token: string } }).data.token;
-  return { cookie, headers, token: apiToken };
+  return { cookie, headers, token: apiToken, totpSecret };
 }

@@ -3,8 +3,19 @@
 // from the admin API by console.js and written with textContent, so nothing a partner's name
 // holds can run.
 import { type Language, WORDS, type Words } from "./i18n.ts";
+import { INSIGHT_WORDS } from "./insight-i18n.ts";
+import { type InsightPage, insightBody, insightHead, isInsightPage } from "./insight-pages.ts";
 
-export type PageName = "sign-in" | "setup" | "partners" | "partner-new" | "partner" | "admins" | "tokens" | "audit";
+export type PageName =
+  | "sign-in"
+  | "setup"
+  | "partners"
+  | "partner-new"
+  | "partner"
+  | "admins"
+  | "tokens"
+  | "audit"
+  | InsightPage;
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
@@ -18,6 +29,11 @@ class Html {
   toString(): string {
     return this.text;
   }
+}
+
+/** Text already safe as HTML (JSON whose "<" are escaped, say), put in a template as it is. */
+export function raw(text: string): Html {
+  return new Html(text);
 }
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
@@ -48,7 +64,8 @@ function field(id: string, label: string, input: Html): Html {
   return html`<div class="field"><label for="${id}">${label}</label>${input}</div>`;
 }
 
-function bodyOf(page: PageName, w: Words, params: Record<string, string>): Html {
+function bodyOf(page: PageName, w: Words, params: Record<string, string>, language: Language): Html {
+  if (isInsightPage(page)) return insightBody(page, language, params);
   switch (page) {
     case "sign-in":
       return html`<h1>${w.signIn}</h1>
@@ -156,6 +173,7 @@ export function renderPage(page: PageName, language: Language, params: Record<st
   const nav = signedIn
     ? html`<nav aria-label="${w.nav}"><ul>
 <li><a href="/console/partners">${w.partners}</a></li>
+<li><a href="/console/usage">${INSIGHT_WORDS[language].activity}</a></li>
 <li data-role="owner"><a href="/console/admins">${w.admins}</a></li>
 <li><a href="/console/tokens">${w.tokens}</a></li>
 <li><a href="/console/audit">${w.audit}</a></li>
@@ -171,13 +189,14 @@ export function renderPage(page: PageName, language: Language, params: Record<st
 <link rel="stylesheet" href="/console/assets/console.css">
 <script type="application/json" id="words">${new Html(JSON.stringify(w).replace(/</g, "\\u003c"))}</script>
 <script src="/console/assets/console.js" defer></script>
+${insightHead(page)}
 </head>
 <body data-page="${page}" data-signed-in="${signedIn ? "yes" : "no"}">
 <a class="skip" href="#main">${w.skip}</a>
 <header><p class="brand">partner-api · ${w.title}</p>${nav}<p><a href="?lang=${other}" lang="${other}">${w.language}</a></p></header>
 <main id="main" tabindex="-1">
 <p id="status" role="status" aria-live="polite"></p>
-${bodyOf(page, w, params)}
+${bodyOf(page, w, params, language)}
 </main>
 </body>
 </html>`.text;
