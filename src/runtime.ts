@@ -7,9 +7,7 @@ import { type Clock, wallClock } from "./clock.ts";
 import { clashingIds, withConsoleClients } from "./config/console-clients.ts";
 import type { Client, RedisSettings, RuntimeConfig } from "./config/model.ts";
 import { Checkpointer } from "./db/checkpointer.ts";
-import { openUsageConnection } from "./db/control/open.ts";
 import type { ControlStore } from "./db/control/store.ts";
-import { UsageStore } from "./db/control/usage.ts";
 import { TenantRegistry } from "./db/tenants.ts";
 import { ApiError } from "./errors.ts";
 import { type NowOrLater, settle } from "./lib/now-or-later.ts";
@@ -71,7 +69,6 @@ export class Runtime {
   feedRuns: { runNow(feedId: string, liftGuard?: boolean): Promise<"started" | "running" | "unknown"> } | null = null;
   /** Records partners' use and the request log (docs/operators/console.md#what-the-agency-sees); null: off. */
   usage: UsageRecorder | null = null;
-  private usageStore: UsageStore | null = null;
   private controlTimer: ReturnType<typeof setInterval> | null = null;
   tokens: TokenService;
   readonly tenants: TenantRegistry;
@@ -111,6 +108,13 @@ export class Runtime {
     this.connectShared(config.redis);
   }
 
+  /** Writes what the figures' recorder holds (a stopping server waits for it; at most 2 s). */
+  async closeUsage(): Promise<void> {
+    const usage = this.usage;
+    this.usage = null;
+    await usage?.close();
+  }
+
   /** Swaps in a new config; issued tokens stay valid while the signing secret is unchanged. */
   reload(config: RuntimeConfig): void {
     // Refused before anything changes: a file that would share an id with the console keeps the old config whole.
@@ -137,19 +141,14 @@ export class Runtime {
     if (clashes.length > 0) throw new ClientClashError(clashes);
     this.control = control;
     this.refreshConsoleClients();
-    {
-      const usage = new UsageStore(openUsageConnection(control.path));
-      this.usage = new UsageRecorder(usage, {
-        requests: this.config.usage.record,
-        logRows: () => this.config.usage.requestLogRows,
-        now: () => this.clock.now(),
-        onError: (message) =>
-          this.logger.error({ err: message }, "writing usage figures failed; kept for the next try"),
-        ...(options.usageFlushMs === undefined ? {} : { flushEveryMs: options.usageFlushMs }),
-      });
-      this.usageStore = usage;
-      this.usage.start();
-    }
+    this.usage = new UsageRecorder(control.path, {
+      requests: this.config.usage.record,
+      logRows: () => this.config.usage.requestLogRows,
+      now: () => this.clock.now(),
+      onError: (message) => this.logger.error({ err: message }, message),
+      ...(options.usageFlushMs === undefined ? {} : { flushEveryMs: options.usageFlushMs }),
+    });
+    this.usage.start();
     this.controlTimer = setInterval(() => {
       try {
         if (control.changed()) this.refreshConsoleClients();
@@ -280,10 +279,9 @@ export class Runtime {
   close(): void {
     this.reads.close();
     if (this.controlTimer !== null) clearInterval(this.controlTimer);
-    this.usage?.close();
+    // What is left is handed to the writer thread; `serve` waits for it before (closeUsage).
+    void this.usage?.close();
     this.usage = null;
-    this.usageStore?.db.close();
-    this.usageStore = null;
     this.control?.close();
     this.control = null;
     this.shared?.connection.close();

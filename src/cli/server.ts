@@ -125,6 +125,7 @@ export function startServer(options: {
       await Promise.race([Promise.all([deliveriesDone, feedsDone]), timeout]);
       // Writes already queued for a group commit settle before the databases close.
       await new Promise((resolve) => setImmediate(resolve));
+      await runtime.closeUsage();
       runtime.close();
       logger.info("stopped");
       logger.flush?.();

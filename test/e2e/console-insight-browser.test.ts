@@ -227,7 +227,7 @@ test.skipIf(CHROMIUM === null)("each page of what the agency sees shows the serv
   await visit("/console/requests", "#requests-table tbody tr", "requests.en");
   await page.fill("#r-status", "403");
   await page.click("#requests-form button[type=submit]");
-  await page.waitForFunction(() => document.querySelectorAll("#requests-table tbody tr").length === 1);
+  await page.waitForFunction("document.querySelectorAll('#requests-table tbody tr').length === 1");
   const forbidden = (await cells(page, "#requests-table"))[0]!;
   expect(forbidden.slice(1, 6)).toEqual(["site", "POST", "/v1/auth/token", "403", "IP_BLOCKED"]);
 
@@ -244,7 +244,7 @@ test.skipIf(CHROMIUM === null)("each page of what the agency sees shows the serv
   expect(await page.$$eval("#runs-list button", (b) => b.map((x) => x.textContent))).toEqual(["Apply", "Drop"]);
   // Applied from the page: the run again with the guard lifted, its rejections and reasons listed.
   await page.click("#runs-list button:text('Apply')");
-  await page.waitForFunction(() => document.querySelector("#runs-list")?.textContent?.includes("applied"));
+  await page.waitForFunction("document.querySelector('#runs-list')?.textContent?.includes('applied')");
   for (let i = 0; i < 50; i++) {
     await page.reload();
     await page.waitForLoadState("networkidle");

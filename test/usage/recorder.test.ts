@@ -6,14 +6,15 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openUsageConnection } from "../../src/db/control/open.ts";
 import { ControlStore } from "../../src/db/control/store.ts";
 import { UsageStore } from "../../src/db/control/usage.ts";
 import { bucketUpperMs, latencyBucket, quantileMs } from "../../src/usage/latency.ts";
 import { type FinishedRequest, outcomeOf, UsageRecorder } from "../../src/usage/recorder.ts";
 
 const dirs: string[] = [];
-afterEach(() => {
+const recorders: UsageRecorder[] = [];
+afterEach(async () => {
+  for (const recorder of recorders.splice(0)) await recorder.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -22,16 +23,17 @@ function setUp(logRows = 5) {
   dirs.push(dir);
   const path = join(dir, "control.sqlite");
   ControlStore.open(path, { create: true }).close();
-  const store = new UsageStore(openUsageConnection(path));
+  const store = new UsageStore(new Database(path, { readonly: true, strict: true }));
   const errors: string[] = [];
-  let now = Date.parse("2026-03-10T23:59:59.000Z");
-  const recorder = new UsageRecorder(store, {
+  const recorder = new UsageRecorder(path, {
     requests: true,
     logRows: () => logRows,
-    now: () => now,
+    now: () => Date.parse("2026-03-10T23:59:59.000Z"),
     onError: (m) => errors.push(m),
+    busyTimeoutMs: 20,
   });
-  return { path, store, recorder, errors, setNow: (ms: number) => (now = ms) };
+  recorders.push(recorder);
+  return { path, store, recorder, errors };
 }
 
 const request = (at: number, extra: Partial<FinishedRequest> = {}): FinishedRequest => ({
@@ -49,30 +51,30 @@ const request = (at: number, extra: Partial<FinishedRequest> = {}): FinishedRequ
 });
 
 describe("the request log", () => {
-  test("keeps only the newest requestLogRows rows", () => {
+  test("keeps only the newest requestLogRows rows", async () => {
     const { store, recorder } = setUp(5);
     const at = Date.parse("2026-03-10T12:00:00.000Z");
     for (let i = 0; i < 8; i++) recorder.observe(request(at + i));
-    recorder.flush();
+    await recorder.flush();
     for (let i = 8; i < 12; i++) recorder.observe(request(at + i));
-    recorder.flush();
+    await recorder.flush();
     const { rows, total } = store.requestPage({}, 100, 0);
     expect(total).toBe(5);
     expect(rows.map((r) => r.requestId)).toEqual([11, 10, 9, 8, 7].map((i) => `r-${at + i}`));
   });
 
-  test("the console's and admin API's requests, health checks and scrapes are not recorded", () => {
+  test("the console's and admin API's requests, health checks and scrapes are not recorded", async () => {
     const { store, recorder } = setUp();
     const at = Date.parse("2026-03-10T12:00:00.000Z");
     for (const route of ["/admin/v1/partners", "/console/usage", "/health", "/metrics"])
       recorder.observe(request(at, { route, clientId: null }));
-    recorder.flush();
+    await recorder.flush();
     expect(store.requestPage({}, 10, 0).total).toBe(0);
   });
 });
 
 describe("counters", () => {
-  test("UTC days; a refused batch is written at the next try, nothing counted twice", () => {
+  test("UTC days; a refused batch is written at the next try, nothing counted twice", async () => {
     const { path, store, recorder, errors } = setUp();
     recorder.observe(request(Date.parse("2026-03-10T23:59:59.999Z")));
     recorder.observe(request(Date.parse("2026-03-11T00:00:00.000Z"), { status: 403, code: "IP_BLOCKED" }));
@@ -80,12 +82,12 @@ describe("counters", () => {
     const blocker = new Database(path);
     blocker.run("PRAGMA busy_timeout = 0");
     blocker.run("BEGIN IMMEDIATE");
-    store.db.run("PRAGMA busy_timeout = 0");
-    recorder.flush();
+    await recorder.flush();
     expect(errors.length).toBe(1);
+    expect(errors[0]).toContain("locked");
     blocker.run("COMMIT");
     blocker.close();
-    recorder.flush();
+    await recorder.flush();
     const counts = store.counts("alpha", "2026-03-01").filter((c) => !c.name.startsWith("ms:"));
     expect(counts).toEqual([
       { day: "2026-03-10", name: "2xx", n: 1 },

@@ -79,7 +79,7 @@ beforeAll(async () => {
     error: "the feed would unpublish 28 of the 28 published listings",
     summary: null,
   });
-  t.runtime.usage!.flush();
+  await t.runtime.usage!.flush();
 });
 afterAll(() => {
   db.close();

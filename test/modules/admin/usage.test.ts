@@ -69,7 +69,7 @@ beforeAll(async () => {
   expect((await t.request(`/v1/nothing-here?q=${MARKER}`)).status).toBe(404);
   // The access hooks run once each answer is out: let them.
   await Bun.sleep(20);
-  t.runtime.usage!.flush();
+  await t.runtime.usage!.flush();
 });
 afterAll(() => t.close());
 
