@@ -98,7 +98,18 @@ function findSubscription(service: AdminService, actor: Actor, id: string) {
   throw new ApiError("NOT_FOUND", "No webhook subscription with this id in your databases");
 }
 
-function deliveryViews(service: AdminService, rows: DeliveryRecord[]) {
+/**
+ * A receiver's answer may echo what it was sent, a lead's personal data included: a viewer, who
+ * never reads a lead's personal data, gets the status without it.
+ */
+function forRole(actor: Actor, text: string | null, isAnswer: boolean): string | null {
+  if (text === null || actor.role !== "viewer") return text;
+  if (isAnswer) return null;
+  const http = /^(HTTP \d{3})/.exec(text);
+  return http === null ? text : http[1]!;
+}
+
+function deliveryViews(service: AdminService, actor: Actor, rows: DeliveryRecord[]) {
   const attempts = new UsageStore(service.store.db).attemptsOf(rows.map((r) => r.id));
   return rows.map((d) => ({
     id: d.id,
@@ -109,15 +120,15 @@ function deliveryViews(service: AdminService, rows: DeliveryRecord[]) {
     createdAt: iso(d.created_at),
     attemptCount: d.attempts,
     lastStatus: d.last_status,
-    lastError: d.last_error,
+    lastError: forRole(actor, d.last_error, false),
     lastAttemptAt: d.last_attempt_at === null ? null : iso(d.last_attempt_at),
     nextAttemptAt: d.state === "pending" && d.next_attempt_at !== null ? iso(d.next_attempt_at) : null,
     attempts: (attempts.get(d.id) ?? []).map((a) => ({
       at: iso(a.at),
       status: a.status,
       latencyMs: a.ms,
-      error: a.error,
-      answer: a.answer,
+      error: forRole(actor, a.error, false),
+      answer: forRole(actor, a.answer, true),
     })),
   }));
 }
@@ -141,7 +152,7 @@ export function subscriptionDeliveries(service: AdminService, actor: Actor, id: 
     .query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY n DESC LIMIT ? OFFSET ?`)
     .all(...args, limit, (page - 1) * limit) as DeliveryRecord[];
   return {
-    data: { subscription: subscriptionView(name, row, {}), deliveries: deliveryViews(service, rows) },
+    data: { subscription: subscriptionView(name, row, {}), deliveries: deliveryViews(service, actor, rows) },
     meta: { page, limit, total, totalPages: Math.ceil(total / limit) },
   };
 }
@@ -171,7 +182,7 @@ export async function sendDeliveryAgain(service: AdminService, actor: Actor, id:
     const row = tenant.read
       .query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?`)
       .get(id) as DeliveryRecord;
-    return deliveryViews(service, [row])[0]!;
+    return deliveryViews(service, actor, [row])[0]!;
   }
   throw new ApiError("NOT_FOUND", "No webhook delivery with this id in your databases");
 }

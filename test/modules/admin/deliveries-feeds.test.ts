@@ -89,7 +89,7 @@ afterAll(() => {
 describe("deliveries", () => {
   test("a subscription's deliveries, newest first, each with its attempts", async () => {
     const { status, body } = await read(
-      await viewer.call(`/admin/v1/webhooks/subscriptions/${subscriptionId}/deliveries`),
+      await owner.call(`/admin/v1/webhooks/subscriptions/${subscriptionId}/deliveries`),
     );
     expect(status).toBe(200);
     expect(body.data.deliveries.map((d: { id: string }) => d.id)).toEqual([
@@ -113,6 +113,14 @@ describe("deliveries", () => {
     const list = await read(await viewer.call("/admin/v1/webhooks/subscriptions"));
     expect(list.body.data[0].deliveries).toEqual({ pending: 1, succeeded: 1, failed: 2 });
     expect(JSON.stringify(list.body.data)).not.toContain("whsec_");
+  });
+
+  test("a viewer reads the statuses, never the receiver's answer (it may echo a lead)", async () => {
+    const { body } = await read(await viewer.call(`/admin/v1/webhooks/subscriptions/${subscriptionId}/deliveries`));
+    expect(body.data.deliveries[0].attempts.map((a: { answer: string | null }) => a.answer)).toEqual([null, null]);
+    expect(body.data.deliveries[0].attempts[0].error).toBe("HTTP 500");
+    const full = await read(await owner.call(`/admin/v1/webhooks/subscriptions/${subscriptionId}/deliveries`));
+    expect(full.body.data.deliveries[0].attempts[0].answer).toBe("down for maintenance");
   });
 
   test("a viewer may not send again; an admin of other databases sees nothing", async () => {
