@@ -168,7 +168,7 @@ export function adminModule(runtime: Runtime) {
       })
       .get(`${ADMIN_PREFIX}/leads/origins`, async ({ request, set }) => {
         const { s, actor } = await who(request, set);
-        return json(set, { data: leadOrigins(s, actor, new URL(request.url).searchParams) });
+        return json(set, { data: await leadOrigins(s, actor, new URL(request.url).searchParams) });
       })
       .get(`${ADMIN_PREFIX}/webhooks/subscriptions`, async ({ request, set }) => {
         const { s, actor } = await who(request, set);
