@@ -35,7 +35,9 @@ CREATE TABLE request_log (
   ip TEXT,
   request_id TEXT NOT NULL
 ) STRICT;
-CREATE INDEX request_log_client ON request_log (client, id);
+-- Newest first walks this index (each process writes its batches in turn: ids are not time order).
+CREATE INDEX request_log_at ON request_log (at);
+CREATE INDEX request_log_client ON request_log (client, at);
 
 -- Each attempt of a webhook delivery (the tenant database keeps only a delivery's last one):
 -- its status (null when no answer came), latency, why it failed, and the first KiB of the answer.
