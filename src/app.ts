@@ -18,6 +18,8 @@ import { metricsModule } from "./modules/metrics/index.ts";
 import { mayScrape, scrapeFacts } from "./modules/metrics/service.ts";
 import type { BodyLimits } from "./modules/portal-feed/bodies.ts";
 import { portalFeedModule } from "./modules/portal-feed/index.ts";
+import { privacyModule } from "./modules/privacy/index.ts";
+import { privacyMetricsOf } from "./modules/privacy/metrics.ts";
 import { propertiesModule } from "./modules/properties/index.ts";
 import { searchModule } from "./modules/search/index.ts";
 import { webhooksModule } from "./modules/webhooks/index.ts";
@@ -75,6 +77,7 @@ export function createApp(deps: AppDeps) {
   });
   metrics.include(feeds, () => runtime.config.feeds.length > 0);
   metrics.include(runtime.redisMetrics.registry, () => runtime.config.redis !== null);
+  if (deps.metrics !== null) metrics.include(privacyMetricsOf(runtime).registry);
   // One of `serve --workers N`: a scrape here answers for every worker (src/metrics/cluster.ts).
   const cluster = deps.worker === true ? new WorkerMetrics(() => metrics.snapshot(scrapeFacts(runtime.config))) : null;
   let methods: ReturnType<typeof methodTable> | null = null;
@@ -127,6 +130,7 @@ export function createApp(deps: AppDeps) {
     .use(metricsModule(runtime, metrics, cluster))
     // The agency's side (docs/operators/console.md): its own prefix, guard and document.
     .use(adminModule(runtime))
+    .use(privacyModule(runtime))
     .use(consoleModule(runtime));
   return app;
 }

@@ -1,17 +1,22 @@
 // The admin API's own OpenAPI document (GET /admin/openapi.json), apart from the partners' one:
 // one table of its routes, each with what it takes and answers (docs/operators/console.md).
 import { VERSION } from "../../version.ts";
+import { PRIVACY_ROUTES } from "../privacy/openapi.ts";
 import { USE_CASES } from "./presets.ts";
 
 export const ADMIN_PREFIX = "/admin/v1";
 
-interface AdminRouteDoc {
+export interface AdminRouteDoc {
   method: "get" | "post" | "patch" | "delete";
   path: string;
   summary: string;
   /** Who may call it: "public" (set-up, sign-in), or the least role. */
   who: "public" | "viewer" | "admin" | "owner";
   body?: Record<string, unknown>;
+  /** Query parameters, each with what it means. */
+  query?: { name: string; description: string; required?: boolean }[];
+  /** Answers beyond the success and the errors every route has: status → what it means. */
+  errors?: Record<string, string>;
   status: number;
 }
 
@@ -167,6 +172,7 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     who: "viewer",
     status: 200,
   },
+  ...PRIVACY_ROUTES,
 ];
 
 const ERROR = {
@@ -185,6 +191,8 @@ export function adminOpenApiDocument(origin: string) {
       required: true,
       schema: { type: "string" },
     }));
+    for (const q of route.query ?? [])
+      parameters.push({ name: q.name, in: "query", required: q.required ?? false, schema: { type: "string" } });
     const responses: Record<string, unknown> = {
       [String(route.status)]:
         route.status === 204
@@ -204,6 +212,8 @@ export function adminOpenApiDocument(origin: string) {
         content: { "application/json": { schema: ERROR } },
       };
     }
+    for (const [status, description] of Object.entries(route.errors ?? {}))
+      responses[status] = { description, content: { "application/json": { schema: ERROR } } };
     paths[path] ??= {};
     paths[path]![route.method] = {
       summary: route.summary,

@@ -1,0 +1,142 @@
+// Personal data under the LGPD (docs/operators/personal-data.md), without HTTP: finding a
+// person's leads, what was shared of them, and the one anonymization path every caller takes
+// (the admin API, the console, the command line and retention). Anonymizing writes through the
+// database's writer in short batches, then has the WAL copied back and cut to nothing, so no byte
+// of what was erased stays in the database file or its WAL.
+import { Database } from "bun:sqlite";
+import type { Clock } from "../../clock.ts";
+import type { Client } from "../../config/model.ts";
+import type { Tenant } from "../../db/tenants.ts";
+import { leadAccessOf } from "../../security/scopes.ts";
+import { foldEmail, foldPhone, type Subject } from "./identifiers.ts";
+import { anonymizeLeads, deliveriesOf, findLeads, type LeadDelivery, type StoredLead } from "./repo.ts";
+
+/** Leads anonymized per write: the writer is never held long, so lead creation keeps its pace. */
+export const ANONYMIZE_BATCH = 200;
+
+/** Whom a lead was shared with. */
+export interface SharedWith {
+  /** The client that sent it (null for a lead the agency loaded). */
+  createdBy: string | null;
+  /** The enabled clients of its database whose scopes let them read it now. */
+  readers: string[];
+  /** Every delivery of it still in the delivery log. */
+  deliveries: { clientId: string; event: string; at: string; outcome: string }[];
+}
+
+export interface ExportedLead {
+  lead: StoredLead;
+  sharedWith: SharedWith;
+}
+
+/** Which clients may read a lead: those of its database with `leads:read`, or its creator with `leads:read:own`. */
+export function readersOf(lead: Pick<StoredLead, "createdBy">, clients: readonly Client[]): string[] {
+  return clients
+    .filter((client) => client.enabled)
+    .filter((client) => {
+      const access = leadAccessOf(client);
+      return access.kind === "all" || (access.kind === "own" && lead.createdBy === client.id);
+    })
+    .map((client) => client.id)
+    .sort();
+}
+
+/** The export of a person: every lead with every field, and whom each was shared with. */
+export function exportLeads(db: Database, leads: readonly StoredLead[], clients: readonly Client[]): ExportedLead[] {
+  const deliveries = new Map<string, LeadDelivery[]>();
+  for (const delivery of deliveriesOf(
+    db,
+    leads.map((lead) => lead.id),
+  )) {
+    const list = deliveries.get(delivery.leadId) ?? [];
+    list.push(delivery);
+    deliveries.set(delivery.leadId, list);
+  }
+  return leads.map((lead) => ({
+    lead,
+    sharedWith: {
+      createdBy: lead.createdBy,
+      readers: readersOf(lead, clients),
+      deliveries: (deliveries.get(lead.id) ?? []).map((d) => ({
+        clientId: d.clientId,
+        event: d.event,
+        at: d.at,
+        outcome: d.lastStatus === null ? d.outcome : `${d.outcome} (HTTP ${d.lastStatus})`,
+      })),
+    },
+  }));
+}
+
+/** The subject of a query: exactly one of an e-mail or a phone, or null when neither (or both) is given. */
+export function subjectOf(email: unknown, phone: unknown): Subject | null {
+  const hasEmail = typeof email === "string" && foldEmail(email) !== "";
+  const hasPhone = typeof phone === "string" && foldPhone(phone) !== "";
+  if (hasEmail === hasPhone) return null;
+  return hasEmail ? { email: email as string } : { phone: phone as string };
+}
+
+/** The person's leads in a served database (read connection). */
+export function findInTenant(tenant: Tenant, subject: Subject): StoredLead[] {
+  return findLeads(tenant.read, subject);
+}
+
+/**
+ * Anonymizes these leads of a served database through its writer, `ANONYMIZE_BATCH` at a time,
+ * then clears the WAL. Returns how many leads were anonymized (already anonymized ones and
+ * unknown ids count for nothing).
+ */
+export async function anonymizeInTenant(
+  tenant: Tenant,
+  ids: readonly string[],
+  clock: Clock,
+  options: { clearWal?: boolean } = {},
+): Promise<number> {
+  let done = 0;
+  for (let at = 0; at < ids.length; at += ANONYMIZE_BATCH) {
+    const batch = ids.slice(at, at + ANONYMIZE_BATCH);
+    done += await tenant.writer.submit(
+      () => anonymizeLeads(tenant.write, batch, new Date(clock.now()).toISOString()).length,
+    );
+  }
+  if (done > 0 && options.clearWal !== false) await clearWal(tenant.path);
+  return done;
+}
+
+/** Anonymizes leads in a database file the command line opened (its own transaction per batch), then clears the WAL. */
+export function anonymizeInFile(db: Database, ids: readonly string[], now: string): number {
+  let done = 0;
+  for (let at = 0; at < ids.length; at += ANONYMIZE_BATCH) {
+    const batch = ids.slice(at, at + ANONYMIZE_BATCH);
+    done += db.transaction(() => anonymizeLeads(db, batch, now).length).immediate();
+  }
+  if (done > 0) db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  return done;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Copies the whole WAL of `path` back into the database file and cuts it to zero bytes, so the
+ * page images it held (the person's data before the anonymization among them) are gone. It
+ * needs a moment when no reader is on an older snapshot: tried for up to `withinMs`, each try
+ * waiting briefly; true once done.
+ */
+export async function clearWal(path: string, withinMs = 15_000): Promise<boolean> {
+  const db = new Database(path, { readwrite: true, create: false, strict: true });
+  try {
+    db.run("PRAGMA busy_timeout = 50");
+    const until = Date.now() + withinMs;
+    for (;;) {
+      try {
+        const result = db.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get();
+        if (result !== null && result.busy === 0) return true;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "SQLITE_BUSY") throw error;
+      }
+      if (Date.now() >= until) return false;
+      await sleep(50);
+    }
+  } finally {
+    db.close();
+  }
+}
