@@ -381,3 +381,49 @@ describe("a person's leads, from creation to nothing left", () => {
     }
   });
 });
+
+describe("the command line: partner-api privacy find|export|anonymize --db FILE", () => {
+  test("finds by phone, exports, anonymizes with nothing left in the file", async () => {
+    const file = join(dir, "offline.sqlite");
+    const seeded = Bun.spawnSync([binary, "seed", "--out", file, "--properties", "5", "--leads", "5"], { cwd: dir });
+    expect(seeded.exitCode).toBe(0);
+    const { Database } = await import("bun:sqlite");
+    const sqlite = new Database(file);
+    for (const [id, phone] of [
+      ["cli-1", "(21) 99876-5432"],
+      ["cli-2", "+55 021 998765432"],
+    ])
+      sqlite
+        .query(
+          "INSERT INTO leads (id, name, email, phone, message, source, status, priority, created_at, updated_at, created_by) " +
+            "VALUES (?, 'Joana Linha Comando', 'joana.cli@example.com', ?, 'Oi', 'API', 'NEW_LEAD', 'MEDIUM', " +
+            "'2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'portal-a')",
+        )
+        .run(id, phone);
+    sqlite.close();
+    const run = (...args: string[]) => {
+      const result = Bun.spawnSync([binary, "privacy", ...args], { cwd: dir });
+      return { code: result.exitCode, out: result.stdout.toString(), err: result.stderr.toString() };
+    };
+    const found = run("find", "--db", file, "--phone", "21998765432");
+    expect(found.code).toBe(0);
+    expect((JSON.parse(found.out).data as { id: string }[]).map((l) => l.id).sort()).toEqual(["cli-1", "cli-2"]);
+    const exported = run("export", "--db", file, "--email", "JOANA.CLI@example.com", "--config", config);
+    expect(exported.code).toBe(2); // the config serves agency.sqlite, not this file
+    const plain = run("export", "--db", file, "--email", "JOANA.CLI@example.com");
+    expect(JSON.parse(plain.out).data.leads[0].sharedWith).toEqual({
+      createdBy: "portal-a",
+      readers: [],
+      deliveries: [],
+    });
+    expect(run("find", "--db", file).code).toBe(2);
+    const anonymized = run("anonymize", "--db", file, "--email", "joana.cli@example.com", "--json");
+    expect(anonymized.code).toBe(0);
+    expect(JSON.parse(anonymized.out)).toEqual({ anonymized: 2, walCleared: true });
+    for (const path of [file, `${file}-wal`].filter(existsSync)) {
+      const bytes = readFileSync(path);
+      for (const needle of ["joana.cli", "Linha Comando", "99876-5432", "998765432"])
+        expect(hits(bytes, needle)).toBe(0);
+    }
+  });
+});
