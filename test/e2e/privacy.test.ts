@@ -389,7 +389,7 @@ describe("the command line: partner-api privacy find|export|anonymize --db FILE"
     expect(seeded.exitCode).toBe(0);
     const { Database } = await import("bun:sqlite");
     const sqlite = new Database(file);
-    for (const [id, phone] of [
+    for (const [id, phone] of <[string, string][]>[
       ["cli-1", "(21) 99876-5432"],
       ["cli-2", "+55 021 998765432"],
     ])

@@ -7,6 +7,8 @@ import { ApiError } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
 import style from "./assets/console.css" with { type: "text" };
 import script from "./assets/console.js" with { type: "text" };
+import privacyStyle from "./assets/console-privacy.css" with { type: "text" };
+import privacyScript from "./assets/console-privacy.js" with { type: "text" };
 import { type Language, languageOf } from "./i18n.ts";
 import { type PageName, renderPage } from "./pages.ts";
 
@@ -55,6 +57,10 @@ export function consoleModule(runtime: Runtime) {
     .get("/console/admins", ({ request }) => page("admins", request))
     .get("/console/tokens", ({ request }) => page("tokens", request))
     .get("/console/audit", ({ request }) => page("audit", request))
+    .get("/console/privacy", ({ request }) => page("privacy", request))
+    .get("/console/privacy/requests", ({ request }) => page("privacy-requests", request))
+    .get("/console/assets/console-privacy.js", asset(privacyScript, "text/javascript; charset=utf-8"))
+    .get("/console/assets/console-privacy.css", asset(privacyStyle, "text/css; charset=utf-8"))
     .get("/console/assets/console.js", asset(script, "text/javascript; charset=utf-8"))
     .get("/console/assets/console.css", asset(style, "text/css; charset=utf-8"));
 }

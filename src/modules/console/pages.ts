@@ -3,8 +3,18 @@
 // from the admin API by console.js and written with textContent, so nothing a partner's name
 // holds can run.
 import { type Language, WORDS, type Words } from "./i18n.ts";
+import { PRIVACY_WORDS, type PrivacyPageName, privacyBody } from "./privacy-pages.ts";
 
-export type PageName = "sign-in" | "setup" | "partners" | "partner-new" | "partner" | "admins" | "tokens" | "audit";
+export type PageName =
+  | "sign-in"
+  | "setup"
+  | "partners"
+  | "partner-new"
+  | "partner"
+  | "admins"
+  | "tokens"
+  | "audit"
+  | PrivacyPageName;
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
@@ -48,7 +58,7 @@ function field(id: string, label: string, input: Html): Html {
   return html`<div class="field"><label for="${id}">${label}</label>${input}</div>`;
 }
 
-function bodyOf(page: PageName, w: Words, params: Record<string, string>): Html {
+function bodyOf(page: PageName, w: Words, params: Record<string, string>, language: Language): Html {
   switch (page) {
     case "sign-in":
       return html`<h1>${w.signIn}</h1>
@@ -146,6 +156,8 @@ ${field("a-until", w.until, html`<input id="a-until" name="until" type="date">`)
 <table id="audit-table"><caption class="visually-hidden">${w.audit}</caption>
 <thead><tr><th scope="col">${w.when}</th><th scope="col">${w.who}</th><th scope="col">${w.address}</th><th scope="col">${w.action}</th><th scope="col">${w.target}</th><th scope="col">${w.changes}</th></tr></thead><tbody></tbody></table>
 <p><button type="button" id="audit-prev">${w.previous}</button> <button type="button" id="audit-next">${w.next}</button></p>`;
+    default:
+      return privacyBody(page, language);
   }
 }
 
@@ -159,6 +171,7 @@ export function renderPage(page: PageName, language: Language, params: Record<st
 <li data-role="owner"><a href="/console/admins">${w.admins}</a></li>
 <li><a href="/console/tokens">${w.tokens}</a></li>
 <li><a href="/console/audit">${w.audit}</a></li>
+<li data-role="admin"><a href="/console/privacy">${PRIVACY_WORDS[language].nav}</a></li>
 <li><button type="button" id="sign-out">${w.signOut}</button></li>
 </ul></nav>`
     : html``;
@@ -177,7 +190,7 @@ export function renderPage(page: PageName, language: Language, params: Record<st
 <header><p class="brand">partner-api · ${w.title}</p>${nav}<p><a href="?lang=${other}" lang="${other}">${w.language}</a></p></header>
 <main id="main" tabindex="-1">
 <p id="status" role="status" aria-live="polite"></p>
-${bodyOf(page, w, params)}
+${bodyOf(page, w, params, language)}
 </main>
 </body>
 </html>`.text;
