@@ -139,11 +139,17 @@ test.skipIf(CHROMIUM === null)("an owner finds, exports, anonymizes a person and
   await page.click("button[value=find]");
   await page.waitForSelector("#privacy-found:not([hidden])");
   expect(await page.textContent("#found-count")).toBe("2");
+  // A correction from the page: the e-mail of the first lead found.
+  await page.selectOption("#cr-lead", "page-1");
+  await page.fill("#cr-email", "ana.corrigida@example.com");
+  await page.click("form#correct-form button[type=submit]");
+  await page.waitForSelector("#status:has-text('page-1')");
   await page.click("button[value=export]");
   await page.waitForSelector("#privacy-export:not([hidden])");
   // The name is text, never markup.
   expect(await page.textContent("#export-leads")).toContain("Ana <b>Tela</b>");
   expect(await page.locator("#export-leads b").count()).toBe(0);
+  expect(await page.textContent("#export-leads")).toContain("ana.corrigida@example.com");
   await check();
   page.once("dialog", (dialog) => void dialog.accept());
   await page.click("button[value=anonymize]");

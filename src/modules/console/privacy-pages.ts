@@ -55,6 +55,13 @@ const PT = {
     sharing: "compartilhamento",
   },
   statuses: { open: "aberta", completed: "concluída", refused: "recusada" },
+  correct: "Corrigir um lead",
+  correctIntro:
+    "Preencha só o que muda. A correção vai para o feed de mudanças e para os parceiros que leem o lead (lead.updated).",
+  name: "Nome",
+  message: "Mensagem",
+  save: "Salvar correção",
+  saved: "Lead corrigido:",
 };
 type PrivacyWords = typeof PT;
 
@@ -103,6 +110,13 @@ const EN: PrivacyWords = {
     sharing: "sharing",
   },
   statuses: { open: "open", completed: "completed", refused: "refused" },
+  correct: "Correct a lead",
+  correctIntro:
+    "Fill in only what changes. The correction goes to the change feed and to the partners that read the lead (lead.updated).",
+  name: "Name",
+  message: "Message",
+  save: "Save the correction",
+  saved: "Lead corrected:",
 };
 
 export const PRIVACY_WORDS: Record<Language, PrivacyWords> = { "pt-BR": PT, en: EN };
@@ -135,7 +149,16 @@ ${person(w, "pv")}
 <button type="submit" name="action" value="anonymize" class="danger">${w.anonymize}</button>
 </form>
 <section id="privacy-found" hidden aria-labelledby="found-title"><h2 id="found-title">${w.found} <span id="found-count"></span></h2>
-<table id="found-table"><thead><tr><th scope="col">Id</th><th scope="col">${w.email}</th><th scope="col">${w.phone}</th><th scope="col">${w.createdBy}</th><th scope="col">${w.received}</th></tr></thead><tbody></tbody></table></section>
+<table id="found-table"><thead><tr><th scope="col">Id</th><th scope="col">${w.email}</th><th scope="col">${w.phone}</th><th scope="col">${w.createdBy}</th><th scope="col">${w.received}</th></tr></thead><tbody></tbody></table>
+<h3>${w.correct}</h3><p>${w.correctIntro}</p>
+<form id="correct-form">
+${field("cr-lead", w.lead, html`<select id="cr-lead" name="lead" required></select>`)}
+${field("cr-name", w.name, html`<input id="cr-name" name="name" maxlength="200">`)}
+${field("cr-email", w.email, html`<input id="cr-email" name="email" type="email" maxlength="254">`)}
+${field("cr-phone", w.phone, html`<input id="cr-phone" name="phone" maxlength="40">`)}
+${field("cr-message", w.message, html`<textarea id="cr-message" name="message" rows="3" maxlength="5000"></textarea>`)}
+<button type="submit">${w.save}</button>
+</form></section>
 <section id="privacy-export" hidden aria-labelledby="export-title">
 <h2 id="export-title">${w.exportTitle}</h2><p>${w.exportedAt} <span id="export-at"></span></p>
 <p class="no-print"><button type="button" id="export-print">${w.print}</button> <a id="export-download" download="dados-pessoais.json">${w.download}</a></p>

@@ -67,6 +67,9 @@
     document.getElementById("found-count").textContent = String(leads.length);
     const body = document.querySelector("#found-table tbody");
     body.replaceChildren(...leads.map((l) => row([l.id, l.email, l.phone, l.createdBy, when(l.createdAt)])));
+    document
+      .getElementById("cr-lead")
+      .replaceChildren(...leads.map((l) => el("option", `${l.id} · ${l.name}`, { value: l.id })));
     if (leads.length === 0) say(words.none);
   }
 
@@ -99,6 +102,30 @@
 
   async function privacy() {
     document.getElementById("export-print").onclick = () => window.print();
+    const database = document.getElementById("pv-db");
+    document.getElementById("correct-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      say("");
+      const data = new FormData(event.target);
+      const change = {};
+      for (const key of ["name", "email", "phone", "message"]) {
+        const value = String(data.get(key) || "").trim();
+        if (value !== "") change[key] = value;
+      }
+      try {
+        const lead = (
+          await api(
+            "PATCH",
+            `/leads/${encodeURIComponent(database.value)}/${encodeURIComponent(data.get("lead"))}`,
+            change,
+          )
+        ).data;
+        say(`${words.saved} ${lead.id}`);
+        event.target.reset();
+      } catch {
+        // said in the status line already
+      }
+    });
     document.getElementById("privacy-form").addEventListener("submit", async (event) => {
       event.preventDefault();
       say("");
