@@ -31,7 +31,7 @@ type Set = { headers: Record<string, unknown>; status?: unknown };
 
 const json = (set: Set, value: unknown, status = 200) => sendJson(set, JSON.stringify(value), status);
 
-const PERSON_REQUIRED = "is required, or phone (one of the two)";
+const PERSON_REQUIRED = "give exactly one of email or phone (a phone needs its digits)";
 
 export function privacyModule(runtime: Runtime) {
   let service: AdminService | null = null;
