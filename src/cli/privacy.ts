@@ -7,9 +7,10 @@ import { resolve } from "node:path";
 import { loadConfigFile } from "../config/load.ts";
 import type { Client } from "../config/model.ts";
 import { closeDatabase, NotAPartnerDatabaseError, openExistingDatabase } from "../db/open.ts";
+import { cutWalHere } from "../db/tenants.ts";
 import type { Subject } from "../modules/privacy/identifiers.ts";
 import { findLeads, leadsById } from "../modules/privacy/repo.ts";
-import { anonymizeInFile, clearWal, exportLeads, subjectOf } from "../modules/privacy/service.ts";
+import { anonymizeInFile, CUT_WAL_WITHIN_MS, exportLeads, subjectOf } from "../modules/privacy/service.ts";
 import { parseFlags, UsageError } from "./args.ts";
 
 const USAGE = "privacy find|export|anonymize --db FILE (--email E | --phone P | --lead ID…) [--config FILE] [--json]";
@@ -78,7 +79,7 @@ export async function privacyCommand(args: string[]): Promise<number> {
       new Date().toISOString(),
     );
     // The command's own checkpoint cannot cut the WAL while a server reads an older snapshot: wait for it a while.
-    const walCleared = anonymized === 0 || (await clearWal(values.db));
+    const walCleared = anonymized === 0 || (await cutWalHere(values.db, CUT_WAL_WITHIN_MS));
     if (values.json) process.stdout.write(`${JSON.stringify({ anonymized, walCleared })}\n`);
     else {
       process.stdout.write(`anonymized ${anonymized} lead${anonymized === 1 ? "" : "s"}\n`);

@@ -25,7 +25,7 @@ import {
   updateRequest,
 } from "./register.ts";
 import { correctLead, findLeads, leadsById } from "./repo.ts";
-import { anonymizeInTenant, exportLeads, subjectOf } from "./service.ts";
+import { anonymizeInTenant, CUT_WAL_WITHIN_MS, exportLeads, subjectOf } from "./service.ts";
 
 type Set = { headers: Record<string, unknown>; status?: unknown };
 
@@ -137,7 +137,9 @@ export function privacyModule(runtime: Runtime) {
           ids = findLeads(tenant.read, subject).map((lead) => lead.id);
           target = { subject: subjectHash(subject), leadIds: ids };
         }
-        const anonymized = await anonymizeInTenant(tenant, ids, runtime.clock);
+        const anonymized = await anonymizeInTenant(tenant, ids, runtime.clock, (path) =>
+          runtime.tenants.cutWal(path, CUT_WAL_WITHIN_MS),
+        );
         privacyMetricsOf(runtime).anonymized(name, "request", anonymized);
         s.audit(actor.name, ip, "privacy.anonymize", name, { ...target, anonymized });
         return json(set, { data: { anonymized } });

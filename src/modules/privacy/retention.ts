@@ -8,7 +8,7 @@ import type { Logger } from "../../logging.ts";
 import type { Runtime } from "../../runtime.ts";
 import { privacyMetricsOf } from "./metrics.ts";
 import { expiredLeads } from "./repo.ts";
-import { anonymizeInTenant, clearWal } from "./service.ts";
+import { anonymizeInTenant, CUT_WAL_WITHIN_MS } from "./service.ts";
 
 export const RETENTION_EVERY_MS = 24 * 3600_000;
 /** How often the real timer asks whether a run is due by the clock. */
@@ -29,7 +29,7 @@ export async function runRetention(runtime: Runtime, logger: Logger): Promise<Ma
     for (;;) {
       const ids = expiredLeads(tenant.read, before, STEP);
       if (ids.length === 0) break;
-      const done = await anonymizeInTenant(tenant, ids, runtime.clock, { clearWal: false });
+      const done = await anonymizeInTenant(tenant, ids, runtime.clock, null);
       total += done;
       // Nothing changed (another process anonymized them meanwhile and this read was older): stop.
       if (done === 0) break;
@@ -37,7 +37,7 @@ export async function runRetention(runtime: Runtime, logger: Logger): Promise<Ma
     counts.set(name, total);
     if (total === 0) continue;
     privacyMetricsOf(runtime).anonymized(name, "retention", total);
-    if (!(await clearWal(path)))
+    if (!(await runtime.tenants.cutWal(path, CUT_WAL_WITHIN_MS)))
       logger.warn({ database: name }, "retention: the WAL could not be cut yet (a long read held it)");
     runtime.control?.audit({
       at: runtime.clock.now(),
