@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { ANONYMIZE_BATCH } from "../src/modules/privacy/service.ts";
 import { hashSecret } from "../src/security/secrets.ts";
 import { ensureBinary, freePort, waitHealthy } from "../test/helpers/binary.ts";
 
@@ -162,7 +163,7 @@ try {
       .join(
         " ",
       )}. The machine is shared with other work; the whole run (server, feeder) was pinned to one core with taskset.`,
-    `- A database of ${LEADS.toLocaleString("en")} leads (seed), retention set to ${days} days so that the oldest ~${EXPIRE.toLocaleString("en")} expire; the server anonymizes them at start, in writes of 200 leads, while ${PER_SECOND} lead creations per second are posted and /health is asked every 100 ms.`,
+    `- A database of ${LEADS.toLocaleString("en")} leads (seed), retention set to ${days} days so that the oldest ~${EXPIRE.toLocaleString("en")} expire; the server anonymizes them at start, in writes of ${ANONYMIZE_BATCH} leads, while ${PER_SECOND} lead creations per second are posted and /health is asked every 100 ms.`,
     "",
     "| measure | value |",
     "|---|---|",
