@@ -25,3 +25,11 @@ export function subjectHash(subject: Subject): string {
   const folded = "email" in subject ? `email:${foldEmail(subject.email)}` : `phone:${foldPhone(subject.phone)}`;
   return new Bun.CryptoHasher("sha256").update(folded).digest("hex");
 }
+
+/** The subject of a query: exactly one of an e-mail or a phone, or null when neither (or both) is given. */
+export function subjectOf(email: unknown, phone: unknown): Subject | null {
+  const hasEmail = typeof email === "string" && foldEmail(email) !== "";
+  const hasPhone = typeof phone === "string" && foldPhone(phone) !== "";
+  if (hasEmail === hasPhone) return null;
+  return hasEmail ? { email: email as string } : { phone: phone as string };
+}

@@ -4,7 +4,7 @@
 // which names the person by a digest of the identifier, never by the identifier.
 import { Elysia } from "elysia";
 import type { Tenant } from "../../db/tenants.ts";
-import { ApiError, type FieldProblem } from "../../errors.ts";
+import { ApiError } from "../../errors.ts";
 import type { HeaderRecord } from "../../limits/headers.ts";
 import { readJsonObject } from "../../plugins/body.ts";
 import { stateOf } from "../../plugins/context.ts";
@@ -13,9 +13,9 @@ import type { Runtime } from "../../runtime.ts";
 import { authenticate } from "../admin/guard.ts";
 import { ADMIN_PREFIX } from "../admin/openapi.ts";
 import { type Actor, AdminService, requireRole, worksOn } from "../admin/service.ts";
-import { type Subject, subjectHash } from "./identifiers.ts";
+import { type Subject, subjectHash, subjectOf } from "./identifiers.ts";
 import { privacyMetricsOf } from "./metrics.ts";
-import { readCorrection } from "./model.ts";
+import { readAnonymization, readCorrection } from "./model.ts";
 import {
   createRequest,
   getRequest,
@@ -25,7 +25,7 @@ import {
   updateRequest,
 } from "./register.ts";
 import { correctLead, findLeads, leadsById } from "./repo.ts";
-import { anonymizeInTenant, CUT_WAL_WITHIN_MS, exportLeads, subjectOf } from "./service.ts";
+import { anonymizeInTenant, CUT_WAL_WITHIN_MS, exportLeads } from "./service.ts";
 
 type Set = { headers: Record<string, unknown>; status?: unknown };
 
@@ -99,43 +99,16 @@ export function privacyModule(runtime: Runtime) {
       async ({ request, set }) => {
         const { s, actor, ip } = await who(request, set);
         const body = await readJsonObject(request);
-        const problems: FieldProblem[] = [];
-        for (const key of Object.keys(body))
-          if (!["database", "email", "phone", "leadIds"].includes(key))
-            problems.push({ field: key, message: "is not a field of an anonymization" });
-        const given = ["email", "phone", "leadIds"].filter((key) => body[key] !== undefined);
-        if (given.length !== 1)
-          problems.push({ field: "email", message: "give exactly one of email, phone or leadIds" });
-        const leadIds = body.leadIds;
-        if (
-          leadIds !== undefined &&
-          (!Array.isArray(leadIds) ||
-            leadIds.length === 0 ||
-            leadIds.length > 10_000 ||
-            !leadIds.every((id) => typeof id === "string" && id.length > 0 && id.length <= 64))
-        )
-          problems.push({ field: "leadIds", message: "must be a non-empty array of at most 10000 lead ids" });
-        for (const key of ["email", "phone"])
-          if (
-            body[key] !== undefined &&
-            (typeof body[key] !== "string" ||
-              subjectOf(key === "email" ? body[key] : undefined, key === "phone" ? body[key] : undefined) === null)
-          )
-            problems.push({
-              field: key,
-              message: key === "email" ? "must be an e-mail address" : "must be a phone number",
-            });
-        if (problems.length > 0) throw ApiError.validation(problems);
+        const asked = readAnonymization(body);
         const { name, tenant } = database(actor, body.database);
         let ids: string[];
         let target: Record<string, unknown>;
-        if (leadIds !== undefined) {
-          ids = leadsById(tenant.read, leadIds as string[]).map((lead) => lead.id);
+        if ("leadIds" in asked) {
+          ids = leadsById(tenant.read, asked.leadIds).map((lead) => lead.id);
           target = { leadIds: ids };
         } else {
-          const subject = subjectOf(body.email, body.phone)!;
-          ids = findLeads(tenant.read, subject).map((lead) => lead.id);
-          target = { subject: subjectHash(subject), leadIds: ids };
+          ids = findLeads(tenant.read, asked.subject).map((lead) => lead.id);
+          target = { subject: subjectHash(asked.subject), leadIds: ids };
         }
         const anonymized = await anonymizeInTenant(tenant, ids, runtime.clock, (path) =>
           runtime.tenants.cutWal(path, CUT_WAL_WITHIN_MS),

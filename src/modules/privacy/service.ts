@@ -8,8 +8,7 @@ import type { Clock } from "../../clock.ts";
 import type { Client } from "../../config/model.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { leadAccessOf } from "../../security/scopes.ts";
-import { foldEmail, foldPhone, type Subject } from "./identifiers.ts";
-import { anonymizeLeads, deliveriesOf, findLeads, type LeadDelivery, type StoredLead } from "./repo.ts";
+import { anonymizeLeads, deliveriesOf, type LeadDelivery, type StoredLead } from "./repo.ts";
 
 /** How long the WAL's cut after an anonymization may wait for readers on older snapshots. */
 export const CUT_WAL_WITHIN_MS = 15_000;
@@ -72,19 +71,6 @@ export function exportLeads(db: Database, leads: readonly StoredLead[], clients:
       })),
     },
   }));
-}
-
-/** The subject of a query: exactly one of an e-mail or a phone, or null when neither (or both) is given. */
-export function subjectOf(email: unknown, phone: unknown): Subject | null {
-  const hasEmail = typeof email === "string" && foldEmail(email) !== "";
-  const hasPhone = typeof phone === "string" && foldPhone(phone) !== "";
-  if (hasEmail === hasPhone) return null;
-  return hasEmail ? { email: email as string } : { phone: phone as string };
-}
-
-/** The person's leads in a served database (read connection). */
-export function findInTenant(tenant: Tenant, subject: Subject): StoredLead[] {
-  return findLeads(tenant.read, subject);
 }
 
 /**
