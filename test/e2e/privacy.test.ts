@@ -343,6 +343,8 @@ describe("a person's leads, from creation to nothing left", () => {
     }
     await Bun.sleep(1000);
     expect(events("/other", "lead.anonymized")).toHaveLength(0);
+    // The anonymization is told as lead.anonymized only, never as a lead.updated too.
+    for (const id of ["portal-a", "portal-b", "crm", "zap"]) expect(events(`/${id}`, "lead.updated")).toHaveLength(0);
   });
 
   test("the lead reads anonymized, the change feed shows it, the idempotent replay answers it", async () => {
