@@ -11,3 +11,6 @@ CREATE TABLE lead_anonymizations (
   notify   TEXT    NOT NULL,              -- JSON array of the client ids that were sent the lead
   at       TEXT    NOT NULL
 );
+-- A mark whose change-log entry compaction removed (a newer change of the lead superseded it) is
+-- dropped by the daily pass of src/modules/privacy/retention.ts.
+

@@ -122,6 +122,15 @@ export function isAnonymized(
   );
 }
 
+/** Drops the marks whose change-log entry compaction removed (inside a write); returns how many. */
+export function pruneAnonymizationMarks(db: Database): number {
+  return db
+    .query(
+      "DELETE FROM lead_anonymizations WHERE NOT EXISTS (SELECT 1 FROM changes c WHERE c.sequence = lead_anonymizations.sequence)",
+    )
+    .run().changes;
+}
+
 /** The ids of up to `limit` leads not updated since `before` (ISO) that still hold personal data, oldest first. */
 export function expiredLeads(db: Database, before: string, limit: number): string[] {
   return db

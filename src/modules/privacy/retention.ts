@@ -7,7 +7,7 @@ import { retentionCutoff } from "../../config/retention.ts";
 import type { Logger } from "../../logging.ts";
 import type { Runtime } from "../../runtime.ts";
 import { privacyMetricsOf } from "./metrics.ts";
-import { expiredLeads } from "./repo.ts";
+import { expiredLeads, pruneAnonymizationMarks } from "./repo.ts";
 import { anonymizeInTenant, CUT_WAL_WITHIN_MS } from "./service.ts";
 
 export const RETENTION_EVERY_MS = 24 * 3600_000;
@@ -53,7 +53,12 @@ export async function runRetention(runtime: Runtime, logger: Logger): Promise<Ma
   return counts;
 }
 
-/** Runs retention at start, then whenever a day has passed by the runtime's clock. */
+/** Drops, in every open database, the anonymization marks compaction left without their change-log entry. */
+export async function pruneMarks(runtime: Runtime): Promise<void> {
+  for (const tenant of runtime.tenants.all()) await tenant.writer.submit((db) => pruneAnonymizationMarks(db));
+}
+
+/** Runs retention (and the marks' pruning) at start, then whenever a day has passed by the runtime's clock. */
 export class RetentionScheduler {
   private lastRun: number | null = null;
   private running: Promise<void> | null = null;
@@ -75,11 +80,11 @@ export class RetentionScheduler {
   /** Runs retention if it never ran or a day has passed since (by the clock); resolves when done. */
   async tick(): Promise<void> {
     if (this.running !== null) return await this.running;
-    if (this.runtime.config.retention.size === 0) return;
     const now = this.runtime.clock.now();
     if (this.lastRun !== null && now - this.lastRun < RETENTION_EVERY_MS) return;
     this.lastRun = now;
-    this.running = runRetention(this.runtime, this.logger)
+    this.running = pruneMarks(this.runtime)
+      .then(() => runRetention(this.runtime, this.logger))
       .then(() => undefined)
       .catch((error) => this.logger.warn({ err: (error as Error).message }, "retention run failed"))
       .finally(() => {

@@ -252,3 +252,24 @@ describe("anonymization through the admin API", () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe("the marks of anonymizations", () => {
+  test("are dropped by the daily pass once compaction removed their change-log entry", async () => {
+    t = consoleApp();
+    const session = await owner(t);
+    const db = dbOf(t);
+    insertLead(db, "compacted", t.clock.now());
+    await session.call("/admin/v1/privacy/anonymize", jsonInit("POST", { database: "main", leadIds: ["compacted"] }));
+    const mark = db.query<{ sequence: number }, []>("SELECT sequence FROM lead_anonymizations").get()!;
+    // A later change of the lead supersedes the anonymization's entry; compaction deletes it.
+    db.query("UPDATE leads SET status = 'IN_SERVICE' WHERE id = 'compacted'").run();
+    await new RetentionScheduler(t.runtime, silentLogger()).tick();
+    expect(db.query("SELECT count(*) AS n FROM lead_anonymizations").get()).toEqual({ n: 1 });
+    db.query("DELETE FROM changes WHERE sequence = ?").run(mark.sequence);
+    t.clock.advance(DAY);
+    const scheduler = new RetentionScheduler(t.runtime, silentLogger());
+    await scheduler.tick();
+    expect(db.query("SELECT count(*) AS n FROM lead_anonymizations").get()).toEqual({ n: 0 });
+    db.close();
+  });
+});
