@@ -5,9 +5,9 @@ import { ENTITY_NAMES } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import type { NowOrLater } from "../../lib/now-or-later.ts";
+import { PageCache } from "../../query/page-cache.ts";
+import { QueryParams } from "../../query/query-params.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
-import { PageCache } from "../lists/page-cache.ts";
-import { QueryParams } from "../lists/query.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;

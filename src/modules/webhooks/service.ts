@@ -6,10 +6,10 @@ import { CATALOGS } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logging.ts";
+import { allFieldsOf, listOf, readerOf } from "../../query/lists.ts";
 import type { Runtime } from "../../runtime.ts";
 import { readsEntity } from "../../security/scopes.ts";
 import { VERSION } from "../../version.ts";
-import { allFieldsOf, listingFor, readerOf } from "../lists/service.ts";
 import type { EntityAccess, RecordReader } from "./dispatch.ts";
 import { type PendingAge, WebhookMetrics } from "./metrics.ts";
 import {
@@ -266,7 +266,7 @@ export function recordReader(runtime: Runtime): RecordReader {
     try {
       // The client's own view: without fullAddress, what a listing's displayAddress hides is
       // null; another partner's lead is not found, so it is never delivered.
-      body = listingFor(tenant, CATALOGS[entity]).recordWith(id, ALL_FIELDS[entity], readerOf(client));
+      body = listOf(tenant, CATALOGS[entity]).recordWith(id, ALL_FIELDS[entity], readerOf(client));
     } catch (error) {
       if (error instanceof ApiError && error.code === "NOT_FOUND") return null;
       throw error;
