@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ANONYMIZE_BATCH } from "../src/modules/privacy/service.ts";
+import { ANONYMIZE_BATCH } from "../src/modules/admin/privacy/service.ts";
 import { hashSecret } from "../src/security/secrets.ts";
 import { ensureBinary, freePort, waitHealthy } from "../test/helpers/binary.ts";
 

@@ -8,9 +8,9 @@ import { loadConfigFile } from "../config/load.ts";
 import type { Client } from "../config/model.ts";
 import { closeDatabase, NotAPartnerDatabaseError, openExistingDatabase } from "../db/open.ts";
 import { cutWalHere } from "../db/tenants.ts";
-import { type Subject, subjectOf } from "../modules/privacy/identifiers.ts";
-import { findLeads, leadsById } from "../modules/privacy/repo.ts";
-import { anonymizeInFile, CUT_WAL_WITHIN_MS, exportLeads } from "../modules/privacy/service.ts";
+import { type Subject, subjectOf } from "../modules/admin/privacy/identifiers.ts";
+import { findLeads, leadsById } from "../modules/admin/privacy/repo.ts";
+import { anonymizeInFile, CUT_WAL_WITHIN_MS, exportLeads } from "../modules/admin/privacy/service.ts";
 import { parseFlags, UsageError } from "./args.ts";
 
 const USAGE = "privacy find|export|anonymize --db FILE (--email E | --phone P | --lead ID…) [--config FILE] [--json]";

@@ -5,7 +5,7 @@ import type { RuntimeConfig } from "../config/model.ts";
 import { scheduleCompaction } from "../db/compaction.ts";
 import type { Logger } from "../logging.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
-import { RetentionScheduler } from "../modules/privacy/retention.ts";
+import { RetentionScheduler } from "../modules/admin/privacy/retention.ts";
 import { createServerWebhooks } from "../modules/webhooks/service.ts";
 import { lastResort } from "../plugins/errors.ts";
 import type { Runtime } from "../runtime.ts";

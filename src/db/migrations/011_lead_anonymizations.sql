@@ -12,5 +12,5 @@ CREATE TABLE lead_anonymizations (
   at       TEXT    NOT NULL
 );
 -- A mark whose change-log entry compaction removed (a newer change of the lead superseded it) is
--- dropped by the daily pass of src/modules/privacy/retention.ts.
+-- dropped by the daily pass of src/modules/admin/privacy/retention.ts.
 

@@ -1,24 +1,11 @@
 // The admin API's own OpenAPI document (GET /admin/openapi.json), apart from the partners' one:
 // one table of its routes, each with what it takes and answers (docs/operators/console.md).
 import { VERSION } from "../../version.ts";
-import { PRIVACY_ROUTES } from "../privacy/openapi.ts";
 import { USE_CASES } from "./presets.ts";
+import { PRIVACY_ROUTES } from "./privacy/openapi.ts";
+import type { AdminRouteDoc } from "./route-doc.ts";
 
 export const ADMIN_PREFIX = "/admin/v1";
-
-export interface AdminRouteDoc {
-  method: "get" | "post" | "patch" | "delete";
-  path: string;
-  summary: string;
-  /** Who may call it: "public" (set-up, sign-in), or the least role. */
-  who: "public" | "viewer" | "admin" | "owner";
-  body?: Record<string, unknown>;
-  /** Query parameters, each with what it means. */
-  query?: { name: string; description: string; required?: boolean }[];
-  /** Answers beyond the success and the errors every route has: status → what it means. */
-  errors?: Record<string, string>;
-  status: number;
-}
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: "object",

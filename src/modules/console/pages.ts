@@ -157,7 +157,7 @@ ${field("a-until", w.until, html`<input id="a-until" name="until" type="date">`)
 <thead><tr><th scope="col">${w.when}</th><th scope="col">${w.who}</th><th scope="col">${w.address}</th><th scope="col">${w.action}</th><th scope="col">${w.target}</th><th scope="col">${w.changes}</th></tr></thead><tbody></tbody></table>
 <p><button type="button" id="audit-prev">${w.previous}</button> <button type="button" id="audit-next">${w.next}</button></p>`;
     default:
-      return privacyBody(page, language);
+      return privacyBody(page, language, html);
   }
 }
 

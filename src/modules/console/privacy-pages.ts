@@ -3,9 +3,10 @@
 // JSON data; console-privacy.js fetches everything from the admin API's privacy routes and
 // writes it with textContent.
 import type { Language } from "./i18n.ts";
-import { html } from "./pages.ts";
 
-type Html = ReturnType<typeof html>;
+/** pages.ts's escaping template, handed in (pages.ts renders these bodies in its layout). */
+type Html = { readonly text: string };
+type Template = (strings: TemplateStringsArray, ...values: unknown[]) => Html;
 
 export const PRIVACY_PAGES = ["privacy", "privacy-requests"] as const;
 export type PrivacyPageName = (typeof PRIVACY_PAGES)[number];
@@ -121,29 +122,24 @@ const EN: PrivacyWords = {
 
 export const PRIVACY_WORDS: Record<Language, PrivacyWords> = { "pt-BR": PT, en: EN };
 
-function field(id: string, label: string, input: Html): Html {
-  return html`<div class="field"><label for="${id}">${label}</label>${input}</div>`;
-}
-
-/** The labels the script needs, as JSON in an attribute (escaped like every value). */
-const wordsData = (w: PrivacyWords) => html`<div id="privacy-words" hidden data-words="${JSON.stringify(w)}"></div>`;
-
-const person = (
-  w: PrivacyWords,
-  prefix: string,
-) => html`${field(`${prefix}-db`, w.database, html`<select id="${prefix}-db" name="database" data-fill="databases" required></select>`)}
+/** The body of a personal-data page, made with pages.ts's escaping template `html`. */
+export function privacyBody(page: PrivacyPageName, language: Language, html: Template): Html {
+  const w = PRIVACY_WORDS[language];
+  const field = (id: string, label: string, input: Html): Html =>
+    html`<div class="field"><label for="${id}">${label}</label>${input}</div>`;
+  // The labels the script needs, as JSON in an attribute (escaped like every value).
+  const wordsData = html`<div id="privacy-words" hidden data-words="${JSON.stringify(w)}"></div>`;
+  const person = (
+    prefix: string,
+  ) => html`${field(`${prefix}-db`, w.database, html`<select id="${prefix}-db" name="database" data-fill="databases" required></select>`)}
 ${field(`${prefix}-email`, w.email, html`<input id="${prefix}-email" name="email" type="email" maxlength="254">`)}
 ${field(`${prefix}-phone`, w.phone, html`<input id="${prefix}-phone" name="phone" inputmode="tel" maxlength="40">`)}`;
-
-/** The body of a personal-data page. */
-export function privacyBody(page: PrivacyPageName, language: Language): Html {
-  const w = PRIVACY_WORDS[language];
-  const assets = html`${wordsData(w)}<link rel="stylesheet" href="/console/assets/console-privacy.css"><script src="/console/assets/console-privacy.js" defer></script>`;
+  const assets = html`${wordsData}<link rel="stylesheet" href="/console/assets/console-privacy.css"><script src="/console/assets/console-privacy.js" defer></script>`;
   if (page === "privacy")
     return html`${assets}<h1>${w.findTitle}</h1>
 <p class="no-print">${w.findIntro} <a href="/console/privacy/requests">${w.requests}</a></p>
 <form id="privacy-form" class="no-print">
-${person(w, "pv")}
+${person("pv")}
 <button type="submit" name="action" value="find">${w.find}</button>
 <button type="submit" name="action" value="export">${w.export}</button>
 <button type="submit" name="action" value="anonymize" class="danger">${w.anonymize}</button>
@@ -168,7 +164,7 @@ ${field("cr-message", w.message, html`<textarea id="cr-message" name="message" r
 <h2>${w.register}</h2>
 <form id="request-form">
 ${field("rq-kind", w.kind, html`<select id="rq-kind" name="kind">${Object.entries(w.kinds).map(([value, label]) => html`<option value="${value}">${label}</option>`)}</select>`)}
-${person(w, "rq")}
+${person("rq")}
 ${field("rq-received", w.received, html`<input id="rq-received" name="receivedAt" type="date">`)}
 <button type="submit">${w.register}</button>
 </form>`;

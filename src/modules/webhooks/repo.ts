@@ -94,7 +94,7 @@ const LOGGED_DELIVERY_COLUMNS =
   "n, id, subscription_id, type, sequence, state, attempts, last_status, last_error, last_attempt_at, next_attempt_at, " +
   "lease_owner, created_at, record_id, event_at";
 const DELIVERY_COLUMNS = `${LOGGED_DELIVERY_COLUMNS}, payload`;
-// An anonymization's entry carries the clients to tell (src/modules/privacy/repo.ts).
+// An anonymization's entry carries the clients to tell (src/modules/admin/privacy/repo.ts).
 const CHANGE_COLUMNS =
   "sequence, entity, record_id, change, lead_update, at, " +
   "(SELECT notify FROM lead_anonymizations a WHERE a.sequence = changes.sequence) AS notify";

@@ -1,7 +1,7 @@
 // The anonymization counts in /metrics (docs/operators/personal-data.md): leads anonymized per
 // database, on a person's request or by retention. Database labels are the config's names.
 import { Counter, Registry } from "prom-client";
-import type { Runtime } from "../../runtime.ts";
+import type { Runtime } from "../../../runtime.ts";
 
 export type AnonymizationReason = "request" | "retention";
 

@@ -1,7 +1,7 @@
 // The bodies of the personal-data routes (docs/operators/personal-data.md): an anonymization's,
 // and a correction's (PATCH /admin/v1/leads/{database}/{id}), checked as lead creation checks the same fields.
-import { isEmail } from "../../catalog/email.ts";
-import { ApiError, type FieldProblem } from "../../errors.ts";
+import { isEmail } from "../../../catalog/email.ts";
+import { ApiError, type FieldProblem } from "../../../errors.ts";
 import { type Subject, subjectOf } from "./identifiers.ts";
 import type { Correction } from "./repo.ts";
 

@@ -4,10 +4,10 @@
 // database's writer in short batches, then has the WAL copied back and cut to nothing, so no byte
 // of what was erased stays in the database file or its WAL.
 import type { Database } from "bun:sqlite";
-import type { Clock } from "../../clock.ts";
-import type { Client } from "../../config/model.ts";
-import type { Tenant } from "../../db/tenants.ts";
-import { leadAccessOf } from "../../security/scopes.ts";
+import type { Clock } from "../../../clock.ts";
+import type { Client } from "../../../config/model.ts";
+import type { Tenant } from "../../../db/tenants.ts";
+import { leadAccessOf } from "../../../security/scopes.ts";
 import { anonymizeLeads, deliveriesOf, type LeadDelivery, type StoredLead } from "./repo.ts";
 
 /** How long the WAL's cut after an anonymization may wait for readers on older snapshots. */

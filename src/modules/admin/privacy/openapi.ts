@@ -1,6 +1,6 @@
 // The personal-data routes of the admin API (docs/operators/personal-data.md), as the admin
 // OpenAPI document lists them (src/modules/admin/openapi.ts builds it).
-import type { AdminRouteDoc } from "../admin/openapi.ts";
+import type { AdminRouteDoc } from "../route-doc.ts";
 import { REQUEST_KINDS, REQUEST_STATUSES } from "./register.ts";
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({

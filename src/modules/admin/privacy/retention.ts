@@ -3,9 +3,9 @@
 // start and then once a day. The day is the injected clock's, checked often, so a test (or a
 // clock that jumps) decides when the next run is due. Each run with anonymizations is in the
 // audit log (actor "retention") and in /metrics.
-import { retentionCutoff } from "../../config/retention.ts";
-import type { Logger } from "../../logging.ts";
-import type { Runtime } from "../../runtime.ts";
+import { retentionCutoff } from "../../../config/retention.ts";
+import type { Logger } from "../../../logging.ts";
+import type { Runtime } from "../../../runtime.ts";
 import { privacyMetricsOf } from "./metrics.ts";
 import { expiredLeads, pruneAnonymizationMarks } from "./repo.ts";
 import { anonymizeInTenant, CUT_WAL_WITHIN_MS } from "./service.ts";

@@ -3,8 +3,8 @@
 // request is open it names the person (an e-mail or a phone, so it can be answered); once it is
 // completed or refused only a digest of that stays, and the control database's WAL is cut so the
 // identifier leaves no byte behind.
-import type { ControlStore } from "../../db/control/store.ts";
-import { ApiError, type FieldProblem } from "../../errors.ts";
+import type { ControlStore } from "../../../db/control/store.ts";
+import { ApiError, type FieldProblem } from "../../../errors.ts";
 import { foldEmail, foldPhone, type Subject, subjectHash } from "./identifiers.ts";
 
 export const REQUEST_KINDS = [

@@ -3,16 +3,16 @@
 // of requests. Owners and admins of the lead's database only; every call is in the audit log,
 // which names the person by a digest of the identifier, never by the identifier.
 import { Elysia } from "elysia";
-import type { Tenant } from "../../db/tenants.ts";
-import { ApiError } from "../../errors.ts";
-import type { HeaderRecord } from "../../limits/headers.ts";
-import { readJsonObject } from "../../plugins/body.ts";
-import { stateOf } from "../../plugins/context.ts";
-import { sendJson } from "../../plugins/respond.ts";
-import type { Runtime } from "../../runtime.ts";
-import { authenticate } from "../admin/guard.ts";
-import { ADMIN_PREFIX } from "../admin/openapi.ts";
-import { type Actor, AdminService, requireRole, worksOn } from "../admin/service.ts";
+import type { Tenant } from "../../../db/tenants.ts";
+import { ApiError } from "../../../errors.ts";
+import type { HeaderRecord } from "../../../limits/headers.ts";
+import { readJsonObject } from "../../../plugins/body.ts";
+import { stateOf } from "../../../plugins/context.ts";
+import { sendJson } from "../../../plugins/respond.ts";
+import type { Runtime } from "../../../runtime.ts";
+import { authenticate } from "../guard.ts";
+import { ADMIN_PREFIX } from "../openapi.ts";
+import { type Actor, AdminService, requireRole, worksOn } from "../service.ts";
 import { type Subject, subjectHash, subjectOf } from "./identifiers.ts";
 import { privacyMetricsOf } from "./metrics.ts";
 import { readAnonymization, readCorrection } from "./model.ts";

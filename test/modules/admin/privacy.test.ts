@@ -4,9 +4,9 @@ import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { parseRetention, retentionCutoff } from "../../../src/config/retention.ts";
 import { silentLogger } from "../../../src/logging.ts";
-import { foldEmail, foldPhone } from "../../../src/modules/privacy/identifiers.ts";
-import { RetentionScheduler } from "../../../src/modules/privacy/retention.ts";
-import { type ConsoleApp, consoleApp, jsonInit, type Session } from "../admin/helpers.ts";
+import { foldEmail, foldPhone } from "../../../src/modules/admin/privacy/identifiers.ts";
+import { RetentionScheduler } from "../../../src/modules/admin/privacy/retention.ts";
+import { type ConsoleApp, consoleApp, jsonInit, type Session } from "./helpers.ts";
 
 setDefaultTimeout(30_000);
 
