@@ -6,6 +6,8 @@ import type { Logger } from "./logging.ts";
 import { WorkerMetrics } from "./metrics/cluster.ts";
 import { MetricsRegistry } from "./metrics/registry.ts";
 import { adminModule } from "./modules/admin/index.ts";
+import { privacyModule } from "./modules/admin/privacy/index.ts";
+import { privacyMetricsOf } from "./modules/admin/privacy/metrics.ts";
 import { authModule } from "./modules/auth/index.ts";
 import { catalogModule } from "./modules/catalog/index.ts";
 import { changesModule } from "./modules/changes/index.ts";
@@ -75,6 +77,7 @@ export function createApp(deps: AppDeps) {
   });
   metrics.include(feeds, () => runtime.config.feeds.length > 0);
   metrics.include(runtime.redisMetrics.registry, () => runtime.config.redis !== null);
+  if (deps.metrics !== null) metrics.include(privacyMetricsOf(runtime).registry);
   // One of `serve --workers N`: a scrape here answers for every worker (src/metrics/cluster.ts).
   const cluster = deps.worker === true ? new WorkerMetrics(() => metrics.snapshot(scrapeFacts(runtime.config))) : null;
   let methods: ReturnType<typeof methodTable> | null = null;
@@ -127,6 +130,7 @@ export function createApp(deps: AppDeps) {
     .use(metricsModule(runtime, metrics, cluster))
     // The agency's side (docs/operators/console.md): its own prefix, guard and document.
     .use(adminModule(runtime))
+    .use(privacyModule(runtime))
     .use(consoleModule(runtime));
   return app;
 }

@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   backup: async () => (await import("./cli/backup.ts")).backupCommand,
   feeds: async () => (await import("./cli/feeds.ts")).feedsCommand,
   admin: async () => (await import("./cli/admin.ts")).adminCommand,
+  privacy: async () => (await import("./cli/privacy.ts")).privacyCommand,
   healthcheck: async () => (await import("./cli/healthcheck.ts")).healthcheckCommand,
   "config-schema": async () => {
     const { ConfigSchema } = await import("./config/schema.ts");

@@ -35,6 +35,11 @@ Usage:
       Make an admin of the agency console and print its one-time set-up link (valid 24 hours),
       where the person sets a password and enrols TOTP. --database (repeatable) limits an admin
       or viewer to those databases; --url is the address the console is reached at.
+  partner-api privacy find|export --db FILE (--email E | --phone P) [--config FILE]
+  partner-api privacy anonymize --db FILE (--email E | --phone P | --lead ID...) [--json]
+      A person's leads under the LGPD: find them (e-mail in any case, phone by its digits), export
+      them with whom each was shared (--config adds the clients that may read them), or anonymize
+      them so that no byte of the person stays in the file; a server sends lead.anonymized.
   partner-api healthcheck [--port P] [--host H]
       Exit 0 when GET /health on this machine (default 127.0.0.1, port as below) answers 200,
       else 1 saying why: the container image's health check.

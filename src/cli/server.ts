@@ -5,6 +5,7 @@ import type { RuntimeConfig } from "../config/model.ts";
 import { scheduleCompaction } from "../db/compaction.ts";
 import type { Logger } from "../logging.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
+import { RetentionScheduler } from "../modules/admin/privacy/retention.ts";
 import { createServerWebhooks } from "../modules/webhooks/service.ts";
 import { lastResort } from "../plugins/errors.ts";
 import type { Runtime } from "../runtime.ts";
@@ -100,6 +101,9 @@ export function startServer(options: {
   const feeds = serverFeedScheduler(runtime, logger);
   feeds.start();
   runtime.feedRuns = feeds;
+  // Personal data past the config's retention period is anonymized at start, then daily.
+  const retention = new RetentionScheduler(runtime, logger);
+  retention.start();
   const stopCompaction = scheduleCompaction(
     () => runtime.tenants.all(),
     (error) => logger.warn({ err: (error as Error).message }, "change-feed compaction step failed"),
@@ -114,6 +118,7 @@ export function startServer(options: {
       const deliveriesDone = webhooks.worker.stop();
       // A feed run under way stops between two chunks of writes; the next run completes it.
       const feedsDone = feeds.stop();
+      const retentionDone = retention.stop();
       const drained = server.stop(false);
       const timeout = new Promise<"timeout">((resolve) =>
         setTimeout(() => resolve("timeout"), DRAIN_TIMEOUT_MS).unref(),
@@ -122,7 +127,7 @@ export function startServer(options: {
         logger.warn("in-flight requests still running after 10 s; closing them");
         await server.stop(true);
       }
-      await Promise.race([Promise.all([deliveriesDone, feedsDone]), timeout]);
+      await Promise.race([Promise.all([deliveriesDone, feedsDone, retentionDone]), timeout]);
       // Writes already queued for a group commit settle before the databases close.
       await new Promise((resolve) => setImmediate(resolve));
       await runtime.closeUsage();

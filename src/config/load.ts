@@ -12,6 +12,7 @@ import { feedProblems, resolveFeeds } from "./crm-feeds.ts";
 import { generatedJwtSecret, jwtSecretFileOf } from "./jwt-secret.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
 import { type ExposedPath, exposedPaths } from "./permissions.ts";
+import { parseRetention } from "./retention.ts";
 import { type ConfigFile, ConfigSchema, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_REDIS_KEY_PREFIX } from "./schema.ts";
 
 export const SANDBOX_KEY_PREFIX = "pk_sandbox_";
@@ -55,6 +56,9 @@ function semanticProblems(config: ConfigFile): string[] {
   if (config.jwtSecret !== undefined && Buffer.byteLength(config.jwtSecret) < MIN_SECRET_BYTES) {
     problems.push(`/jwtSecret: must be at least ${MIN_SECRET_BYTES} bytes`);
   }
+  for (const name of Object.keys(config.retention ?? {}))
+    if (config.databases?.[name] === undefined)
+      problems.push(`/retention/${name}: no database named "${name}" in /databases`);
   config.clients.forEach((client, i) => {
     const first = ids.get(client.id);
     if (first !== undefined)
@@ -162,6 +166,9 @@ export function resolveConfig(
       ? { url: config.redis.url, keyPrefix: config.redis.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX }
       : null,
     feeds: resolveFeeds(config, databases),
+    retention: new Map(
+      Object.entries(config.retention ?? {}).map(([name, kept]) => [name, { leads: parseRetention(kept.leads)! }]),
+    ),
     controlPath: resolvePath(options.baseDir, config.control ?? "control.sqlite"),
     reads: {
       threads: config.reads?.threads ?? DEFAULT_READER_THREADS,

@@ -3,6 +3,7 @@ import type { OperationType, PropertyStatus } from "../catalog/enums.ts";
 import type { RangeMatcher } from "../security/ip.ts";
 import type { Scope } from "../security/scopes.ts";
 import type { Environment } from "../security/tokens.ts";
+import type { RetentionPeriod } from "./retention.ts";
 import type { InboundFormat } from "./schema.ts";
 
 export interface Client {
@@ -103,6 +104,8 @@ export interface RuntimeConfig {
   redis: RedisSettings | null;
   /** CRM feeds pulled by `serve`, in config order. */
   feeds: readonly FeedSpec[];
+  /** Database name → how long its leads' personal data is kept (docs/operators/personal-data.md); empty: forever. */
+  retention: ReadonlyMap<string, { leads: RetentionPeriod }>;
   /** The control database's file (docs/operators/console.md); `serve` opens it. */
   controlPath: string;
   /** The reader threads (read at start) and how long a read may run. */

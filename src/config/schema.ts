@@ -6,6 +6,7 @@ import { DEFAULT_READ_DEADLINE_MS, DEFAULT_READER_THREADS } from "../reads/setti
 import { SCOPES } from "../security/scopes.ts";
 import { SECRET_HASH_PATTERN } from "../security/secrets.ts";
 import { DURATION_PATTERN } from "./duration.ts";
+import { RETENTION_PATTERN } from "./retention.ts";
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60;
 export const DEFAULT_PORT = 8080;
@@ -245,6 +246,25 @@ export const ConfigSchema = T.Object(
       ),
     ),
     feeds: T.Optional(T.Array(FeedSchema, { description: "CRM feeds pulled on a schedule by serve" })),
+    retention: T.Optional(
+      T.Record(
+        T.String({ pattern: "^[A-Za-z0-9._-]{1,64}$" }),
+        T.Object(
+          {
+            leads: T.String({
+              pattern: RETENTION_PATTERN,
+              description:
+                'How long a lead is kept after its last update: "24 months", "2 years", "90 days". Older leads are anonymized at start and then daily',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          description:
+            "Per database (a name of `databases`): how long personal data is kept (docs/operators/personal-data.md). Absent: nothing expires",
+        },
+      ),
+    ),
     control: T.Optional(
       T.String({
         minLength: 1,

@@ -22,10 +22,16 @@ export interface CheckpointerMessage {
   watch?: string;
   forget?: string;
   everyMs?: number;
+  /**
+   * Copy the whole WAL of this file back and cut it to zero bytes (after an anonymization:
+   * docs/operators/personal-data.md), trying for up to `withinMs`; answered with `cut`.
+   */
+  cut?: { path: string; id: number; withinMs: number };
 }
 
-/** From the thread: a file it could not open or checkpoint (told once, until it works again). */
+/** From the thread: a file it could not open or checkpoint (told once, until it works again), or how a cut ended. */
 export interface CheckpointerReport {
   path: string;
-  error: string;
+  error?: string;
+  cut?: { id: number; done: boolean };
 }

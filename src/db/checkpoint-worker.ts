@@ -83,8 +83,35 @@ function tickEvery(everyMs: number): void {
   }, everyMs);
 }
 
+/**
+ * TRUNCATE: everything copied back and the WAL cut to zero bytes, so none of the page images it
+ * held stays on disk. It needs every reader on the latest snapshot: tried again every 50 ms, for
+ * up to `withinMs`, on a connection of its own that waits 50 ms at each try.
+ */
+function cut(path: string, id: number, withinMs: number): void {
+  const until = Date.now() + withinMs;
+  const attempt = () => {
+    let done = false;
+    try {
+      const db = new Database(path, { readwrite: true, create: false, strict: true });
+      try {
+        db.run("PRAGMA busy_timeout = 50");
+        done = db.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get()?.busy === 0;
+      } finally {
+        db.close();
+      }
+    } catch {
+      // SQLITE_BUSY, or the file is gone: tried again below, or told as not done.
+    }
+    if (done || Date.now() >= until) self.postMessage({ path, cut: { id, done } } satisfies CheckpointerReport);
+    else setTimeout(attempt, 50);
+  };
+  attempt();
+}
+
 self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   const message = event.data;
+  if (message.cut !== undefined) cut(message.cut.path, message.cut.id, message.cut.withinMs);
   if (message.watch !== undefined && !databases.has(message.watch)) databases.set(message.watch, null);
   if (message.forget !== undefined) close(message.forget);
   if (message.everyMs !== undefined) tickEvery(message.everyMs);

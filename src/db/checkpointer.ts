@@ -41,6 +41,9 @@ export class Checkpointer {
   private dead = false;
   /** Per file, the server's connections to it (a reopened tenant and the one it replaces overlap). */
   private readonly watched = new Map<string, Set<Database>>();
+  /** Cuts of the WAL asked of the thread and not answered yet, by id. */
+  private readonly cuts = new Map<number, (done: boolean) => void>();
+  private nextCut = 0;
 
   /**
    * `onError`: told of what went wrong, in words for the log. `workerCode`: tests name another;
@@ -78,11 +81,33 @@ export class Checkpointer {
     this.worker?.postMessage({ forget: path } satisfies CheckpointerMessage);
   }
 
+  /**
+   * Has the thread copy the whole WAL of `path` back and cut it to zero bytes, off the event
+   * loop; resolves true once done, false when readers kept it from it for `withinMs`, and null
+   * when there is no thread (the caller does it itself).
+   */
+  cutWal(path: string, withinMs: number): Promise<boolean> | null {
+    const worker = this.running();
+    if (worker === null) return null;
+    const id = ++this.nextCut;
+    return new Promise((resolve) => {
+      this.cuts.set(id, resolve);
+      worker.postMessage({ cut: { path, id, withinMs } } satisfies CheckpointerMessage);
+    });
+  }
+
   /** Ends the thread, its connections with it: the server's own close after, the last leaving the file whole. */
   close(): void {
     this.worker?.terminate();
     this.worker = null;
     this.watched.clear();
+    this.settleCuts();
+  }
+
+  /** Cuts the thread will never answer: not done. */
+  private settleCuts(): void {
+    for (const resolve of this.cuts.values()) resolve(false);
+    this.cuts.clear();
   }
 
   private running(): Worker | null {
@@ -90,8 +115,13 @@ export class Checkpointer {
     const worker = new Worker(this.workerCode);
     worker.unref(); // never what keeps a process alive
     worker.postMessage({ everyMs: this.everyMs } satisfies CheckpointerMessage);
-    worker.onmessage = (event: MessageEvent<CheckpointerReport>) =>
-      this.onError(`checkpoint of ${event.data.path} failed: ${event.data.error}`);
+    worker.onmessage = (event: MessageEvent<CheckpointerReport>) => {
+      const { path, error, cut } = event.data;
+      if (cut !== undefined) {
+        this.cuts.get(cut.id)?.(cut.done);
+        this.cuts.delete(cut.id);
+      } else this.onError(`checkpoint of ${path} failed: ${error}`);
+    };
     worker.onerror = (event) => {
       worker.terminate();
       this.died(event.message);
@@ -104,6 +134,7 @@ export class Checkpointer {
   private died(why: string): void {
     this.dead = true;
     this.worker = null;
+    this.settleCuts();
     for (const open of this.watched.values()) {
       for (const db of open) {
         try {

@@ -26,6 +26,9 @@ function applyPragmas(db: Database): void {
   // from counters, no request walks more than a day of index entries, and RSS stays low.
   db.run("PRAGMA cache_size = -16384");
   db.run("PRAGMA temp_store = MEMORY");
+  // What a write removes or replaces is overwritten with zeros, in its page and in freed pages,
+  // so a lead's anonymized or deleted text leaves no byte in the file (docs/operators/personal-data.md).
+  db.run("PRAGMA secure_delete = ON");
   // A WAL that grew while a long snapshot kept checkpoints from starting it over (a portal's
   // feed download: hundreds of MB) is cut back to this when the next commit starts it over,
   // instead of keeping its largest size on disk for good.

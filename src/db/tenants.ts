@@ -10,7 +10,7 @@
 // To Corrupt An SQLite Database File", 2.2). stat() and the kernel's lock table are harmless.
 // See src/db/in-use.ts for how the CLI tells a database is in use without opening it, and
 // src/db/wal-sync.ts for the one descriptor the server opens itself, on a -wal, and why it is safe.
-import type { Database, Statement } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { type Clock, wallClock } from "../clock.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
@@ -204,6 +204,15 @@ export class TenantRegistry {
     private readonly checkpoints: Checkpointer | null = null,
   ) {}
 
+  /**
+   * Copies the whole WAL of `path` back and cuts it to zero bytes, on the checkpointer's thread
+   * when there is one; true once done, false when readers on older snapshots kept it from it
+   * for `withinMs`.
+   */
+  async cutWal(path: string, withinMs: number): Promise<boolean> {
+    return (await this.checkpoints?.cutWal(path, withinMs)) ?? (await cutWalHere(path, withinMs));
+  }
+
   get(path: string): Tenant | null {
     const tenant = this.open.get(path);
     if (tenant) {
@@ -273,5 +282,25 @@ export class TenantRegistry {
     this.checkpoints?.close();
     for (const tenant of this.open.values()) this.closeTenant(tenant);
     this.open.clear();
+  }
+}
+
+/** The WAL cut on this thread, for a process without a checkpointer thread (tests, the command line). */
+export async function cutWalHere(path: string, withinMs: number): Promise<boolean> {
+  const db = new Database(path, { readwrite: true, create: false, strict: true });
+  try {
+    db.run("PRAGMA busy_timeout = 50");
+    const until = Date.now() + withinMs;
+    for (;;) {
+      try {
+        if (db.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get()?.busy === 0) return true;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "SQLITE_BUSY") throw error;
+      }
+      if (Date.now() >= until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    db.close();
   }
 }

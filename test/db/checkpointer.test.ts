@@ -204,3 +204,28 @@ describe("the server's open databases", () => {
     }
   });
 });
+
+describe("cutting the WAL (after an anonymization)", () => {
+  test("the thread copies the whole WAL back and cuts it to zero bytes; a reader on an old snapshot holds it back", async () => {
+    checkpointer.watch(path, [db]);
+    write(50);
+    expect(size(`${path}-wal`)).toBeGreaterThan(0);
+    // A reader inside a transaction on the snapshot before the next write: TRUNCATE must wait for it.
+    const reader = new Database(path);
+    reader.run("BEGIN");
+    reader.query("SELECT count(*) FROM scratch").get();
+    write(5);
+    expect(await checkpointer.cutWal(path, 300)).toBe(false);
+    reader.run("COMMIT");
+    reader.close();
+    expect(await checkpointer.cutWal(path, 5_000)).toBe(true);
+    expect(size(`${path}-wal`)).toBe(0);
+  });
+
+  test("without a thread the registry cuts it itself", async () => {
+    const registry = new TenantRegistry(new FakeClock(), null);
+    write(10);
+    expect(await registry.cutWal(path, 5_000)).toBe(true);
+    expect(size(`${path}-wal`)).toBe(0);
+  });
+});

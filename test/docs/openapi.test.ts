@@ -477,8 +477,9 @@ describe("the document's query parameters are the server's (docs/reference/behav
 });
 
 describe("the top-level webhooks section (docs/reference/behaviour-extensions.md §13)", () => {
-  test("documents exactly the five events, each a POST whose body is the event's payload", () => {
+  test("documents exactly the six events, each a POST whose body is the event's payload", () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([
+      "lead.anonymized",
       "lead.created",
       "lead.updated",
       "property.removed",

@@ -534,6 +534,28 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "lead.anonymized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event lead.anonymized
+         * @description A lead's person had their personal data erased at the agency (LGPD, Art. 18): name `Titular anonimizado`, e-mail, phone and message empty. Sent to every subscription of every client that was sent the lead or may read it, whatever events the subscription lists. Erase or anonymize every copy you keep of this lead, and pass the request on to whoever you shared it with. `record` is the lead as it is now, or null when your client may no longer read it.
+         *
+         *     Sent as `POST` to your subscription's URL, signed per Standard Webhooks 1.0: verify it with the `standardwebhooks` library of your language and the subscription's secret. Answer any 2xx within 10 s to acknowledge it; anything else is retried after about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h (±20 %), 11 attempts in all, with the same `webhook-id` (use it to drop duplicates: delivery is at least once). `410 Gone` disables the subscription at once. Order is not promised: ignore an event whose `data.sequence` is older than what you applied for that record. Redirects are not followed.
+         */
+        post: operations["receive_lead_anonymized"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "property.upserted": {
         parameters: {
             query?: never;
@@ -1517,7 +1539,7 @@ export type components = {
              * @description An event type
              * @enum {string}
              */
-            type: "lead.created" | "lead.updated" | "property.upserted" | "property.removed" | "webhook.test";
+            type: "lead.created" | "lead.updated" | "lead.anonymized" | "property.upserted" | "property.removed" | "webhook.test";
             /** @description The event's change-feed sequence (0 for webhook.test) */
             sequence: number;
             /**
@@ -1553,7 +1575,7 @@ export type components = {
             /** @description Where deliveries are POSTed */
             url: string;
             /** @description The events it receives */
-            events: ("lead.created" | "lead.updated" | "property.upserted" | "property.removed" | "webhook.test")[];
+            events: ("lead.created" | "lead.updated" | "lead.anonymized" | "property.upserted" | "property.removed" | "webhook.test")[];
             /** @description Your note, or null */
             description: string | null;
             /** @description False: nothing is delivered (disabled by you, by a 410 answer, or after 3 days of failures) */
@@ -1575,7 +1597,7 @@ export type components = {
             /** @description Where deliveries are POSTed */
             url: string;
             /** @description The events it receives */
-            events: ("lead.created" | "lead.updated" | "property.upserted" | "property.removed" | "webhook.test")[];
+            events: ("lead.created" | "lead.updated" | "lead.anonymized" | "property.upserted" | "property.removed" | "webhook.test")[];
             /** @description Your note, or null */
             description: string | null;
             /** @description False: nothing is delivered (disabled by you, by a 410 answer, or after 3 days of failures) */
@@ -1595,7 +1617,7 @@ export type components = {
              * @description An event type
              * @enum {string}
              */
-            type: "lead.created" | "lead.updated" | "property.upserted" | "property.removed" | "webhook.test";
+            type: "lead.created" | "lead.updated" | "lead.anonymized" | "property.upserted" | "property.removed" | "webhook.test";
             /** @description The event's change-feed sequence (0 for webhook.test) */
             sequence: number;
             /**
@@ -5442,7 +5464,7 @@ export interface operations {
                      *       "lead.updated"
                      *     ]
                      */
-                    events: ("lead.created" | "lead.updated" | "property.upserted" | "property.removed" | "webhook.test")[];
+                    events: ("lead.created" | "lead.updated" | "lead.anonymized" | "property.upserted" | "property.removed" | "webhook.test")[];
                     description?: string | null;
                 } & {
                     [key: string]: unknown;
@@ -6044,7 +6066,7 @@ export interface operations {
                      *       "lead.updated"
                      *     ]
                      */
-                    events?: ("lead.created" | "lead.updated" | "property.upserted" | "property.removed" | "webhook.test")[];
+                    events?: ("lead.created" | "lead.updated" | "lead.anonymized" | "property.upserted" | "property.removed" | "webhook.test")[];
                     description?: string | null;
                     /** @description False pauses deliveries (what was pending fails); true resumes them */
                     enabled?: boolean;
@@ -8157,6 +8179,99 @@ export interface operations {
                          */
                         id: string;
                         record: components["schemas"]["Lead"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled at once */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receive_lead_anonymized: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The delivery's id, the same on every attempt
+                 * @example msg_019430b2-5c1e-7d3a-9f2b-6a8c4e1d0b37
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt (refuse ones far from your clock)
+                 * @example 1767623400
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the base64-decoded part of your `whsec_` secret; space-separated, two of them for 24 h after a rotation (either may match)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description `partner-api/<version>`
+                 * @example partner-api/1.0.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.anonymized",
+                 *       "timestamp": "2026-01-05T14:30:00.000Z",
+                 *       "data": {
+                 *         "sequence": 5012,
+                 *         "id": "fffc6fae-d528-4b53-a6b8-4f0aff0f07ff",
+                 *         "record": {
+                 *           "id": "fffc6fae-d528-4b53-a6b8-4f0aff0f07ff",
+                 *           "name": "Titular anonimizado",
+                 *           "email": "",
+                 *           "phone": "",
+                 *           "message": "",
+                 *           "source": "PHONE",
+                 *           "status": "NEW_LEAD",
+                 *           "priority": "MEDIUM",
+                 *           "propertyId": null,
+                 *           "interestedPropertyTitle": null,
+                 *           "createdBy": null,
+                 *           "createdAt": "2025-12-31T21:04:19.688Z",
+                 *           "updatedAt": "2025-12-31T21:04:19.688Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.anonymized";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description The event's change-feed sequence: grows with every change */
+                        sequence: number;
+                        /**
+                         * Format: uuid
+                         * @description The record's id
+                         */
+                        id: string;
+                        record: components["schemas"]["Lead"] | null;
                     };
                 };
             };

@@ -5,12 +5,13 @@ import { existsSync } from "node:fs";
 import { explainDatabaseError } from "../../writable.ts";
 import { migrate, SchemaTooNewError, schemaVersion } from "../migrate.ts";
 import control1 from "./migrations/001_control.sql" with { type: "text" };
+import control2 from "./migrations/002_privacy.sql" with { type: "text" };
 import control3 from "./migrations/003_insight.sql" with { type: "text" };
 
 /** "PACT" (partner-api control) in PRAGMA application_id; tenant files keep 0. */
 export const CONTROL_APPLICATION_ID = 0x50414354;
 
-export const CONTROL_MIGRATIONS: readonly string[] = [control1, control3];
+export const CONTROL_MIGRATIONS: readonly string[] = [control1, control2, control3];
 
 export class NotAControlDatabaseError extends Error {}
 
@@ -55,6 +56,8 @@ export function openControlDatabase(path: string, options: { create: boolean }):
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = FULL");
     db.run("PRAGMA foreign_keys = ON");
+    // The requests register drops a person's identifiers once a request is done: no byte of them stays.
+    db.run("PRAGMA secure_delete = ON");
     if (id !== CONTROL_APPLICATION_ID) db.run(`PRAGMA application_id = ${CONTROL_APPLICATION_ID}`);
     migrate(db, CONTROL_MIGRATIONS);
     return db;

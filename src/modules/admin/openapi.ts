@@ -2,20 +2,10 @@
 // one table of its routes, each with what it takes and answers (docs/operators/console.md).
 import { VERSION } from "../../version.ts";
 import { USE_CASES } from "./presets.ts";
+import { PRIVACY_ROUTES } from "./privacy/openapi.ts";
+import type { AdminRouteDoc } from "./route-doc.ts";
 
 export const ADMIN_PREFIX = "/admin/v1";
-
-interface AdminRouteDoc {
-  method: "get" | "post" | "patch" | "delete";
-  path: string;
-  summary: string;
-  /** Who may call it: "public" (set-up, sign-in), or the least role. */
-  who: "public" | "viewer" | "admin" | "owner";
-  body?: Record<string, unknown>;
-  /** Query parameters, each optional. */
-  query?: readonly string[];
-  status: number;
-}
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: "object",
@@ -117,7 +107,7 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     summary:
       "A partner's requests per day by outcome (2xx, 401, 403 and its codes, 404, 429, 5xx), p50 and p95 latency, leads created, and when it was last seen (days: 1 to 90, default 30)",
     who: "viewer",
-    query: ["days"],
+    query: [{ name: "days", description: "Days back from today, today included (default 30, at most 90)" }],
     status: 200,
   },
   {
@@ -126,7 +116,15 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     summary:
       "The request log, newest first: time, client, method, route template, status, code, latency, source address, request id; never a body or a query value",
     who: "viewer",
-    query: ["client", "status", "ip", "since", "until", "page", "limit"],
+    query: [
+      { name: "client", description: "Only this client id" },
+      { name: "status", description: "Only this status (404) or class (4xx)" },
+      { name: "ip", description: "Only requests from this address" },
+      { name: "since", description: "From this time (ISO 8601)" },
+      { name: "until", description: "Up to this time (ISO 8601)" },
+      { name: "page", description: "Page number, from 1" },
+      { name: "limit", description: "Entries per page" },
+    ],
     status: 200,
   },
   {
@@ -134,7 +132,7 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     path: "/portal-feed/downloads",
     summary: "The portal feed's downloads per portal and day: how many, how many answered 304, bytes sent",
     who: "viewer",
-    query: ["days"],
+    query: [{ name: "days", description: "Days back from today, today included (default 30, at most 90)" }],
     status: 200,
   },
   {
@@ -142,7 +140,7 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     path: "/leads/origins",
     summary: "Leads per month, source and partner, by status; counts only (months: 1 to 36, default 6)",
     who: "viewer",
-    query: ["months"],
+    query: [{ name: "months", description: "Months back, this one included" }],
     status: 200,
   },
   {
@@ -158,7 +156,11 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     summary:
       "A subscription's deliveries, newest first, each with every attempt (status, latency, first KiB of the answer) and its next retry",
     who: "viewer",
-    query: ["state", "page", "limit"],
+    query: [
+      { name: "state", description: "Only deliveries in this state" },
+      { name: "page", description: "Page number, from 1" },
+      { name: "limit", description: "Entries per page" },
+    ],
     status: 200,
   },
   {
@@ -196,7 +198,10 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     path: "/feeds/{id}/runs",
     summary: "A feed's runs, newest first: time, duration, outcome, counts, rejections with their reasons",
     who: "viewer",
-    query: ["page", "limit"],
+    query: [
+      { name: "page", description: "Page number, from 1" },
+      { name: "limit", description: "Entries per page" },
+    ],
     status: 200,
   },
   { method: "post", path: "/feeds/{id}/run", summary: "Run the feed now", who: "admin", status: 202 },
@@ -272,6 +277,7 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     who: "viewer",
     status: 200,
   },
+  ...PRIVACY_ROUTES,
 ];
 
 const ERROR = {
@@ -290,8 +296,8 @@ export function adminOpenApiDocument(origin: string) {
       required: true,
       schema: { type: "string" },
     }));
-    for (const name of route.query ?? [])
-      parameters.push({ name, in: "query", required: false, schema: { type: "string" } });
+    for (const q of route.query ?? [])
+      parameters.push({ name: q.name, in: "query", required: q.required ?? false, schema: { type: "string" } });
     const responses: Record<string, unknown> = {
       [String(route.status)]:
         route.status === 204
@@ -311,6 +317,8 @@ export function adminOpenApiDocument(origin: string) {
         content: { "application/json": { schema: ERROR } },
       };
     }
+    for (const [status, description] of Object.entries(route.errors ?? {}))
+      responses[status] = { description, content: { "application/json": { schema: ERROR } } };
     paths[path] ??= {};
     paths[path]![route.method] = {
       summary: route.summary,

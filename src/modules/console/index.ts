@@ -9,6 +9,8 @@ import { ApiError } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
 import style from "./assets/console.css" with { type: "text" };
 import script from "./assets/console.js" with { type: "text" };
+import privacyStyle from "./assets/console-privacy.css" with { type: "text" };
+import privacyScript from "./assets/console-privacy.js" with { type: "text" };
 import insightStyle from "./assets/insight.css" with { type: "text" };
 import insightScript from "./assets/insight.js" with { type: "text" };
 import { type Language, languageOf } from "./i18n.ts";
@@ -73,6 +75,11 @@ export function consoleModule(runtime: Runtime) {
       .get("/console/feeds", ({ request }) => page("feeds", request))
       .get("/console/portal-feed", ({ request }) => page("portal-feed", request))
       .get("/console/origins", ({ request }) => page("origins", request))
+      // Personal data (docs/operators/personal-data.md).
+      .get("/console/privacy", ({ request }) => page("privacy", request))
+      .get("/console/privacy/requests", ({ request }) => page("privacy-requests", request))
+      .get("/console/assets/console-privacy.js", asset(privacyScript, "text/javascript; charset=utf-8"))
+      .get("/console/assets/console-privacy.css", asset(privacyStyle, "text/css; charset=utf-8"))
       .get("/console/assets/insight.js", asset(insightScript, "text/javascript; charset=utf-8"))
       .get("/console/assets/insight.css", asset(insightStyle, "text/css; charset=utf-8"))
       .get("/console/assets/uplot.js", asset(uplotScript, "text/javascript; charset=utf-8"))

@@ -6,6 +6,7 @@ import { type Html, html, raw } from "./html.ts";
 import { type Language, WORDS, type Words } from "./i18n.ts";
 import { INSIGHT_WORDS } from "./insight-i18n.ts";
 import { type InsightPage, insightBody, insightHead, isInsightPage } from "./insight-pages.ts";
+import { PRIVACY_WORDS, type PrivacyPageName, privacyBody } from "./privacy-pages.ts";
 
 export type PageName =
   | "sign-in"
@@ -16,7 +17,8 @@ export type PageName =
   | "admins"
   | "tokens"
   | "audit"
-  | InsightPage;
+  | InsightPage
+  | PrivacyPageName;
 
 const USE_CASES = ["portal", "website", "crm", "portal-leads", "other"];
 const SCOPES = [
@@ -132,6 +134,8 @@ ${field("a-until", w.until, html`<input id="a-until" name="until" type="date">`)
 <table id="audit-table"><caption class="visually-hidden">${w.audit}</caption>
 <thead><tr><th scope="col">${w.when}</th><th scope="col">${w.who}</th><th scope="col">${w.address}</th><th scope="col">${w.action}</th><th scope="col">${w.target}</th><th scope="col">${w.changes}</th></tr></thead><tbody></tbody></table>
 <p><button type="button" id="audit-prev">${w.previous}</button> <button type="button" id="audit-next">${w.next}</button></p>`;
+    default:
+      return privacyBody(page, language);
   }
 }
 
@@ -146,6 +150,7 @@ export function renderPage(page: PageName, language: Language, params: Record<st
 <li data-role="owner"><a href="/console/admins">${w.admins}</a></li>
 <li><a href="/console/tokens">${w.tokens}</a></li>
 <li><a href="/console/audit">${w.audit}</a></li>
+<li data-role="admin"><a href="/console/privacy">${PRIVACY_WORDS[language].nav}</a></li>
 <li><button type="button" id="sign-out">${w.signOut}</button></li>
 </ul></nav>`
     : html``;

@@ -5,7 +5,7 @@
 // the log is dispatched exactly once. Replays walk the log the same way for one subscription.
 import type { Database } from "bun:sqlite";
 import type { Tenant } from "../../db/tenants.ts";
-import { type ChangeRow, type EventType, entityOf, eventPayload, eventTypeOf } from "./events.ts";
+import { ANONYMIZED_EVENT, type ChangeRow, type EventType, entityOf, eventPayload, eventTypeOf } from "./events.ts";
 import type { DeliveryRow, NewDelivery, WebhookRepos } from "./repo.ts";
 
 /** A delivery claimed for an attempt, its body in hand. */
@@ -55,7 +55,9 @@ export interface DispatchDeps {
 /**
  * The body of one event as one client sees it: with its record read by `readRecord`, `null` for
  * property.removed and webhook.test; null when the client may not read the entity, or cannot
- * see the record (another partner's lead, or gone already).
+ * see the record (another partner's lead, or gone already). `lead.anonymized` goes to a client
+ * that may read the lead (with it) and to one that was sent it before (`told`), with the lead if
+ * it may still read it, else with `record` null.
  */
 function eventBody(
   type: EventType,
@@ -64,7 +66,13 @@ function eventBody(
   recordId: string,
   mayRead: (entity: "properties" | "leads") => boolean,
   readRecord: (entity: "properties" | "leads") => string | null,
+  told = false,
 ): string | null {
+  if (type === ANONYMIZED_EVENT) {
+    const record = mayRead("leads") ? readRecord("leads") : null;
+    if (record === null && !told) return null;
+    return eventPayload(type, eventAt, sequence, recordId, record ?? "null");
+  }
   const entity = entityOf(type);
   if (entity !== null && !mayRead(entity)) return null;
   if (entity === null || type === "property.removed") return eventPayload(type, eventAt, sequence, recordId, "null");
@@ -84,18 +92,28 @@ function deliveriesFor(
   for (const change of changes) {
     const type = eventTypeOf(change);
     if (type === null) continue;
+    const told = change.notify === null ? [] : (JSON.parse(change.notify) as string[]);
     for (const target of targets) {
-      if (!target.events.has(type) || change.sequence <= target.afterSequence) continue;
+      if (change.sequence <= target.afterSequence) continue;
+      if (type !== ANONYMIZED_EVENT && !target.events.has(type)) continue;
       const mayRead = (entity: "properties" | "leads") => deps.mayRead(target.clientId, entity);
-      const payload = eventBody(type, change.at, change.sequence, change.record_id, mayRead, (entity) => {
-        const key = `${target.clientId}\0${entity}\0${change.record_id}`;
-        let found = records.get(key);
-        if (found === undefined) {
-          found = deps.records(deps.tenant, target.clientId, entity, change.record_id);
-          records.set(key, found);
-        }
-        return found;
-      });
+      const payload = eventBody(
+        type,
+        change.at,
+        change.sequence,
+        change.record_id,
+        mayRead,
+        (entity) => {
+          const key = `${target.clientId}\0${entity}\0${change.record_id}`;
+          let found = records.get(key);
+          if (found === undefined) {
+            found = deps.records(deps.tenant, target.clientId, entity, change.record_id);
+            records.set(key, found);
+          }
+          return found;
+        },
+        told.includes(target.clientId),
+      );
       // Not for this client, or gone already: an unpublished property's removal follows in the
       // log; a deleted lead has no event.
       if (payload === null) continue;
@@ -134,6 +152,8 @@ export function rebuiltPayload(
     recordId,
     (entity) => deps.mayRead(clientId, entity),
     (entity) => deps.records(deps.tenant, clientId, entity, recordId),
+    // Made for this client when its event was dispatched: it was among those to tell.
+    true,
   );
 }
 

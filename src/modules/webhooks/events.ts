@@ -4,6 +4,7 @@
 export const EVENT_TYPES = [
   "lead.created",
   "lead.updated",
+  "lead.anonymized",
   "property.upserted",
   "property.removed",
   "webhook.test",
@@ -20,12 +21,23 @@ export interface ChangeRow {
   change: "upsert" | "remove";
   lead_update: 0 | 1;
   at: string;
+  /**
+   * For a lead update that anonymized the lead (docs/operators/personal-data.md): the JSON array
+   * of the clients that were sent the lead, told beside those that may read it now; else null.
+   */
+  notify: string | null;
 }
 
+/** Sent whatever events a subscription lists: the law asks that everyone the lead was shared with be told. */
+export const ANONYMIZED_EVENT: EventType = "lead.anonymized";
+
 /** The event a change is, or null for one no event stands for (a lead deleted by hand). */
-export function eventTypeOf(change: Pick<ChangeRow, "entity" | "change" | "lead_update">): EventType | null {
+export function eventTypeOf(
+  change: Pick<ChangeRow, "entity" | "change" | "lead_update"> & { notify?: string | null },
+): EventType | null {
   if (change.entity === "properties") return change.change === "upsert" ? "property.upserted" : "property.removed";
   if (change.change === "remove") return null;
+  if (change.notify !== null && change.notify !== undefined) return ANONYMIZED_EVENT;
   return change.lead_update === 1 ? "lead.updated" : "lead.created";
 }
 

@@ -72,6 +72,8 @@ const EVENT_DESCRIPTIONS: Record<EventType, string> = {
     "A lead was created (by a partner, a form, an import…). `record` is the lead as `GET /v1/leads/{id}` with every field returns it.",
   "lead.updated":
     "A lead changed (its status, priority…). `record` is the lead as it is now, as `GET /v1/leads/{id}` with every field returns it.",
+  "lead.anonymized":
+    "A lead's person had their personal data erased at the agency (LGPD, Art. 18): name `Titular anonimizado`, e-mail, phone and message empty. Sent to every subscription of every client that was sent the lead or may read it, whatever events the subscription lists. Erase or anonymize every copy you keep of this lead, and pass the request on to whoever you shared it with. `record` is the lead as it is now, or null when your client may no longer read it.",
   "property.upserted":
     "A property became visible (published) or its content changed. `record` is the property as `GET /v1/properties/{id}` with every field returns it.",
   "property.removed": "A property was unpublished or deleted: drop it. `record` is null.",
@@ -80,7 +82,14 @@ const EVENT_DESCRIPTIONS: Record<EventType, string> = {
 };
 
 function payloadSchema(type: EventType): TSchema {
-  const record = type.startsWith("lead.") ? LeadSchema : type === "property.upserted" ? PropertySchema : T.Null();
+  const record =
+    type === "lead.anonymized"
+      ? T.Union([LeadSchema, T.Null()])
+      : type.startsWith("lead.")
+        ? LeadSchema
+        : type === "property.upserted"
+          ? PropertySchema
+          : T.Null();
   return T.Object(
     {
       type: T.Literal(type),
@@ -110,9 +119,11 @@ function payloadExample(type: EventType, examples: SandboxExamples): Json {
       ? lead
       : type === "lead.updated"
         ? { ...lead, status: "IN_SERVICE" }
-        : type === "property.upserted"
-          ? property
-          : null;
+        : type === "lead.anonymized"
+          ? { ...lead, name: "Titular anonimizado", email: "", phone: "", message: "" }
+          : type === "property.upserted"
+            ? property
+            : null;
   return { type, timestamp: EXAMPLE_TIME, data: { sequence: type === "webhook.test" ? 0 : 5012, id, record } };
 }
 

@@ -94,7 +94,10 @@ const LOGGED_DELIVERY_COLUMNS =
   "n, id, subscription_id, type, sequence, state, attempts, last_status, last_error, last_attempt_at, next_attempt_at, " +
   "lease_owner, created_at, record_id, event_at";
 const DELIVERY_COLUMNS = `${LOGGED_DELIVERY_COLUMNS}, payload`;
-const CHANGE_COLUMNS = "sequence, entity, record_id, change, lead_update, at";
+// An anonymization's entry carries the clients to tell (src/modules/admin/privacy/repo.ts).
+const CHANGE_COLUMNS =
+  "sequence, entity, record_id, change, lead_update, at, " +
+  "(SELECT notify FROM lead_anonymizations a WHERE a.sequence = changes.sequence) AS notify";
 
 /**
  * The write statements of a repository, prepared on the writer's connection on first use

@@ -24,7 +24,7 @@ import {
   rebuiltPayload,
   replayStep,
 } from "./dispatch.ts";
-import { type EventType, entityOf, eventPayload, TEST_EVENT } from "./events.ts";
+import { ANONYMIZED_EVENT, type EventType, entityOf, eventPayload, TEST_EVENT } from "./events.ts";
 import type { FinalState, WebhookMetrics } from "./metrics.ts";
 import { type Ended, isEventType, outcomeKind, recordOutcome, recordTestOutcome, typeOf } from "./outcome.ts";
 import { type SubscriptionRow, type WebhookRepos, webhookRepos } from "./repo.ts";
@@ -365,7 +365,9 @@ export class WebhookWorker {
     for (const stored of deliveries.claim(db, subscription.id, this.owner, now, now + LEASE_MS, limit)) {
       // A retry goes out only while the client may still read the entity (scopes change at reload).
       const entity = entityOf(stored.type);
-      const readable = entity === null || deps.mayRead(subscription.client_id, entity);
+      // lead.anonymized carries nothing of the person and goes to whoever was sent the lead.
+      const readable =
+        entity === null || stored.type === ANONYMIZED_EVENT || deps.mayRead(subscription.client_id, entity);
       const payload = readable ? (stored.payload ?? rebuiltPayload(deps, subscription.client_id, stored)) : null;
       if (payload !== null) {
         claimed.push({ ...stored, payload });

@@ -90,6 +90,7 @@
     me = (await api("GET", "/me")).data;
     csrf = me.csrfToken || null;
     for (const item of document.querySelectorAll("[data-role=owner]")) item.hidden = me.role !== "owner";
+    for (const item of document.querySelectorAll("[data-role=admin]")) item.hidden = me.role === "viewer";
     for (const select of document.querySelectorAll("[data-fill=databases]")) {
       for (const name of me.serverDatabases) select.append(el("option", name, { value: name }));
     }
