@@ -8,6 +8,7 @@ import type { NowOrLater } from "../../lib/now-or-later.ts";
 import type { LeadAccess } from "../../security/scopes.ts";
 import { PageCache } from "../lists/page-cache.ts";
 import { QueryParams } from "../lists/query.ts";
+import { STREAM_SQL, streamOf } from "./streams.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
@@ -57,14 +58,6 @@ export const CHANGES_PAGE_SQL = `SELECT number, sequence, ${entry("number")} FRO
 /** The same in one owner's stream of leads: its own index, so no other partner's entry is passed over. */
 const OWN_LEADS_PAGE_SQL = `SELECT owner_number, sequence, ${entry("owner_number")} FROM changes WHERE owner = ? AND owner_number > ? ORDER BY owner_number LIMIT ?`;
 
-/** The last entry of an entity's stream: its number and its place in the write order. */
-const HEAD_SQL =
-  "SELECT number, sequence FROM changes WHERE entity = ? AND number IS NOT NULL ORDER BY number DESC LIMIT 1";
-
-/** The last entry of an owner's stream of leads. */
-const OWN_LEADS_HEAD_SQL =
-  "SELECT owner_number, sequence FROM changes WHERE owner = ? AND owner_number IS NOT NULL ORDER BY owner_number DESC LIMIT 1";
-
 interface ChangeLogReads {
   page: Statement;
   head: Statement;
@@ -81,9 +74,9 @@ function changeLogOf(tenant: Tenant): ChangeLogReads {
   if (found === undefined) {
     found = {
       page: tenant.read.prepare(CHANGES_PAGE_SQL),
-      head: tenant.read.prepare(HEAD_SQL),
+      head: tenant.read.prepare(STREAM_SQL.entity.head),
       ownPage: tenant.read.prepare(OWN_LEADS_PAGE_SQL),
-      ownHead: tenant.read.prepare(OWN_LEADS_HEAD_SQL),
+      ownHead: tenant.read.prepare(STREAM_SQL.owner.head),
       pages: new PageCache(),
     };
     changeLogs.set(tenant, found);
@@ -102,7 +95,7 @@ export interface ChangesReader {
 
 /** The client whose lead entries alone the reader sees, or null when it sees every entry of the query's entity. */
 function ownerOf(query: ChangesQuery, reader: ChangesReader): string | null {
-  return query.entity === "leads" && reader.leads.kind === "own" ? reader.leads.clientId : null;
+  return streamOf(query.entity, reader.leads)?.owner ?? null;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   type DispatchTarget,
   type DispatchWrite,
   dispatchStep,
-  type EntityAccess,
+  type StreamAccess,
   type RecordReader,
   rebuiltPayload,
   replayStep,
@@ -59,7 +59,7 @@ export interface WorkerDeps {
   clientActive: (clientId: string, tenant: Tenant) => boolean;
   policy: () => WebhookTargetPolicy;
   records: RecordReader;
-  mayRead: EntityAccess;
+  streams: StreamAccess;
   clock: Clock;
   random: Random;
   send: SendOptions;
@@ -220,7 +220,7 @@ export class WebhookWorker {
       onDiskThrough: tenant.onDiskThrough(),
       repos,
       records: this.deps.records,
-      mayRead: this.deps.mayRead,
+      streams: this.deps.streams,
       now: () => this.deps.clock.now(),
       newId: newDeliveryId,
     };
@@ -256,7 +256,7 @@ export class WebhookWorker {
     for (const s of active) {
       const replay =
         s.replay_after !== null && s.replay_until !== null
-          ? replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until)
+          ? replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until, s.replay_from)
           : null;
       if (replay !== null) steps.push(replay);
     }
@@ -357,7 +357,7 @@ export class WebhookWorker {
     for (const stored of deliveries.claim(db, subscription.id, this.owner, now, now + LEASE_MS, limit)) {
       // A retry goes out only while the client may still read the entity (scopes change at reload).
       const entity = entityOf(stored.type);
-      const readable = entity === null || deps.mayRead(subscription.client_id, entity);
+      const readable = entity === null || deps.streams(subscription.client_id, entity) !== null;
       const payload = readable ? (stored.payload ?? rebuiltPayload(deps, subscription.client_id, stored)) : null;
       if (payload !== null) {
         claimed.push({ ...stored, payload });
