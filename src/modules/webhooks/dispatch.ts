@@ -138,7 +138,9 @@ export function rebuiltPayload(
   if (recordId === null || eventAt === null) return null;
   const entity = entityOf(type);
   if (entity !== null && deps.streams(clientId, entity) === null) return null;
-  return eventBody(type, eventAt, sequence, recordId, (entity) => deps.records(deps.tenant, clientId, entity, recordId));
+  return eventBody(type, eventAt, sequence, recordId, (entity) =>
+    deps.records(deps.tenant, clientId, entity, recordId),
+  );
 }
 
 /**

@@ -19,10 +19,10 @@ import {
   type DispatchTarget,
   type DispatchWrite,
   dispatchStep,
-  type StreamAccess,
   type RecordReader,
   rebuiltPayload,
   replayStep,
+  type StreamAccess,
 } from "./dispatch.ts";
 import { type EventType, entityOf, eventPayload, TEST_EVENT } from "./events.ts";
 import type { FinalState, WebhookMetrics } from "./metrics.ts";
