@@ -130,5 +130,3 @@ export function createApp(deps: AppDeps) {
     .use(consoleModule(runtime));
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

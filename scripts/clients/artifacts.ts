@@ -8,7 +8,7 @@
 import Converter from "openapi-to-postmanv2";
 import pkg from "../../package.json" with { type: "json" };
 import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_INBOUND } from "../../src/docs/examples.ts";
-import { buildOpenApiDocument } from "../../src/docs/openapi.ts";
+import { buildOpenApiDocument } from "../../src/openapi.ts";
 import { CHAINED_IDS, TOKEN_SCRIPT, testScript } from "./postman-scripts.ts";
 
 type Json = Record<string, any>;

@@ -19,4 +19,4 @@ export function isEntityName(value: string): value is EntityName {
   return value === "properties" || value === "leads";
 }
 
-export type { EntityCatalog, FieldSpec, FilterSpec, ValuesSpec } from "./types.ts";
+export type { EntityCatalog, FieldSpec, FilterSpec } from "./types.ts";

@@ -53,7 +53,7 @@ export interface FilterSpec {
   /**
    * No index leads with it, and the entries of both date indexes hold it: a list of one value
    * walks the index of its order and tests it entry by entry. With per-day counters
-   * (`dayDimension`), the walk starts where they place the page (modules/lists/repo.ts), never a
+   * (`dayDimension`), the walk starts where they place the page (query/list-repo.ts), never a
    * day of rows of other values before it.
    */
   inDateIndexes?: true;
@@ -67,7 +67,7 @@ export interface ValuesSpec {
   /** A fixed enumeration, or the column whose distinct published values are listed. */
   values?: readonly string[];
   column?: string;
-  /** A place or amenity, listed once per folded spelling (modules/search/values.ts). */
+  /** A place or amenity, listed once per folded spelling (query/facets.ts). */
   search?: "city" | "neighborhood" | "uf" | "amenities";
 }
 

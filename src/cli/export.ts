@@ -6,7 +6,7 @@ import { type ExportSummary, exportLeads, exportProperties, type Sink } from "..
 import { exportLine } from "../agency/progress.ts";
 import { databaseFileNamed } from "../db/files.ts";
 import { NotAPartnerDatabaseError, openExistingDatabase } from "../db/open.ts";
-import { parseDateBound } from "../modules/lists/params.ts";
+import { parseDateBound } from "../query/params.ts";
 import { parseFlags, UsageError } from "./args.ts";
 
 /** Writes are buffered; past this many pending bytes the export waits for the disk or the pipe. */

@@ -1,5 +1,5 @@
 // `partner-api seed --out FILE [--properties N] [--leads N] [--seed S] [--as-of ISO] [--force]`.
-import { parseDateTime } from "../modules/lists/params.ts";
+import { parseDateTime } from "../query/params.ts";
 import { DEFAULT_SEED_OPTIONS, writeSeedDatabase } from "../seed/generator.ts";
 import { terminalProgress } from "../seed/progress.ts";
 import { assertWritable } from "../writable.ts";

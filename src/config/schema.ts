@@ -288,7 +288,4 @@ export const ConfigSchema = T.Object(
 );
 
 export type ConfigFile = Static<typeof ConfigSchema>;
-export type ClientEntry = Static<typeof ClientSchema>;
-export type FeedEntry = Static<typeof FeedSchema>;
-export type PortalFeedEntry = Static<typeof PortalFeedSchema>;
 export type InboundFormat = (typeof INBOUND_FORMATS)[number];

@@ -1,21 +1,9 @@
-// Assembles the OpenAPI 3.1 document of the API by walking the app's routes: each route carries
-// its operations as its `detail` (declared beside it, src/modules/<feature>/openapi.ts); this
-// file adds what is shared (info, tags, security schemes, component headers, the webhook
-// events). Pure, so the same routes always give the same document, and GET /openapi.json
-// serialises it once.
+// Turns routes into the OpenAPI 3.1 document of the API: each route carries its operations as
+// its `detail` (declared beside it, src/modules/<feature>/openapi.ts), and the subscribing route
+// the webhook events; this file adds what is shared (info, tags, security schemes, component
+// headers). Pure, so the same routes always give the same document, and GET /openapi.json
+// serialises it once. The routes are the app's own (src/openapi.ts); this file knows no module.
 
-import { AUTH_ROUTES } from "../modules/auth/openapi.ts";
-import { CATALOG_ROUTES } from "../modules/catalog/openapi.ts";
-import { CHANGES_ROUTES } from "../modules/changes/openapi.ts";
-import { DOCS_ROUTES } from "../modules/docs/openapi.ts";
-import { HEALTH_ROUTES } from "../modules/health/openapi.ts";
-import { INBOUND_ROUTES } from "../modules/inbound/openapi.ts";
-import { LEAD_ROUTES } from "../modules/leads/openapi.ts";
-import { METRICS_ROUTES } from "../modules/metrics/openapi.ts";
-import { PORTAL_FEED_ROUTES } from "../modules/portal-feed/openapi.ts";
-import { PROPERTY_ROUTES } from "../modules/properties/openapi.ts";
-import { SEARCH_ROUTES } from "../modules/search/openapi.ts";
-import { WEBHOOK_ROUTES } from "../modules/webhooks/openapi.ts";
 import { hoistNamedSchemas } from "./components.ts";
 import { SANDBOX_API_KEY, SANDBOX_API_SECRET, SANDBOX_EXAMPLES, type SandboxExamples } from "./examples.ts";
 import { INBOUND_SECURITY_SCHEME } from "./inbound.ts";
@@ -23,7 +11,6 @@ import { oauth2Scheme, TOKEN_HEADERS } from "./oauth.ts";
 import { type Access, isRouteDoc, type Operation, type RouteDoc } from "./operation.ts";
 import { FEED_HEADERS } from "./portal-feed.ts";
 import { HEADERS } from "./responses.ts";
-import { webhookEvents } from "./webhooks.ts";
 
 type Json = Record<string, unknown>;
 
@@ -134,32 +121,6 @@ export interface DocumentedRoute {
   hooks?: { detail?: unknown };
 }
 
-/**
- * The routes of every module, as the app registers them, for a document built without an app
- * (the tests, `bun run clients`); test/modules/docs/routes.test.ts checks that the server's own
- * routes give the same document.
- */
-const MODULE_ROUTES: RouteDoc[] = [
-  HEALTH_ROUTES,
-  AUTH_ROUTES,
-  CATALOG_ROUTES,
-  PROPERTY_ROUTES,
-  SEARCH_ROUTES,
-  LEAD_ROUTES,
-  INBOUND_ROUTES,
-  CHANGES_ROUTES,
-  PORTAL_FEED_ROUTES,
-  WEBHOOK_ROUTES,
-  DOCS_ROUTES,
-  METRICS_ROUTES,
-].flatMap((routes) => Object.values(routes) as RouteDoc[]);
-
-export const DECLARED_ROUTES: readonly DocumentedRoute[] = MODULE_ROUTES.map((doc) => ({
-  method: doc.method.toUpperCase(),
-  path: doc.path,
-  hooks: { detail: doc },
-}));
-
 /** The documentation a route carries; a declaration passed on another route than its own is a bug. */
 function routeDocOf(route: DocumentedRoute): RouteDoc | null {
   const detail = route.hooks?.detail;
@@ -175,14 +136,14 @@ export interface DocumentOptions {
   /** The address the document is served from (`https://host[:port]`): its server and token URL. Absent: relative ones. */
   origin?: string;
   examples?: SandboxExamples;
-  /** The app's routes (`app.routes`); absent: every module's declared routes, in the app's order. */
-  routes?: readonly DocumentedRoute[];
 }
 
-export function buildOpenApiDocument(options: DocumentOptions): Json {
+/** The document of `routes` (the app's, in the app's order). */
+export function openApiDocument(routes: readonly DocumentedRoute[], options: DocumentOptions): Json {
   const context = { examples: options.examples ?? SANDBOX_EXAMPLES, version: options.version };
   const operations: { path: string; method: string; tag: string; op: Operation }[] = [];
-  for (const route of options.routes ?? DECLARED_ROUTES) {
+  const events: Record<string, Json> = {};
+  for (const route of routes) {
     // A route without a declaration is left out; the docs tests fail on it.
     const doc = routeDocOf(route);
     if (doc === null) continue;
@@ -190,6 +151,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     for (const op of doc.operations(context)) {
       operations.push({ path: op.path ?? template, method: doc.method, tag: doc.tags[0], op });
     }
+    Object.assign(events, doc.webhooks?.(context));
   }
   // In the order of the tags, and within a tag in the order of the routes.
   const rank = (tag: string) => TAGS.findIndex((t) => t.name === tag);
@@ -199,7 +161,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
   const {
     tree: { paths, webhooks },
     schemas,
-  } = hoistNamedSchemas({ paths: inline, webhooks: webhookEvents(context.examples) });
+  } = hoistNamedSchemas({ paths: inline, webhooks: events });
   return {
     openapi: "3.1.0",
     info: {

@@ -1,7 +1,7 @@
 // What a route declares of itself for the OpenAPI document, and the shared pieces those
 // declarations are made of. A module declares each route's operation beside its routes
 // (src/modules/<feature>/openapi.ts), passes it on the route as `detail`, and
-// src/docs/openapi.ts assembles the document by walking the app's routes.
+// src/openapi.ts assembles the document by walking the app's routes (with src/docs/openapi.ts).
 import type { TSchema } from "@sinclair/typebox";
 import type { ErrorCode } from "../errors.ts";
 import type { Scope } from "../security/scopes.ts";
@@ -12,7 +12,7 @@ import { type ErrorMessages, errorResponses, type HeaderSet, responseHeaders } f
 
 type Json = Record<string, unknown>;
 
-/** Which security requirement an operation carries (src/docs/openapi.ts turns it into the document's). */
+/** Which security requirement an operation carries (openapi.ts turns it into the document's). */
 export type Access = "public" | "credentials" | "bearer" | "bearerOrBasic" | "inbound" | "metrics";
 
 /** One OpenAPI operation, without its method and path: those are the route's. */
@@ -45,6 +45,8 @@ export interface RouteDoc<P extends string = string> {
   path: P;
   tags: [string];
   operations: (context: DocContext) => Operation[];
+  /** Events the API posts to receivers that this route subscribes: the document's top-level `webhooks`. */
+  webhooks?: (context: DocContext) => Record<string, Json>;
 }
 
 export function route<const P extends string>(

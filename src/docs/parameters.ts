@@ -1,11 +1,8 @@
 // Parameters of the documented operations, from the same catalogue entries and constants the
 // routes validate with; each example comes from the sandbox examples.
 import type { EntityCatalog } from "../catalog/index.ts";
-import { ENTITY_NAMES } from "../catalog/index.ts";
-import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from "../modules/changes/service.ts";
-import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SEARCH_SORTS, SORTS } from "../modules/lists/params.ts";
-import { DEFAULT_RADIUS_M, MAX_LIST_VALUES, MAX_RADIUS_M } from "../modules/search/filters.ts";
-import { FACETS, MAX_FACET_VALUES } from "../modules/search/service.ts";
+import { DEFAULT_RADIUS_M, MAX_LIST_VALUES, MAX_RADIUS_M } from "../query/filters.ts";
+import { DATE_FILTERS, DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE, SEARCH_SORTS, SORTS } from "../query/params.ts";
 import { EXAMPLE_IDEMPOTENCY_KEY } from "./examples.ts";
 
 type Json = Record<string, unknown>;
@@ -35,7 +32,7 @@ const DATE_EXAMPLES: Record<(typeof DATE_FILTERS)[number]["param"], string> = {
 };
 
 /** Values a query string example sets, e.g. `limit` → "2". */
-function queryValue(query: string, name: string): string | null {
+export function queryValue(query: string, name: string): string | null {
   return new URLSearchParams(query).get(name);
 }
 
@@ -125,7 +122,7 @@ export function filterParameters(catalog: EntityCatalog, sample: Json): Paramete
   ];
 }
 
-const query = (name: string, description: string, schema: Json, example: unknown): Parameter => ({
+export const query = (name: string, description: string, schema: Json, example: unknown): Parameter => ({
   name,
   in: "query",
   required: false,
@@ -215,19 +212,6 @@ export function searchParameters(): Parameter[] {
   ];
 }
 
-export function facetsParameter(): Parameter {
-  return {
-    ...query(
-      "facets",
-      `Comma-separated facet names among ${FACETS.map((f) => `\`${f}\``).join(", ")}: each gets its values' counts, most frequent first, at most ${MAX_FACET_VALUES}; ` +
-        "`bedrooms` in the buckets `0`, `1`, `2`, `3`, `4+`. Required",
-      { type: "string", minLength: 1 },
-      "neighborhood,bedrooms",
-    ),
-    required: true,
-  };
-}
-
 export function idParameter(entity: string, example: string): Parameter {
   return {
     name: "id",
@@ -237,35 +221,6 @@ export function idParameter(entity: string, example: string): Parameter {
     schema: { type: "string", format: "uuid" },
     example,
   };
-}
-
-export function changesParameters(query: string): Parameter[] {
-  return [
-    {
-      name: "entity",
-      in: "query",
-      required: true,
-      description: "Which entity's changes to read",
-      schema: { type: "string", enum: [...ENTITY_NAMES] },
-      example: queryValue(query, "entity"),
-    },
-    {
-      name: "after",
-      in: "query",
-      required: false,
-      description: "Return changes with a sequence greater than this: the `nextAfter` of your previous call",
-      schema: { type: "integer", minimum: 0, default: 0 },
-      example: Number(queryValue(query, "after") ?? 0),
-    },
-    {
-      name: "limit",
-      in: "query",
-      required: false,
-      description: `Changes per call, 1 to ${MAX_CHANGES_LIMIT}`,
-      schema: { type: "integer", minimum: 1, maximum: MAX_CHANGES_LIMIT, default: DEFAULT_CHANGES_LIMIT },
-      example: Number(queryValue(query, "limit") ?? DEFAULT_CHANGES_LIMIT),
-    },
-  ];
 }
 
 export const idempotencyKeyParameter: Parameter = {

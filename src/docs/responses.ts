@@ -1,7 +1,7 @@
 // Response headers and error responses of the document, from the error table: one response
 // per HTTP status an operation can answer, listing its codes, each with an example body.
 import { ERRORS, type ErrorCode } from "../errors.ts";
-import { MAX_LIMIT } from "../modules/lists/params.ts";
+import { MAX_LIMIT } from "../query/params.ts";
 import { toOpenApiSchema } from "./json-schema.ts";
 import { codesByStatus, errorSchema } from "./schemas.ts";
 

@@ -1,6 +1,6 @@
 // What an operator needs to see of the storage: how group commit batches writes (writes per
 // commit, how long a batch gathered, how long its transaction and the WAL's sync took) and how often the
-// page cache answers. Recorded by src/db/group-commit.ts and src/modules/lists/page-cache.ts,
+// page cache answers. Recorded by src/db/group-commit.ts and src/query/page-cache.ts,
 // on the process registry: the storage serves the whole process. The file and WAL sizes are
 // read at scrape time instead (partner_api_database_size_bytes, src/metrics/registry.ts).
 import { Counter, Histogram } from "prom-client";

@@ -41,6 +41,9 @@ export interface JobMessage {
  */
 export interface PrepareMessage {
   prepare: TenantRef[];
+  /** The thread's place in the pool, and the pool's size: which one-letter prefixes it keeps warm (affinity.ts). */
+  place: number;
+  places: number;
 }
 
 /** From a thread: it has loaded and prepared, and takes jobs from now on. */

@@ -8,6 +8,7 @@ import type { Clock } from "../clock.ts";
 import type { Tenant } from "../db/tenants.ts";
 import { ApiError } from "../errors.ts";
 import { runsCompiled } from "../executable.ts";
+import { preferredPlace } from "./affinity.ts";
 import { queryTooBroad } from "./deadline.ts";
 import type { JobAnswer, JobMessage, PrepareMessage, ReadJob, TenantRef, ThreadReady } from "./jobs.ts";
 import { FairScheduler, type Waiting } from "./scheduler.ts";
@@ -107,7 +108,7 @@ export class ReaderPool {
     if (this.closed) return Promise.reject(new Error("the reader threads are closed"));
     this.grow();
     // The generations of now, when the route looked in its caches: the thread's caches key on
-    // them, and a body the route keeps (EntityListing.lookup) is kept under them.
+    // them, and a body the route keeps (EntityList.lookup) is kept under them.
     const ref = refOf(tenant);
     return new Promise<string>((resolve, reject) => {
       const submit = () => {
@@ -115,6 +116,7 @@ export class ReaderPool {
           clientId,
           { resolve, reject, ref, job },
           this.options.clock.now() + this.options.deadlineMs(),
+          job.kind === "properties" || job.kind === "facets" ? preferredPlace(job.rawQuery, this.threads.length) : null,
         );
         if (this.scheduler.waiting > 0) this.armSweep();
       };
@@ -176,7 +178,11 @@ export class ReaderPool {
       } else this.answered(index, worker, data);
     };
     worker.onerror = (event) => this.failed(index, worker, event.message);
-    const prepare: PrepareMessage = { prepare: (this.options.tenants?.() ?? []).map(refOf) };
+    const prepare: PrepareMessage = {
+      prepare: (this.options.tenants?.() ?? []).map(refOf),
+      place: index,
+      places: this.threads.length,
+    };
     worker.postMessage(prepare);
     return worker;
   }

@@ -10,9 +10,10 @@ import { PROPERTY_CATALOG } from "../catalog/properties.ts";
 import { Tenant } from "../db/tenants.ts";
 import { valuesOf } from "../modules/catalog/service.ts";
 import { changesPage, parseChangesQuery } from "../modules/changes/service.ts";
-import { listingFor } from "../modules/lists/service.ts";
-import { searchEngineOf } from "../modules/search/engine.ts";
-import { facetsOf } from "../modules/search/service.ts";
+import { facetsOf } from "../query/facets.ts";
+import { listOf } from "../query/lists.ts";
+import { searchEngineOf } from "../query/search-engine.ts";
+import { warmPrefixesOf } from "./affinity.ts";
 import { answer } from "./answer.ts";
 import { currentDeadline } from "./deadline.ts";
 import type { JobMessage, PrepareMessage, ReadJob, ThreadReady } from "./jobs.ts";
@@ -32,9 +33,9 @@ try {
 function run(tenant: Tenant, job: ReadJob): string {
   switch (job.kind) {
     case "properties":
-      return listingFor(tenant, PROPERTY_CATALOG).page(job.rawQuery, job.reader, currentDeadline());
+      return listOf(tenant, PROPERTY_CATALOG).page(job.rawQuery, job.reader, currentDeadline());
     case "leads":
-      return listingFor(tenant, LEAD_CATALOG).page(job.rawQuery, job.reader, currentDeadline());
+      return listOf(tenant, LEAD_CATALOG).page(job.rawQuery, job.reader, currentDeadline());
     case "facets":
       return facetsOf(tenant, job.rawQuery, job.reader, currentDeadline());
     case "values":
@@ -79,12 +80,13 @@ function tenantFor({ path, id }: JobMessage["tenant"]): Tenant {
 }
 
 /**
- * What a database needs before this thread's first job on it: its connection opened, the listing
- * of properties made (its statements prepared) and the search engine's listing index built (a
- * thread's own, in its memory), before the thread says it is ready, never inside a job.
+ * What a database needs before this thread's first job on it: its connection opened, the list
+ * of properties made (its statements prepared), the search engine's listing index built (a
+ * thread's own, in its memory) and the one-letter prefixes this thread is sent read, before the
+ * thread says it is ready, never inside a job.
  */
-function prepare(tenant: Tenant): void {
-  listingFor(tenant, PROPERTY_CATALOG).repo.snapshot(() => searchEngineOf(tenant).current());
+function prepare(tenant: Tenant, warmPrefixes: readonly string[]): void {
+  listOf(tenant, PROPERTY_CATALOG).repo.snapshot(() => searchEngineOf(tenant).keepWarm(warmPrefixes));
 }
 
 self.onmessage = (event: MessageEvent<JobMessage | PrepareMessage>) => {
@@ -93,11 +95,14 @@ self.onmessage = (event: MessageEvent<JobMessage | PrepareMessage>) => {
       try {
         const tenant = tenantFor(ref);
         tenant.useGenerations(ref);
-        prepare(tenant);
+        prepare(tenant, warmPrefixesOf(event.data.place, event.data.places));
       } catch {
         // A file that cannot be opened here now is tried again by the first job that names it.
       }
     }
+    // Building an index leaves rows and strings behind (a third of the thread's memory at a
+    // million listings): collected now, once, rather than whenever the heap next grows.
+    Bun.gc(true);
     self.postMessage({ ready: true } satisfies ThreadReady);
     return;
   }

@@ -10,6 +10,8 @@ export interface Waiting<T> {
   readonly task: T;
   /** On the scheduler's clock: a job still waiting then is refused (expired), never started. */
   readonly deadlineAt: number;
+  /** The thread it runs on when that one is free (reads/affinity.ts); null, or that one busy: any free one. */
+  readonly prefers: number | null;
 }
 
 export interface SchedulerHooks<T> {
@@ -37,8 +39,8 @@ export class FairScheduler<T> {
     for (let thread = 0; thread < threads; thread++) this.free.push(thread);
   }
 
-  submit(clientId: string, task: T, deadlineAt: number): void {
-    const job = { clientId, task, deadlineAt };
+  submit(clientId: string, task: T, deadlineAt: number, prefers: number | null = null): void {
+    const job = { clientId, task, deadlineAt, prefers };
     const queue = this.queues.get(clientId);
     if (queue === undefined) this.queues.set(clientId, [job]);
     else queue.push(job);
@@ -89,7 +91,8 @@ export class FairScheduler<T> {
     while (this.free.length > 0) {
       const job = this.next();
       if (job === null) return;
-      const thread = this.free.pop()!;
+      const preferred = job.prefers === null ? -1 : this.free.indexOf(job.prefers);
+      const thread = preferred === -1 ? this.free.pop()! : this.free.splice(preferred, 1)[0]!;
       this.holding.set(job.clientId, this.held(job.clientId) + 1);
       this.lastServed = job.clientId;
       this.hooks.start(job, thread);

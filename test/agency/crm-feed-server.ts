@@ -1,7 +1,6 @@
 // A real local HTTP server standing in for an agency's CRM: it serves feed documents that the
 // test changes, with an ETag and Last-Modified, answers 304 to a matching If-None-Match, and
 // can be told to answer 500, a malformed or truncated body, or slowly.
-import { Database } from "bun:sqlite";
 import type { FeedSpec } from "../../src/config/model.ts";
 import { closeDatabase, openDatabase } from "../../src/db/open.ts";
 
@@ -117,14 +116,4 @@ export function feedSpec(databasePath: string, url: string, extra: Partial<FeedS
 export function emptyDatabase(path: string): string {
   closeDatabase(openDatabase(path));
   return path;
-}
-
-/** One query on a short-lived connection. */
-export function queryOne<T>(path: string, sql: string, ...params: (string | number | null)[]): T {
-  const db = new Database(path, { readonly: true, strict: true });
-  try {
-    return db.query(sql).get(...params) as T;
-  } finally {
-    db.close();
-  }
 }

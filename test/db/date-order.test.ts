@@ -1,6 +1,6 @@
 // Schema 3 counts the records last updated before they were created, and keeps the date pairs
 // (visible rows per day of one date and third of a month of the other): the lists filtered on
-// one date and ordered by the other read both (src/modules/lists/date-order.ts,
+// one date and ordered by the other read both (src/query/date-order.ts,
 // date-pairs.ts), so every write must keep them exact, and an upgrade must fill them from what
 // the file already holds.
 import { Database } from "bun:sqlite";

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { buildOpenApiDocument } from "../../src/docs/openapi.ts";
+import { buildOpenApiDocument } from "../../src/openapi.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const REDOCLY = join(ROOT, "node_modules/.bin/redocly");

@@ -65,6 +65,14 @@ describe("the documentation's shape", () => {
     expect(long).toEqual([]);
   });
 
+  test("docs/README.md links every page of docs/", () => {
+    const index = readFileSync(join(ROOT, "docs/README.md"), "utf8");
+    const unlisted = docPages()
+      .map((path) => path.slice("docs/".length))
+      .filter((page) => page !== "README.md" && !index.includes(`](${page})`));
+    expect(unlisted).toEqual([]);
+  });
+
   test("no page points to a file a fresh clone does not have", () => {
     const outside = [...docPages(), "README.md", "CHANGELOG.md", "CONTRIBUTING.md"].filter((path) =>
       /CONTRACT(?:\.md| §)|SPEC\.md/.test(readFileSync(join(ROOT, path), "utf8")),

@@ -2,9 +2,8 @@
 // work that must give way to the server (src/background-priority.ts).
 import { readdirSync, readFileSync } from "node:fs";
 
-/** SCHED_BATCH and SCHED_IDLE, as /proc/…/stat's policy field shows them. */
+/** SCHED_BATCH, as /proc/…/stat's policy field shows it. */
 export const SCHED_BATCH = 3;
-export const SCHED_IDLE = 5;
 
 /** Field `n` (numbered from 1, as in proc(5)) of a /proc/…/stat file; the name in field 2 may hold spaces. */
 export function statField(path: string, n: number): number {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GroupCommitWriter } from "../../src/db/group-commit.ts";
 import { processRegistry } from "../../src/metrics/process.ts";
-import { PageCache } from "../../src/modules/lists/page-cache.ts";
+import { PageCache } from "../../src/query/page-cache.ts";
 import { parseExposition, sampleValue } from "./parse.ts";
 
 let dir: string | null = null;

@@ -142,3 +142,25 @@ describe("the deadline, on an injected clock", () => {
     expect(currentDeadline()).toBe(NO_DEADLINE);
   });
 });
+
+describe("a read that prefers a thread (its words' held matches)", () => {
+  test("runs on that thread when it is free, else on any free one; it never waits for it", () => {
+    const { s, started, finish } = scheduler(3);
+    s.submit("a", "1", Number.POSITIVE_INFINITY, 0);
+    s.submit("b", "1", Number.POSITIVE_INFINITY, 0);
+    s.submit("c", "1", Number.POSITIVE_INFINITY, 1);
+    expect(started).toEqual([
+      { job: "a:1", thread: 0 },
+      { job: "b:1", thread: 2 },
+      { job: "c:1", thread: 1 },
+    ]);
+    finish("c:1");
+    finish("a:1");
+    s.submit("d", "1", Number.POSITIVE_INFINITY, 1);
+    s.submit("d", "2", Number.POSITIVE_INFINITY, null);
+    expect(started.slice(3)).toEqual([
+      { job: "d:1", thread: 1 },
+      { job: "d:2", thread: 0 },
+    ]);
+  });
+});

@@ -11,17 +11,7 @@ import { isScope, SCOPES, type Scope } from "../../security/scopes.ts";
 import { hashSecret, newKeyPair, randomToken } from "../../security/secrets.ts";
 import { partnerText } from "./partner-text.ts";
 import { presetOf, USE_CASES, type UseCase } from "./presets.ts";
-import {
-  type Actor,
-  type AdminService,
-  hasRole,
-  isEmail,
-  iso,
-  requireRole,
-  text,
-  unknownKeys,
-  worksOn,
-} from "./service.ts";
+import { type Actor, type AdminService, isEmail, iso, requireRole, text, unknownKeys, worksOn } from "./service.ts";
 
 export const OVERLAPS = { none: 0, "1h": 3600_000, "24h": 24 * 3600_000, "7d": 7 * 24 * 3600_000 } as const;
 const ID = /^[a-z0-9][a-z0-9_-]{1,62}$/;
@@ -387,5 +377,3 @@ export function rotateSecret(
     previousValidUntil: next.previousValidUntil === null ? null : iso(next.previousValidUntil),
   };
 }
-
-export { hasRole };

@@ -3,7 +3,7 @@
 // Every time comes from the runtime's clock; every write of a partner is served by this process
 // at once and by the others within a poll of the control database (runtime.ts).
 import type { Clock } from "../../clock.ts";
-import type { ControlStore, PartnerRow, Role } from "../../db/control/store.ts";
+import type { ControlStore, Role } from "../../db/control/store.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
 import { randomToken } from "../../security/secrets.ts";
@@ -489,5 +489,3 @@ function whole(
   }
   return Number(value);
 }
-
-export type { PartnerRow };

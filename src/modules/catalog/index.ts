@@ -2,8 +2,8 @@
 import { Elysia } from "elysia";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
+import { rawQueryOf } from "../../query/lists.ts";
 import type { Runtime } from "../../runtime.ts";
-import { rawQueryOf } from "../lists/service.ts";
 import { CATALOG_ROUTES } from "./openapi.ts";
 import { FIELDS_BODY, SEARCH_VALUE_FIELDS, valuesOf } from "./service.ts";
 

@@ -2,10 +2,10 @@
 import { CATALOGS, ENTITY_NAMES, type EntityCatalog, isEntityName } from "../../catalog/index.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
+import { searchValuesOf } from "../../query/facets.ts";
+import { listOf } from "../../query/lists.ts";
+import { QueryParams } from "../../query/query-params.ts";
 import { leadAccessOf, requireScope, type Scope } from "../../security/scopes.ts";
-import { QueryParams } from "../lists/query.ts";
-import { listingFor } from "../lists/service.ts";
-import { searchValuesOf } from "../search/service.ts";
 
 function describe(catalog: EntityCatalog) {
   return Object.fromEntries(
@@ -72,7 +72,7 @@ export function valuesOf(
   refuseParameters(params, taken);
   if (spec.search) return { entity, field, values: searchValuesOf(tenant, spec.search, params) };
   const access = leadAccessOf(client);
-  const stored = listingFor(tenant, catalog).repo.distinctValues(spec.column!);
+  const stored = listOf(tenant, catalog).repo.distinctValues(spec.column!);
   const values = entity === "leads" && access.kind === "own" ? stored.filter((v) => v === access.clientId) : stored;
   return { entity, field, values };
 }

@@ -2,9 +2,9 @@
 import { Elysia } from "elysia";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
+import { rawQueryOf, readerOf } from "../../query/lists.ts";
 import type { Runtime } from "../../runtime.ts";
 import { requireScope } from "../../security/scopes.ts";
-import { rawQueryOf, readerOf } from "../lists/service.ts";
 import { CHANGES_ROUTES } from "./openapi.ts";
 import { changesLookup, parseChangesQuery } from "./service.ts";
 

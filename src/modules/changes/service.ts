@@ -2,13 +2,13 @@
 // triggers write (docs/reference/behaviour-extensions.md §11).
 import type { Statement } from "bun:sqlite";
 import { ENTITY_NAMES } from "../../catalog/index.ts";
+import { STREAM_SQL } from "../../db/change-streams.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import type { NowOrLater } from "../../lib/now-or-later.ts";
-import type { LeadAccess } from "../../security/scopes.ts";
-import { PageCache } from "../lists/page-cache.ts";
-import { QueryParams } from "../lists/query.ts";
-import { STREAM_SQL, streamOf } from "./streams.ts";
+import { PageCache } from "../../query/page-cache.ts";
+import { QueryParams } from "../../query/query-params.ts";
+import { type LeadAccess, streamOf } from "../../security/scopes.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;

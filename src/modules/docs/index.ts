@@ -1,7 +1,7 @@
 // GET /openapi.json, GET /docs and the page's script: public, outside the guard, so reading
 // the documentation never counts against a rate limit. Each body is built once, when first asked for.
 import { Elysia } from "elysia";
-import { buildOpenApiDocument, type DocumentedRoute } from "../../docs/openapi.ts";
+import { type DocumentedRoute, openApiDocument } from "../../docs/openapi.ts";
 import { requestOrigin } from "../../docs/origin.ts";
 import { type DocsPage, docsPage } from "../../docs/page.ts";
 import { SCALAR_BUNDLE } from "../../docs/scalar.ts";
@@ -25,8 +25,8 @@ function scriptBodies() {
 
 const MAX_DOCUMENTS = 16;
 
-/** `routes`: the app's routes, whose `detail` each document is built from (absent: every module's declared routes). */
-export function docsModule(runtime: Runtime, routes?: () => readonly DocumentedRoute[]) {
+/** `routes`: the app's routes, whose `detail` each document is built from. */
+export function docsModule(runtime: Runtime, routes: () => readonly DocumentedRoute[]) {
   // Built on first request: nothing at startup pays for documentation nobody asked for. One
   // serialisation per address the server is reached at (a handful: its names behind a proxy);
   // past that many, others are built on each request rather than held.
@@ -41,9 +41,7 @@ export function docsModule(runtime: Runtime, routes?: () => readonly DocumentedR
         const origin = requestOrigin(request, stateOf(request).viaTrustedProxy);
         let document = documents.get(origin ?? "");
         if (document === undefined) {
-          document = JSON.stringify(
-            buildOpenApiDocument({ version: VERSION, origin: origin ?? undefined, routes: routes?.() }),
-          );
+          document = JSON.stringify(openApiDocument(routes(), { version: VERSION, origin: origin ?? undefined }));
           if (documents.size < MAX_DOCUMENTS) documents.set(origin ?? "", document);
         }
         return new Response(document, { headers: { "content-type": JSON_CONTENT_TYPE, "cache-control": "no-cache" } });

@@ -2,7 +2,7 @@
 // document's request bodies and the types of the reading in formats.ts), with each portal's own
 // published example payload. The schemas describe what portals send; formats.ts reads it far
 // more leniently than they say (numbers for strings, nulls, missing keys).
-import { type Static, Type as T } from "@sinclair/typebox";
+import { Type as T } from "@sinclair/typebox";
 
 /** A portal's text: a string, though some send numbers (ids, phones) and nulls. */
 const loose = (description: string, examples: unknown[]) =>
@@ -129,9 +129,6 @@ export const ChavesNaMaoLeadSchema = T.Object(
       "unknown keys are ignored and over-long text is cut to the limits of POST /v1/leads",
   },
 );
-
-export type GrupoZapLead = Static<typeof GrupoZapLeadSchema>;
-export type ChavesNaMaoLead = Static<typeof ChavesNaMaoLeadSchema>;
 
 /** Grupo ZAP's published example (developers.grupozap.com, "Integração Leads"), as it posts it. */
 export const GRUPOZAP_EXAMPLE = {

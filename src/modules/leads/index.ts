@@ -4,8 +4,8 @@ import { LEAD_CATALOG } from "../../catalog/leads.ts";
 import { readJsonObject } from "../../plugins/body.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
+import { allFieldsOf, listOf, rawQueryOf, readerOf } from "../../query/lists.ts";
 import type { Runtime } from "../../runtime.ts";
-import { allFieldsOf, listingFor, rawQueryOf, readerOf } from "../lists/service.ts";
 import { parseIdempotencyKey, validateLeadInput, validateLeadPatch } from "./model.ts";
 import { LEAD_ROUTES } from "./openapi.ts";
 import { createLead, updateLead } from "./service.ts";
@@ -21,7 +21,7 @@ export function leadsModule(runtime: Runtime) {
       ({ request, tenant, client, set }) => {
         const rawQuery = rawQueryOf(request.url);
         const reader = readerOf(client);
-        const found = listingFor(tenant, LEAD_CATALOG).lookup(rawQuery, reader);
+        const found = listOf(tenant, LEAD_CATALOG).lookup(rawQuery, reader);
         if ("body" in found) return sendJson(set, found.body);
         return runtime.reads.run(client.id, tenant, { kind: "leads", rawQuery, reader }).then((body) => {
           found.keep(body);
@@ -36,7 +36,7 @@ export function leadsModule(runtime: Runtime) {
     .get(
       LEAD_ROUTES.get.path,
       ({ request, params, tenant, client, set }) =>
-        sendJson(set, listingFor(tenant, LEAD_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client))),
+        sendJson(set, listOf(tenant, LEAD_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client))),
       { protected: "leads:read:own", detail: LEAD_ROUTES.get },
     )
     .post(
@@ -62,9 +62,9 @@ export function leadsModule(runtime: Runtime) {
       async ({ request, params, tenant, client, set }) => {
         const patch = validateLeadPatch(await readJsonObject(request));
         const reader = readerOf(client);
-        const listing = listingFor(tenant, LEAD_CATALOG);
+        const list = listOf(tenant, LEAD_CATALOG);
         const body = await updateLead(tenant, reader.leads, params.id, patch, runtime.clock, (id) =>
-          listing.recordWritten(id, ALL_LEAD_FIELDS, reader),
+          list.recordWritten(id, ALL_LEAD_FIELDS, reader),
         );
         return sendJson(set, body);
       },

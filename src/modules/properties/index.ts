@@ -3,9 +3,9 @@ import { Elysia } from "elysia";
 import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
+import { listOf, rawQueryOf, readerOf } from "../../query/lists.ts";
+import { SORTS } from "../../query/params.ts";
 import type { Runtime } from "../../runtime.ts";
-import { SORTS } from "../lists/params.ts";
-import { listingFor, rawQueryOf, readerOf } from "../lists/service.ts";
 import { PROPERTY_ROUTES } from "./openapi.ts";
 
 /** What a plain list takes: a page of every published listing in a date order. */
@@ -18,7 +18,7 @@ const DATE_SORTS: ReadonlySet<string> = new Set(SORTS);
  * hop to a reader thread would cost the hot path more than the read. Anything else (a filter of
  * §8 or §20, a date bound, a price or area sort) is a search, made by the listing index in the
  * reader threads: two equality filters in the other date's order read thousands of rows in SQL.
- * Must agree with ListingRepo's plain(): the listing index is never built on the event loop.
+ * Must agree with ListRepo's plain(): the listing index is never built on the event loop.
  */
 export function isPlainList(rawQuery: string): boolean {
   if (rawQuery === "") return true;
@@ -49,10 +49,10 @@ export function propertiesModule(runtime: Runtime) {
       ({ request, tenant, client, set }) => {
         const rawQuery = rawQueryOf(request.url);
         const reader = readerOf(client);
-        const listing = listingFor(tenant, PROPERTY_CATALOG);
-        if (isPlainList(rawQuery)) return sendJson(set, listing.page(rawQuery, reader));
+        const list = listOf(tenant, PROPERTY_CATALOG);
+        if (isPlainList(rawQuery)) return sendJson(set, list.page(rawQuery, reader));
         // A search: from the page cache here, else made by page() in a reader thread and kept.
-        const found = listing.lookup(rawQuery, reader);
+        const found = list.lookup(rawQuery, reader);
         if ("body" in found) return sendJson(set, found.body);
         return runtime.reads.run(client.id, tenant, { kind: "properties", rawQuery, reader }).then((body) => {
           found.keep(body);
@@ -67,10 +67,7 @@ export function propertiesModule(runtime: Runtime) {
     .get(
       PROPERTY_ROUTES.get.path,
       ({ request, params, tenant, client, set }) =>
-        sendJson(
-          set,
-          listingFor(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client)),
-        ),
+        sendJson(set, listOf(tenant, PROPERTY_CATALOG).record(params.id, rawQueryOf(request.url), readerOf(client))),
       { protected: "properties:read", detail: PROPERTY_ROUTES.get },
     );
 }

@@ -2,8 +2,8 @@
 import { Elysia } from "elysia";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
+import { rawQueryOf, readerOf } from "../../query/lists.ts";
 import type { Runtime } from "../../runtime.ts";
-import { rawQueryOf, readerOf } from "../lists/service.ts";
 import { SEARCH_ROUTES } from "./openapi.ts";
 
 export function searchModule(runtime: Runtime) {

@@ -2,8 +2,22 @@
 import { CATALOGS } from "../../catalog/index.ts";
 import { exampleProperty } from "../../docs/examples.ts";
 import { json, protectedResponses, route } from "../../docs/operation.ts";
-import { facetsParameter, filterParameters, searchParameters } from "../../docs/parameters.ts";
+import { filterParameters, type Parameter, query, searchParameters } from "../../docs/parameters.ts";
 import { FacetsSchema } from "../../docs/schemas.ts";
+import { FACETS, MAX_FACET_VALUES } from "../../query/facets.ts";
+
+function facetsParameter(): Parameter {
+  return {
+    ...query(
+      "facets",
+      `Comma-separated facet names among ${FACETS.map((f) => `\`${f}\``).join(", ")}: each gets its values' counts, most frequent first, at most ${MAX_FACET_VALUES}; ` +
+        "`bedrooms` in the buckets `0`, `1`, `2`, `3`, `4+`. Required",
+      { type: "string", minLength: 1 },
+      "neighborhood,bedrooms",
+    ),
+    required: true,
+  };
+}
 
 export const SEARCH_ROUTES = {
   facets: route("get", "/v1/facets/properties", "Properties", ({ examples }) => {

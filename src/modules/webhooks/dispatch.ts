@@ -4,8 +4,8 @@
 // only from where the step read it, so when several processes share the file each range of
 // the log is dispatched exactly once. Replays walk the log the same way for one subscription.
 import type { Database } from "bun:sqlite";
+import { numberIn, type Stream } from "../../db/change-streams.ts";
 import type { Tenant } from "../../db/tenants.ts";
-import { numberIn, type Stream } from "../changes/streams.ts";
 import { type ChangeRow, type EventType, entityOf, eventPayload, eventTypeOf } from "./events.ts";
 import type { DeliveryRow, NewDelivery, WebhookRepos } from "./repo.ts";
 

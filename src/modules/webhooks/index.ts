@@ -4,9 +4,9 @@ import { Elysia } from "elysia";
 import { readJsonObject } from "../../plugins/body.ts";
 import { guard } from "../../plugins/guard.ts";
 import { sendJson } from "../../plugins/respond.ts";
+import { rawQueryOf } from "../../query/lists.ts";
 import type { Runtime } from "../../runtime.ts";
 import { readsEntity } from "../../security/scopes.ts";
-import { rawQueryOf } from "../lists/service.ts";
 import { parseLogQuery, validateReplayInput, validateSubscriptionInput, validateSubscriptionPatch } from "./model.ts";
 import { WEBHOOK_ROUTES } from "./openapi.ts";
 import {

@@ -3,8 +3,8 @@
 import { Type as T } from "@sinclair/typebox";
 import type { WebhookTargetPolicy } from "../../config/model.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "../lists/params.ts";
-import { QueryParams } from "../lists/query.ts";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../../query/params.ts";
+import { QueryParams } from "../../query/query-params.ts";
 import { EVENT_TYPES, type EventType, entityOf } from "./events.ts";
 import { MAX_URL_LENGTH, parseTargetUrl } from "./targets.ts";
 

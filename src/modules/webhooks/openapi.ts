@@ -1,14 +1,14 @@
 // The documentation of the webhook subscription routes (docs/reference/behaviour-extensions.md §13), each passed on its
 // route as its `detail`; the request bodies are the TypeBox schemas that validate them (model.ts).
-// The events a receiver gets are the document's top-level `webhooks` (src/docs/webhooks.ts).
+// The events a receiver gets are the document's top-level `webhooks` (openapi-events.ts), carried
+// by the subscribing route.
 import type { TSchema } from "@sinclair/typebox";
 import { toOpenApiSchema } from "../../docs/json-schema.ts";
-import { json, protectedResponses, route } from "../../docs/operation.ts";
+import { type DocContext, json, protectedResponses, route } from "../../docs/operation.ts";
 import type { Parameter } from "../../docs/parameters.ts";
 import { responseHeaders } from "../../docs/responses.ts";
 import { dataOf, pageOf } from "../../docs/schemas.ts";
-import { EXAMPLE_SUBSCRIPTION_ID, EXAMPLE_TIME } from "../../docs/webhooks.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE } from "../lists/params.ts";
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_PAGE } from "../../query/params.ts";
 import { EVENT_TYPES } from "./events.ts";
 import {
   DeliverySchema,
@@ -21,6 +21,7 @@ import {
   TestResultSchema,
   withSecretOf,
 } from "./model.ts";
+import { EXAMPLE_SUBSCRIPTION_ID, EXAMPLE_TIME, webhookEvents } from "./openapi-events.ts";
 
 type Json = Record<string, unknown>;
 
@@ -88,46 +89,50 @@ const BODY_ERRORS = ["VALIDATION_ERROR", "MISSING_BODY", "PAYLOAD_TOO_LARGE", "U
 const NOT_FOUND = { NOT_FOUND: "No webhook subscription with this id" };
 
 export const WEBHOOK_ROUTES = {
-  create: route("post", "/v1/webhooks", TAG, () => ({
-    operationId: "createWebhookSubscription",
-    summary: "Subscribe to webhooks",
-    description:
-      "Registers a URL to receive events as they happen. The answer holds the signing `secret`: it is shown only here " +
-      "(and by rotate-secret), so keep it. Events after the subscription is created are delivered to it. At most 10 " +
-      "subscriptions per client. Production refuses a URL that is not https, or whose host is or resolves to a " +
-      "loopback, private, link-local, unique-local or metadata address.",
-    access: "bearer",
-    parameters: [],
-    requestBody: jsonBody(SubscriptionInputSchema, {
-      leads: {
-        summary: "Leads into a CRM",
-        value: { url: EXAMPLE_URL, events: ["lead.created", "lead.updated"], description: "Leads into our CRM" },
-      },
-      listings: {
-        summary: "Keep a copy of the listings",
-        value: {
-          url: "https://portal.example.com/hooks/agency-42",
-          events: ["property.upserted", "property.removed"],
+  create: {
+    ...route("post", "/v1/webhooks", TAG, () => ({
+      operationId: "createWebhookSubscription",
+      summary: "Subscribe to webhooks",
+      description:
+        "Registers a URL to receive events as they happen. The answer holds the signing `secret`: it is shown only here " +
+        "(and by rotate-secret), so keep it. Events after the subscription is created are delivered to it. At most 10 " +
+        "subscriptions per client. Production refuses a URL that is not https, or whose host is or resolves to a " +
+        "loopback, private, link-local, unique-local or metadata address.",
+      access: "bearer",
+      parameters: [],
+      requestBody: jsonBody(SubscriptionInputSchema, {
+        leads: {
+          summary: "Leads into a CRM",
+          value: { url: EXAMPLE_URL, events: ["lead.created", "lead.updated"], description: "Leads into our CRM" },
         },
-      },
-    }),
-    responses: protectedResponses(
-      {
-        "201": json(
-          dataOf(SubscriptionWithSecretSchema),
-          { data: withSecret },
-          "The subscription, with its secret (shown only now)",
-          "rateLimited",
-        ),
-      },
-      [...BODY_ERRORS, "SERVICE_UNAVAILABLE"],
-      {
-        VALIDATION_ERROR:
-          "url: must be an https:// URL; events: must be a non-empty array of event types: " + EVENT_TYPES.join(", "),
-      },
-      "webhooks",
-    ),
-  })),
+        listings: {
+          summary: "Keep a copy of the listings",
+          value: {
+            url: "https://portal.example.com/hooks/agency-42",
+            events: ["property.upserted", "property.removed"],
+          },
+        },
+      }),
+      responses: protectedResponses(
+        {
+          "201": json(
+            dataOf(SubscriptionWithSecretSchema),
+            { data: withSecret },
+            "The subscription, with its secret (shown only now)",
+            "rateLimited",
+          ),
+        },
+        [...BODY_ERRORS, "SERVICE_UNAVAILABLE"],
+        {
+          VALIDATION_ERROR:
+            "url: must be an https:// URL; events: must be a non-empty array of event types: " + EVENT_TYPES.join(", "),
+        },
+        "webhooks",
+      ),
+    })),
+    // Subscribing is what makes the API post these events: the route carries them to the document.
+    webhooks: ({ examples }: DocContext) => webhookEvents(examples),
+  },
   list: route("get", "/v1/webhooks", TAG, () => ({
     operationId: "listWebhookSubscriptions",
     summary: "List your webhook subscriptions",

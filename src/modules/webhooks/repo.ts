@@ -5,9 +5,9 @@
 // The one other reader of these tables is compaction (src/db/compaction.ts), which sits below
 // the modules and says there why it keeps its own query.
 import type { Database, Statement } from "bun:sqlite";
+import { STREAM_SQL, type Stream, streamKey } from "../../db/change-streams.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { perTenant } from "../../lib/per-tenant.ts";
-import { STREAM_SQL, type Stream, streamKey } from "../changes/streams.ts";
 import type { ChangeRow, EventType } from "./events.ts";
 import type { DeliveryState } from "./model.ts";
 

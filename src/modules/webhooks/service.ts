@@ -3,14 +3,14 @@
 // scoped to the calling client: another client's subscription is not found. Also the wiring
 // of the delivery worker to this server (records as each client reads them, the config).
 import { CATALOGS } from "../../catalog/index.ts";
+import type { Stream } from "../../db/change-streams.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logging.ts";
+import { allFieldsOf, listOf, readerOf } from "../../query/lists.ts";
 import type { Runtime } from "../../runtime.ts";
-import { leadAccessOf, readsEntity } from "../../security/scopes.ts";
+import { leadAccessOf, readsEntity, streamOf } from "../../security/scopes.ts";
 import { VERSION } from "../../version.ts";
-import { type Stream, streamOf } from "../changes/streams.ts";
-import { allFieldsOf, listingFor, readerOf } from "../lists/service.ts";
 import type { RecordReader, StreamAccess } from "./dispatch.ts";
 import { type EventType, entityOf } from "./events.ts";
 import { type PendingAge, WebhookMetrics } from "./metrics.ts";
@@ -275,7 +275,7 @@ export function recordReader(runtime: Runtime): RecordReader {
     try {
       // The client's own view: without fullAddress, what a listing's displayAddress hides is
       // null; another partner's lead is not found, so it is never delivered.
-      body = listingFor(tenant, CATALOGS[entity]).recordWith(id, ALL_FIELDS[entity], readerOf(client));
+      body = listOf(tenant, CATALOGS[entity]).recordWith(id, ALL_FIELDS[entity], readerOf(client));
     } catch (error) {
       if (error instanceof ApiError && error.code === "NOT_FOUND") return null;
       throw error;

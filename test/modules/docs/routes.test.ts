@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildOpenApiDocument } from "../../../src/docs/openapi.ts";
+import { buildOpenApiDocument } from "../../../src/openapi.ts";
 import { VERSION } from "../../../src/version.ts";
 import { client, createTestApp, type TestApp } from "../../helpers/app.ts";
 

@@ -3,7 +3,7 @@
 // current from the change log: a search reads compact arrays instead of asking SQLite to combine
 // indexes, so every combination of filters costs about the same, a scan of the listings.
 import type { Database } from "bun:sqlite";
-import { fold } from "../../db/fold.ts";
+import { fold } from "../db/fold.ts";
 
 /** Codes of the distinct values of one column; 0 stands for none (NULL or empty). */
 export class Dictionary {

@@ -1,7 +1,7 @@
 // Finished response bodies keyed by the raw query string, each valid for one database
 // generation: an entry is served only while the generation it was computed at is current,
 // so the cache is always exact. Bounded by entries and by characters.
-import { recordPageCacheLookup } from "../../metrics/storage.ts";
+import { recordPageCacheLookup } from "../metrics/storage.ts";
 
 const MAX_CACHED_PAGES = 2_000;
 /** Bodies larger than this are not worth the memory of keeping. */

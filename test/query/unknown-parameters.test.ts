@@ -3,8 +3,8 @@
 // parameters answers VALIDATION_ERROR `<name>: unknown parameter` (with `; did you mean <known>?`
 // when a name it takes is close), beside its other problems, `; `-separated.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { closest, editDistance } from "../../../src/modules/lists/query.ts";
-import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
+import { closest, editDistance } from "../../src/query/query-params.ts";
+import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 
 const portal = client("portal");
 let t: TestApp;

@@ -1,10 +1,10 @@
 // Parsing and validating the query parameters of the read routes (docs/reference/behaviour.md §8). Every problem
 // is collected, so one 400 names them all.
-import type { EntityCatalog, FieldSpec, FilterSpec } from "../../catalog/index.ts";
-import { fieldByName } from "../../catalog/index.ts";
-import { ApiError, type FieldProblem } from "../../errors.ts";
-import { emptySearch, parseSearch, type Search } from "../search/filters.ts";
-import { QueryParams } from "./query.ts";
+import type { EntityCatalog, FieldSpec, FilterSpec } from "../catalog/index.ts";
+import { fieldByName } from "../catalog/index.ts";
+import { ApiError, type FieldProblem } from "../errors.ts";
+import { emptySearch, parseSearch, type Search } from "./filters.ts";
+import { QueryParams } from "./query-params.ts";
 
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;

@@ -6,7 +6,7 @@
 // of its pairs whose third is before X's, plus those updated within X's own third before X,
 // counted in the updated index (ten days of rows at most). That gives the matching rows per
 // day of the order, and so the day a deep page starts on (startOf), as for any other list.
-import type { EntityCatalog } from "../../catalog/index.ts";
+import type { EntityCatalog } from "../catalog/index.ts";
 import { sortKindOf } from "./date-order.ts";
 import { type DateKind, type DayCount, dateColumnOf, type Prepare } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";

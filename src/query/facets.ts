@@ -1,16 +1,16 @@
 // The counts of a search: GET /v1/facets/properties, and the place and amenity values of
 // GET /v1/values/properties/{city,neighborhood,uf,amenities} (docs/reference/behaviour-partners.md §20),
 // both read from the listing index (listing-index.ts).
-import { PROPERTY_CATALOG } from "../../catalog/properties.ts";
-import type { Reader, RecordView } from "../../catalog/types.ts";
-import { fold } from "../../db/fold.ts";
-import type { Tenant } from "../../db/tenants.ts";
-import { ApiError, type FieldProblem } from "../../errors.ts";
-import { type ListFilters, parseFilters } from "../lists/params.ts";
-import { listingFor } from "../lists/service.ts";
-import { searchEngineOf } from "./engine.ts";
+import { PROPERTY_CATALOG } from "../catalog/properties.ts";
+import type { Reader, RecordView } from "../catalog/types.ts";
+import { fold } from "../db/fold.ts";
+import type { Tenant } from "../db/tenants.ts";
+import { ApiError, type FieldProblem } from "../errors.ts";
 import { emptySearch, parsePlaceList, SEARCH_MESSAGES } from "./filters.ts";
+import { listOf } from "./lists.ts";
+import { type ListFilters, parseFilters } from "./params.ts";
 import { type Deadline, FACETS, type Facet, facetOf } from "./scan.ts";
+import { searchEngineOf } from "./search-engine.ts";
 
 export { FACETS, type Facet } from "./scan.ts";
 export const MAX_FACET_VALUES = 50;
@@ -58,7 +58,7 @@ export function facetCounts(
   view: RecordView,
   deadline?: Deadline,
 ): { total: number; facets: Record<string, { value: string; count: number }[]> } {
-  const repo = listingFor(tenant, PROPERTY_CATALOG).repo;
+  const repo = listOf(tenant, PROPERTY_CATALOG).repo;
   return repo.snapshot(() => {
     const { index, matches } = searchEngineOf(tenant).matches(filters, view, deadline);
     const facets: Record<string, { value: string; count: number }[]> = {};
@@ -94,7 +94,7 @@ export function searchValuesOf(
     if (parsed === null) throw ApiError.validation([{ field: "city", message: SEARCH_MESSAGES.list }]);
     cities = parsed;
   }
-  const repo = listingFor(tenant, PROPERTY_CATALOG).repo;
+  const repo = listOf(tenant, PROPERTY_CATALOG).repo;
   const keyed = repo.snapshot(() => {
     const engine = searchEngineOf(tenant);
     // Under cities, the neighbourhoods of those cities' listings; else every value held.

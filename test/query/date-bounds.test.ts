@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { exportCommand } from "../../../src/cli/export.ts";
-import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
+import { exportCommand } from "../../src/cli/export.ts";
+import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 
 const portal = client("portal");
 let t: TestApp;

@@ -7,16 +7,16 @@
 // every kind of day. Lead lists are asked both by a client that reads every lead and by one that
 // reads only its own (the owner filter forced: docs/partners/scopes.md), over leads spread among
 // owners. A lead status has no index of its own: its lists start where its day counters place
-// them, at the edge day on page 1 (lists/repo.ts edgeBounds), checked here with a status that
+// them, at the edge day on page 1 (query/list-repo.ts edgeBounds), checked here with a status that
 // only a few old leads hold.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { CATALOGS } from "../../../src/catalog/index.ts";
-import { parseListQuery } from "../../../src/modules/lists/params.ts";
-import { DEEP_OFFSET, ListingRepo } from "../../../src/modules/lists/repo.ts";
-import { ownLeadsOf } from "../../../src/modules/lists/service.ts";
-import { client, createTestApp, read, type TestApp } from "../../helpers/app.ts";
+import { CATALOGS } from "../../src/catalog/index.ts";
+import { DEEP_OFFSET, ListRepo } from "../../src/query/list-repo.ts";
+import { ownLeadsOf } from "../../src/query/lists.ts";
+import { parseListQuery } from "../../src/query/params.ts";
+import { client, createTestApp, read, type TestApp } from "../helpers/app.ts";
 
 // Several hundred lists per check: a limit no check reaches.
 const portal = client("portal", { rateLimitPerMinute: 100_000 });
@@ -26,7 +26,7 @@ let t: TestApp;
 let token: string;
 let ownerToken: string;
 let db: Database;
-let shallow: Record<Entity, ListingRepo>;
+let shallow: Record<Entity, ListRepo>;
 
 beforeAll(async () => {
   t = createTestApp({ clients: [portal.entry, owner.entry], properties: 2_500, leads: 2_500 });
@@ -39,8 +39,8 @@ beforeAll(async () => {
   db.run("UPDATE leads SET created_by = CASE rowid % 3 WHEN 0 THEN 'owner' WHEN 1 THEN 'other' ELSE NULL END");
   const tenant = t.runtime.tenants.get(t.runtime.config.databases.get("main")!)!;
   shallow = {
-    properties: new ListingRepo(tenant, CATALOGS.properties, 25),
-    leads: new ListingRepo(tenant, CATALOGS.leads, 25),
+    properties: new ListRepo(tenant, CATALOGS.properties, 25),
+    leads: new ListRepo(tenant, CATALOGS.leads, 25),
   };
 });
 afterAll(() => {
@@ -364,7 +364,7 @@ describe("lists when many records share a few days", () => {
 describe("an owner's leads in the order of the other date", () => {
   test("every page by last update, both ways, is the file's page, including those counted from the end", async () => {
     // The owner's index is in creation order: these pages are sorted from its entries, and past
-    // the middle of the list from the other end (lists/repo.ts sortedFromDriver).
+    // the middle of the list from the other end (query/list-repo.ts sortedFromDriver).
     for (const sort of ["-updatedAt", "updatedAt"] as const) {
       for (const filter of [null, { param: "status", column: "status", value: "NEW_LEAD" }]) {
         const filters = filter ? [filter] : [];
@@ -386,7 +386,7 @@ describe("a lead status that only a few old leads hold", () => {
   test("every page of its lists is the file's page: alone, beside a priority, under date bounds", async () => {
     // Nine leads in three clusters of days, none near either end of the list: its lists start
     // days of other statuses away from their ends, so a walk started anywhere but the day its
-    // counters give skips or repeats rows (lists/repo.ts edgeBounds).
+    // counters give skips or repeats rows (query/list-repo.ts edgeBounds).
     db.transaction(() => {
       db.run("UPDATE leads SET status = 'LOST' WHERE status = 'CONVERTED'");
       db.run(

@@ -2,7 +2,7 @@
 // §8): each parser asks for the names it takes, and whatever the caller sent that no parser asked
 // for is refused as an unknown parameter, with the closest name the route takes as a suggestion.
 // The parser is the one source of a route's parameters: nothing lists them a second time.
-import type { FieldProblem } from "../../errors.ts";
+import type { FieldProblem } from "../errors.ts";
 
 /** How many unknown parameters an answer names one by one. */
 export const MAX_NAMED_UNKNOWN = 20;

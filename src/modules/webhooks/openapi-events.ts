@@ -1,13 +1,14 @@
 // The top-level `webhooks` section of the OpenAPI document (docs/reference/behaviour-extensions.md §13): each event a
 // partner's receiver gets, with the headers that sign it and the record it carries. The
-// subscription routes are declared beside their routes (src/modules/webhooks/openapi.ts).
+// subscription routes are declared beside their routes (openapi.ts), and the subscribing route
+// carries these events to the document.
 import { Type as T, type TSchema } from "@sinclair/typebox";
-import { EVENT_TYPES, type EventType } from "../modules/webhooks/events.ts";
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../modules/webhooks/schedule.ts";
-import type { SandboxExamples } from "./examples.ts";
-import { toOpenApiSchema } from "./json-schema.ts";
-import type { Parameter } from "./parameters.ts";
-import { LeadSchema, PropertySchema } from "./schemas.ts";
+import type { SandboxExamples } from "../../docs/examples.ts";
+import { toOpenApiSchema } from "../../docs/json-schema.ts";
+import type { Parameter } from "../../docs/parameters.ts";
+import { LeadSchema, PropertySchema } from "../../docs/schemas.ts";
+import { EVENT_TYPES, type EventType } from "./events.ts";
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "./schedule.ts";
 
 type Json = Record<string, unknown>;
 

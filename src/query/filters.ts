@@ -1,7 +1,7 @@
 // The search filters of the property list and facets (docs/reference/behaviour-partners.md §20),
 // parsed with every problem collected. The listing index answers them (scan.ts).
-import { fold } from "../../db/fold.ts";
-import type { FieldProblem } from "../../errors.ts";
+import { fold } from "../db/fold.ts";
+import type { FieldProblem } from "../errors.ts";
 
 export const MAX_LIST_VALUES = 50;
 export const MAX_RADIUS_M = 50_000;

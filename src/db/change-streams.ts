@@ -1,8 +1,7 @@
-// The streams the change log is numbered in (src/db/migrations/010_change_streams.sql), and
-// which one a reader sees: every number a partner receives (the change feed, its head, a
-// webhook's `data.sequence`, the delivery log, a replay's range) is a number of its own stream,
-// so it counts only changes that partner may read (docs/partners/sync-and-webhooks.md).
-import type { LeadAccess } from "../../security/scopes.ts";
+// The streams the change log is numbered in (migrations/010_change_streams.sql): every number a
+// partner receives (the change feed, its head, a webhook's `data.sequence`, the delivery log, a
+// replay's range) is a number of the stream it reads (security/scopes.ts, streamOf), so it
+// counts only changes that partner may read (docs/partners/sync-and-webhooks.md).
 
 /**
  * A stream of the change log: an entity's (`owner` null: every property, or every lead), or
@@ -11,13 +10,6 @@ import type { LeadAccess } from "../../security/scopes.ts";
 export interface Stream {
   entity: "properties" | "leads";
   owner: string | null;
-}
-
-/** The stream of `entity` a client with this lead access reads, or null when it reads none of it. */
-export function streamOf(entity: "properties" | "leads", leads: LeadAccess): Stream | null {
-  if (entity === "properties") return { entity, owner: null };
-  if (leads.kind === "all") return { entity, owner: null };
-  return leads.kind === "own" ? { entity, owner: leads.clientId } : null;
 }
 
 /** The numbers an entry of the log carries. */

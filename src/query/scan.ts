@@ -1,10 +1,10 @@
 // A search over the listing index (listing-index.ts): which listings match every filter, a page
 // of them in the asked order, and their facets. Each is one pass over compact arrays, so its
 // cost depends on the number of listings, never on which filters are combined.
-import type { RecordView } from "../../catalog/types.ts";
-import type { ListFilters, Sort } from "../lists/params.ts";
+import type { RecordView } from "../catalog/types.ts";
 import { boxAround, EARTH_RADIUS_M } from "./filters.ts";
 import { type Bitset, type Dictionary, FLAGS, hasBit, type ListingIndex } from "./listing-index.ts";
+import type { ListFilters, Sort } from "./params.ts";
 
 /** Something that stops a search past its time: it throws from check() once the time is up. */
 export interface Deadline {
@@ -48,6 +48,35 @@ export function matching(
   code: number | null,
   deadline?: Deadline,
 ): Matches {
+  return scan(index, query, view, words, code, deadline, Number.POSITIVE_INFINITY)!;
+}
+
+/**
+ * The matches of `query` when there are at most `atMost` of them, else null: the scan stops at
+ * the first one too many. A search with words first asks which listings its other filters leave
+ * (engine.ts): a few are cheaper to test against the words one by one than the word index's
+ * matches among every listing.
+ */
+export function fewMatches(
+  index: ListingIndex,
+  query: ListFilters,
+  view: RecordView,
+  code: number | null,
+  atMost: number,
+  deadline?: Deadline,
+): Matches | null {
+  return scan(index, query, view, null, code, deadline, atMost);
+}
+
+function scan(
+  index: ListingIndex,
+  query: ListFilters,
+  view: RecordView,
+  words: Bitset | null,
+  code: number | null,
+  deadline: Deadline | undefined,
+  atMost: number,
+): Matches | null {
   const { search } = query;
   const filter = (param: string) => query.filters.find((f) => f.spec.param === param)?.value ?? null;
   // An equality filter's code: ANY when it is not given, null when no listing has the value.
@@ -130,7 +159,7 @@ export function matching(
   const lambda = near === null ? 0 : radians(near.lng);
   const cosPhi = Math.cos(phi);
 
-  const slots = new Int32Array(code === null ? index.size : 1);
+  const slots = new Int32Array(code === null ? Math.min(index.size, atMost) : 1);
   let count = 0;
   if (impossible || code === -1) return { slots, count };
   // None is null past the line above: a value no listing has matches nothing.
@@ -186,6 +215,7 @@ export function matching(
         if (!(2 * EARTH_RADIUS_M * Math.asin(Math.min(1, h)) <= near!.radius)) continue;
       }
     }
+    if (count === atMost) return null;
     slots[count++] = s;
   }
   return { slots, count };

@@ -8,7 +8,7 @@
 // the page is then read from that day on, skipping only rows of that day, instead of walking
 // OFFSET entries from the first row.
 import type { Statement } from "bun:sqlite";
-import type { EntityCatalog } from "../../catalog/index.ts";
+import type { EntityCatalog } from "../catalog/index.ts";
 import type { Bound } from "./bounds.ts";
 import type { ListQuery } from "./params.ts";
 

@@ -13,7 +13,7 @@
 //   beside an equality filter; without one the date pairs locate every deep page (date-pairs.ts).
 // A feed can still carry records updated before they were created; while one is stored these
 // shortcuts are off and such lists are read the plain way, just as exactly.
-import type { EntityCatalog } from "../../catalog/index.ts";
+import type { EntityCatalog } from "../catalog/index.ts";
 import type { Bound } from "./bounds.ts";
 import { type DateKind, type DayPlan, dayPlanFor } from "./day-counts.ts";
 import type { ListQuery } from "./params.ts";

@@ -1,13 +1,10 @@
 // SQL for the read routes, built only from catalogue entries (never from caller text), each
 // shape prepared once per tenant. Pages come out of SQLite as JSON text, ready to send.
 import type { Statement } from "bun:sqlite";
-import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
-import { projection } from "../../catalog/sql.ts";
-import type { FilterSpec, RecordView } from "../../catalog/types.ts";
-import type { Tenant } from "../../db/tenants.ts";
-import { searchEngineOf } from "../search/engine.ts";
-import { isSearching } from "../search/filters.ts";
-import { type Deadline, pageOf } from "../search/scan.ts";
+import type { EntityCatalog, FieldSpec } from "../catalog/index.ts";
+import { projection } from "../catalog/sql.ts";
+import type { FilterSpec, RecordView } from "../catalog/types.ts";
+import type { Tenant } from "../db/tenants.ts";
 import { type Bound, tightestBounds } from "./bounds.ts";
 import { impliedSortBound, matchingRunOf, sortKindOf } from "./date-order.ts";
 import { DatePairs, pairPlanFor } from "./date-pairs.ts";
@@ -21,7 +18,10 @@ import {
   startOf,
   totalOf,
 } from "./day-counts.ts";
+import { isSearching } from "./filters.ts";
 import { isDateSort, type ListFilters, type ListQuery, type Sort } from "./params.ts";
+import { type Deadline, pageOf } from "./scan.ts";
+import { searchEngineOf } from "./search-engine.ts";
 
 const MAX_STATEMENTS = 512;
 /**
@@ -31,7 +31,7 @@ const MAX_STATEMENTS = 512;
 export const DEEP_OFFSET = 1_000;
 
 /** Prepared statements of one tenant and entity, keyed by their shape. */
-export class ListingRepo {
+export class ListRepo {
   private readonly statements = new Map<string, Statement>();
   /** Statements of recordWriting, on the write connection. */
   private readonly writingStatements = new Map<string, Statement>();

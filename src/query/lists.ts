@@ -1,20 +1,20 @@
-// The read routes' logic for both entities: pages with exact totals, single records, values.
+// The list engine, for both entities: pages with exact totals, single records, values.
 // Finished page bodies are cached per tenant (PageCache) and keyed by the raw query string; an
 // entry is served only while the database is unchanged for its entity (Tenant.generation and
 // outsideGeneration), so the cache is always exact.
-import type { EntityCatalog, FieldSpec } from "../../catalog/index.ts";
-import { CREATED_BY_FILTER } from "../../catalog/leads.ts";
-import type { Reader } from "../../catalog/types.ts";
-import type { Tenant } from "../../db/tenants.ts";
-import { ApiError } from "../../errors.ts";
-import { leadAccessOf, missingScope, type Scope } from "../../security/scopes.ts";
-import type { Deadline } from "../search/scan.ts";
+import type { EntityCatalog, FieldSpec } from "../catalog/index.ts";
+import { CREATED_BY_FILTER } from "../catalog/leads.ts";
+import type { Reader } from "../catalog/types.ts";
+import type { Tenant } from "../db/tenants.ts";
+import { ApiError } from "../errors.ts";
+import { leadAccessOf, missingScope, type Scope } from "../security/scopes.ts";
+import { ListRepo } from "./list-repo.ts";
 import { PageCache } from "./page-cache.ts";
 import { type ListQuery, parseListQuery, parseRecordQuery } from "./params.ts";
-import { ListingRepo } from "./repo.ts";
+import type { Deadline } from "./scan.ts";
 
-class EntityListing {
-  readonly repo: ListingRepo;
+class EntityList {
+  readonly repo: ListRepo;
   private readonly pages = new PageCache();
   private readonly generation: () => number;
 
@@ -22,7 +22,7 @@ class EntityListing {
     tenant: Tenant,
     private readonly catalog: EntityCatalog,
   ) {
-    this.repo = new ListingRepo(tenant, catalog);
+    this.repo = new ListRepo(tenant, catalog);
     // Properties change only through other processes (imports); leads change with every creation here.
     this.generation = catalog.entity === "properties" ? () => tenant.outsideGeneration() : () => tenant.generation();
   }
@@ -120,21 +120,21 @@ export function ownLeadsOf(query: ListQuery, owner: string): ListQuery {
   return { ...query, filters: [{ spec: CREATED_BY_FILTER, value: owner }, ...others] };
 }
 
-const listings = new WeakMap<Tenant, Map<EntityCatalog, EntityListing>>();
+const lists = new WeakMap<Tenant, Map<EntityCatalog, EntityList>>();
 
-/** The listing of an entity in a tenant's database (created on first use). */
-export function listingFor(tenant: Tenant, catalog: EntityCatalog): EntityListing {
-  let byCatalog = listings.get(tenant);
+/** The list of an entity in a tenant's database (created on first use). */
+export function listOf(tenant: Tenant, catalog: EntityCatalog): EntityList {
+  let byCatalog = lists.get(tenant);
   if (byCatalog === undefined) {
     byCatalog = new Map();
-    listings.set(tenant, byCatalog);
+    lists.set(tenant, byCatalog);
   }
-  let listing = byCatalog.get(catalog);
-  if (listing === undefined) {
-    listing = new EntityListing(tenant, catalog);
-    byCatalog.set(catalog, listing);
+  let list = byCatalog.get(catalog);
+  if (list === undefined) {
+    list = new EntityList(tenant, catalog);
+    byCatalog.set(catalog, list);
   }
-  return listing;
+  return list;
 }
 
 /**

@@ -1,6 +1,6 @@
 // The page cache answers only for the generation a body was computed at, and stays bounded.
 import { describe, expect, test } from "bun:test";
-import { PageCache } from "../../../src/modules/lists/page-cache.ts";
+import { PageCache } from "../../src/query/page-cache.ts";
 
 describe("PageCache", () => {
   test("a body is served only at the generation it was kept for", () => {
