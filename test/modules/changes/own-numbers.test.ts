@@ -1,10 +1,10 @@
-// Issue 49, not fixed yet: a partner that reads only its own leads (`leads:read:own`, a portal)
-// must learn nothing of other partners' lead writes from any number it receives. A differential
-// test: portal A creates the same leads in two runs, once alone and once with portal B creating
-// leads between them; every number A receives must be the same in both runs. Today they are not:
-// the change feed's sequences are global, so A's entries have gaps as wide as B's writes between
-// them, and replay answers the global head. Marked `failing` until per-reader numbering lands
-// (see the branch probe-deliveries' report for the design); flip it to `test` then.
+// Issue 49: a partner that reads only its own leads (`leads:read:own`, a portal) must learn
+// nothing of other partners' lead writes from any number it receives. A differential test: portal
+// A creates the same leads in two runs, once alone and once with portal B creating leads between
+// them; every number A receives must be the same in both runs. The log is numbered per stream a
+// reader sees (docs/partners/sync-and-webhooks.md, "Sequences"); before that the change feed's
+// sequences were global, so A's entries had gaps as wide as B's writes between them, and replay
+// answered the global head. test/modules/changes/reader-streams.test.ts checks each path's numbers.
 import { describe, expect, test } from "bun:test";
 import { client, createTestApp, read } from "../../helpers/app.ts";
 
