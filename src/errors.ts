@@ -32,6 +32,7 @@ export const ERRORS = {
   HTTPS_REQUIRED: { status: 403, message: "The console needs HTTPS, except on this machine's loopback address" },
   READ_ONLY: { status: 409, message: "This partner is in the config file: change it there" },
   ALREADY_EXISTS: { status: 409, message: "Already exists" },
+  STATE_CONFLICT: { status: 409, message: "Not in a state that allows this" },
   QUERY_TOO_BROAD: { status: 422, message: "Narrow the search: add a city, a price band or fewer words" },
   RATE_LIMIT_EXCEEDED: { status: 429, message: "Rate limit exceeded" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },

@@ -22,6 +22,7 @@ import { type Admission, SharedLimits } from "./redis/limits.ts";
 import { InFlightLocks } from "./redis/locks.ts";
 import { RedisMetrics } from "./redis/metrics.ts";
 import { TokenService } from "./security/tokens.ts";
+import { UsageRecorder } from "./usage/recorder.ts";
 
 /** Failed authentication per source IP: 20 attempts, refilled at 20 a minute (docs/reference/behaviour.md §6). */
 export const AUTH_FAILURE_CAPACITY = 20;
@@ -64,6 +65,10 @@ export class Runtime {
   private fileConfig: RuntimeConfig;
   /** The control database (docs/operators/console.md), when `serve` opened one. */
   control: ControlStore | null = null;
+  /** The CRM feeds' scheduler of `serve`, for an admin's "run now" (null elsewhere). */
+  feedRuns: { runNow(feedId: string, liftGuard?: boolean): Promise<"started" | "running" | "unknown"> } | null = null;
+  /** Records partners' use and the request log (docs/operators/console.md#what-the-agency-sees); null: off. */
+  usage: UsageRecorder | null = null;
   private controlTimer: ReturnType<typeof setInterval> | null = null;
   tokens: TokenService;
   readonly tenants: TenantRegistry;
@@ -103,6 +108,13 @@ export class Runtime {
     this.connectShared(config.redis);
   }
 
+  /** Writes what the figures' recorder holds (a stopping server waits for it; at most 2 s). */
+  async closeUsage(): Promise<void> {
+    const usage = this.usage;
+    this.usage = null;
+    await usage?.close();
+  }
+
   /** Swaps in a new config; issued tokens stay valid while the signing secret is unchanged. */
   reload(config: RuntimeConfig): void {
     // Refused before anything changes: a file that would share an id with the console keeps the old config whole.
@@ -124,11 +136,19 @@ export class Runtime {
    * process's own at once (refreshConsoleClients), another's within CONTROL_POLL_MS. Throws a
    * ClientClashError when an id is in both.
    */
-  attachControl(control: ControlStore, options: { pollMs?: number } = {}): void {
+  attachControl(control: ControlStore, options: { pollMs?: number; usageFlushMs?: number } = {}): void {
     const clashes = clashingIds(this.fileConfig, control.partners());
     if (clashes.length > 0) throw new ClientClashError(clashes);
     this.control = control;
     this.refreshConsoleClients();
+    this.usage = new UsageRecorder(control.path, {
+      requests: this.config.usage.record,
+      logRows: () => this.config.usage.requestLogRows,
+      now: () => this.clock.now(),
+      onError: (message) => this.logger.error({ err: message }, message),
+      ...(options.usageFlushMs === undefined ? {} : { flushEveryMs: options.usageFlushMs }),
+    });
+    this.usage.start();
     this.controlTimer = setInterval(() => {
       try {
         if (control.changed()) this.refreshConsoleClients();
@@ -259,6 +279,9 @@ export class Runtime {
   close(): void {
     this.reads.close();
     if (this.controlTimer !== null) clearInterval(this.controlTimer);
+    // What is left is handed to the writer thread; `serve` waits for it before (closeUsage).
+    void this.usage?.close();
+    this.usage = null;
     this.control?.close();
     this.control = null;
     this.shared?.connection.close();

@@ -87,5 +87,15 @@ export function serverFeedScheduler(runtime: Runtime, logger: Logger): FeedSched
     launch: (feed, owner) => launchFeedChild(feed, owner, logger),
     now: () => runtime.clock.now(),
     logger,
+    onReport: (feed, report, startedAt) =>
+      runtime.usage?.feedRun({
+        feedId: feed.id,
+        database: feed.database,
+        startedAt,
+        ms: Math.round(report.durationMs),
+        outcome: report.outcome,
+        error: report.error,
+        summary: report.summary,
+      }),
   });
 }

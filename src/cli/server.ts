@@ -99,6 +99,7 @@ export function startServer(options: {
   webhooks.worker.start();
   const feeds = serverFeedScheduler(runtime, logger);
   feeds.start();
+  runtime.feedRuns = feeds;
   const stopCompaction = scheduleCompaction(
     () => runtime.tenants.all(),
     (error) => logger.warn({ err: (error as Error).message }, "change-feed compaction step failed"),
@@ -124,6 +125,7 @@ export function startServer(options: {
       await Promise.race([Promise.all([deliveriesDone, feedsDone]), timeout]);
       // Writes already queued for a group commit settle before the databases close.
       await new Promise((resolve) => setImmediate(resolve));
+      await runtime.closeUsage();
       runtime.close();
       logger.info("stopped");
       logger.flush?.();

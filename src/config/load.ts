@@ -7,6 +7,7 @@ import { DEFAULT_READ_DEADLINE_MS, DEFAULT_READER_THREADS } from "../reads/setti
 import { parseRange, RangeMatcher } from "../security/ip.ts";
 import { DEFAULT_SCOPES, SCOPES } from "../security/scopes.ts";
 import { MIN_SECRET_BYTES } from "../security/tokens.ts";
+import { DEFAULT_REQUEST_LOG_ROWS } from "../usage/settings.ts";
 import { feedProblems, resolveFeeds } from "./crm-feeds.ts";
 import { generatedJwtSecret, jwtSecretFileOf } from "./jwt-secret.ts";
 import type { Client, RuntimeConfig } from "./model.ts";
@@ -165,6 +166,10 @@ export function resolveConfig(
     reads: {
       threads: config.reads?.threads ?? DEFAULT_READER_THREADS,
       deadlineMs: config.reads?.deadlineMs ?? DEFAULT_READ_DEADLINE_MS,
+    },
+    usage: {
+      record: config.usage?.record ?? true,
+      requestLogRows: config.usage?.requestLogRows ?? DEFAULT_REQUEST_LOG_ROWS,
     },
     modifiedAt: options.modifiedAt ?? null,
   });

@@ -107,6 +107,8 @@ export interface RuntimeConfig {
   controlPath: string;
   /** The reader threads (read at start) and how long a read may run. */
   reads: { threads: number; deadlineMs: number };
+  /** Recording partners' use and the request log (docs/operators/console.md#what-the-agency-sees). */
+  usage: { record: boolean; requestLogRows: number };
   /** When the config file was last written (ms since the epoch); null for a config made in code (the sandbox). */
   modifiedAt: number | null;
 }

@@ -277,6 +277,32 @@ export const ConfigSchema = T.Object(
         { additionalProperties: false, description: "The dear reads, run off the event loop and cut at a deadline" },
       ),
     ),
+    usage: T.Optional(
+      T.Object(
+        {
+          record: T.Optional(
+            T.Boolean({
+              default: true,
+              description:
+                "Record each partner's use by day, its last request and the request log in the control database (default true; false records none of them, the console's figures then stay still)",
+            }),
+          ),
+          requestLogRows: T.Optional(
+            T.Integer({
+              minimum: 1000,
+              maximum: 10_000_000,
+              default: 200_000,
+              description: "How many of the last requests the request log keeps for the whole server (default 200000)",
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "What the agency sees in the console: partners' use and the request log (never a body or a query value)",
+        },
+      ),
+    ),
     logLevel: T.Optional(
       T.Union(
         ["fatal", "error", "warn", "info", "debug"].map((l) => T.Literal(l)),

@@ -13,7 +13,16 @@ export interface RequestState {
   /** Whether the TCP peer is one of the config's trusted proxies, whose X-Forwarded-* headers are believed. */
   viaTrustedProxy: boolean;
   startedAt: number;
+  /** When it arrived, on the runtime's clock (ms since the epoch). */
+  arrivedAt: number;
   clientId?: string;
+  /**
+   * The client whose key (or credentials) a request refused at the door claimed, when that
+   * client exists: its figures count the refusal (docs/operators/console.md#what-the-agency-sees).
+   */
+  claimedClientId?: string;
+  /** Body bytes of a portal feed sent, for the figures. */
+  feedBytes?: number;
   /** Status and code of an error response, recorded by the error handler. */
   errorStatus?: number;
   errorCode?: string;
@@ -145,6 +154,22 @@ export function requestContext(deps: {
       ms: Math.round(elapsed * 100) / 100,
     });
     deps.requests?.observe(template, method, status, elapsed, state.clientId, state.errorCode, replayed);
+    const usage = deps.runtime.usage;
+    if (usage?.recordsRequests)
+      usage.observe({
+        at: state.arrivedAt,
+        clientId: state.clientId ?? state.claimedClientId ?? null,
+        method,
+        route: template,
+        status,
+        // A path no route matches is answered before any hook could name its code.
+        code: state.errorCode ?? (template === null && status === 404 ? "NOT_FOUND" : null),
+        ms: elapsed,
+        ip: state.ip,
+        requestId: state.requestId,
+        replayed,
+        ...(state.feedBytes === undefined ? {} : { feedBytes: state.feedBytes }),
+      });
   };
   return new Elysia({ name: "request-context" })
     .onRequest(({ request, set, server }) => {
@@ -162,6 +187,7 @@ export function requestContext(deps: {
         ),
         viaTrustedProxy: isTrustedProxy(peer, deps.runtime),
         startedAt: performance.now(),
+        arrivedAt: deps.runtime.clock.now(),
       };
       states.set(request, state);
       inFlight.add(state);

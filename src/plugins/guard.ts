@@ -136,8 +136,10 @@ export function authorize(
     const client = claims === null ? undefined : runtime.config.clients.get(claims.sub);
     // A token issued under a key or secret the client no longer has is no token (docs/reference/behaviour.md §5).
     // An address with no attempts left gets its 429 from the same step: a refusal takes nothing.
-    if (client === undefined || !runtime.tokens.isBoundTo(claims!, client))
+    if (client === undefined || !runtime.tokens.isBoundTo(claims!, client)) {
+      if (client !== undefined) state.claimedClientId = client.id;
       return failAuthentication(runtime, ip, headers, "INVALID_TOKEN", challenge);
+    }
     state.clientId = client.id;
     if (!client.enabled) return refuseClient(runtime, client, headers, "API_DISABLED");
     if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
@@ -180,6 +182,7 @@ function authorizeBasic(
       runtime.clock.now(),
     );
     if (!checked.ok) {
+      if (checked.claimed !== null) state.claimedClientId = checked.claimed.id;
       if (checked.client === null)
         return failAuthentication(runtime, ip, headers, checked.code, { header: BASIC_CHALLENGE });
       state.clientId = checked.client.id;
@@ -220,9 +223,11 @@ function authorizeInbound(
       !inboundCredentialsMatch(inbound, request.headers.get("authorization"), runtime.clock.now()) ||
       client === undefined
     ) {
+      if (inbound !== null && client !== undefined) state.claimedClientId = client.id;
       return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
     }
     if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) {
+      state.claimedClientId = client.id;
       state.refusedFor = "address";
       return failAuthentication(runtime, ip, headers, "INVALID_API_SECRET", INBOUND_CHALLENGE);
     }

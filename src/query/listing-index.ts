@@ -80,6 +80,13 @@ const COLUMNS = `rowid, status, operation_type, property_type, highlight, city, 
 /** The published listings in rowid order, a small chunk at a time: the build never holds many rows at once. */
 const CHUNK_SQL = `SELECT ${COLUMNS} FROM properties WHERE is_published = 1 AND rowid > ? ORDER BY rowid LIMIT ?`;
 const CHUNK = 2_000;
+/**
+ * Chunks read between two collections of the garbage they leave. Left to itself, the heap grows
+ * with the index's arrays and keeps the rows' garbage until it is twice as large: 770 MB of
+ * memory for an index of 140 MB at a million listings, against 320 MB collected every 100,000
+ * rows (each collection some milliseconds: the build takes as long).
+ */
+const CHUNKS_BETWEEN_COLLECTIONS = 50;
 /** Every row's rowid in id order: the ties of every sort are broken by id. */
 const ID_ORDER_SQL = "SELECT json_group_array(rowid) FROM (SELECT rowid FROM properties ORDER BY id)";
 const ROWS_BY_ID_SQL = `SELECT ${COLUMNS}, is_published FROM properties WHERE id IN (SELECT value FROM json_each(?))`;
@@ -197,10 +204,12 @@ export class ListingIndex {
     this.mapRowid(lastRowid, -1);
     const chunk = this.db.prepare(CHUNK_SQL);
     let after = 0;
+    let chunks = 0;
     for (;;) {
       const rows = chunk.values(after, CHUNK) as unknown as Row[];
       for (const row of rows) this.put(row, null);
       if (rows.length < CHUNK) break;
+      if (++chunks % CHUNKS_BETWEEN_COLLECTIONS === 0) Bun.gc(true);
       after = rows[rows.length - 1]![0];
     }
     chunk.finalize();

@@ -18,7 +18,9 @@ export type ReadJob =
       rawQuery: string;
       /** What valuesOf reads of the client: never its key or secret. */
       client: { id: string; scopes: ReadonlySet<Scope> };
-    };
+    }
+  /** Leads by origin for the agency (src/usage/origins.ts): `from=<ISO date-time>`. */
+  | { kind: "lead-origins"; rawQuery: string };
 
 /** The database a job reads, as the event loop holds it for this request. */
 export interface TenantRef extends Generations {

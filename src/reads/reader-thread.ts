@@ -13,6 +13,7 @@ import { changesPage, parseChangesQuery } from "../modules/changes/service.ts";
 import { facetsOf } from "../query/facets.ts";
 import { listOf } from "../query/lists.ts";
 import { searchEngineOf } from "../query/search-engine.ts";
+import { leadOriginCounts } from "../usage/origins.ts";
 import { warmPrefixesOf } from "./affinity.ts";
 import { answer } from "./answer.ts";
 import { currentDeadline } from "./deadline.ts";
@@ -42,6 +43,8 @@ function run(tenant: Tenant, job: ReadJob): string {
       return JSON.stringify({
         data: valuesOf(tenant, job.client, "properties", job.field, new URLSearchParams(job.rawQuery)),
       });
+    case "lead-origins":
+      return leadOriginCounts(tenant.read, new URLSearchParams(job.rawQuery).get("from") ?? "");
     case "changes": {
       // A reader thread's tenant never waits for a sync (Tenant.onDisk): the event loop does.
       const body = changesPage(tenant, job.rawQuery, parseChangesQuery(new URLSearchParams(job.rawQuery)), job.reader);

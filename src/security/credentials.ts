@@ -26,6 +26,8 @@ export type CredentialCheck<D> =
       code: CredentialFailure;
       /** The client, once its secret was proved (API_DISABLED, NO_DATABASE): a refusal of a known client, not a failed authentication. */
       client: Client | null;
+      /** The client whose key was presented, when it exists, whatever the failure: its figures count the refusal. */
+      claimed: Client | null;
     };
 
 /**
@@ -40,22 +42,24 @@ export function checkCredentials<D>(
   open: (path: string) => D | null,
   now: number = Date.now(),
 ): CredentialCheck<D> {
-  const fail = (code: CredentialFailure, client: Client | null = null): CredentialCheck<D> => ({
+  const fail = (code: CredentialFailure, client: Client | null = null, claimed = client): CredentialCheck<D> => ({
     ok: false,
     code,
     client,
+    claimed,
   });
   if (!apiKey || !apiSecret) return fail("MISSING_CREDENTIALS");
   const client = config.clientsByKey.get(apiKey);
   if (client === undefined || (config.environment === "production" && apiKey.startsWith(SANDBOX_KEY_PREFIX)))
     return fail("INVALID_API_KEY");
-  if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip))) return fail("IP_BLOCKED");
+  if (ip === null || (client.ipWhitelist !== null && !client.ipWhitelist.matches(ip)))
+    return fail("IP_BLOCKED", null, client);
   let subject: Client | NonNullable<Client["previous"]> = client;
   if (!verifySecret(apiSecret, client.secretHash)) {
     // A rotation's overlap: the replaced secret still opens the door until it ends.
     const previous = client.previous ?? null;
     if (previous === null || previous.validUntil <= now || !verifySecret(apiSecret, previous.secretHash))
-      return fail("INVALID_API_SECRET");
+      return fail("INVALID_API_SECRET", null, client);
     subject = previous;
   }
   if (!client.enabled) return fail("API_DISABLED", client);

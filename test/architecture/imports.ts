@@ -30,7 +30,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["plugins/"],
   ["runtime.ts"],
   ["reads/"],
-  ["agency/", "seed/"],
+  ["agency/", "seed/", "usage/"], // usage/: what each partner's requests come to, recorded for the agency
   ["config/"],
   ["docs/"], // the OpenAPI toolkit: imports no module
   ["query/"], // the query engine the modules share: lists, filters, search terms, the listing index
@@ -41,6 +41,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   [
     "catalog/enums.ts", // the closed vocabularies, named by the config, formats and the seed alike
     "reads/settings.ts", // the reader threads' defaults, which the config's schema states
+    "usage/settings.ts", // the request log's defaults, which the config's schema states
     "errors.ts",
     "clock.ts",
     "logging.ts",

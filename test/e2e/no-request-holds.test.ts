@@ -75,14 +75,15 @@ const p99 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.ceil(
 describe("while one partner loops four dear searches", () => {
   test("/health and another partner's page answer within 100 ms at the 99th percentile", async () => {
     const { url, pid, tokens } = await serve();
-    // The reader threads run below the event loop (nice 5), the event loop at the process's 0.
+    // The reader threads run below the event loop (nice 5), the event loop at the process's 0. A
+    // thread a reader thread starts (the collector's helper, say) inherits its nice value.
     const nices = () =>
       readdirSync(`/proc/${pid}/task`).map((tid) => {
         const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
         return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
       });
     for (let i = 0; i < 100 && nices().filter((n) => n === 5).length < 3; i++) await Bun.sleep(50);
-    expect(nices().filter((n) => n === 5).length).toBe(3);
+    expect(nices().filter((n) => n === 5).length).toBeGreaterThanOrEqual(3);
     expect(Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[16])).toBe(0);
     const statuses = new Map<number, number>();
     let running = true;

@@ -5,11 +5,12 @@ import { existsSync } from "node:fs";
 import { explainDatabaseError } from "../../writable.ts";
 import { migrate, SchemaTooNewError, schemaVersion } from "../migrate.ts";
 import control1 from "./migrations/001_control.sql" with { type: "text" };
+import control3 from "./migrations/003_insight.sql" with { type: "text" };
 
 /** "PACT" (partner-api control) in PRAGMA application_id; tenant files keep 0. */
 export const CONTROL_APPLICATION_ID = 0x50414354;
 
-export const CONTROL_MIGRATIONS: readonly string[] = [control1];
+export const CONTROL_MIGRATIONS: readonly string[] = [control1, control3];
 
 export class NotAControlDatabaseError extends Error {}
 
@@ -62,4 +63,16 @@ export function openControlDatabase(path: string, options: { create: boolean }):
     if (error instanceof NotAControlDatabaseError || error instanceof SchemaTooNewError) throw error;
     throw explainDatabaseError(error, path);
   }
+}
+
+/**
+ * A second connection to a control database already opened and migrated, for the figures
+ * written in batches (src/usage/recorder.ts): NORMAL sync (a figure lost at a power cut is no
+ * harm; WAL keeps the file whole), and a wait for the other processes' batches.
+ */
+export function openUsageConnection(path: string): Database {
+  const db = new Database(path, { readwrite: true, strict: true });
+  db.run("PRAGMA busy_timeout = 5000");
+  db.run("PRAGMA synchronous = NORMAL");
+  return db;
 }

@@ -142,12 +142,14 @@ function partnerOf(r: Raw): PartnerRow {
 
 export class ControlStore {
   private lastDataVersion: number;
+  private lastPartnersVersion: number;
 
   constructor(
     readonly db: Database,
     readonly path: string,
   ) {
     this.lastDataVersion = this.dataVersion();
+    this.lastPartnersVersion = this.partnersVersion();
   }
 
   static open(path: string, options: { create: boolean }): ControlStore {
@@ -162,12 +164,23 @@ export class ControlStore {
     return (this.db.query("PRAGMA data_version").get() as { data_version: number }).data_version;
   }
 
-  /** True once after another connection (another process) committed to the file. */
+  /**
+   * True once after another connection (another process) changed the partners. The figures
+   * every process writes in batches commit to the same file: a commit is first seen by its
+   * data_version, then the partners' own count of changes tells whether it touched them.
+   */
   changed(): boolean {
     const version = this.dataVersion();
     if (version === this.lastDataVersion) return false;
     this.lastDataVersion = version;
+    const partners = this.partnersVersion();
+    if (partners === this.lastPartnersVersion) return false;
+    this.lastPartnersVersion = partners;
     return true;
+  }
+
+  private partnersVersion(): number {
+    return (this.db.query("SELECT version FROM partners_version").get() as { version: number }).version;
   }
 
   transaction<T>(work: () => T): T {

@@ -12,6 +12,8 @@ interface AdminRouteDoc {
   /** Who may call it: "public" (set-up, sign-in), or the least role. */
   who: "public" | "viewer" | "admin" | "owner";
   body?: Record<string, unknown>;
+  /** Query parameters, each optional. */
+  query?: readonly string[];
   status: number;
 }
 
@@ -109,6 +111,109 @@ export const ADMIN_ROUTES: readonly AdminRouteDoc[] = [
     body: obj({ overlap: { type: "string", enum: ["none", "1h", "24h", "7d"] } }, ["overlap"]),
     status: 200,
   },
+  {
+    method: "get",
+    path: "/partners/{id}/usage",
+    summary:
+      "A partner's requests per day by outcome (2xx, 401, 403 and its codes, 404, 429, 5xx), p50 and p95 latency, leads created, and when it was last seen (days: 1 to 90, default 30)",
+    who: "viewer",
+    query: ["days"],
+    status: 200,
+  },
+  {
+    method: "get",
+    path: "/requests",
+    summary:
+      "The request log, newest first: time, client, method, route template, status, code, latency, source address, request id; never a body or a query value",
+    who: "viewer",
+    query: ["client", "status", "ip", "since", "until", "page", "limit"],
+    status: 200,
+  },
+  {
+    method: "get",
+    path: "/portal-feed/downloads",
+    summary: "The portal feed's downloads per portal and day: how many, how many answered 304, bytes sent",
+    who: "viewer",
+    query: ["days"],
+    status: 200,
+  },
+  {
+    method: "get",
+    path: "/leads/origins",
+    summary: "Leads per month, source and partner, by status; counts only (months: 1 to 36, default 6)",
+    who: "viewer",
+    query: ["months"],
+    status: 200,
+  },
+  {
+    method: "get",
+    path: "/webhooks/subscriptions",
+    summary: "Every webhook subscription of your databases, with its deliveries pending, succeeded and failed",
+    who: "viewer",
+    status: 200,
+  },
+  {
+    method: "get",
+    path: "/webhooks/subscriptions/{id}/deliveries",
+    summary:
+      "A subscription's deliveries, newest first, each with every attempt (status, latency, first KiB of the answer) and its next retry",
+    who: "viewer",
+    query: ["state", "page", "limit"],
+    status: 200,
+  },
+  {
+    method: "patch",
+    path: "/webhooks/subscriptions/{id}",
+    summary: "Disable a subscription (what waits fails) or enable it again",
+    who: "admin",
+    body: obj({ enabled: { type: "boolean" } }, ["enabled"]),
+    status: 200,
+  },
+  {
+    method: "post",
+    path: "/webhooks/subscriptions/{id}/send-again",
+    summary: "Send again every delivery of the subscription that failed since a time",
+    who: "admin",
+    body: obj({ since: str({ format: "date-time" }) }, ["since"]),
+    status: 200,
+  },
+  {
+    method: "post",
+    path: "/webhooks/deliveries/{id}/send-again",
+    summary: "Send a failed delivery again (409 STATE_CONFLICT unless it failed and its subscription is enabled)",
+    who: "admin",
+    status: 200,
+  },
+  {
+    method: "get",
+    path: "/feeds",
+    summary: "The CRM feeds of your databases, each with its schedule and last run",
+    who: "viewer",
+    status: 200,
+  },
+  {
+    method: "get",
+    path: "/feeds/{id}/runs",
+    summary: "A feed's runs, newest first: time, duration, outcome, counts, rejections with their reasons",
+    who: "viewer",
+    query: ["page", "limit"],
+    status: 200,
+  },
+  { method: "post", path: "/feeds/{id}/run", summary: "Run the feed now", who: "admin", status: 202 },
+  {
+    method: "post",
+    path: "/feeds/runs/{id}/apply",
+    summary: "Apply a run a guard held: the feed runs again now with its guard lifted for that run",
+    who: "admin",
+    status: 200,
+  },
+  {
+    method: "post",
+    path: "/feeds/runs/{id}/drop",
+    summary: "Drop a run a guard held: nothing changes, the decision is recorded",
+    who: "admin",
+    status: 200,
+  },
   { method: "get", path: "/tokens", summary: "Admin API tokens (never their value)", who: "viewer", status: 200 },
   {
     method: "post",
@@ -179,12 +284,14 @@ export function adminOpenApiDocument(origin: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ADMIN_ROUTES) {
     const path = `${ADMIN_PREFIX}${route.path}`;
-    const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    const parameters: Record<string, unknown>[] = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: "path",
       required: true,
       schema: { type: "string" },
     }));
+    for (const name of route.query ?? [])
+      parameters.push({ name, in: "query", required: false, schema: { type: "string" } });
     const responses: Record<string, unknown> = {
       [String(route.status)]:
         route.status === 204

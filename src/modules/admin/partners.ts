@@ -5,6 +5,7 @@
 import type { Client } from "../../config/model.ts";
 import { INBOUND_FORMATS } from "../../config/schema.ts";
 import type { PartnerRow } from "../../db/control/store.ts";
+import { UsageStore } from "../../db/control/usage.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import { parseRange } from "../../security/ip.ts";
 import { isScope, SCOPES, type Scope } from "../../security/scopes.ts";
@@ -38,7 +39,7 @@ function configView(service: AdminService, client: Client) {
     enabled: client.enabled,
     inbound: client.inbound === null ? null : { format: client.inbound.format, username: client.inbound.username },
     createdAt: null,
-    lastSeenAt: null,
+    lastSeenAt: null as string | null,
     previousSecretValidUntil: null,
   };
 }
@@ -57,7 +58,7 @@ export function partnerView(row: PartnerRow) {
     enabled: row.enabled,
     inbound: row.inboundFormat === null ? null : { format: row.inboundFormat, username: row.inboundUsername },
     createdAt: iso(row.createdAt),
-    lastSeenAt: null,
+    lastSeenAt: null as string | null,
     previousSecretValidUntil: row.previousValidUntil === null ? null : iso(row.previousValidUntil),
   };
 }
@@ -77,10 +78,29 @@ export function listPartners(service: AdminService, actor: Actor): PartnerView[]
     const view = configView(service, client);
     if (actor.databases.length === 0 || (view.database !== null && worksOn(actor, view.database))) out.push(view);
   }
+  const seen = lastSeenOf(service);
+  for (const view of out) view.lastSeenAt = seen(view.id);
   return out.sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** When each client was last seen (docs/operators/console.md#what-the-agency-sees). */
+function lastSeenOf(service: AdminService): (id: string) => string | null {
+  const at = new UsageStore(service.store.db).allLastSeen();
+  return (id) => {
+    const ms = at.get(id);
+    return ms === undefined ? null : iso(ms);
+  };
+}
+
 export function getPartner(service: AdminService, actor: Actor, id: string): PartnerView {
+  const view = visiblePartner(service, actor, id);
+  if (view === null) throw new ApiError("NOT_FOUND");
+  view.lastSeenAt = lastSeenOf(service)(id);
+  return view;
+}
+
+/** The partner `id` when the actor may see it, else null. */
+export function visiblePartner(service: AdminService, actor: Actor, id: string): PartnerView | null {
   const row = service.store.partner(id);
   if (row !== null && worksOn(actor, row.database)) return partnerView(row);
   const client = service.runtime.config.clients.get(id);
@@ -88,7 +108,7 @@ export function getPartner(service: AdminService, actor: Actor, id: string): Par
     const view = configView(service, client);
     if (actor.databases.length === 0 || (view.database !== null && worksOn(actor, view.database))) return view;
   }
-  throw new ApiError("NOT_FOUND");
+  return null;
 }
 
 function scopesOf(value: unknown, problems: FieldProblem[]): Scope[] | undefined {

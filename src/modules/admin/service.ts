@@ -474,7 +474,7 @@ export function text(
   return trimmed;
 }
 
-function whole(
+export function whole(
   value: string | null,
   field: string,
   min: number,

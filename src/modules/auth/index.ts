@@ -33,7 +33,10 @@ function headerExchange(runtime: Runtime, request: Request, state: RequestState,
   const ip = state.ip ?? "unknown";
   return settle(refuseThrottledAddress(runtime, state.ip, headers), () => {
     const result = issueToken(runtime, request.headers.get("x-api-key"), request.headers.get("x-api-secret"), state.ip);
-    if (!result.ok) return failAuthentication(runtime, state.ip, headers, result.code);
+    if (!result.ok) {
+      state.claimedClientId = result.claimedClientId;
+      return failAuthentication(runtime, state.ip, headers, result.code);
+    }
     state.clientId = result.clientId;
     return settle(runtime.authStanding(ip), (standing) => {
       writeAuthRateLimitHeaders(headers, standing);
@@ -81,7 +84,10 @@ async function clientCredentials(runtime: Runtime, request: Request, state: Requ
       result = issueToken(runtime, candidate.apiKey, candidate.apiSecret, state.ip);
       if (result.ok || (result.code !== "INVALID_API_KEY" && result.code !== "INVALID_API_SECRET")) break;
     }
-    if (!result.ok) await failAuthentication(runtime, state.ip, headers, result.code);
+    if (!result.ok) {
+      state.claimedClientId = result.claimedClientId;
+      await failAuthentication(runtime, state.ip, headers, result.code);
+    }
     const issued = result as Extract<TokenResult, { ok: true }>;
     state.clientId = issued.clientId;
     writeAuthRateLimitHeaders(headers, await runtime.authStanding(state.ip ?? "unknown"));

@@ -5,7 +5,7 @@ import { checkCredentials } from "../../security/credentials.ts";
 
 export type TokenResult =
   | { ok: true; clientId: string; token: string; expiresIn: number }
-  | { ok: false; code: ErrorCode };
+  | { ok: false; code: ErrorCode; claimedClientId?: string };
 
 export function issueToken(
   runtime: Runtime,
@@ -21,7 +21,11 @@ export function issueToken(
     (path) => runtime.tenants.get(path),
     runtime.clock.now(),
   );
-  if (!checked.ok) return { ok: false, code: checked.code };
+  // A refusal of an existing key counts in that client's figures (docs/operators/console.md#what-the-agency-sees).
+  if (!checked.ok)
+    return checked.claimed === null
+      ? { ok: false, code: checked.code }
+      : { ok: false, code: checked.code, claimedClientId: checked.claimed.id };
   // Bound to the secret presented: during a rotation's overlap, the old one's tokens end with it.
   const { token, expiresIn } = runtime.tokens.issue(checked.subject);
   return { ok: true, clientId: checked.client.id, token, expiresIn };

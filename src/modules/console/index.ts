@@ -3,10 +3,14 @@
 // console.js fetches it from the admin API, the only thing it calls. Like the admin API, the
 // console answers 404 while the server has no admin.
 import { Elysia } from "elysia";
+import uplotScript from "uplot/dist/uPlot.iife.min.js" with { type: "text" };
+import uplotStyle from "uplot/dist/uPlot.min.css" with { type: "text" };
 import { ApiError } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
 import style from "./assets/console.css" with { type: "text" };
 import script from "./assets/console.js" with { type: "text" };
+import insightStyle from "./assets/insight.css" with { type: "text" };
+import insightScript from "./assets/insight.js" with { type: "text" };
 import { type Language, languageOf } from "./i18n.ts";
 import { type PageName, renderPage } from "./pages.ts";
 
@@ -40,21 +44,40 @@ export function consoleModule(runtime: Runtime) {
     served();
     return new Response(body, { headers: { ...SECURITY_HEADERS, "content-type": type, "cache-control": "no-cache" } });
   };
-  return new Elysia({ name: "console" })
-    .get("/console", () => {
-      served();
-      return new Response(null, { status: 302, headers: { location: "/console/partners" } });
-    })
-    .get("/console/sign-in", ({ request }) => page("sign-in", request))
-    .get("/console/setup/:token", ({ request, params }) =>
-      page("setup", request, { token: params.token.slice(0, 200) }),
-    )
-    .get("/console/partners", ({ request }) => page("partners", request))
-    .get("/console/partners/new", ({ request }) => page("partner-new", request))
-    .get("/console/partners/:id", ({ request, params }) => page("partner", request, { id: params.id.slice(0, 100) }))
-    .get("/console/admins", ({ request }) => page("admins", request))
-    .get("/console/tokens", ({ request }) => page("tokens", request))
-    .get("/console/audit", ({ request }) => page("audit", request))
-    .get("/console/assets/console.js", asset(script, "text/javascript; charset=utf-8"))
-    .get("/console/assets/console.css", asset(style, "text/css; charset=utf-8"));
+  return (
+    new Elysia({ name: "console" })
+      .get("/console", () => {
+        served();
+        return new Response(null, { status: 302, headers: { location: "/console/partners" } });
+      })
+      .get("/console/sign-in", ({ request }) => page("sign-in", request))
+      .get("/console/setup/:token", ({ request, params }) =>
+        page("setup", request, { token: params.token.slice(0, 200) }),
+      )
+      .get("/console/partners", ({ request }) => page("partners", request))
+      .get("/console/partners/new", ({ request }) => page("partner-new", request))
+      .get("/console/partners/:id", ({ request, params }) => page("partner", request, { id: params.id.slice(0, 100) }))
+      .get("/console/admins", ({ request }) => page("admins", request))
+      .get("/console/tokens", ({ request }) => page("tokens", request))
+      .get("/console/audit", ({ request }) => page("audit", request))
+      // What the agency sees (docs/operators/console.md#what-the-agency-sees).
+      .get("/console/usage", ({ request }) => page("usage", request))
+      .get("/console/usage/:id", ({ request, params }) =>
+        page("partner-usage", request, { id: params.id.slice(0, 100) }),
+      )
+      .get("/console/requests", ({ request }) => page("requests", request))
+      .get("/console/webhooks", ({ request }) => page("webhooks", request))
+      .get("/console/webhooks/:id", ({ request, params }) =>
+        page("deliveries", request, { id: params.id.slice(0, 100) }),
+      )
+      .get("/console/feeds", ({ request }) => page("feeds", request))
+      .get("/console/portal-feed", ({ request }) => page("portal-feed", request))
+      .get("/console/origins", ({ request }) => page("origins", request))
+      .get("/console/assets/insight.js", asset(insightScript, "text/javascript; charset=utf-8"))
+      .get("/console/assets/insight.css", asset(insightStyle, "text/css; charset=utf-8"))
+      .get("/console/assets/uplot.js", asset(uplotScript, "text/javascript; charset=utf-8"))
+      .get("/console/assets/uplot.css", asset(uplotStyle, "text/css; charset=utf-8"))
+      .get("/console/assets/console.js", asset(script, "text/javascript; charset=utf-8"))
+      .get("/console/assets/console.css", asset(style, "text/css; charset=utf-8"))
+  );
 }

@@ -2,36 +2,21 @@
 // request's language. Every value is escaped here; the data itself (lists, secrets) is fetched
 // from the admin API by console.js and written with textContent, so nothing a partner's name
 // holds can run.
+import { type Html, html, raw } from "./html.ts";
 import { type Language, WORDS, type Words } from "./i18n.ts";
+import { INSIGHT_WORDS } from "./insight-i18n.ts";
+import { type InsightPage, insightBody, insightHead, isInsightPage } from "./insight-pages.ts";
 
-export type PageName = "sign-in" | "setup" | "partners" | "partner-new" | "partner" | "admins" | "tokens" | "audit";
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-/** A template whose every ${value} is escaped, except values made by `html` itself. */
-class Html {
-  constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
-}
-
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0]!;
-  values.forEach((value, i) => {
-    const part = Array.isArray(value)
-      ? value.map((v) => (v instanceof Html ? v.text : escapeHtml(String(v)))).join("")
-      : value instanceof Html
-        ? value.text
-        : escapeHtml(String(value ?? ""));
-    out += part + strings[i + 1]!;
-  });
-  return new Html(out);
-}
+export type PageName =
+  | "sign-in"
+  | "setup"
+  | "partners"
+  | "partner-new"
+  | "partner"
+  | "admins"
+  | "tokens"
+  | "audit"
+  | InsightPage;
 
 const USE_CASES = ["portal", "website", "crm", "portal-leads", "other"];
 const SCOPES = [
@@ -48,7 +33,8 @@ function field(id: string, label: string, input: Html): Html {
   return html`<div class="field"><label for="${id}">${label}</label>${input}</div>`;
 }
 
-function bodyOf(page: PageName, w: Words, params: Record<string, string>): Html {
+function bodyOf(page: PageName, w: Words, params: Record<string, string>, language: Language): Html {
+  if (isInsightPage(page)) return insightBody(page, language, params);
   switch (page) {
     case "sign-in":
       return html`<h1>${w.signIn}</h1>
@@ -156,6 +142,7 @@ export function renderPage(page: PageName, language: Language, params: Record<st
   const nav = signedIn
     ? html`<nav aria-label="${w.nav}"><ul>
 <li><a href="/console/partners">${w.partners}</a></li>
+<li><a href="/console/usage">${INSIGHT_WORDS[language].activity}</a></li>
 <li data-role="owner"><a href="/console/admins">${w.admins}</a></li>
 <li><a href="/console/tokens">${w.tokens}</a></li>
 <li><a href="/console/audit">${w.audit}</a></li>
@@ -169,15 +156,16 @@ export function renderPage(page: PageName, language: Language, params: Record<st
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${w.title}</title>
 <link rel="stylesheet" href="/console/assets/console.css">
-<script type="application/json" id="words">${new Html(JSON.stringify(w).replace(/</g, "\\u003c"))}</script>
+<script type="application/json" id="words">${raw(JSON.stringify(w).replace(/</g, "\\u003c"))}</script>
 <script src="/console/assets/console.js" defer></script>
+${insightHead(page)}
 </head>
 <body data-page="${page}" data-signed-in="${signedIn ? "yes" : "no"}">
 <a class="skip" href="#main">${w.skip}</a>
 <header><p class="brand">partner-api · ${w.title}</p>${nav}<p><a href="?lang=${other}" lang="${other}">${w.language}</a></p></header>
 <main id="main" tabindex="-1">
 <p id="status" role="status" aria-live="polite"></p>
-${bodyOf(page, w, params)}
+${bodyOf(page, w, params, language)}
 </main>
 </body>
 </html>`.text;

@@ -204,6 +204,7 @@ export class PortalFeed {
 
   private ended(client: Client, state: RequestState, end: BodyEnd): void {
     const { metrics, logger } = this.deps;
+    state.feedBytes = end.bytes;
     metrics.sent(client.id, end.bytes);
     metrics.answered(client.id, OUTCOME_OF_END[end.outcome]);
     if (end.outcome === "too-slow") {

@@ -24,6 +24,21 @@ export interface Outcome {
   /** Why it failed, in words for the delivery log; null on success. */
   error: string | null;
   durationMs: number;
+  /** The first KiB of the answer's body, for the agency's delivery log; null when none came. */
+  answer: string | null;
+}
+
+/** How much of an answer the agency's delivery log keeps. */
+export const ANSWER_KEPT_BYTES = 1024;
+
+function answerHead(body: string): string {
+  const bytes = Buffer.from(body);
+  return bytes.length <= ANSWER_KEPT_BYTES
+    ? body
+    : bytes
+        .subarray(0, ANSWER_KEPT_BYTES)
+        .toString()
+        .replace(/\uFFFD$/, "");
 }
 
 export interface SendOptions {
@@ -108,11 +123,12 @@ export async function sendMessage(
 ): Promise<Outcome> {
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  const done = (ok: boolean, status: number | null, error: string | null): Outcome => ({
+  const done = (ok: boolean, status: number | null, error: string | null, answer: string | null = null): Outcome => ({
     ok,
     status,
     error,
     durationMs: performance.now() - started,
+    answer,
   });
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -157,7 +173,7 @@ export async function sendMessage(
     const ok = response.status >= 200 && response.status < 300;
     // A 2xx is the receiver's acknowledgement: what it says beside it cannot undo that.
     const body = await Promise.race([readBounded(response, MAX_RESPONSE_BYTES), timedOut]).catch(() => "");
-    return done(ok, response.status, ok ? null : describeStatus(response, body));
+    return done(ok, response.status, ok ? null : describeStatus(response, body), answerHead(body));
   } catch (error) {
     if (controller.signal.aborted) return done(false, null, `no answer within ${Math.round(timeoutMs / 1000)} s`);
     return done(false, null, describeFailure(error, URL.canParse(url) ? new URL(url).hostname : url));

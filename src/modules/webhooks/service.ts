@@ -333,6 +333,22 @@ export function createWebhookWorker(runtime: Runtime, options: WorkerOptions): W
     onError: (error, what) =>
       options.logger.warn({ err: (error as Error)?.message ?? String(error) }, `${what} failed`),
     ...(options.testSlotWaitMs !== undefined ? { testSlotWaitMs: options.testSlotWaitMs } : {}),
+    onAttempt: ({ tenant, subscriptionId, deliveryId, at, outcome }) => {
+      const usage = runtime.usage;
+      if (usage === null) return;
+      let database = tenant.path;
+      for (const [name, path] of runtime.config.databases) if (path === tenant.path) database = name;
+      usage.attempt({
+        database,
+        subscriptionId,
+        deliveryId,
+        at,
+        status: outcome.status,
+        ms: Math.round(outcome.durationMs * 100) / 100,
+        error: outcome.error,
+        answer: outcome.answer,
+      });
+    },
   };
   return new WebhookWorker(deps);
 }

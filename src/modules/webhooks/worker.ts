@@ -67,6 +67,14 @@ export interface WorkerDeps {
   onError: (error: unknown, what: string) => void;
   /** How long a test event waits for a slot (default TEST_SLOT_WAIT_MS); tests shorten it. */
   testSlotWaitMs?: number;
+  /** Told of each attempt, for the agency's delivery log (docs/operators/console.md#webhook-deliveries). */
+  onAttempt?: (attempt: {
+    tenant: Tenant;
+    subscriptionId: string;
+    deliveryId: string;
+    at: number;
+    outcome: Outcome;
+  }) => void;
 }
 
 /** The result of a test event, for POST /v1/webhooks/{id}/test. */
@@ -393,6 +401,13 @@ export class WebhookWorker {
     try {
       const outcome = await this.send(subscription, delivery.id, delivery.payload);
       this.deps.metrics.attempt(typeOf(delivery), outcomeKind(outcome), outcome.durationMs);
+      this.deps.onAttempt?.({
+        tenant,
+        subscriptionId: subscription.id,
+        deliveryId: delivery.id,
+        at: this.deps.clock.now(),
+        outcome,
+      });
       const ended = this.ended.get(tenant) ?? [];
       ended.push({ subscriptionId: subscription.id, delivery, outcome, at: this.deps.clock.now() });
       this.ended.set(tenant, ended);
@@ -456,6 +471,13 @@ export class WebhookWorker {
     );
     const outcome = await this.send(subscription, id, payload);
     this.deps.metrics.attempt(TEST_EVENT, outcomeKind(outcome), outcome.durationMs);
+    this.deps.onAttempt?.({
+      tenant,
+      subscriptionId: subscription.id,
+      deliveryId: id,
+      at: this.deps.clock.now(),
+      outcome,
+    });
     const at = this.deps.clock.now();
     const disabled = await tenant.writer.submit((db) =>
       recordTestOutcome(db, repos, n, subscription.id, outcome, this.owner, at),

@@ -1,0 +1,225 @@
+// Recording what the agency sees (docs/operators/console.md#how-it-is-recorded). Each finished
+// request is added to this process's batch, in memory, at the cost of a few map updates and one
+// line of text; a timer hands the batch to the writer thread (writer-thread.ts), which writes it
+// to the control database in one transaction, off the event loop. Every process of the server
+// writes the same file, so the figures read there are the server's. Only what the request log
+// shows is kept: the route template, never the path's values, the query string or a body.
+
+import type { AttemptRow, FeedRunRow, LastSeen } from "../db/control/usage.ts";
+import { runsCompiled } from "../executable.ts";
+import { latencyBucket } from "./latency.ts";
+import { encodeRow, type WriterMessage, type WriterReport } from "./protocol.ts";
+import { USAGE_DAYS_KEPT, USAGE_FLUSH_EVERY_MS } from "./settings.ts";
+
+/** The writer thread's code: in the executable, an entry point of the build (scripts/build.ts). */
+const WRITER_CODE = runsCompiled
+  ? "/$bunfs/root/usage/writer-thread.js"
+  : new URL("./writer-thread.ts", import.meta.url).href;
+
+export interface FinishedRequest {
+  /** When it arrived (ms since the epoch). */
+  at: number;
+  /** The client it was answered for, or the one whose key (or token) it claimed at a refusal. */
+  clientId: string | null;
+  method: string;
+  route: string | null;
+  status: number;
+  code: string | null;
+  ms: number;
+  ip: string | null;
+  requestId: string;
+  /** An Idempotency-Key replay: no new lead. */
+  replayed: boolean;
+  /** Body bytes of a portal feed sent. */
+  feedBytes?: number;
+}
+
+/** Routes that make a lead when they answer 201. */
+const LEAD_ROUTES = new Set(["POST /v1/leads", "POST /v1/inbound/:clientId"]);
+const FEED_ROUTE = "/v1/feeds/vrsync.xml";
+/**
+ * What is not recorded: the agency's own console and admin API, and the probes and scrapes of
+ * its own infrastructure (a health check every few seconds would push partners out of the log).
+ */
+const NOT_RECORDED = /^\/(admin|console|health|metrics)(\/|$)/;
+/** Rows waiting at most: past it (the file locked for long) the newest are dropped. */
+const PENDING_AT_MOST = 100_000;
+const DAY_MS = 86_400_000;
+
+/** The outcome a status counts under, as the usage route names them. */
+export function outcomeOf(status: number): string {
+  if (status >= 200 && status < 300) return "2xx";
+  if (status >= 300 && status < 400) return "3xx";
+  if (status === 401 || status === 403 || status === 404 || status === 429) return String(status);
+  if (status >= 500) return "5xx";
+  return "4xx";
+}
+
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export class UsageRecorder {
+  private counts = new Map<string, number>();
+  private lastSeen = new Map<string, LastSeen>();
+  private rows: string[] = [];
+  private attempts: AttemptRow[] = [];
+  private feedRuns: FeedRunRow[] = [];
+  private dayStart = 0;
+  private day = "";
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private forgotten = "";
+  private readonly writer: Worker;
+  private seq = 0;
+  private readonly waiting: { seq: number; resolve: () => void }[] = [];
+  private failing = false;
+  /** Requests not recorded because the batch was full. */
+  dropped = 0;
+
+  constructor(
+    path: string,
+    private readonly options: {
+      /** Whether requests are recorded (the config's usage.record); attempts and feed runs always are. */
+      requests: boolean;
+      logRows: () => number;
+      now: () => number;
+      onError: (message: string) => void;
+      flushEveryMs?: number;
+      /** How long a batch waits for another process's (default 5 s). */
+      busyTimeoutMs?: number;
+    },
+  ) {
+    this.writer = new Worker(WRITER_CODE);
+    this.writer.unref(); // never what keeps a process alive
+    this.writer.onmessage = (event: MessageEvent<WriterReport>) => this.reported(event.data);
+    this.writer.onerror = (event) => this.options.onError(`usage writer thread: ${event.message}`);
+    this.writer.postMessage({
+      open: { path, busyTimeoutMs: options.busyTimeoutMs ?? 5000 },
+    } satisfies WriterMessage);
+  }
+
+  private reported(report: WriterReport): void {
+    if ("failed" in report) {
+      // Said once until a batch is written again: a locked file is retried every second.
+      if (!this.failing) this.options.onError(`writing usage figures failed, kept for the next try: ${report.error}`);
+      this.failing = true;
+    } else this.failing = false;
+    const seq = "failed" in report ? report.failed : report.written;
+    while (this.waiting.length > 0 && this.waiting[0]!.seq <= seq) this.waiting.shift()!.resolve();
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.options.flushEveryMs ?? USAGE_FLUSH_EVERY_MS);
+    this.timer.unref();
+  }
+
+  /** Whether finished requests are recorded (usage.record); the caller skips building them when not. */
+  get recordsRequests(): boolean {
+    return this.options.requests;
+  }
+
+  /** A webhook delivery's attempt, written with the next batch. */
+  attempt(a: AttemptRow): void {
+    if (this.attempts.length < PENDING_AT_MOST) this.attempts.push(a);
+  }
+
+  /** A CRM feed's run, written with the next batch. */
+  feedRun(run: FeedRunRow): void {
+    this.feedRuns.push(run);
+  }
+
+  private add(key: string, n: number): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + n);
+  }
+
+  observe(r: FinishedRequest): void {
+    if (!this.options.requests) return;
+    if (r.route !== null && NOT_RECORDED.test(r.route)) return;
+    if (this.rows.length >= PENDING_AT_MOST) {
+      this.dropped++;
+      return;
+    }
+    this.rows.push(
+      encodeRow({
+        at: r.at,
+        client: r.clientId,
+        method: r.method,
+        route: r.route,
+        status: r.status,
+        code: r.code,
+        ms: Math.round(r.ms * 100) / 100,
+        ip: r.ip,
+        requestId: r.requestId,
+      }),
+    );
+    if (r.clientId === null) return;
+    if (r.at < this.dayStart || r.at >= this.dayStart + DAY_MS) {
+      this.dayStart = r.at - (r.at % DAY_MS);
+      this.day = dayOf(r.at);
+    }
+    const prefix = `${r.clientId}\t${this.day}\t`;
+    const outcome = outcomeOf(r.status);
+    this.add(prefix + outcome, 1);
+    if (outcome === "403" && r.code !== null) this.add(`${prefix}403:${r.code}`, 1);
+    this.add(`${prefix}ms:${latencyBucket(r.ms)}`, 1);
+    if (r.status === 201 && !r.replayed && LEAD_ROUTES.has(`${r.method} ${r.route}`)) this.add(`${prefix}leads`, 1);
+    if (r.route === FEED_ROUTE && (r.status === 200 || r.status === 304)) {
+      this.add(`${prefix}feed`, 1);
+      if (r.status === 304) this.add(`${prefix}feed:304`, 1);
+      if (r.feedBytes !== undefined && r.feedBytes > 0) this.add(`${prefix}feed:bytes`, r.feedBytes);
+    }
+    const seen = this.lastSeen.get(r.clientId);
+    if (seen === undefined || seen.at <= r.at) this.lastSeen.set(r.clientId, { at: r.at, ip: r.ip, route: r.route });
+  }
+
+  /**
+   * Hands what was recorded since the last time to the writer thread; settles once it is written
+   * (or, the file refusing it, kept there for the next try).
+   */
+  flush(): Promise<void> {
+    const today = dayOf(this.options.now());
+    const empty =
+      this.rows.length === 0 && this.counts.size === 0 && this.attempts.length === 0 && this.feedRuns.length === 0;
+    // A batch the file refused waits in the thread: an empty one behind it settles once it is written.
+    if (empty && this.forgotten === today && !this.failing) return this.lastWritten();
+    const forgetBefore = this.forgotten === today ? null : dayOf(this.options.now() - USAGE_DAYS_KEPT * DAY_MS);
+    this.forgotten = today;
+    const seq = ++this.seq;
+    const message: WriterMessage = {
+      batch: {
+        seq,
+        counts: [...this.counts],
+        lastSeen: [...this.lastSeen],
+        log: this.rows.join("\n"),
+        attempts: this.attempts,
+        feedRuns: this.feedRuns,
+        logRows: this.options.logRows(),
+        forgetBefore,
+      },
+    };
+    this.counts = new Map();
+    this.lastSeen = new Map();
+    this.rows = [];
+    this.attempts = [];
+    this.feedRuns = [];
+    const written = new Promise<void>((resolve) => this.waiting.push({ seq, resolve }));
+    this.writer.postMessage(message);
+    return written;
+  }
+
+  /** Settles when every batch handed over so far is written (or kept for another try). */
+  private lastWritten(): Promise<void> {
+    const last = this.waiting.at(-1);
+    if (last === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => this.waiting.push({ seq: last.seq, resolve }));
+  }
+
+  /** Stops the timer, hands over what is left, and lets the thread write it before it ends. */
+  async close(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    const written = this.flush();
+    await Promise.race([written, Bun.sleep(2000)]);
+    this.writer.terminate();
+  }
+}

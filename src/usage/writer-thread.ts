@@ -1,0 +1,60 @@
+// The figures' writer thread (docs/operators/console.md#how-it-is-recorded): a connection of its
+// own to the control database, where each batch the recorder sends is written in one
+// transaction, so that neither the insert nor a wait for another process's batch holds up the
+// event loop. A batch the file refuses (locked past the wait, disk full) is kept and tried again,
+// in order, before the next one, and once a second meanwhile.
+import { openUsageConnection } from "../db/control/open.ts";
+import { UsageStore } from "../db/control/usage.ts";
+import { decodeRows, type WriterMessage, type WriterReport } from "./protocol.ts";
+
+declare const self: Worker;
+
+type Batch = Extract<WriterMessage, { batch: unknown }>["batch"];
+
+/** Batches kept for another try at most: past it, the oldest are dropped. */
+const KEPT_AT_MOST = 120;
+const RETRY_MS = 1000;
+
+let store: UsageStore | null = null;
+const waiting: Batch[] = [];
+let timer: ReturnType<typeof setTimeout> | null = null;
+
+function writeWaiting(): void {
+  if (timer !== null) clearTimeout(timer);
+  timer = null;
+  while (waiting.length > 0 && store !== null) {
+    const batch = waiting[0]!;
+    try {
+      store.write(
+        {
+          counts: new Map(batch.counts),
+          lastSeen: new Map(batch.lastSeen),
+          rows: decodeRows(batch.log),
+          attempts: batch.attempts,
+          feedRuns: batch.feedRuns,
+        },
+        batch.logRows,
+      );
+      if (batch.forgetBefore !== null) store.forgetBefore(batch.forgetBefore);
+      waiting.shift();
+      self.postMessage({ written: batch.seq } satisfies WriterReport);
+    } catch (error) {
+      self.postMessage({ failed: batch.seq, error: (error as Error).message } satisfies WriterReport);
+      timer = setTimeout(writeWaiting, RETRY_MS);
+      return;
+    }
+  }
+}
+
+self.onmessage = (event: MessageEvent<WriterMessage>) => {
+  const message = event.data;
+  if ("open" in message) {
+    const db = openUsageConnection(message.open.path);
+    db.run(`PRAGMA busy_timeout = ${message.open.busyTimeoutMs}`);
+    store = new UsageStore(db);
+    return;
+  }
+  waiting.push(message.batch);
+  if (waiting.length > KEPT_AT_MOST) waiting.splice(0, waiting.length - KEPT_AT_MOST);
+  writeWaiting();
+};
