@@ -1,4 +1,4 @@
--- Schema 10: the change log numbered per stream a reader can see (docs/partners/change-feed.md,
+-- Schema 10: the change log numbered per stream a reader can see (docs/partners/sync-and-webhooks.md,
 -- "Sequences"). A number a partner receives counts only changes it may read: the properties
 -- have a stream of their own (every property reader sees the same one), the leads a stream of
 -- every lead (for `leads:read`) and a stream per owning client (for `leads:read:own`). A lead's
