@@ -27,6 +27,8 @@ const STOOD_IN_FOR: ReadonlySet<string> = new Set([
   "leads_feed_insert",
   "leads_feed_update",
   "leads_feed_delete",
+  // Migration 10's numbering of the change log per stream: the stand-in numbers its rows.
+  "changes_number",
   // Migration 2's per-day counters: tallied by the stand-in, written at the end.
   "properties_days_insert",
   "properties_days_delete",
@@ -175,11 +177,16 @@ class DerivedTallies {
 
 /**
  * Writes the rows the set-aside triggers would have written, as the load goes: change rows in
- * insertion order (so sequences match), counters once at the end. `at` stamps the change rows:
- * the triggers would use the wall clock, which no deterministic seed can.
+ * insertion order (so sequences match), numbered in their entity's stream as migration 10's
+ * trigger numbers them (the loaded leads have no owner, so no owner's stream), counters once at
+ * the end. `at` stamps the change rows: the triggers would use the wall clock, which no
+ * deterministic seed can.
  */
 export class TriggerStandIn {
   private readonly changes: RowBuffer;
+  /** The last number of each entity's stream, from where the file's streams stand. */
+  private readonly streams = new Map<"properties" | "leads", number>();
+  private readonly streamsAtStart: ReadonlyMap<string, number>;
   private readonly propertyCounts = new Map<string, number>();
   private readonly leadCounts = new Map<string, number>();
   private readonly propertyDerived = new DerivedTallies();
@@ -189,7 +196,19 @@ export class TriggerStandIn {
     private readonly db: Database,
     private readonly at: string,
   ) {
-    this.changes = new RowBuffer(db, "changes", ["entity", "record_id", "change", "at"], 64);
+    this.changes = new RowBuffer(db, "changes", ["entity", "record_id", "change", "at", "number"], 64);
+    const rows = db.query<{ entity: string; last: number }, []>(
+      "SELECT entity, last FROM change_streams WHERE owner = ''",
+    );
+    this.streamsAtStart = new Map(rows.all().map((row) => [row.entity, row.last]));
+    rows.finalize();
+  }
+
+  /** The next number of an entity's stream. */
+  private next(entity: "properties" | "leads"): number {
+    const number = (this.streams.get(entity) ?? this.streamsAtStart.get(entity) ?? 0) + 1;
+    this.streams.set(entity, number);
+    return number;
   }
 
   propertyInserted(p: StoodInProperty): void {
@@ -202,7 +221,7 @@ export class TriggerStandIn {
       ["highlight", p.highlight],
     ]);
     if (!p.isPublished) return;
-    this.changes.add(["properties", p.id, "upsert", this.at]);
+    this.changes.add(["properties", p.id, "upsert", this.at, this.next("properties")]);
     tally(this.propertyCounts, [p.status, p.operationType, propertyType, p.highlight].join(SEP));
   }
 
@@ -212,7 +231,7 @@ export class TriggerStandIn {
       ["", ""],
       ["status", l.status],
     ]);
-    this.changes.add(["leads", l.id, "upsert", this.at]);
+    this.changes.add(["leads", l.id, "upsert", this.at, this.next("leads")]);
     tally(this.leadCounts, [l.status, l.source, l.priority, ""].join(SEP));
   }
 
@@ -236,6 +255,12 @@ export class TriggerStandIn {
     );
     for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string, string]), n);
     lead.finalize();
+    const stream = this.db.prepare(
+      "INSERT INTO change_streams (entity, owner, last) VALUES (?, '', ?) " +
+        "ON CONFLICT (entity, owner) DO UPDATE SET last = excluded.last",
+    );
+    for (const [entity, last] of this.streams) stream.run(entity, last);
+    stream.finalize();
     this.propertyDerived.write(this.db, "properties", "property");
     this.leadDerived.write(this.db, "leads", "lead");
   }

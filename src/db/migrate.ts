@@ -10,6 +10,7 @@ import feedRuns from "./migrations/006_feed_runs.sql" with { type: "text" };
 import deliveryEvent from "./migrations/007_delivery_event.sql" with { type: "text" };
 import leadOwners from "./migrations/008_lead_owners.sql" with { type: "text" };
 import search from "./migrations/009_search.sql" with { type: "text" };
+import changeStreams from "./migrations/010_change_streams.sql" with { type: "text" };
 import leadAnonymizations from "./migrations/011_lead_anonymizations.sql" with { type: "text" };
 import rebuildDateOrder from "./migrations/rebuild-date-order.sql" with { type: "text" };
 import rebuildDayCounts from "./migrations/rebuild-day-counts.sql" with { type: "text" };
@@ -35,7 +36,7 @@ export const MIGRATIONS: readonly string[] = [
   deliveryEvent,
   leadOwners,
   `${search}\n${REBUILD_SEARCH}`,
-  // 010 is another branch's: at merge it goes before this one.
+  changeStreams,
   leadAnonymizations,
 ];
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -142,7 +142,11 @@ export const ChangesSchema = T.Object(
     data: T.Array(
       T.Object(
         {
-          sequence: T.Integer({ minimum: 1, description: "Grows with every change, per database" }),
+          sequence: T.Integer({
+            minimum: 1,
+            description:
+              "Grows with every change you may read: properties and leads are numbered apart, and with `leads:read:own` your leads count alone",
+          }),
           entity: literals(ENTITY_NAMES),
           id: T.String({ format: "uuid", description: "Id of the changed record" }),
           change: literals(["upsert", "remove"], {
@@ -158,7 +162,7 @@ export const ChangesSchema = T.Object(
         after: T.Integer({ minimum: 0, description: "The `after` asked for" }),
         nextAfter: T.Integer({ minimum: 0, description: "Send this as `after` next time" }),
         hasMore: T.Boolean({ description: "True when more changes follow at once" }),
-        head: T.Integer({ minimum: 0, description: "Latest sequence of this entity" }),
+        head: T.Integer({ minimum: 0, description: "Latest sequence of the stream you read of this entity" }),
       },
       { additionalProperties: false },
     ),

@@ -95,8 +95,9 @@ const SIZE_SQL =
   "SELECT (SELECT count(*) FROM properties WHERE is_published = 1), coalesce(max(rowid), 0) FROM properties";
 const HEAD_SQL = "SELECT coalesce(max(sequence), 0) FROM changes";
 const OLDEST_SQL = "SELECT min(sequence) FROM changes";
+/** A range of the log's write order, read by rowid (`+entity`: no index by entity may be taken for it). */
 const CHANGED_SQL =
-  "SELECT json_group_array(DISTINCT record_id) FROM changes WHERE entity = 'properties' AND sequence > ? AND sequence <= ?";
+  "SELECT json_group_array(DISTINCT record_id) FROM changes WHERE +entity = 'properties' AND sequence > ? AND sequence <= ?";
 /** Before the neighbours of a new listing's id: its place in the id order. */
 const ID_BEFORE_SQL = "SELECT rowid FROM properties WHERE id < ? AND is_published = 1 ORDER BY id DESC LIMIT ?";
 const ID_AFTER_SQL = "SELECT rowid FROM properties WHERE id > ? AND is_published = 1 ORDER BY id LIMIT ?";

@@ -1,5 +1,6 @@
 // What each partner may do (docs/partners/scopes.md): the scopes a client is given in the
 // config, and which leads those let it read. Pure: no Elysia, no database.
+import type { Stream } from "../db/change-streams.ts";
 import { ApiError } from "../errors.ts";
 
 export const SCOPES = [
@@ -36,6 +37,16 @@ export function leadAccessOf(client: { id: string; scopes: ReadonlySet<Scope> })
   if (client.scopes.has("leads:read")) return { kind: "all" };
   if (client.scopes.has("leads:read:own")) return { kind: "own", clientId: client.id };
   return { kind: "none" };
+}
+
+/**
+ * The stream of the change log whose numbers a client with this lead access is shown for an
+ * entity (db/change-streams.ts), or null when it reads none of it: every property reader the
+ * properties' stream; `leads:read` every lead's, `leads:read:own` its own leads'.
+ */
+export function streamOf(entity: "properties" | "leads", leads: LeadAccess): Stream | null {
+  if (entity === "properties" || leads.kind === "all") return { entity, owner: null };
+  return leads.kind === "own" ? { entity, owner: leads.clientId } : null;
 }
 
 /** Whether the client holds `scope`; `leads:read` includes `leads:read:own`. */

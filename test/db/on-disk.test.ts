@@ -103,7 +103,7 @@ describe("webhook dispatch sends only what is on disk", () => {
     onDiskThrough: t.onDiskThrough(),
     repos: webhookRepos(t),
     records: () => null,
-    mayRead: () => true,
+    streams: (_, entity) => ({ entity, owner: null }),
     now: () => 0,
     newId: () => crypto.randomUUID(),
   });

@@ -55,15 +55,31 @@ afterAll(() => {
 });
 
 const feed = (db: Database, entity: string) =>
-  db.query("SELECT record_id, change FROM changes WHERE entity = ? ORDER BY sequence").values(entity);
+  db
+    .query("SELECT record_id, change, number, owner, owner_number FROM changes WHERE entity = ? ORDER BY sequence")
+    .values(entity);
 
 describe("the trigger stand-in writes what the triggers write", () => {
-  test("the same property feed, in the same order", () => {
+  test("the same property feed, in the same order, with the same numbers", () => {
     expect(feed(seeded, "properties")).toEqual(feed(replayed, "properties"));
   });
 
-  test("the same lead feed, in the same order", () => {
+  test("the same lead feed, in the same order, with the same numbers", () => {
     expect(feed(seeded, "leads")).toEqual(feed(replayed, "leads"));
+  });
+
+  test("each entity's stream numbered 1..n, and the same last numbers kept for the triggers to go on from", () => {
+    for (const entity of ["properties", "leads"]) {
+      const numbers = feed(seeded, entity).map((row) => row[2]);
+      expect(numbers).toEqual(numbers.map((_, i) => i + 1));
+    }
+    const streams = (db: Database) =>
+      db.query("SELECT entity, owner, last FROM change_streams ORDER BY entity").values();
+    expect(streams(seeded)).toEqual(streams(replayed));
+    expect(streams(seeded)).toEqual([
+      ["leads", "", feed(seeded, "leads").length],
+      ["properties", "", feed(seeded, "properties").length],
+    ]);
   });
 
   test("the same counters", () => {

@@ -217,7 +217,7 @@ export type paths = {
         };
         /**
          * Read the change feed
-         * @description What changed since a sequence number, oldest first. Store `meta.nextAfter` and pass it as `after` next time: you miss nothing, and learn of every property unpublished or deleted (`change: remove`). Property entries need scope `properties:read`; lead entries carry only the leads you may read (`leads:read:own`: yours; `leads:read`: all), and `head` is the last of those.
+         * @description What changed since a sequence number, oldest first. Store `meta.nextAfter` and pass it as `after` next time: you miss nothing, and learn of every property unpublished or deleted (`change: remove`). Property entries need scope `properties:read`; lead entries carry only the leads you may read (`leads:read:own`: yours; `leads:read`: all), and `head` is the last of those. Sequences count only what you may read: properties and leads are numbered apart, and with `leads:read:own` your leads are numbered 1, 2, 3… alone.
          */
         get: operations["listChanges"];
         put?: never;
@@ -351,7 +351,7 @@ export type paths = {
         put?: never;
         /**
          * Deliver again every event after a sequence
-         * @description For a receiver that lost data: every event the subscription takes with a sequence after `after` is delivered again, as new deliveries (new `webhook-id`s), in the background. Events superseded since by a newer event of the same record are sent as that newer event (the change feed keeps the latest of each record). A new replay replaces one under way.
+         * @description For a receiver that lost data: every event the subscription takes with a sequence after `after` (each compared in its own stream: property events with property sequences, lead events with your lead sequences) is delivered again, as new deliveries (new `webhook-id`s), in the background. Events superseded since by a newer event of the same record are sent as that newer event (the change feed keeps the latest of each record). A new replay replaces one under way.
          */
         post: operations["replayWebhooks"];
         delete?: never;
@@ -627,7 +627,7 @@ export type components = {
     schemas: {
         /** Change */
         Change: {
-            /** @description Grows with every change, per database */
+            /** @description Grows with every change you may read: properties and leads are numbered apart, and with `leads:read:own` your leads count alone */
             sequence: number;
             /** @enum {string} */
             entity: "properties" | "leads";
@@ -654,7 +654,7 @@ export type components = {
                 nextAfter: number;
                 /** @description True when more changes follow at once */
                 hasMore: boolean;
-                /** @description Latest sequence of this entity */
+                /** @description Latest sequence of the stream you read of this entity */
                 head: number;
             };
         };
@@ -1540,7 +1540,7 @@ export type components = {
              * @enum {string}
              */
             type: "lead.created" | "lead.updated" | "lead.anonymized" | "property.upserted" | "property.removed" | "webhook.test";
-            /** @description The event's change-feed sequence (0 for webhook.test) */
+            /** @description The event's sequence as the change feed numbers it for you (0 for webhook.test) */
             sequence: number;
             /**
              * @description `pending` until it succeeds or runs out of retries
@@ -1562,7 +1562,7 @@ export type components = {
         WebhookReplay: {
             /** @description The `after` asked for */
             after: number;
-            /** @description Events up to this sequence are replayed; later ones are delivered as they come anyway */
+            /** @description The newest sequence now of the streams the subscription takes (the larger, with property and lead events): events up to it are replayed; later ones are delivered as they come anyway */
             until: number;
         };
         /** WebhookSubscription */
@@ -1618,7 +1618,7 @@ export type components = {
              * @enum {string}
              */
             type: "lead.created" | "lead.updated" | "lead.anonymized" | "property.upserted" | "property.removed" | "webhook.test";
-            /** @description The event's change-feed sequence (0 for webhook.test) */
+            /** @description The event's sequence as the change feed numbers it for you (0 for webhook.test) */
             sequence: number;
             /**
              * @description `pending` until it succeeds or runs out of retries
@@ -4299,7 +4299,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "01a218b6-f7fb-7470-9368-04d1d8021110",
+                     *         "id": "01a24e20-d782-72da-a818-ee4c8f5bf039",
                      *         "name": "Maria Oliveira",
                      *         "email": "maria.oliveira@example.com",
                      *         "phone": "+55 11 98765-4321",
@@ -4309,8 +4309,8 @@ export interface operations {
                      *         "priority": "MEDIUM",
                      *         "propertyId": "fff62a9d-299a-4900-9f7f-29902387de42",
                      *         "interestedPropertyTitle": "Floresta: casa ampla com 5 quartos e 3 suítes para alugar",
-                     *         "createdAt": "2026-11-26T16:36:13.947Z",
-                     *         "updatedAt": "2026-11-26T16:36:13.947Z"
+                     *         "createdAt": "2026-12-07T01:31:44.898Z",
+                     *         "updatedAt": "2026-12-07T01:31:44.898Z"
                      *       }
                      *     }
                      */
@@ -4800,7 +4800,7 @@ export interface operations {
                      *         "interestedPropertyTitle": null,
                      *         "createdBy": null,
                      *         "createdAt": "2025-12-31T21:04:19.688Z",
-                     *         "updatedAt": "2026-11-26T16:36:14.023Z"
+                     *         "updatedAt": "2026-12-07T01:31:44.908Z"
                      *       }
                      *     }
                      */
@@ -5061,7 +5061,7 @@ export interface operations {
                      *           "at": "2026-01-01T00:00:00.000Z"
                      *         },
                      *         {
-                     *           "sequence": 7,
+                     *           "sequence": 2,
                      *           "entity": "properties",
                      *           "id": "004e8c9f-d5e6-4ddf-ad92-23b219190750",
                      *           "change": "upsert",
@@ -5070,9 +5070,9 @@ export interface operations {
                      *       ],
                      *       "meta": {
                      *         "after": 0,
-                     *         "nextAfter": 7,
+                     *         "nextAfter": 2,
                      *         "hasMore": true,
-                     *         "head": 5896
+                     *         "head": 901
                      *       }
                      *     }
                      */
@@ -6933,7 +6933,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Every event after this sequence is delivered again
+                     * @description Every event numbered after this is delivered again, each compared in its own stream (properties; your leads)
                      * @example 1200
                      */
                     after: number;
@@ -8078,7 +8078,7 @@ export interface operations {
                      */
                     timestamp: string;
                     data: {
-                        /** @description The event's change-feed sequence: grows with every change */
+                        /** @description The event's sequence as the change feed numbers it for you: grows with every change of the entity you may read */
                         sequence: number;
                         /**
                          * Format: uuid
@@ -8171,7 +8171,7 @@ export interface operations {
                      */
                     timestamp: string;
                     data: {
-                        /** @description The event's change-feed sequence: grows with every change */
+                        /** @description The event's sequence as the change feed numbers it for you: grows with every change of the entity you may read */
                         sequence: number;
                         /**
                          * Format: uuid
@@ -8264,7 +8264,7 @@ export interface operations {
                      */
                     timestamp: string;
                     data: {
-                        /** @description The event's change-feed sequence: grows with every change */
+                        /** @description The event's sequence as the change feed numbers it for you: grows with every change of the entity you may read */
                         sequence: number;
                         /**
                          * Format: uuid
@@ -8454,7 +8454,7 @@ export interface operations {
                      */
                     timestamp: string;
                     data: {
-                        /** @description The event's change-feed sequence: grows with every change */
+                        /** @description The event's sequence as the change feed numbers it for you: grows with every change of the entity you may read */
                         sequence: number;
                         /**
                          * Format: uuid
@@ -8533,7 +8533,7 @@ export interface operations {
                      */
                     timestamp: string;
                     data: {
-                        /** @description The event's change-feed sequence: grows with every change */
+                        /** @description The event's sequence as the change feed numbers it for you: grows with every change of the entity you may read */
                         sequence: number;
                         /**
                          * Format: uuid
@@ -8612,7 +8612,7 @@ export interface operations {
                      */
                     timestamp: string;
                     data: {
-                        /** @description The event's change-feed sequence: grows with every change */
+                        /** @description The event's sequence as the change feed numbers it for you: grows with every change of the entity you may read */
                         sequence: number;
                         /**
                          * Format: uuid

@@ -43,7 +43,8 @@ export const CHANGES_ROUTES = {
       "What changed since a sequence number, oldest first. Store `meta.nextAfter` and pass it as `after` next " +
       "time: you miss nothing, and learn of every property unpublished or deleted (`change: remove`). Property " +
       "entries need scope `properties:read`; lead entries carry only the leads you may read (`leads:read:own`: " +
-      "yours; `leads:read`: all), and `head` is the last of those.",
+      "yours; `leads:read`: all), and `head` is the last of those. Sequences count only what you may read: properties " +
+      "and leads are numbered apart, and with `leads:read:own` your leads are numbered 1, 2, 3… alone.",
     access: "bearer",
     parameters: changesParameters(EXAMPLE_QUERIES.changes),
     responses: protectedResponses(

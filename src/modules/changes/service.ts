@@ -2,12 +2,13 @@
 // triggers write (docs/reference/behaviour-extensions.md §11).
 import type { Statement } from "bun:sqlite";
 import { ENTITY_NAMES } from "../../catalog/index.ts";
+import { STREAM_SQL } from "../../db/change-streams.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError, type FieldProblem } from "../../errors.ts";
 import type { NowOrLater } from "../../lib/now-or-later.ts";
 import { PageCache } from "../../query/page-cache.ts";
 import { QueryParams } from "../../query/query-params.ts";
-import type { LeadAccess } from "../../security/scopes.ts";
+import { type LeadAccess, streamOf } from "../../security/scopes.ts";
 
 export const MAX_CHANGES_LIMIT = 1000;
 export const DEFAULT_CHANGES_LIMIT = 100;
@@ -39,20 +40,23 @@ export function parseChangesQuery(params: URLSearchParams): ChangesQuery {
   return { entity: entity as ChangesQuery["entity"], after: after!, limit: limit! };
 }
 
-const ENTRY = "json_object('sequence', sequence, 'entity', entity, 'id', record_id, 'change', change, 'at', at)";
-
-/** One index range scan from `after`: constant work at any position in the log. */
-export const CHANGES_PAGE_SQL = `SELECT sequence, ${ENTRY} FROM changes WHERE entity = ? AND sequence > ? ORDER BY sequence LIMIT ?`;
+/**
+ * An entry as a reader sees it, `number` being its number in that reader's stream: the change
+ * log is numbered per stream (src/db/migrations/010_change_streams.sql), so what a partner is
+ * shown counts only changes it may read.
+ */
+const entry = (number: string) =>
+  `json_object('sequence', ${number}, 'entity', entity, 'id', record_id, 'change', change, 'at', at)`;
 
 /**
- * The lead entries of one owner's leads: the same range of changes_entity_sequence, whose
- * entries carry the owner, so the others' entries are passed over in the index (no row read).
+ * One index range scan from `after` in an entity's stream (properties; every lead): constant
+ * work at any position in the log. Each row also gives its place in the log's write order, what
+ * Tenant.onDisk waits for.
  */
-const OWN_LEADS_PAGE_SQL = `SELECT sequence, ${ENTRY} FROM changes WHERE entity = 'leads' AND owner = ? AND sequence > ? ORDER BY sequence LIMIT ?`;
+export const CHANGES_PAGE_SQL = `SELECT number, sequence, ${entry("number")} FROM changes WHERE entity = ? AND number > ? ORDER BY number LIMIT ?`;
 
-/** The owner's last lead entry: the index read backwards from the end to its first entry. */
-const OWN_LEADS_HEAD_SQL =
-  "SELECT coalesce((SELECT sequence FROM changes WHERE entity = 'leads' AND owner = ? ORDER BY sequence DESC LIMIT 1), 0)";
+/** The same in one owner's stream of leads: its own index, so no other partner's entry is passed over. */
+const OWN_LEADS_PAGE_SQL = `SELECT owner_number, sequence, ${entry("owner_number")} FROM changes WHERE owner = ? AND owner_number > ? ORDER BY owner_number LIMIT ?`;
 
 interface ChangeLogReads {
   page: Statement;
@@ -70,9 +74,9 @@ function changeLogOf(tenant: Tenant): ChangeLogReads {
   if (found === undefined) {
     found = {
       page: tenant.read.prepare(CHANGES_PAGE_SQL),
-      head: tenant.read.prepare("SELECT coalesce(max(sequence), 0) FROM changes WHERE entity = ?"),
+      head: tenant.read.prepare(STREAM_SQL.entity.head),
       ownPage: tenant.read.prepare(OWN_LEADS_PAGE_SQL),
-      ownHead: tenant.read.prepare(OWN_LEADS_HEAD_SQL),
+      ownHead: tenant.read.prepare(STREAM_SQL.owner.head),
       pages: new PageCache(),
     };
     changeLogs.set(tenant, found);
@@ -81,9 +85,9 @@ function changeLogOf(tenant: Tenant): ChangeLogReads {
 }
 
 /**
- * The entity a feed query reads: a client sees the lead entries of the leads it may read only
- * (its own, with `leads:read:own`), and its `head` is the last of those, so nothing of other
- * partners' leads shows, not even how many changed.
+ * The stream a feed query reads: a client sees the lead entries of the leads it may read only
+ * (its own, with `leads:read:own`), numbered in its own stream, and its `head` is the last of
+ * those, so nothing of other partners' leads shows, not even how many changed.
  */
 export interface ChangesReader {
   leads: LeadAccess;
@@ -91,7 +95,7 @@ export interface ChangesReader {
 
 /** The client whose lead entries alone the reader sees, or null when it sees every entry of the query's entity. */
 function ownerOf(query: ChangesQuery, reader: ChangesReader): string | null {
-  return query.entity === "leads" && reader.leads.kind === "own" ? reader.leads.clientId : null;
+  return streamOf(query.entity, reader.leads)?.owner ?? null;
 }
 
 /**
@@ -145,20 +149,26 @@ function readPage(
 ): { body: string; head: number } {
   return tenant.read
     .transaction(() => {
-      const scope = owner ?? query.entity;
-      const rows = (owner === null ? page : ownPage).values(scope, query.after, query.limit + 1) as [number, string][];
+      const stream = owner ?? query.entity;
+      // [number in the stream, sequence in the log, the entry's JSON]
+      const rows = (owner === null ? page : ownPage).values(stream, query.after, query.limit + 1) as [
+        number,
+        number,
+        string,
+      ][];
       const hasMore = rows.length > query.limit;
       if (hasMore) rows.pop();
-      // Every entry of the owner's after `after` is on a page that has no more: its last is the head.
-      const headSequence =
-        owner !== null && !hasMore && rows.length > 0
-          ? rows[rows.length - 1]![0]
-          : ((owner === null ? head : ownHead).values(scope) as [number][])[0]![0];
+      // Every entry of the stream after `after` is on a page that has no more: its last is the head.
+      const last =
+        !hasMore && rows.length > 0
+          ? rows[rows.length - 1]!
+          : (((owner === null ? head : ownHead).values(stream) as [number, number][])[0] ?? [0, 0]);
       const nextAfter = rows.length > 0 ? rows[rows.length - 1]![0] : query.after;
       const body =
-        `{"data":[${rows.map((r) => r[1]).join(",")}],` +
-        `"meta":{"after":${query.after},"nextAfter":${nextAfter},"hasMore":${hasMore},"head":${headSequence}}}`;
-      return { body, head: headSequence };
+        `{"data":[${rows.map((r) => r[2]).join(",")}],` +
+        `"meta":{"after":${query.after},"nextAfter":${nextAfter},"hasMore":${hasMore},"head":${last[0]}}}`;
+      // What the page shows is on disk once the stream's last entry is: its place in the log.
+      return { body, head: last[1] };
     })
     .deferred();
 }

@@ -8,7 +8,10 @@ import type { TenantRegistry } from "../../db/tenants.ts";
 
 /** The newest event of the properties' change log: what a feed's content is as of (docs/reference/behaviour-extensions.md §11). */
 export interface ChangeHead {
-  /** 0 when no property ever changed. */
+  /**
+   * Its number in the properties' own stream (0 when no property ever changed): a lead written
+   * moves nothing a feed's validators are made of, not even a number inside its ETag.
+   */
   sequence: number;
   recordId: string | null;
   /** When it was written (ISO); null with sequence 0. */
@@ -16,7 +19,8 @@ export interface ChangeHead {
 }
 
 const HEAD_SQL =
-  "SELECT sequence, record_id AS recordId, at FROM changes WHERE entity = 'properties' ORDER BY sequence DESC LIMIT 1";
+  "SELECT number AS sequence, record_id AS recordId, at FROM changes " +
+  "WHERE entity = 'properties' AND number IS NOT NULL ORDER BY number DESC LIMIT 1";
 
 /**
  * The head of the properties' change log, as `db` sees it. Every write of a property or its

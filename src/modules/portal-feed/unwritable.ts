@@ -18,7 +18,8 @@ const RECHECK_LIMIT = 20_000;
 const STORED_JSON = projection(PROPERTY_FIELDS, "stored");
 const ALL_SQL = `SELECT p.id AS id, ${STORED_JSON} AS json FROM properties p WHERE p.is_published = 1`;
 const ONE_SQL = `SELECT ${STORED_JSON} AS json FROM properties p WHERE p.id = ? AND p.is_published = 1`;
-const CHANGED_SQL = "SELECT DISTINCT record_id AS id FROM changes WHERE entity = 'properties' AND sequence > ?";
+/** By the properties' own stream, which the change head numbers too (snapshot.ts). */
+const CHANGED_SQL = "SELECT DISTINCT record_id AS id FROM changes WHERE entity = 'properties' AND number > ?";
 
 function isUnwritable(id: string, json: string): boolean {
   const { listing } = listingOfProjection(json);

@@ -4,6 +4,7 @@
 // only from where the step read it, so when several processes share the file each range of
 // the log is dispatched exactly once. Replays walk the log the same way for one subscription.
 import type { Database } from "bun:sqlite";
+import { numberIn, type Stream } from "../../db/change-streams.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ANONYMIZED_EVENT, type ChangeRow, type EventType, entityOf, eventPayload, eventTypeOf } from "./events.ts";
 import type { DeliveryRow, NewDelivery, WebhookRepos } from "./repo.ts";
@@ -36,10 +37,12 @@ export interface DispatchTarget {
 }
 
 /**
- * Whether a client may be told of an entity's events at all, by its scopes now: a client that
- * reads no lead (or no property) is sent none of their events, removals included.
+ * The stream of an entity's changes a client reads, by its scopes now, or null when it may not
+ * be told of that entity's events at all: a client that reads no lead (or no property) is sent
+ * none of their events, removals included. An event is sent numbered in that stream (its
+ * `data.sequence`), and one outside it (another owner's lead) is not sent.
  */
-export type EntityAccess = (clientId: string, entity: "properties" | "leads") => boolean;
+export type StreamAccess = (clientId: string, entity: "properties" | "leads") => Stream | null;
 
 export interface DispatchDeps {
   tenant: Tenant;
@@ -47,44 +50,48 @@ export interface DispatchDeps {
   onDiskThrough: number;
   repos: WebhookRepos;
   records: RecordReader;
-  mayRead: EntityAccess;
+  streams: StreamAccess;
   now: () => number;
   newId: () => string;
 }
 
 /**
- * The body of one event as one client sees it: with its record read by `readRecord`, `null` for
- * property.removed and webhook.test; null when the client may not read the entity, or cannot
- * see the record (another partner's lead, or gone already). `lead.anonymized` goes to a client
- * that may read the lead (with it) and to one that was sent it before (`told`), with the lead if
- * it may still read it, else with `record` null.
+ * The body of one event as one client sees it, `sequence` being its number in that client's
+ * stream (the caller has found the client may read the entity): with its record read by
+ * `readRecord`, `null` for property.removed and webhook.test; null when the client cannot see
+ * the record (another partner's lead, or gone already). `lead.anonymized` goes to a client that
+ * reads the lead (`readable`, with it) and to one that was sent it before (`told`), with the lead
+ * if it may still read it, else with `record` null.
  */
 function eventBody(
   type: EventType,
   eventAt: string,
   sequence: number,
   recordId: string,
-  mayRead: (entity: "properties" | "leads") => boolean,
   readRecord: (entity: "properties" | "leads") => string | null,
   told = false,
+  readable = true,
 ): string | null {
   if (type === ANONYMIZED_EVENT) {
-    const record = mayRead("leads") ? readRecord("leads") : null;
+    const record = readable ? readRecord("leads") : null;
     if (record === null && !told) return null;
     return eventPayload(type, eventAt, sequence, recordId, record ?? "null");
   }
   const entity = entityOf(type);
-  if (entity !== null && !mayRead(entity)) return null;
   if (entity === null || type === "property.removed") return eventPayload(type, eventAt, sequence, recordId, "null");
   const record = readRecord(entity);
   return record === null ? null : eventPayload(type, eventAt, sequence, recordId, record);
 }
 
-/** Deliveries for `changes`, one per change and target that wants it. */
+/**
+ * Deliveries for `changes`, one per change and target that wants it, numbered in the stream
+ * the target's client reads; with `from` (a replay), only those numbered after it there.
+ */
 function deliveriesFor(
   changes: readonly ChangeRow[],
   targets: readonly DispatchTarget[],
   deps: DispatchDeps,
+  from: number | null = null,
 ): NewDelivery[] {
   const deliveries: NewDelivery[] = [];
   // Several subscriptions of one client share each record read.
@@ -92,28 +99,29 @@ function deliveriesFor(
   for (const change of changes) {
     const type = eventTypeOf(change);
     if (type === null) continue;
+    // An anonymization's entry names the clients that were sent the lead (admin/privacy/repo.ts).
     const told = change.notify === null ? [] : (JSON.parse(change.notify) as string[]);
     for (const target of targets) {
       if (change.sequence <= target.afterSequence) continue;
       if (type !== ANONYMIZED_EVENT && !target.events.has(type)) continue;
-      const mayRead = (entity: "properties" | "leads") => deps.mayRead(target.clientId, entity);
-      const payload = eventBody(
-        type,
-        change.at,
-        change.sequence,
-        change.record_id,
-        mayRead,
-        (entity) => {
-          const key = `${target.clientId}\0${entity}\0${change.record_id}`;
-          let found = records.get(key);
-          if (found === undefined) {
-            found = deps.records(deps.tenant, target.clientId, entity, change.record_id);
-            records.set(key, found);
-          }
-          return found;
-        },
-        told.includes(target.clientId),
-      );
+      const stream = deps.streams(target.clientId, change.entity);
+      // Not in a stream the client reads (another owner's lead): nothing of it is sent, not its number.
+      const number = stream === null ? null : numberIn(stream, change);
+      // Except the anonymization of a lead the client was sent before it could no longer read it:
+      // it is told, numbered 0 (in no stream of its own, so no number of another's).
+      const wasSent = type === ANONYMIZED_EVENT && told.includes(target.clientId);
+      if (number === null && !wasSent) continue;
+      if (from !== null && (number === null || number <= from)) continue;
+      const readRecord = (entity: "properties" | "leads") => {
+        const key = `${target.clientId}\0${entity}\0${change.record_id}`;
+        let found = records.get(key);
+        if (found === undefined) {
+          found = deps.records(deps.tenant, target.clientId, entity, change.record_id);
+          records.set(key, found);
+        }
+        return found;
+      };
+      const payload = eventBody(type, change.at, number ?? 0, change.record_id, readRecord, wasSent, number !== null);
       // Not for this client, or gone already: an unpublished property's removal follows in the
       // log; a deleted lead has no event.
       if (payload === null) continue;
@@ -121,7 +129,7 @@ function deliveriesFor(
         id: deps.newId(),
         subscriptionId: target.id,
         type,
-        sequence: change.sequence,
+        sequence: number ?? 0,
         recordId: change.record_id,
         eventAt: change.at,
         payload,
@@ -139,21 +147,24 @@ function deliveriesFor(
  * receiver tell (docs/reference/behaviour-extensions.md §13: order is not promised).
  */
 export function rebuiltPayload(
-  deps: Pick<DispatchDeps, "tenant" | "records" | "mayRead">,
+  deps: Pick<DispatchDeps, "tenant" | "records" | "streams">,
   clientId: string,
   stored: Pick<DeliveryRow, "type" | "sequence" | "record_id" | "event_at">,
 ): string | null {
   const { type, sequence, record_id: recordId, event_at: eventAt } = stored;
   if (recordId === null || eventAt === null) return null;
+  const entity = entityOf(type);
+  const readable = entity === null || deps.streams(clientId, entity) !== null;
+  // lead.anonymized was made for this client when its event was dispatched: it was among those to tell.
+  if (!readable && type !== ANONYMIZED_EVENT) return null;
   return eventBody(
     type,
     eventAt,
     sequence,
     recordId,
-    (entity) => deps.mayRead(clientId, entity),
     (entity) => deps.records(deps.tenant, clientId, entity, recordId),
-    // Made for this client when its event was dispatched: it was among those to tell.
     true,
+    readable,
   );
 }
 
@@ -229,14 +240,16 @@ export function dispatchStep(
 }
 
 /**
- * The next step of a subscription's replay of (after, until], or null while the rest of it is
- * not on disk yet (the sync that brings it asks for the next pass).
+ * The next step of a subscription's replay of the log's (after, until], or null while the rest
+ * of it is not on disk yet (the sync that brings it asks for the next pass). `from`: only the
+ * events numbered after it in the client's streams are sent again (null: every one).
  */
 export function replayStep(
   deps: DispatchDeps,
   target: DispatchTarget,
   after: number,
   until: number,
+  from: number | null = null,
 ): DispatchWrite | null {
   const { cursor, subscriptions } = deps.repos;
   const upTo = Math.min(until, deps.onDiskThrough);
@@ -244,6 +257,6 @@ export function replayStep(
   const changes = cursor.changesBetween(after, upTo, DISPATCH_BATCH);
   const to = changes.length < DISPATCH_BATCH ? upTo : changes[changes.length - 1]!.sequence;
   // A replay sends again what the subscription was sent before: its start does not apply.
-  const deliveries = deliveriesFor(changes, [{ ...target, afterSequence: 0 }], deps);
+  const deliveries = deliveriesFor(changes, [{ ...target, afterSequence: 0 }], deps, from);
   return writing(deliveries, deps, (db) => subscriptions.advanceReplay(db, target.id, after, to, until), to < upTo);
 }

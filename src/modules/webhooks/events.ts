@@ -13,9 +13,16 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export const TEST_EVENT: EventType = "webhook.test";
 
-/** A row of the change log as the dispatcher reads it. */
+/**
+ * A row of the change log as the dispatcher reads it: `sequence` is its place in the log's
+ * write order, which only the server sees; partners are shown `number` (its entity's stream)
+ * or `owner_number` (its owner's stream of leads), as they read the entity.
+ */
 export interface ChangeRow {
   sequence: number;
+  number: number;
+  owner: string | null;
+  owner_number: number | null;
   entity: "properties" | "leads";
   record_id: string;
   change: "upsert" | "remove";

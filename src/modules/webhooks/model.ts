@@ -67,7 +67,8 @@ export const ReplayInputSchema = T.Object(
   {
     after: T.Integer({
       minimum: 0,
-      description: "Every event after this sequence is delivered again",
+      description:
+        "Every event numbered after this is delivered again, each compared in its own stream (properties; your leads)",
       examples: [1200],
     }),
   },
@@ -120,7 +121,10 @@ export const DeliverySchema = T.Object(
   {
     id: T.String({ description: "The delivery's `webhook-id`, the same on every attempt" }),
     type: EventTypeSchema,
-    sequence: T.Integer({ minimum: 0, description: "The event's change-feed sequence (0 for webhook.test)" }),
+    sequence: T.Integer({
+      minimum: 0,
+      description: "The event's sequence as the change feed numbers it for you (0 for webhook.test)",
+    }),
     state: T.Union(
       DELIVERY_STATES.map((s) => T.Literal(s)),
       { description: "`pending` until it succeeds or runs out of retries" },
@@ -147,7 +151,9 @@ export const ReplaySchema = T.Object(
     after: T.Integer({ minimum: 0, description: "The `after` asked for" }),
     until: T.Integer({
       minimum: 0,
-      description: "Events up to this sequence are replayed; later ones are delivered as they come anyway",
+      description:
+        "The newest sequence now of the streams the subscription takes (the larger, with property and lead events): " +
+        "events up to it are replayed; later ones are delivered as they come anyway",
     }),
   },
   { title: "WebhookReplay", additionalProperties: false },

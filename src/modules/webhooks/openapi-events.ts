@@ -96,7 +96,11 @@ function payloadSchema(type: EventType): TSchema {
       timestamp: T.String({ format: "date-time", description: "When the event happened" }),
       data: T.Object(
         {
-          sequence: T.Integer({ minimum: 0, description: "The event's change-feed sequence: grows with every change" }),
+          sequence: T.Integer({
+            minimum: 0,
+            description:
+              "The event's sequence as the change feed numbers it for you: grows with every change of the entity you may read",
+          }),
           id: T.String({
             format: "uuid",
             description: type === "webhook.test" ? "The subscription's id" : "The record's id",

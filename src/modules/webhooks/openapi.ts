@@ -306,7 +306,8 @@ export const WEBHOOK_ROUTES = {
     operationId: "replayWebhooks",
     summary: "Deliver again every event after a sequence",
     description:
-      "For a receiver that lost data: every event the subscription takes with a sequence after `after` is delivered " +
+      "For a receiver that lost data: every event the subscription takes with a sequence after `after` (each compared in " +
+      "its own stream: property events with property sequences, lead events with your lead sequences) is delivered " +
       "again, as new deliveries (new `webhook-id`s), in the background. Events superseded since by a newer event of " +
       "the same record are sent as that newer event (the change feed keeps the latest of each record). A new replay " +
       "replaces one under way.",

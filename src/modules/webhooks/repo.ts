@@ -5,6 +5,7 @@
 // The one other reader of these tables is compaction (src/db/compaction.ts), which sits below
 // the modules and says there why it keeps its own query.
 import type { Database, Statement } from "bun:sqlite";
+import { STREAM_SQL, type Stream, streamKey } from "../../db/change-streams.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { perTenant } from "../../lib/per-tenant.ts";
 import type { ChangeRow, EventType } from "./events.ts";
@@ -26,6 +27,8 @@ export interface SubscriptionRow {
   after_sequence: number;
   replay_after: number | null;
   replay_until: number | null;
+  /** A replay under way: events numbered after this in their stream, as the subscription's client reads them. */
+  replay_from: number | null;
   failing_since: number | null;
   created_at: string;
   updated_at: string;
@@ -89,14 +92,14 @@ export interface FinishedAttempt {
 
 const SUBSCRIPTION_COLUMNS =
   "id, client_id, url, events, description, enabled, disabled_reason, secret, previous_secret, previous_secret_until, " +
-  "after_sequence, replay_after, replay_until, failing_since, created_at, updated_at";
+  "after_sequence, replay_after, replay_until, replay_from, failing_since, created_at, updated_at";
 const LOGGED_DELIVERY_COLUMNS =
   "n, id, subscription_id, type, sequence, state, attempts, last_status, last_error, last_attempt_at, next_attempt_at, " +
   "lease_owner, created_at, record_id, event_at";
 const DELIVERY_COLUMNS = `${LOGGED_DELIVERY_COLUMNS}, payload`;
 // An anonymization's entry carries the clients to tell (src/modules/admin/privacy/repo.ts).
 const CHANGE_COLUMNS =
-  "sequence, entity, record_id, change, lead_update, at, " +
+  "sequence, number, owner, owner_number, entity, record_id, change, lead_update, at, " +
   "(SELECT notify FROM lead_anonymizations a WHERE a.sequence = changes.sequence) AS notify";
 
 /**
@@ -139,16 +142,28 @@ function subscriptionWrites(db: Database) {
     remove: db.prepare<unknown, [string, string]>("DELETE FROM webhook_subscriptions WHERE id = ? AND client_id = ?"),
     // Up to the dispatch cursor, or the subscription's start if that is later: what comes after
     // both is dispatched to it anyway.
-    startReplay: db.prepare<{ replay_until: number }, [string, string, number]>(
-      "UPDATE webhook_subscriptions SET replay_after = ?3, " +
-        "replay_until = max(after_sequence, (SELECT sequence FROM webhook_cursor WHERE id = 1)) " +
-        "WHERE id = ?1 AND client_id = ?2 RETURNING replay_until",
+    replayEnd: db.prepare<{ until: number }, [string, string]>(
+      "SELECT max(after_sequence, (SELECT sequence FROM webhook_cursor WHERE id = 1)) AS until " +
+        "FROM webhook_subscriptions WHERE id = ?1 AND client_id = ?2",
     ),
+    startReplay: db.prepare<unknown, [string, number | null, number | null, number | null]>(
+      "UPDATE webhook_subscriptions SET replay_after = ?2, replay_until = ?3, replay_from = ?4 WHERE id = ?1",
+    ),
+    // Where each stream of the replay starts, and what it is numbered up to now.
+    firstAfter: {
+      entity: db.prepare<unknown, [string, number]>(STREAM_SQL.entity.firstAfter),
+      owner: db.prepare<unknown, [string, number]>(STREAM_SQL.owner.firstAfter),
+    },
+    streamHead: {
+      entity: db.prepare<unknown, [string]>(STREAM_SQL.entity.head),
+      owner: db.prepare<unknown, [string]>(STREAM_SQL.owner.head),
+    },
     advanceReplay: db.prepare<unknown, [string, number, number]>(
       "UPDATE webhook_subscriptions SET replay_after = ?3 WHERE id = ?1 AND replay_after = ?2",
     ),
     endReplay: db.prepare<unknown, [string, number]>(
-      "UPDATE webhook_subscriptions SET replay_after = NULL, replay_until = NULL WHERE id = ?1 AND replay_after = ?2",
+      "UPDATE webhook_subscriptions SET replay_after = NULL, replay_until = NULL, replay_from = NULL " +
+        "WHERE id = ?1 AND replay_after = ?2",
     ),
     clearFailing: db.prepare<unknown, [string]>(
       "UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
@@ -257,9 +272,31 @@ export class SubscriptionsRepo {
     return this.w(db).remove.run(id, clientId).changes === 1;
   }
 
-  /** Starts (or restarts) a replay of the events after `after`; returns its end, or null when not found. */
-  startReplay(db: Database, id: string, clientId: string, after: number): number | null {
-    return this.w(db).startReplay.get(id, clientId, after)?.replay_until ?? null;
+  /**
+   * Starts (or replaces) a replay of the events numbered after `after` in `streams`, the streams
+   * the subscription's client reads of the entities its events name. The log is walked from the
+   * first of those events to the dispatch cursor (what comes later is dispatched anyway), each
+   * stream's events sent from its first after `after`. Returns the last number of those streams
+   * now, in the client's numbering (0 when they are empty), or null when the subscription is not
+   * the client's.
+   */
+  startReplay(db: Database, id: string, clientId: string, after: number, streams: readonly Stream[]): number | null {
+    const w = this.w(db);
+    const end = w.replayEnd.get(id, clientId)?.until;
+    if (end === undefined) return null;
+    let start = end;
+    let until = 0;
+    for (const stream of streams) {
+      const { kind, key } = streamKey(stream);
+      const first = (w.firstAfter[kind].values(key, after) as [number][])[0]?.[0];
+      if (first !== undefined) start = Math.min(start, first - 1);
+      const head = (w.streamHead[kind].values(key) as [number, number][])[0]?.[0];
+      if (head !== undefined) until = Math.max(until, head);
+    }
+    // Nothing to send again before the cursor: no replay (one under way is replaced by none).
+    const replaying = start < end;
+    w.startReplay.run(id, replaying ? start : null, replaying ? end : null, replaying ? after : null);
+    return until;
   }
 
   /** Moves a replay on; ends it once `to` reaches its end. False when another process moved it first. */

@@ -3,14 +3,16 @@
 // scoped to the calling client: another client's subscription is not found. Also the wiring
 // of the delivery worker to this server (records as each client reads them, the config).
 import { CATALOGS } from "../../catalog/index.ts";
+import type { Stream } from "../../db/change-streams.ts";
 import type { Tenant } from "../../db/tenants.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logging.ts";
 import { allFieldsOf, listOf, readerOf } from "../../query/lists.ts";
 import type { Runtime } from "../../runtime.ts";
-import { readsEntity } from "../../security/scopes.ts";
+import { leadAccessOf, readsEntity, streamOf } from "../../security/scopes.ts";
 import { VERSION } from "../../version.ts";
-import type { EntityAccess, RecordReader } from "./dispatch.ts";
+import type { RecordReader, StreamAccess } from "./dispatch.ts";
+import { type EventType, entityOf } from "./events.ts";
 import { type PendingAge, WebhookMetrics } from "./metrics.ts";
 import {
   type DeliveryState,
@@ -242,7 +244,14 @@ export async function replay(
 ): Promise<string> {
   const current = owned(tenant, clientId, id);
   const repo = webhookRepos(tenant).subscriptions;
-  const until = await tenant.writer.submit((db) => repo.startReplay(db, current.id, clientId, after));
+  // Numbers in the client's own streams, each event compared with `after` in its stream.
+  const streamsOf = streamAccess(service.runtime);
+  const entities = new Set((JSON.parse(current.events) as EventType[]).map(entityOf));
+  const streams = (["properties", "leads"] as const)
+    .filter((entity) => entities.has(entity))
+    .map((entity) => streamsOf(clientId, entity))
+    .filter((stream): stream is Stream => stream !== null);
+  const until = await tenant.writer.submit((db) => repo.startReplay(db, current.id, clientId, after, streams));
   if (until === null) throw notFound();
   service.worker.kick();
   return data({ after, until });
@@ -276,11 +285,14 @@ export function recordReader(runtime: Runtime): RecordReader {
   };
 }
 
-/** Whether a client may be sent an entity's events: the scope its routes need (docs/partners/scopes.md). */
-export function entityAccess(runtime: Runtime): EntityAccess {
+/**
+ * The stream of an entity's events a client reads, or null when it may not be sent them: the
+ * scope its routes need (docs/partners/scopes.md), and with `leads:read:own` its own leads'.
+ */
+export function streamAccess(runtime: Runtime): StreamAccess {
   return (clientId, entity) => {
     const client = runtime.config.clients.get(clientId);
-    return client !== undefined && readsEntity(client, entity);
+    return client !== undefined && readsEntity(client, entity) ? streamOf(entity, leadAccessOf(client)) : null;
   };
 }
 
@@ -308,7 +320,7 @@ export function createWebhookWorker(runtime: Runtime, options: WorkerOptions): W
     },
     policy: () => runtime.config.webhooks,
     records: recordReader(runtime),
-    mayRead: entityAccess(runtime),
+    streams: streamAccess(runtime),
     clock: runtime.clock,
     random: options.random ?? Math.random,
     send: {

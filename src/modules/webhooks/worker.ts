@@ -19,10 +19,10 @@ import {
   type DispatchTarget,
   type DispatchWrite,
   dispatchStep,
-  type EntityAccess,
   type RecordReader,
   rebuiltPayload,
   replayStep,
+  type StreamAccess,
 } from "./dispatch.ts";
 import { ANONYMIZED_EVENT, type EventType, entityOf, eventPayload, TEST_EVENT } from "./events.ts";
 import type { FinalState, WebhookMetrics } from "./metrics.ts";
@@ -59,7 +59,7 @@ export interface WorkerDeps {
   clientActive: (clientId: string, tenant: Tenant) => boolean;
   policy: () => WebhookTargetPolicy;
   records: RecordReader;
-  mayRead: EntityAccess;
+  streams: StreamAccess;
   clock: Clock;
   random: Random;
   send: SendOptions;
@@ -228,7 +228,7 @@ export class WebhookWorker {
       onDiskThrough: tenant.onDiskThrough(),
       repos,
       records: this.deps.records,
-      mayRead: this.deps.mayRead,
+      streams: this.deps.streams,
       now: () => this.deps.clock.now(),
       newId: newDeliveryId,
     };
@@ -264,7 +264,7 @@ export class WebhookWorker {
     for (const s of active) {
       const replay =
         s.replay_after !== null && s.replay_until !== null
-          ? replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until)
+          ? replayStep(dispatch, targetOf(s), s.replay_after, s.replay_until, s.replay_from)
           : null;
       if (replay !== null) steps.push(replay);
     }
@@ -367,7 +367,7 @@ export class WebhookWorker {
       const entity = entityOf(stored.type);
       // lead.anonymized carries nothing of the person and goes to whoever was sent the lead.
       const readable =
-        entity === null || stored.type === ANONYMIZED_EVENT || deps.mayRead(subscription.client_id, entity);
+        entity === null || stored.type === ANONYMIZED_EVENT || deps.streams(subscription.client_id, entity) !== null;
       const payload = readable ? (stored.payload ?? rebuiltPayload(deps, subscription.client_id, stored)) : null;
       if (payload !== null) {
         claimed.push({ ...stored, payload });

@@ -124,7 +124,7 @@ describe("sequences", () => {
     const details = plan.map((p) => p.detail);
     expect(details).toHaveLength(1); // no temp b-tree for ORDER BY, no other table
     expect(details[0]).toMatch(
-      /^SEARCH changes USING (COVERING )?INDEX changes_entity_sequence \(entity=\? AND sequence>\?\)$/,
+      /^SEARCH changes USING (COVERING )?INDEX changes_entity_number \(entity=\? AND number>\?\)$/,
     );
     db.close();
   });

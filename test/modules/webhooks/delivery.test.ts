@@ -13,7 +13,7 @@ import { type ClaimedDelivery, dispatchStep } from "../../../src/modules/webhook
 import { DISABLE_AFTER_FAILING_MS } from "../../../src/modules/webhooks/outcome.ts";
 import { webhookRepos } from "../../../src/modules/webhooks/repo.ts";
 import { RETRY_DELAYS_MS } from "../../../src/modules/webhooks/schedule.ts";
-import { createServerWebhooks, entityAccess, recordReader } from "../../../src/modules/webhooks/service.ts";
+import { createServerWebhooks, recordReader, streamAccess } from "../../../src/modules/webhooks/service.ts";
 import { PER_SUBSCRIPTION } from "../../../src/modules/webhooks/slots.ts";
 import { LEASE_MS, newDeliveryId } from "../../../src/modules/webhooks/worker.ts";
 import {
@@ -401,7 +401,7 @@ describe("nothing is lost", () => {
       onDiskThrough: tenant.onDiskThrough(),
       repos,
       records: recordReader(app.runtime),
-      mayRead: entityAccess(app.runtime),
+      streams: streamAccess(app.runtime),
       now: () => app.clock.now(),
       newId: newDeliveryId,
     };
@@ -483,7 +483,7 @@ describe("a delivery's body", () => {
       onDiskThrough: tenant.onDiskThrough(),
       repos,
       records: recordReader(app.runtime),
-      mayRead: entityAccess(app.runtime),
+      streams: streamAccess(app.runtime),
       now: () => app.clock.now(),
       newId: newDeliveryId,
     };
