@@ -9,7 +9,7 @@ import type { Client } from "../config/model.ts";
 import { closeDatabase, NotAPartnerDatabaseError, openExistingDatabase } from "../db/open.ts";
 import { cutWalHere } from "../db/tenants.ts";
 import { type Subject, subjectOf } from "../modules/admin/privacy/identifiers.ts";
-import { findLeads, leadsById } from "../modules/admin/privacy/repo.ts";
+import { deliveriesOf, findLeads, leadsById } from "../modules/admin/privacy/repo.ts";
 import { anonymizeInFile, CUT_WAL_WITHIN_MS, exportLeads } from "../modules/admin/privacy/service.ts";
 import { parseFlags, UsageError } from "./args.ts";
 
@@ -70,7 +70,24 @@ export async function privacyCommand(args: string[]): Promise<number> {
       return 0;
     }
     if (action === "export") {
-      process.stdout.write(`${JSON.stringify({ data: { leads: exportLeads(db, leads, clients) } }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify(
+          {
+            data: {
+              leads: exportLeads(
+                leads,
+                deliveriesOf(
+                  db,
+                  leads.map((lead) => lead.id),
+                ),
+                clients,
+              ),
+            },
+          },
+          null,
+          2,
+        )}\n`,
+      );
       return 0;
     }
     const anonymized = anonymizeInFile(

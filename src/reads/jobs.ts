@@ -20,7 +20,9 @@ export type ReadJob =
       client: { id: string; scopes: ReadonlySet<Scope> };
     }
   /** Leads by origin for the agency (src/usage/origins.ts): `from=<ISO date-time>`. */
-  | { kind: "lead-origins"; rawQuery: string };
+  | { kind: "lead-origins"; rawQuery: string }
+  /** A person's leads and their deliveries for the agency (admin/privacy/service.ts personIn): `email=` or `phone=`. */
+  | { kind: "person"; rawQuery: string };
 
 /** The database a job reads, as the event loop holds it for this request. */
 export interface TenantRef extends Generations {

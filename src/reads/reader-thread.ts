@@ -8,6 +8,7 @@ import { setPriority } from "node:os";
 import { LEAD_CATALOG } from "../catalog/leads.ts";
 import { PROPERTY_CATALOG } from "../catalog/properties.ts";
 import { Tenant } from "../db/tenants.ts";
+import { personIn } from "../modules/admin/privacy/service.ts";
 import { valuesOf } from "../modules/catalog/service.ts";
 import { changesPage, parseChangesQuery } from "../modules/changes/service.ts";
 import { facetsOf } from "../query/facets.ts";
@@ -45,6 +46,8 @@ function run(tenant: Tenant, job: ReadJob): string {
       });
     case "lead-origins":
       return leadOriginCounts(tenant.read, new URLSearchParams(job.rawQuery).get("from") ?? "");
+    case "person":
+      return personIn(tenant.read, job.rawQuery);
     case "changes": {
       // A reader thread's tenant never waits for a sync (Tenant.onDisk): the event loop does.
       const body = changesPage(tenant, job.rawQuery, parseChangesQuery(new URLSearchParams(job.rawQuery)), job.reader);

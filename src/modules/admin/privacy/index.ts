@@ -24,8 +24,8 @@ import {
   readRequestPatch,
   updateRequest,
 } from "./register.ts";
-import { correctLead, findLeads, leadsById } from "./repo.ts";
-import { anonymizeInTenant, CUT_WAL_WITHIN_MS, exportLeads } from "./service.ts";
+import { correctLead, leadsById } from "./repo.ts";
+import { anonymizeInTenant, CUT_WAL_WITHIN_MS, exportLeads, type PersonFound, personQuery } from "./service.ts";
 
 type Set = { headers: Record<string, unknown>; status?: unknown };
 
@@ -75,13 +75,19 @@ export function privacyModule(runtime: Runtime) {
   const clientsOf = (tenant: Tenant) =>
     [...runtime.config.clients.values()].filter((client) => client.databasePath === tenant.path);
 
+  /** The person's leads and their deliveries, found by a reader thread (a scan of every lead). */
+  const personFound = async (actorName: string, tenant: Tenant, subject: Subject): Promise<PersonFound> =>
+    JSON.parse(
+      await runtime.reads.run(`admin:${actorName}`, tenant, { kind: "person", rawQuery: personQuery(subject) }),
+    );
+
   return new Elysia({ name: "privacy" })
     .get(`${ADMIN_PREFIX}/privacy/people`, async ({ request, set }) => {
       const { s, actor, ip } = await who(request, set);
       const query = new URL(request.url).searchParams;
       const { name, tenant } = database(actor, query.get("database"));
       const subject = person(query);
-      const leads = findLeads(tenant.read, subject);
+      const { leads } = await personFound(actor.name, tenant, subject);
       s.audit(actor.name, ip, "privacy.find", name, { subject: subjectHash(subject), leads: leads.length });
       return json(set, { data: leads });
     })
@@ -90,7 +96,8 @@ export function privacyModule(runtime: Runtime) {
       const query = new URL(request.url).searchParams;
       const { name, tenant } = database(actor, query.get("database"));
       const subject = person(query);
-      const leads = exportLeads(tenant.read, findLeads(tenant.read, subject), clientsOf(tenant));
+      const found = await personFound(actor.name, tenant, subject);
+      const leads = exportLeads(found.leads, found.deliveries, clientsOf(tenant));
       s.audit(actor.name, ip, "privacy.export", name, { subject: subjectHash(subject), leads: leads.length });
       return json(set, { data: { leads } });
     })
@@ -107,7 +114,7 @@ export function privacyModule(runtime: Runtime) {
           ids = leadsById(tenant.read, asked.leadIds).map((lead) => lead.id);
           target = { leadIds: ids };
         } else {
-          ids = findLeads(tenant.read, asked.subject).map((lead) => lead.id);
+          ids = (await personFound(actor.name, tenant, asked.subject)).leads.map((lead) => lead.id);
           target = { subject: subjectHash(asked.subject), leadIds: ids };
         }
         const anonymized = await anonymizeInTenant(tenant, ids, runtime.clock, (path) =>

@@ -8,7 +8,8 @@ import type { Clock } from "../../../clock.ts";
 import type { Client } from "../../../config/model.ts";
 import type { Tenant } from "../../../db/tenants.ts";
 import { leadAccessOf } from "../../../security/scopes.ts";
-import { anonymizeLeads, deliveriesOf, type LeadDelivery, type StoredLead } from "./repo.ts";
+import { type Subject, subjectOf } from "./identifiers.ts";
+import { anonymizeLeads, deliveriesOf, findLeads, type LeadDelivery, type StoredLead } from "./repo.ts";
 
 /** How long the WAL's cut after an anonymization may wait for readers on older snapshots. */
 export const CUT_WAL_WITHIN_MS = 15_000;
@@ -47,13 +48,44 @@ export function readersOf(lead: Pick<StoredLead, "createdBy">, clients: readonly
     .sort();
 }
 
+/** A person's leads and the deliveries of them, as a reader thread hands them over. */
+export interface PersonFound {
+  leads: StoredLead[];
+  deliveries: LeadDelivery[];
+}
+
+/**
+ * The leads of the person a query names (`email=` or `phone=`) and their deliveries, as JSON: a
+ * scan of every lead (none is indexed by e-mail or phone: the writes of every lead would pay for
+ * a search an agency makes a few times a month), so a reader thread runs it, never the event loop.
+ */
+export function personIn(db: Database, rawQuery: string): string {
+  const params = new URLSearchParams(rawQuery);
+  const subject = subjectOf(params.get("email"), params.get("phone"));
+  const leads = subject === null ? [] : findLeads(db, subject);
+  const found: PersonFound = {
+    leads,
+    deliveries: deliveriesOf(
+      db,
+      leads.map((lead) => lead.id),
+    ),
+  };
+  return JSON.stringify(found);
+}
+
+/** The query personIn reads of a subject. */
+export function personQuery(subject: Subject): string {
+  return new URLSearchParams("email" in subject ? { email: subject.email } : { phone: subject.phone }).toString();
+}
+
 /** The export of a person: every lead with every field, and whom each was shared with. */
-export function exportLeads(db: Database, leads: readonly StoredLead[], clients: readonly Client[]): ExportedLead[] {
+export function exportLeads(
+  leads: readonly StoredLead[],
+  leadDeliveries: readonly LeadDelivery[],
+  clients: readonly Client[],
+): ExportedLead[] {
   const deliveries = new Map<string, LeadDelivery[]>();
-  for (const delivery of deliveriesOf(
-    db,
-    leads.map((lead) => lead.id),
-  )) {
+  for (const delivery of leadDeliveries) {
     const list = deliveries.get(delivery.leadId) ?? [];
     list.push(delivery);
     deliveries.set(delivery.leadId, list);
