@@ -102,9 +102,10 @@ export class ReaderPool {
 
   /**
    * The body `job` gives on `tenant` for the client `clientId`; rejects with the ApiError the
-   * service threw, exactly as the route would have met it, or QUERY_TOO_BROAD at the deadline.
+   * service threw, exactly as the route would have met it, or QUERY_TOO_BROAD at the deadline:
+   * the config's, or `deadlineMs` for a read the agency asks that must not be cut so soon.
    */
-  run(clientId: string, tenant: Tenant, job: ReadJob): Promise<string> {
+  run(clientId: string, tenant: Tenant, job: ReadJob, deadlineMs?: number): Promise<string> {
     if (this.closed) return Promise.reject(new Error("the reader threads are closed"));
     this.grow();
     // The generations of now, when the route looked in its caches: the thread's caches key on
@@ -115,7 +116,7 @@ export class ReaderPool {
         this.scheduler.submit(
           clientId,
           { resolve, reject, ref, job },
-          this.options.clock.now() + this.options.deadlineMs(),
+          this.options.clock.now() + (deadlineMs ?? this.options.deadlineMs()),
           job.kind === "properties" || job.kind === "facets" ? preferredPlace(job.rawQuery, this.threads.length) : null,
         );
         if (this.scheduler.waiting > 0) this.armSweep();

@@ -33,6 +33,9 @@ const json = (set: Set, value: unknown, status = 200) => sendJson(set, JSON.stri
 
 const PERSON_REQUIRED = "give exactly one of email or phone (a phone needs its digits)";
 
+/** How long finding a person may take before the request gives up (it goes on reading a whole file of leads). */
+const PERSON_DEADLINE_MS = 60_000;
+
 export function privacyModule(runtime: Runtime) {
   let service: AdminService | null = null;
   const open = (): AdminService => {
