@@ -78,10 +78,19 @@ export function privacyModule(runtime: Runtime) {
   const clientsOf = (tenant: Tenant) =>
     [...runtime.config.clients.values()].filter((client) => client.databasePath === tenant.path);
 
-  /** The person's leads and their deliveries, found by a reader thread (a scan of every lead). */
+  /**
+   * The person's leads and their deliveries, found by a reader thread: a scan of every lead (a
+   * second or two at a million, more with the file not yet in memory), not cut at the partners'
+   * deadline, since the agency must get its answer.
+   */
   const personFound = async (actorName: string, tenant: Tenant, subject: Subject): Promise<PersonFound> =>
     JSON.parse(
-      await runtime.reads.run(`admin:${actorName}`, tenant, { kind: "person", rawQuery: personQuery(subject) }),
+      await runtime.reads.run(
+        `admin:${actorName}`,
+        tenant,
+        { kind: "person", rawQuery: personQuery(subject) },
+        PERSON_DEADLINE_MS,
+      ),
     );
 
   return new Elysia({ name: "privacy" })
