@@ -85,6 +85,16 @@ describe("the deadline", () => {
     expect(other.ms).toBeLessThan(2_500);
   });
 
+  test("a read given its own, longer deadline runs past the pool's", async () => {
+    const p = await pool(1, 300);
+    const long = await outcome(p.run("admin:owner", TENANT, job("spin=800"), 10_000));
+    expect(long.error).toBeUndefined();
+    expect(long.ms).toBeGreaterThanOrEqual(790);
+    // The pool's own deadline still cuts the others.
+    const cut = await outcome(p.run("a", TENANT, job("spin=800")));
+    expect((cut.error as ApiError).code).toBe("QUERY_TOO_BROAD");
+  });
+
   test("a read that waits its turn past the deadline is refused without running", async () => {
     const p = await pool(2, 400);
     const held = [outcome(p.run("a", TENANT, job("spin=2000"))), outcome(p.run("a", TENANT, job("spin=2000")))];
