@@ -79,6 +79,8 @@ beforeAll(async () => {
         client("zap", { inbound: { format: "grupozap", username: ZAP.user, passwordHash: hashSecret(ZAP.password) } }),
         // Reads only its own leads and created none of the person's: it is told nothing.
         client("other"),
+        // Creates leads but reads none: it is told of the one it sent, with no record and no number.
+        client("maker", { scopes: ["leads:create", "properties:read", "webhooks"] }),
       ],
     }),
   );
@@ -215,6 +217,17 @@ describe("a person's leads, from creation to nothing left", () => {
     });
     expect(zap.status).toBe(201);
     leadIds.push(((await zap.json()) as { data: { id: string } }).data.id);
+    // A client that creates leads and reads none subscribes to what it reads: property events.
+    const maker = await partner("maker");
+    const makerHook = await call(
+      "/v1/webhooks",
+      json("POST", { url: hook("maker"), events: ["property.upserted"] }, maker),
+    );
+    expect(makerHook.status).toBe(201);
+    secrets.set("maker", makerHook.body.data.secret);
+    const made = await call("/v1/leads", json("POST", { ...lead, email: EMAIL, phone: "11987654321" }, maker));
+    expect(made.status).toBe(201);
+    leadIds.push(made.body.data.id);
 
     // crm reads every lead; each creator its own; portal-a's first attempt failed and was retried.
     await until("the deliveries", () => events("/crm", "lead.created").length >= 3);
@@ -271,9 +284,14 @@ describe("a person's leads, from creation to nothing left", () => {
   });
 
   test("the export names every recipient and every delivery", async () => {
-    const r = await call(`/admin/v1/privacy/export?database=agency&email=${encodeURIComponent(EMAIL)}`, {
-      headers: tokens.admin,
-    });
+    const exportNow = () =>
+      call(`/admin/v1/privacy/export?database=agency&email=${encodeURIComponent(EMAIL)}`, { headers: tokens.admin });
+    // A receiver has a body before the server has recorded its answer: wait for no delivery pending.
+    let r = await exportNow();
+    for (let tries = 0; tries < 50 && JSON.stringify(r.body).includes('"outcome":"pending'); tries++) {
+      await Bun.sleep(200);
+      r = await exportNow();
+    }
     expect(r.status).toBe(200);
     const exported = r.body.data.leads as {
       lead: { id: string; email: string; createdBy: string };
@@ -284,13 +302,15 @@ describe("a person's leads, from creation to nothing left", () => {
       };
     }[];
     const byId = new Map(exported.map((e) => [e.lead.id, e]));
-    const creators = ["portal-a", "portal-b", "zap"];
+    const creators = ["portal-a", "portal-b", "zap", "maker"];
     leadIds.forEach((id, i) => {
       const entry = byId.get(id)!;
       expect(entry.sharedWith.createdBy).toBe(creators[i]!);
-      expect(entry.sharedWith.readers).toEqual(["crm", creators[i]!].sort());
+      // The maker reads no lead, so neither reads nor is sent its own.
+      const readers = creators[i] === "maker" ? ["crm"] : ["crm", creators[i]!].sort();
+      expect(entry.sharedWith.readers).toEqual(readers);
       const to = new Set(entry.sharedWith.deliveries.map((d) => d.clientId));
-      expect(to).toEqual(new Set(["crm", creators[i]!]));
+      expect(to).toEqual(new Set(readers));
     });
     const a = byId.get(leadIds[0]!)!.sharedWith.deliveries.filter((d) => d.clientId === "portal-a");
     // The delivery retried after a 500, and the replay's.
@@ -311,7 +331,7 @@ describe("a person's leads, from creation to nothing left", () => {
       "/admin/v1/privacy/anonymize",
       json("POST", { database: "agency", email: EMAIL.toUpperCase() }, tokens.admin),
     );
-    expect(anonymized).toEqual({ status: 200, body: { data: { anonymized: 3 } } });
+    expect(anonymized).toEqual({ status: 200, body: { data: { anonymized: leadIds.length } } });
     const done = await call(
       `/admin/v1/privacy/requests/${made.body.data.id}`,
       json("PATCH", { status: "completed" }, tokens.admin),
@@ -341,6 +361,17 @@ describe("a person's leads, from creation to nothing left", () => {
       });
       expect(ids.sort()).toEqual([...leads].sort());
     }
+    // The maker reads no lead: it learns the id of the one it sent, no record and no number of
+    // a stream it does not read (0).
+    const makers = await until("maker's lead.anonymized", () => {
+      const list = events("/maker", "lead.anonymized");
+      return list.length >= 1 ? list : null;
+    });
+    expect(makers).toHaveLength(1);
+    const told = new Webhook(secrets.get("maker")!).verify(makers[0]!.body, makers[0]!.headers) as {
+      data: { sequence: number; id: string; record: unknown };
+    };
+    expect(told.data).toEqual({ sequence: 0, id: leadIds[3]!, record: null });
     await Bun.sleep(1000);
     expect(events("/other", "lead.anonymized")).toHaveLength(0);
     // The anonymization is told as lead.anonymized only, never as a lead.updated too.
