@@ -4,16 +4,15 @@
 import { Elysia } from "elysia";
 import { requestOrigin } from "../../docs/origin.ts";
 import { ApiError } from "../../errors.ts";
-import type { HeaderRecord } from "../../limits/headers.ts";
 import { readJsonObject } from "../../plugins/body.ts";
 import { stateOf } from "../../plugins/context.ts";
-import { sendJson } from "../../plugins/respond.ts";
 import type { Runtime } from "../../runtime.ts";
+import { type AnswerSet, adminCaller, json } from "./caller.ts";
 import { decideGuardedRun, feedRuns, listFeeds, runFeedNow } from "./feeds.ts";
-import { authenticate, CLEARED_COOKIE, requireSecureChannel, sessionCookie } from "./guard.ts";
+import { CLEARED_COOKIE, requireSecureChannel, sessionCookie } from "./guard.ts";
 import { ADMIN_PREFIX, adminOpenApiDocument } from "./openapi.ts";
 import { createPartner, deletePartner, getPartner, listPartners, rotateSecret, updatePartner } from "./partners.ts";
-import { AdminService, requireRole } from "./service.ts";
+import { requireRole } from "./service.ts";
 import { leadOrigins, partnerUsage, portalFeedDownloads, requestLog } from "./usage.ts";
 import {
   listSubscriptions,
@@ -23,27 +22,10 @@ import {
   subscriptionDeliveries,
 } from "./webhooks.ts";
 
-type Set = { headers: Record<string, unknown>; status?: unknown };
-
-const json = (set: Set, value: unknown, status = 200) => sendJson(set, JSON.stringify(value), status);
-
 export function adminModule(runtime: Runtime) {
-  let service: AdminService | null = null;
-  /** The service while the server has a control database with an admin in it; else a 404. */
-  const open = (): AdminService => {
-    const control = runtime.control;
-    if (control === null || !control.hasAdmins()) throw new ApiError("NOT_FOUND", "No route matches this path");
-    if (service === null || service.store !== control) service = new AdminService(runtime, control);
-    return service;
-  };
-  const who = async (request: Request, set: Set) => {
-    const s = open();
-    const state = stateOf(request);
-    const actor = await authenticate(runtime, s, request, state, set.headers as HeaderRecord);
-    return { s, actor, ip: state.ip };
-  };
+  const { open, who } = adminCaller(runtime);
   /** What a step of set-up or sign-in starts with: never cached, over a secure channel, its JSON body read. */
-  const credentialsStep = async (request: Request, set: Set) => {
+  const credentialsStep = async (request: Request, set: AnswerSet) => {
     const s = open();
     const state = stateOf(request);
     set.headers["cache-control"] = "no-store";

@@ -5,14 +5,11 @@
 import { Elysia } from "elysia";
 import type { Tenant } from "../../../db/tenants.ts";
 import { ApiError } from "../../../errors.ts";
-import type { HeaderRecord } from "../../../limits/headers.ts";
 import { readJsonObject } from "../../../plugins/body.ts";
-import { stateOf } from "../../../plugins/context.ts";
-import { sendJson } from "../../../plugins/respond.ts";
 import type { Runtime } from "../../../runtime.ts";
-import { authenticate } from "../guard.ts";
+import { type AnswerSet, adminCaller, json } from "../caller.ts";
 import { ADMIN_PREFIX } from "../openapi.ts";
-import { type Actor, AdminService, requireRole, worksOn } from "../service.ts";
+import { type Actor, requireRole, worksOn } from "../service.ts";
 import { type Subject, subjectHash, subjectOf } from "./identifiers.ts";
 import { privacyMetricsOf } from "./metrics.ts";
 import { readAnonymization, readCorrection } from "./model.ts";
@@ -27,30 +24,18 @@ import {
 import { correctLead, leadsById } from "./repo.ts";
 import { anonymizeInTenant, CUT_WAL_WITHIN_MS, exportLeads, type PersonFound, personQuery } from "./service.ts";
 
-type Set = { headers: Record<string, unknown>; status?: unknown };
-
-const json = (set: Set, value: unknown, status = 200) => sendJson(set, JSON.stringify(value), status);
-
 const PERSON_REQUIRED = "give exactly one of email or phone (a phone needs its digits)";
 
 /** How long finding a person may take before the request gives up (it goes on reading a whole file of leads). */
 const PERSON_DEADLINE_MS = 60_000;
 
 export function privacyModule(runtime: Runtime) {
-  let service: AdminService | null = null;
-  const open = (): AdminService => {
-    const control = runtime.control;
-    if (control === null || !control.hasAdmins()) throw new ApiError("NOT_FOUND", "No route matches this path");
-    if (service === null || service.store !== control) service = new AdminService(runtime, control);
-    return service;
-  };
+  const caller = adminCaller(runtime);
   /** The caller, who must be an owner or an admin: a viewer never sees a lead's personal data. */
-  const who = async (request: Request, set: Set) => {
-    const s = open();
-    const state = stateOf(request);
-    const actor = await authenticate(runtime, s, request, state, set.headers as HeaderRecord);
-    requireRole(actor, "admin");
-    return { s, actor, ip: state.ip };
+  const who = async (request: Request, set: AnswerSet) => {
+    const called = await caller.who(request, set);
+    requireRole(called.actor, "admin");
+    return called;
   };
   /** The named database, open, that the actor works on. */
   const database = (actor: Actor, name: unknown): { name: string; tenant: Tenant } => {
