@@ -3,50 +3,7 @@
 (() => {
   const words = JSON.parse(document.getElementById("privacy-words").dataset.words);
   const page = document.body.dataset.page;
-  const status = document.getElementById("status");
-  let csrf = null;
-
-  const say = (text, isError) => {
-    status.textContent = text;
-    status.className = isError ? "error" : "";
-  };
-
-  async function api(method, path, body) {
-    const headers = {};
-    if (body !== undefined) headers["content-type"] = "application/json";
-    if (csrf !== null && method !== "GET") headers["x-csrf-token"] = csrf;
-    const response = await fetch(`/admin/v1${path}`, {
-      method,
-      headers,
-      credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    const json = text === "" ? null : JSON.parse(text);
-    if (!response.ok) {
-      const message = json?.error ? `${json.error} (${json.code})` : String(response.status);
-      say(message, true);
-      throw new Error(message);
-    }
-    return json;
-  }
-
-  const el = (tag, text, attrs) => {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
-    return node;
-  };
-  const row = (cells) => {
-    const tr = document.createElement("tr");
-    for (const cell of cells) {
-      const td = document.createElement("td");
-      if (cell instanceof Node) td.append(cell);
-      else td.textContent = cell === null || cell === undefined ? "" : String(cell);
-      tr.append(td);
-    }
-    return tr;
-  };
+  const { api, say, el, row } = window.consoleKit;
   const when = (iso) => (iso ? new Date(iso).toLocaleString(document.documentElement.lang) : "");
 
   /** The person of a form: { database, email } or { database, phone }. */
@@ -187,8 +144,7 @@
   }
 
   async function start() {
-    const me = (await api("GET", "/me")).data;
-    csrf = me.csrfToken || null;
+    await window.consoleKit.me;
     if (page === "privacy") await privacy();
     if (page === "privacy-requests") {
       document.getElementById("request-form").addEventListener("submit", async (event) => {

@@ -86,9 +86,16 @@
     }
   });
 
+  // What the scripts of the other pages (insight.js, console-privacy.js) use of this one, which
+  // runs first (deferred scripts run in the order of the page): the admin API with the session's
+  // CSRF token, the status line, elements and rows written as text, and the admin signed in.
+  let signedInAs;
+  window.consoleKit = { api, say, el, row, me: new Promise((resolve) => (signedInAs = resolve)) };
+
   async function signedIn() {
     me = (await api("GET", "/me")).data;
     csrf = me.csrfToken || null;
+    signedInAs(me);
     for (const item of document.querySelectorAll("[data-role=owner]")) item.hidden = me.role !== "owner";
     for (const item of document.querySelectorAll("[data-role=admin]")) item.hidden = me.role === "viewer";
     for (const select of document.querySelectorAll("[data-fill=databases]")) {

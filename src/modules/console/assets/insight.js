@@ -4,56 +4,9 @@
 (() => {
   const w = JSON.parse(document.getElementById("insight-words").textContent);
   const page = document.body.dataset.page;
-  const status = document.getElementById("status");
   const lang = document.documentElement.lang;
-  let csrf = null;
+  const { api, say, el, row } = window.consoleKit;
   let me = null;
-
-  const say = (text, isError) => {
-    status.textContent = text;
-    status.className = isError ? "error" : "";
-  };
-
-  async function api(method, path, body) {
-    const headers = {};
-    if (body !== undefined) headers["content-type"] = "application/json";
-    if (csrf !== null && method !== "GET") headers["x-csrf-token"] = csrf;
-    const response = await fetch(`/admin/v1${path}`, {
-      method,
-      headers,
-      credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (response.status === 401) {
-      location.assign("/console/sign-in");
-      throw new Error("signed out");
-    }
-    const text = await response.text();
-    const json = text === "" ? null : JSON.parse(text);
-    if (!response.ok) {
-      const message = json?.error ? `${json.error} (${json.code})` : String(response.status);
-      say(message, true);
-      throw new Error(message);
-    }
-    return json;
-  }
-
-  const el = (tag, text, attrs) => {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
-    return node;
-  };
-  const row = (cells) => {
-    const tr = document.createElement("tr");
-    for (const cell of cells) {
-      const td = document.createElement("td");
-      if (cell instanceof Node) td.append(cell);
-      else td.textContent = cell === null || cell === undefined ? "" : String(cell);
-      tr.append(td);
-    }
-    return tr;
-  };
   const fillBody = (id, rows, columns) => {
     const body = document.querySelector(`#${id} tbody`);
     body.replaceChildren(...rows);
@@ -386,8 +339,7 @@
   }
 
   async function start() {
-    me = (await api("GET", "/me")).data;
-    csrf = me.csrfToken || null;
+    me = await window.consoleKit.me;
     if (page === "usage") await usage();
     if (page === "partner-usage") {
       const form = document.getElementById("days-form");
