@@ -3,21 +3,14 @@
 // partner made, its secret copied from the page and used on /v1/properties, rotated and
 // deleted; axe-core finds no serious violation on any page, and the browser console no error.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
 import { totpCode } from "../../src/modules/admin/totp.ts";
 import { binaryInNewFolder, freePort, waitHealthy } from "../helpers/binary.ts";
-import { toolForTests } from "../helpers/tools.ts";
+import { CHROMIUM, ConsoleBrowser, seriousViolations } from "../helpers/console-browser.ts";
 
 setDefaultTimeout(120_000);
 
-const CHROMIUM = toolForTests(
-  "chromium",
-  ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "chromium"],
-  "install it with `apt-get install -y chromium` to run the console's browser test",
-);
-const AXE = readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8");
 const PASSWORD = "a long pass phrase for the browser 9";
 /**
  * With CONSOLE_SCREENSHOTS=1 the test also writes the screenshots of docs/operators/console.md
@@ -30,7 +23,7 @@ let dir: string;
 let binary: string;
 let url: string;
 let proc: ReturnType<typeof Bun.spawn> | null = null;
-let browser: Browser | null = null;
+const browser = new ConsoleBrowser();
 
 beforeAll(async () => {
   ({ dir, binary } = binaryInNewFolder("pa-console-browser-"));
@@ -60,58 +53,18 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await browser.close();
   proc?.kill("SIGTERM");
   await proc?.exited;
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function open(problems: string[]): Promise<Page> {
-  browser ??= await chromium.launch({
-    executablePath: CHROMIUM!,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-    ],
-  });
-  const context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
-  const page = await context.newPage();
-  // Anything for another host fails (and is reported): the console needs nothing from outside.
-  await page.route("**/*", (route) =>
-    new URL(route.request().url()).host === new URL(url).host ? route.continue() : route.abort(),
-  );
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console error: ${message.text()} at ${page.url()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
-  return page;
-}
-
-/** axe-core's serious and critical violations of the page as it stands (run through the DevTools protocol: the page's CSP allows no inline script). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Runtime.evaluate", { expression: AXE });
-  const { result } = await cdp.send("Runtime.evaluate", {
-    expression:
-      "axe.run(document, { resultTypes: ['violations'] }).then(r => JSON.stringify(r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))))",
-    awaitPromise: true,
-    returnByValue: true,
-  });
-  return JSON.parse(result.value as string) as string[];
-}
 
 test.skipIf(CHROMIUM === null)(
   "an owner sets up, signs in with TOTP, admits a website partner, and rotates and deletes it",
   async () => {
     const problems: string[] = [];
     const violations: string[] = [];
-    const page = await open(problems);
+    const page = await browser.open(url, problems, { permissions: ["clipboard-read", "clipboard-write"] });
     const check = async () => {
       for (const v of await seriousViolations(page)) violations.push(`${new URL(page.url()).pathname}: ${v}`);
     };

@@ -7,21 +7,15 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { totpCode } from "../../src/modules/admin/totp.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { ownerOnBinary } from "../helpers/admin-session.ts";
 import { binaryInNewFolder, freePort, waitHealthy } from "../helpers/binary.ts";
-import { toolForTests } from "../helpers/tools.ts";
+import { CHROMIUM, ConsoleBrowser, seriousViolations } from "../helpers/console-browser.ts";
 
 setDefaultTimeout(180_000);
 
-const CHROMIUM = toolForTests(
-  "chromium",
-  ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "chromium"],
-  "install it with `apt-get install -y chromium` to run the console's browser test",
-);
-const AXE = readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8");
 const FIXTURE = join(import.meta.dir, "../fixtures/vrsync/rejections.xml");
 const SCREENSHOTS =
   process.env.CONSOLE_SCREENSHOTS === "1" ? join(import.meta.dir, "../../docs/operators/console") : null;
@@ -30,7 +24,7 @@ let dir: string;
 let binary: string;
 let url = "";
 let proc: ReturnType<typeof Bun.spawn> | null = null;
-let browser: Browser | null = null;
+const browser = new ConsoleBrowser();
 let totpSecret = "";
 let subscriptionId = "";
 
@@ -135,51 +129,13 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await browser.close();
   proc?.kill("SIGTERM");
   await proc?.exited;
   receiver.stop(true);
   crm.stop(true);
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function open(problems: string[]): Promise<Page> {
-  browser ??= await chromium.launch({
-    executablePath: CHROMIUM!,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-    ],
-  });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  await page.route("**/*", (route) =>
-    new URL(route.request().url()).host === new URL(url).host ? route.continue() : route.abort(),
-  );
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console error: ${message.text()} at ${page.url()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
-  return page;
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Runtime.evaluate", { expression: AXE });
-  const { result } = await cdp.send("Runtime.evaluate", {
-    expression:
-      "axe.run(document, { resultTypes: ['violations'] }).then(r => JSON.stringify(r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))))",
-    awaitPromise: true,
-    returnByValue: true,
-  });
-  return JSON.parse(result.value as string) as string[];
-}
 
 /** Polls the page (its CSP forbids the evaluated strings of waitForFunction). */
 async function until(check: () => Promise<boolean>): Promise<void> {
@@ -198,7 +154,7 @@ const cells = (page: Page, selector: string) =>
 test.skipIf(CHROMIUM === null)("each page of what the agency sees shows the server's real figures", async () => {
   const problems: string[] = [];
   const violations: string[] = [];
-  const page = await open(problems);
+  const page = await browser.open(url, problems, { viewport: { width: 1280, height: 900 } });
   const visit = async (path: string, ready: string, shot?: string) => {
     await page.goto(`${url}${path}`);
     await page.waitForSelector(ready);

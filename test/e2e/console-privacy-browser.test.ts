@@ -4,28 +4,21 @@
 // violation, and the browser console no error.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
 import { totpCode } from "../../src/modules/admin/totp.ts";
 import { binaryInNewFolder, freePort, waitHealthy } from "../helpers/binary.ts";
-import { toolForTests } from "../helpers/tools.ts";
+import { CHROMIUM, ConsoleBrowser, seriousViolations } from "../helpers/console-browser.ts";
 
 setDefaultTimeout(120_000);
 
-const CHROMIUM = toolForTests(
-  "chromium",
-  ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "chromium"],
-  "install it with `apt-get install -y chromium` to run the console's browser test",
-);
-const AXE = readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8");
 const PASSWORD = "a long pass phrase for the privacy pages 3";
 
 let dir: string;
 let url: string;
 let binary: string;
 let proc: ReturnType<typeof Bun.spawn> | null = null;
-let browser: Browser | null = null;
+const browser = new ConsoleBrowser();
 
 beforeAll(async () => {
   ({ dir, binary } = binaryInNewFolder("pa-console-privacy-"));
@@ -62,39 +55,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await browser.close();
   proc?.kill("SIGTERM");
   await proc?.exited;
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function open(problems: string[]): Promise<Page> {
-  browser ??= await chromium.launch({
-    executablePath: CHROMIUM!,
-    args: ["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
-  });
-  const page = await (await browser.newContext()).newPage();
-  await page.route("**/*", (route) =>
-    new URL(route.request().url()).host === new URL(url).host ? route.continue() : route.abort(),
-  );
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console error: ${message.text()} at ${page.url()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  return page;
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("Runtime.evaluate", { expression: AXE });
-  const { result } = await cdp.send("Runtime.evaluate", {
-    expression:
-      "axe.run(document, { resultTypes: ['violations'] }).then(r => JSON.stringify(r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))))",
-    awaitPromise: true,
-    returnByValue: true,
-  });
-  return JSON.parse(result.value as string) as string[];
-}
 
 const post = (path: string, body: unknown) =>
   fetch(`${url}${path}`, {
@@ -119,7 +84,7 @@ test.skipIf(CHROMIUM === null)("an owner finds, exports, anonymizes a person and
 
   const problems: string[] = [];
   const violations: string[] = [];
-  const page = await open(problems);
+  const page = await browser.open(url, problems);
   const check = async () => {
     for (const v of await seriousViolations(page)) violations.push(`${new URL(page.url()).pathname}: ${v}`);
   };
