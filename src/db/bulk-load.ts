@@ -6,48 +6,43 @@ import { RowBuffer } from "./row-buffer.ts";
 import { putBack, refillOf, type SchemaObject, type SetAside, schemaObjects, setAside } from "./schema-objects.ts";
 
 /**
- * The triggers TriggerStandIn stands in for. For a load that inserts each property unpublished,
- * adds its photos, then publishes it, and inserts each lead, they write one change row per
- * published property and per lead, and count both; the stand-in writes exactly that.
+ * The tables TriggerStandIn writes. A trigger on a table a load writes (LOADED) that writes only
+ * these is stood in for: for a load that inserts each property unpublished, adds its photos, then
+ * publishes it, and inserts each lead, such triggers write one change row per published property
+ * and per lead, and count both (overall, per day, per date pair); the stand-in writes exactly
+ * that, and test/seed/bulk.test.ts replays a seed through the real triggers to hold it to it.
  */
-const STOOD_IN_FOR: ReadonlySet<string> = new Set([
-  "properties_count_insert",
-  "properties_count_delete",
-  "properties_count_update",
-  "leads_count_insert",
-  "leads_count_delete",
-  "leads_count_update",
-  "properties_feed_insert",
-  "properties_feed_update_visible",
-  "properties_feed_unpublish",
-  "properties_feed_delete",
-  "photos_feed_insert",
-  "photos_feed_update",
-  "photos_feed_delete",
-  "leads_feed_insert",
-  "leads_feed_update",
-  "leads_feed_delete",
-  // Migration 2's per-day counters: tallied by the stand-in, written at the end.
-  "properties_days_insert",
-  "properties_days_delete",
-  "properties_days_update",
-  "leads_days_insert",
-  "leads_days_delete",
-  "leads_days_update",
-  // Migration 3's count of records updated before they were created and its date pairs: tallied too.
-  "properties_date_order_insert",
-  "properties_date_order_delete",
-  "properties_date_order_update",
-  "leads_date_order_insert",
-  "leads_date_order_delete",
-  "leads_date_order_update",
-  "properties_date_pairs_insert",
-  "properties_date_pairs_delete",
-  "properties_date_pairs_update",
-  "leads_date_pairs_insert",
-  "leads_date_pairs_delete",
-  "leads_date_pairs_update",
+const STAND_IN_TABLES: ReadonlySet<string> = new Set([
+  "changes",
+  "property_counts",
+  "lead_counts",
+  "property_days",
+  "lead_days",
+  "date_order_exceptions",
+  "property_date_pairs",
+  "lead_date_pairs",
 ]);
+const LOADED: ReadonlySet<string> = new Set(["properties", "photos", "leads"]);
+
+/** The names of the triggers the stand-in covers, read from the schema. */
+export function stoodInFor(db: Database): Set<string> {
+  const triggers = db.query("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'").values() as [
+    string,
+    string,
+  ][];
+  const on = new Map(triggers);
+  return new Set(
+    schemaObjects(db)
+      .filter(
+        (o) =>
+          o.type === "trigger" &&
+          o.writes.size > 0 &&
+          LOADED.has(on.get(o.name) ?? "") &&
+          [...o.writes].every((table) => STAND_IN_TABLES.has(table)),
+      )
+      .map((o) => o.name),
+  );
+}
 
 export class UnknownTriggerError extends Error {
   constructor(readonly names: readonly string[]) {
@@ -59,8 +54,8 @@ export class UnknownTriggerError extends Error {
 const check = (o: SchemaObject) => o.type === "trigger" && o.writes.size === 0;
 
 /** Neither stood in for nor refilled: left alone, such a trigger would write rows a bulk load knows nothing of. */
-const unknown = (o: SchemaObject) =>
-  o.type === "trigger" && !check(o) && !STOOD_IN_FOR.has(o.name) && refillOf(o) === null;
+const unknownTo = (stood: ReadonlySet<string>) => (o: SchemaObject) =>
+  o.type === "trigger" && !check(o) && !stood.has(o.name) && refillOf(o) === null;
 
 /**
  * Drops indexes and triggers for a bulk load and returns what putBack needs. Per row, triggers
@@ -80,6 +75,8 @@ export function setAsideForBulkLoad(
   { unknownTriggers, uniqueIndexes }: { unknownTriggers: "refuse" | "keep"; uniqueIndexes: "aside" | "keep" },
 ): SetAside {
   const objects = schemaObjects(db);
+  const stood = stoodInFor(db);
+  const unknown = unknownTo(stood);
   const unknowns = objects.filter(unknown);
   if (unknownTriggers === "refuse" && unknowns.length > 0) throw new UnknownTriggerError(unknowns.map((o) => o.name));
   const aside = setAside(
@@ -87,7 +84,7 @@ export function setAsideForBulkLoad(
     objects.filter((o) => (o.type === "index" ? uniqueIndexes === "aside" || !o.unique : !check(o) && !unknown(o))),
   );
   const refilled = new Set(
-    aside.objects.filter((o) => o.type === "trigger" && !STOOD_IN_FOR.has(o.name)).map((o) => refillOf(o)),
+    aside.objects.filter((o) => o.type === "trigger" && !stood.has(o.name)).map((o) => refillOf(o)),
   );
   return { ...aside, refills: aside.refills.filter((refill) => refilled.has(refill)) };
 }
@@ -99,79 +96,220 @@ export function setAsideForBulkLoad(
  * given its photos, then published, as TriggerStandIn assumes.
  */
 export function finishPropertyLoad(db: Database, aside: SetAside, at: string): void {
-  const stand = new TriggerStandIn(db, at);
-  const rows = db.query<Omit<StoodInProperty, "isPublished"> & { published: number }, []>(
-    "SELECT id, is_published AS published, status, operation_type AS operationType, property_type AS propertyType, " +
-      "highlight, created_at AS createdAt, updated_at AS updatedAt FROM properties ORDER BY rowid",
+  const shape = standInShape(db);
+  const stand = new TriggerStandIn(db, at, shape);
+  // The columns the counters read, under the names the stand-in reads them by.
+  const columns = new Set(["id", "is_published", "created_at", "updated_at", ...columnsCounted(shape, "properties")]);
+  const rows = db.query<StoodInRecord & { isPublished: number }, []>(
+    `SELECT ${[...columns].map((c) => `${c} AS ${fieldOf(c)}`).join(", ")} FROM properties ORDER BY rowid`,
   );
-  for (const row of rows.iterate()) stand.propertyInserted({ ...row, isPublished: row.published === 1 });
+  for (const row of rows.iterate()) stand.propertyInserted({ ...row, isPublished: row.isPublished === 1 });
   rows.finalize();
   stand.finish();
   putBack(db, aside);
 }
 
-/** A separator no enum value contains, for the counters' composite keys. */
-const SEP = "\u0000";
+type Entity = "properties" | "leads";
+const PREFIX = { properties: "property", leads: "lead" } as const satisfies Record<Entity, string>;
 
-function tally(counts: Map<string, number>, key: string): void {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
+/**
+ * What the stand-in counts, read from the schema so a migration that adds a counted column needs
+ * no change here: the day counters' (kind, dim) pairs of `day_dimensions`, and the columns
+ * `property_counts` and `lead_counts` count by. Plain data, so a generator thread can tally too.
+ */
+export interface StandInShape {
+  days: Record<Entity, [kind: string, dim: string][]>;
+  counts: Record<Entity, string[]>;
 }
 
-/** The day of a stored date (migration 2's counters) and its third of a month (migration 3's pairs). */
-const dayOf = (date: string) => date.slice(0, 10);
-const thirdOf = (date: string) => date.slice(0, 9);
+export function standInShape(db: Database): StandInShape {
+  const days: StandInShape["days"] = { properties: [], leads: [] };
+  const pairs = db.query("SELECT entity, kind, dim FROM day_dimensions ORDER BY entity, kind, dim").values() as [
+    Entity,
+    string,
+    string,
+  ][];
+  for (const [entity, kind, dim] of pairs) days[entity]?.push([kind, dim]);
+  const countedBy = (table: string) =>
+    (db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name).filter((c) => c !== "n");
+  return { days, counts: { properties: countedBy("property_counts"), leads: countedBy("lead_counts") } };
+}
 
-interface Dated {
+/** Every column the counters of `entity` read. */
+function columnsCounted(shape: StandInShape, entity: Entity): string[] {
+  return [...shape.days[entity].map(([, dim]) => dim).filter((dim) => dim !== ""), ...shape.counts[entity]];
+}
+
+/** The field of a loaded record that holds a column: its name in camelCase (property_type → propertyType). */
+export function fieldOf(column: string): string {
+  return column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** A loaded row as the stand-in reads it: the columns the counters read, by fieldOf name (NULL as null). */
+export interface StoodInRecord {
+  id: string;
   createdAt: string;
   updatedAt: string;
 }
 
-/** What the set-aside triggers read of a property the load wrote. */
-interface StoodInProperty extends Dated {
-  id: string;
-  isPublished: boolean;
-  status: string;
-  operationType: string;
-  propertyType: string | null;
-  highlight: string;
+/** A counted column's value as the triggers store it: NULL counts as ''. A row without the field is a loader's bug. */
+function valueOf(record: StoodInRecord, field: string): string {
+  const value = (record as unknown as Record<string, unknown>)[field];
+  if (value === undefined) throw new Error(`the bulk load's rows carry no ${field}, which a counter counts`);
+  return value === null ? "" : String(value);
+}
+
+/** The day of a stored date (the per-day counters) and its third of a month (the date pairs). */
+const dayOf = (date: string) => date.slice(0, 10);
+const thirdOf = (date: string) => date.slice(0, 9);
+
+/** Counts per tuple of strings, kept as nested maps: no key string is built per row. */
+type Level = Map<string, Level | number>;
+
+function bump(level: Level, keys: readonly string[]): void {
+  let node = level;
+  const last = keys.length - 1;
+  for (let i = 0; i < last; i++) {
+    let next = node.get(keys[i]!) as Level | undefined;
+    if (next === undefined) node.set(keys[i]!, (next = new Map()));
+    node = next;
+  }
+  node.set(keys[last]!, ((node.get(keys[last]!) as number | undefined) ?? 0) + 1);
+}
+
+function bump2(level: Map<string, Map<string, number>>, a: string, b: string): void {
+  let inner = level.get(a);
+  if (inner === undefined) level.set(a, (inner = new Map()));
+  inner.set(b, (inner.get(b) ?? 0) + 1);
+}
+
+/** Every (tuple…, n) of a Level, depth first. */
+function* entries(level: Level, prefix: string[] = []): Generator<(string | number)[]> {
+  for (const [key, value] of level)
+    if (typeof value === "number") yield [...prefix, key, value];
+    else yield* entries(value, [...prefix, key]);
+}
+
+/** The rows the stand-in's counters come to, table by table: plain data a thread can post. */
+export interface TallyRows {
+  tables: { table: string; columns: string[]; rows: (string | number)[][] }[];
+  exceptions: Record<Entity, number>;
+}
+
+/** One day counter: its kind's date, its dim's field (null for the overall count), value → day → n. */
+interface DayCounter {
+  kind: string;
+  dim: string;
+  created: boolean;
+  field: string | null;
+  counts: Map<string, Map<string, number>>;
 }
 
 /**
- * What migrations 2 and 3's triggers keep for one entity, tallied in memory as the load goes:
- * rows per day of each date (overall and per counted column), rows per day of one date and
- * third of a month of the other, and the records updated before they were created. The same
- * sums as rebuild-day-counts.sql and rebuild-date-order.sql, without their sorts of millions
- * of rows (a fifth of a 1M seed's time).
+ * What the stood-in triggers count for one entity, tallied in memory as the load goes: rows per
+ * day of each date (overall and per counted column), rows per day of one date and third of a
+ * month of the other, the records updated before they were created, and the counters by their
+ * columns. The same sums as rebuild-day-counts.sql and rebuild-date-order.sql, without their
+ * sorts of millions of rows.
  */
-class DerivedTallies {
-  readonly days = new Map<string, number>();
-  readonly pairs = new Map<string, number>();
+class EntityTallies {
+  private readonly days: DayCounter[];
+  private readonly countFields: string[];
+  private readonly counts: Level = new Map();
+  private readonly pairs = {
+    created: new Map<string, Map<string, number>>(),
+    updated: new Map<string, Map<string, number>>(),
+  };
   exceptions = 0;
 
-  /** `dims`: the counted columns' values by dimension name ('' is the overall count). */
-  add(record: Dated, visible: boolean, dims: readonly (readonly [string, string])[]): void {
-    if (record.createdAt > record.updatedAt) this.exceptions++;
-    if (!visible) return;
-    for (const [kind, date, other] of [
-      ["created", record.createdAt, record.updatedAt],
-      ["updated", record.updatedAt, record.createdAt],
-    ] as const) {
-      const day = dayOf(date);
-      for (const [dim, value] of dims) tally(this.days, [kind, dim, value, day].join(SEP));
-      tally(this.pairs, [kind, day, thirdOf(other)].join(SEP));
-    }
+  constructor(
+    private readonly entity: Entity,
+    shape: StandInShape,
+  ) {
+    this.days = shape.days[entity].map(([kind, dim]) => {
+      if (kind !== "created" && kind !== "updated") throw new Error(`unknown day counter kind ${kind}`);
+      return { kind, dim, created: kind === "created", field: dim === "" ? null : fieldOf(dim), counts: new Map() };
+    });
+    this.countFields = shape.counts[entity].map(fieldOf);
   }
 
-  write(db: Database, entity: "properties" | "leads", prefix: "property" | "lead"): void {
-    const day = db.prepare(`INSERT INTO ${prefix}_days (kind, dim, value, day, n) VALUES (?, ?, ?, ?, ?)`);
-    for (const [key, n] of this.days) day.run(...(key.split(SEP) as [string, string, string, string]), n);
-    day.finalize();
-    const pair = db.prepare(`INSERT INTO ${prefix}_date_pairs (kind, day, other, n) VALUES (?, ?, ?, ?)`);
-    for (const [key, n] of this.pairs) pair.run(...(key.split(SEP) as [string, string, string]), n);
-    pair.finalize();
-    db.run("UPDATE date_order_exceptions SET n = ? WHERE entity = ?", [this.exceptions, entity]);
+  /** `visible`: whether the triggers count the record (a published property, any lead). */
+  add(record: StoodInRecord, visible: boolean): void {
+    const { createdAt, updatedAt } = record;
+    if (createdAt > updatedAt) this.exceptions++;
+    if (!visible) return;
+    const createdDay = dayOf(createdAt);
+    const updatedDay = dayOf(updatedAt);
+    for (const day of this.days)
+      bump2(day.counts, day.field === null ? "" : valueOf(record, day.field), day.created ? createdDay : updatedDay);
+    bump2(this.pairs.created, createdDay, thirdOf(updatedAt));
+    bump2(this.pairs.updated, updatedDay, thirdOf(createdAt));
+    bump(
+      this.counts,
+      this.countFields.map((field) => valueOf(record, field)),
+    );
+  }
+
+  rows(shape: StandInShape): TallyRows["tables"] {
+    const prefix = PREFIX[this.entity];
+    const days: (string | number)[][] = [];
+    for (const { kind, dim, counts } of this.days)
+      for (const [value, perDay] of counts) for (const [day, n] of perDay) days.push([kind, dim, value, day, n]);
+    const pairs: (string | number)[][] = [];
+    for (const kind of ["created", "updated"] as const)
+      for (const [day, others] of this.pairs[kind]) for (const [other, n] of others) pairs.push([kind, day, other, n]);
+    return [
+      { table: `${prefix}_counts`, columns: [...shape.counts[this.entity], "n"], rows: [...entries(this.counts)] },
+      { table: `${prefix}_days`, columns: ["kind", "dim", "value", "day", "n"], rows: days },
+      { table: `${prefix}_date_pairs`, columns: ["kind", "day", "other", "n"], rows: pairs },
+    ];
   }
 }
+
+/** The counting half of the stand-in: no database, so a generator thread can keep it beside its rows. */
+export class StandInTallies {
+  private readonly properties: EntityTallies;
+  private readonly leads: EntityTallies;
+
+  constructor(private readonly shape: StandInShape) {
+    this.properties = new EntityTallies("properties", shape);
+    this.leads = new EntityTallies("leads", shape);
+  }
+
+  /** A property as loaded: counted when published. */
+  property(p: StoodInRecord, isPublished: boolean): void {
+    this.properties.add(p, isPublished);
+  }
+
+  /** A lead as loaded: always counted. */
+  lead(l: StoodInRecord): void {
+    this.leads.add(l, true);
+  }
+
+  rows(): TallyRows {
+    return {
+      tables: [...this.properties.rows(this.shape), ...this.leads.rows(this.shape)],
+      exceptions: { properties: this.properties.exceptions, leads: this.leads.exceptions },
+    };
+  }
+}
+
+/** Writes what StandInTallies counted; once, after the last row, inside a transaction. */
+export function writeTallies(db: Database, tallies: TallyRows): void {
+  for (const { table, columns, rows } of tallies.tables) {
+    const insert = db.prepare(
+      `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+    );
+    for (const row of rows) insert.run(...row);
+    insert.finalize();
+  }
+  const exceptions = db.prepare("UPDATE date_order_exceptions SET n = ? WHERE entity = ?");
+  for (const entity of ["properties", "leads"] as const) exceptions.run(tallies.exceptions[entity], entity);
+  exceptions.finalize();
+}
+
+/** The columns of a change row, as the stand-in writes them. */
+export const CHANGE_COLUMNS = ["entity", "record_id", "change", "at"] as const;
 
 /**
  * Writes the rows the set-aside triggers would have written, as the load goes: change rows in
@@ -180,40 +318,25 @@ class DerivedTallies {
  */
 export class TriggerStandIn {
   private readonly changes: RowBuffer;
-  private readonly propertyCounts = new Map<string, number>();
-  private readonly leadCounts = new Map<string, number>();
-  private readonly propertyDerived = new DerivedTallies();
-  private readonly leadDerived = new DerivedTallies();
+  private readonly tallies: StandInTallies;
 
   constructor(
     private readonly db: Database,
     private readonly at: string,
+    shape: StandInShape = standInShape(db),
   ) {
-    this.changes = new RowBuffer(db, "changes", ["entity", "record_id", "change", "at"], 64);
+    this.changes = new RowBuffer(db, "changes", CHANGE_COLUMNS, 64);
+    this.tallies = new StandInTallies(shape);
   }
 
-  propertyInserted(p: StoodInProperty): void {
-    const propertyType = p.propertyType ?? "";
-    this.propertyDerived.add(p, p.isPublished, [
-      ["", ""],
-      ["status", p.status],
-      ["operation_type", p.operationType],
-      ["property_type", propertyType],
-      ["highlight", p.highlight],
-    ]);
-    if (!p.isPublished) return;
-    this.changes.add(["properties", p.id, "upsert", this.at]);
-    tally(this.propertyCounts, [p.status, p.operationType, propertyType, p.highlight].join(SEP));
+  propertyInserted(p: StoodInRecord & { isPublished: boolean }): void {
+    this.tallies.property(p, p.isPublished);
+    if (p.isPublished) this.changes.add(["properties", p.id, "upsert", this.at]);
   }
 
-  leadInserted(l: Dated & { id: string; status: string; source: string; priority: string }): void {
-    // Seeded leads have no owner: '' in the counters, as the triggers write a NULL created_by.
-    this.leadDerived.add(l, true, [
-      ["", ""],
-      ["status", l.status],
-    ]);
+  leadInserted(l: StoodInRecord): void {
+    this.tallies.lead(l);
     this.changes.add(["leads", l.id, "upsert", this.at]);
-    tally(this.leadCounts, [l.status, l.source, l.priority, ""].join(SEP));
   }
 
   /** Writes buffered change rows; call before each commit. */
@@ -225,18 +348,6 @@ export class TriggerStandIn {
   finish(): void {
     this.flush();
     this.changes.finalize();
-    const property = this.db.prepare(
-      "INSERT INTO property_counts (status, operation_type, property_type, highlight, n) VALUES (?, ?, ?, ?, ?)",
-    );
-    for (const [key, n] of this.propertyCounts)
-      property.run(...(key.split(SEP) as [string, string, string, string]), n);
-    property.finalize();
-    const lead = this.db.prepare(
-      "INSERT INTO lead_counts (status, source, priority, created_by, n) VALUES (?, ?, ?, ?, ?)",
-    );
-    for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string, string]), n);
-    lead.finalize();
-    this.propertyDerived.write(this.db, "properties", "property");
-    this.leadDerived.write(this.db, "leads", "lead");
+    writeTallies(this.db, this.tallies.rows());
   }
 }

@@ -75,6 +75,6 @@ describe("the same data as recorded", () => {
       const path = folder.path("seed.sqlite");
       writeSeedDatabase(path, { ...DEFAULT_SEED_OPTIONS, ...sizes });
       expect(fingerprint(path)).toEqual(expected);
-    });
+    }, 60_000);
   }
 });
