@@ -55,7 +55,7 @@ import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from ".
 import { discover, filterQueries, type Scenario, scenarios, type Target } from "./lib/scenarios.ts";
 import { runSearchBench } from "./lib/search-bench.ts";
 import { runSearchMix } from "./lib/search-mix.ts";
-import { writeMarkedSection } from "./lib/sections.ts";
+import { recordSection, writeMarkedSection } from "./lib/sections.ts";
 import { runStatusListsBench, statusListsSection, writeStatusListsSection } from "./lib/status-lists.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
 import { ownerControl, parseVariant, signedInConsole, variantLabel, writeColumnConfig } from "./lib/variant.ts";
@@ -722,9 +722,12 @@ function writeReport(
     imported,
     durationS: (performance.now() - started) / 1000,
   });
-  // A partial run (--only, --compare) must not replace the full run's RESULTS.md.
-  const reportPath = only === null && !comparing ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
-  writeFileSync(reportPath, report);
+  // A full run records its report as the page's first section (the other sections stay as their
+  // runs recorded them); a partial run (--only, --compare, a variant) writes its own file instead.
+  const full = only === null && !comparing;
+  const reportPath = full ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
+  if (full) recordSection("full-run", report);
+  else writeFileSync(reportPath, report);
   // A run that measured no scenario beside the other build (search alone) leaves that section as it is.
   if (compareBinary !== null && results.some((r) => compareTable(r) !== "")) {
     // The ratios of the last --compare run keep a section of RESULTS.md; the rest of the file stays as the last full run wrote it.
