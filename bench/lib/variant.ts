@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ControlStore } from "../../src/db/control/store.ts";
+import { SCOPES } from "../../src/security/scopes.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { API_KEY, API_SECRET } from "./api.ts";
 
@@ -68,6 +69,8 @@ export function benchConfig(db: string, control: string): Record<string, unknown
         secretHash: hashSecret(API_SECRET),
         database: "bench",
         rateLimitPerMinute: 1_000_000_000,
+        // Every scope, as the sandbox's client: the scenarios read every lead.
+        scopes: [...SCOPES],
       },
     ],
   };
