@@ -159,9 +159,45 @@ function valueOf(record: StoodInRecord, field: string): string {
   return value === null ? "" : String(value);
 }
 
-/** The day of a stored date (the per-day counters) and its third of a month (the date pairs). */
-const dayOf = (date: string) => date.slice(0, 10);
-const thirdOf = (date: string) => date.slice(0, 9);
+type PrefixKey = number | string;
+
+/**
+ * The day of a stored date (its first 10 characters: the per-day counters) or its third of a
+ * month (9: the date pairs), as a number read from its digits: a Map keyed by a new substring
+ * per row hashed each one anew and made the counters a sixth of a seed's records phase. A date
+ * not in the stored form (digits and dashes where they go) keys by its prefix itself.
+ */
+class DatePrefixes {
+  private readonly names = new Map<PrefixKey, string>();
+
+  constructor(private readonly length: 9 | 10) {}
+
+  key(date: string): PrefixKey {
+    let key = 0;
+    for (let i = 0; i < this.length; i++) {
+      const code = date.charCodeAt(i);
+      if (i === 4 || i === 7) {
+        if (code !== 45) return this.odd(date); // '-'
+        continue;
+      }
+      if (!(code >= 48 && code <= 57)) return this.odd(date);
+      key = key * 10 + (code - 48);
+    }
+    if (!this.names.has(key)) this.names.set(key, date.slice(0, this.length));
+    return key;
+  }
+
+  /** The prefix a key stands for. */
+  name(key: PrefixKey): string {
+    return this.names.get(key)!;
+  }
+
+  private odd(date: string): string {
+    const prefix = date.slice(0, this.length);
+    this.names.set(prefix, prefix);
+    return prefix;
+  }
+}
 
 /** Counts per tuple of strings, kept as nested maps: no key string is built per row. */
 type Level = Map<string, Level | number>;
@@ -177,7 +213,7 @@ function bump(level: Level, keys: readonly string[]): void {
   node.set(keys[last]!, ((node.get(keys[last]!) as number | undefined) ?? 0) + 1);
 }
 
-function bump2(level: Map<string, Map<string, number>>, a: string, b: string): void {
+function bump2<A, B>(level: Map<A, Map<B, number>>, a: A, b: B): void {
   let inner = level.get(a);
   if (inner === undefined) level.set(a, (inner = new Map()));
   inner.set(b, (inner.get(b) ?? 0) + 1);
@@ -202,7 +238,7 @@ interface DayCounter {
   dim: string;
   created: boolean;
   field: string | null;
-  counts: Map<string, Map<string, number>>;
+  counts: Map<string, Map<PrefixKey, number>>;
 }
 
 /**
@@ -216,9 +252,11 @@ class EntityTallies {
   private readonly days: DayCounter[];
   private readonly countFields: string[];
   private readonly counts: Level = new Map();
+  private readonly dayKeys = new DatePrefixes(10);
+  private readonly thirdKeys = new DatePrefixes(9);
   private readonly pairs = {
-    created: new Map<string, Map<string, number>>(),
-    updated: new Map<string, Map<string, number>>(),
+    created: new Map<PrefixKey, Map<PrefixKey, number>>(),
+    updated: new Map<PrefixKey, Map<PrefixKey, number>>(),
   };
   exceptions = 0;
 
@@ -238,12 +276,12 @@ class EntityTallies {
     const { createdAt, updatedAt } = record;
     if (createdAt > updatedAt) this.exceptions++;
     if (!visible) return;
-    const createdDay = dayOf(createdAt);
-    const updatedDay = dayOf(updatedAt);
+    const createdDay = this.dayKeys.key(createdAt);
+    const updatedDay = this.dayKeys.key(updatedAt);
     for (const day of this.days)
       bump2(day.counts, day.field === null ? "" : valueOf(record, day.field), day.created ? createdDay : updatedDay);
-    bump2(this.pairs.created, createdDay, thirdOf(updatedAt));
-    bump2(this.pairs.updated, updatedDay, thirdOf(createdAt));
+    bump2(this.pairs.created, createdDay, this.thirdKeys.key(updatedAt));
+    bump2(this.pairs.updated, updatedDay, this.thirdKeys.key(createdAt));
     bump(
       this.counts,
       this.countFields.map((field) => valueOf(record, field)),
@@ -254,10 +292,12 @@ class EntityTallies {
     const prefix = PREFIX[this.entity];
     const days: (string | number)[][] = [];
     for (const { kind, dim, counts } of this.days)
-      for (const [value, perDay] of counts) for (const [day, n] of perDay) days.push([kind, dim, value, day, n]);
+      for (const [value, perDay] of counts)
+        for (const [day, n] of perDay) days.push([kind, dim, value, this.dayKeys.name(day), n]);
     const pairs: (string | number)[][] = [];
     for (const kind of ["created", "updated"] as const)
-      for (const [day, others] of this.pairs[kind]) for (const [other, n] of others) pairs.push([kind, day, other, n]);
+      for (const [day, others] of this.pairs[kind])
+        for (const [other, n] of others) pairs.push([kind, this.dayKeys.name(day), this.thirdKeys.name(other), n]);
     return [
       { table: `${prefix}_counts`, columns: [...shape.counts[this.entity], "n"], rows: [...entries(this.counts)] },
       { table: `${prefix}_days`, columns: ["kind", "dim", "value", "day", "n"], rows: days },
