@@ -356,10 +356,6 @@ function build(db: Database, options: SeedOptions, timeline: Timeline, progress:
   // one transaction. Committed statement by statement, the word index's merge into one segment
   // rewrote pages of an earlier commit, and the in-memory rollback journal (journal_mode MEMORY)
   // held a copy of each: 260 MB more at 1M. Pages written in the same transaction need no copy.
-  // The index builds sort up to a million entries each: with 64 MiB of page cache their sorts
-  // spill less to temporary files (a fifth less CPU for the indexes, measured at 200k; 128 MiB
-  // saved a little more but took the peak RSS at 1M to 494 MiB). This connection only.
-  db.run("PRAGMA cache_size = -65536");
   db.transaction(() => putBack(db, aside))();
   // Sampled statistics: enough for the planner to pick the partial indexes, seconds cheaper at 1M rows.
   db.run("PRAGMA analysis_limit = 1000");
