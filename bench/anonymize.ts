@@ -7,7 +7,7 @@
 //
 //   taskset -c 1 bun bench/anonymize.ts [--leads 1000000] [--expire 100000] [--per-second 200]
 //
-// Prints a Markdown section for bench/RESULTS.md.
+// Prints its Markdown section and records it for bench/RESULTS.md (bench/results/43-anonymize.md).
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { ANONYMIZE_BATCH } from "../src/modules/admin/privacy/service.ts";
 import { hashSecret } from "../src/security/secrets.ts";
 import { ensureBinary, freePort, waitHealthy } from "../test/helpers/binary.ts";
+import { recordSection } from "./lib/sections.ts";
 
 const { values } = parseArgs({
   options: {
@@ -175,6 +176,8 @@ try {
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
+  // Recorded as bench/results/43-anonymize.md, and bench/RESULTS.md rendered again.
+  recordSection("anonymize", lines.join("\n"));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

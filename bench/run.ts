@@ -40,16 +40,25 @@ import {
   sandboxArgv,
   seedCommand,
   seededBy,
+  serveArgv,
   workingCopy,
 } from "./lib/product.ts";
-import { compareSection, compareTable, renderReport, scenarioTable, verdictTable } from "./lib/report.ts";
+import {
+  compareSection,
+  compareTable,
+  nameSecondColumn,
+  renderReport,
+  scenarioTable,
+  verdictTable,
+} from "./lib/report.ts";
 import type { DatasetResult, FilterResult, RunSettings, ScenarioResult } from "./lib/results.ts";
 import { discover, filterQueries, type Scenario, scenarios, type Target } from "./lib/scenarios.ts";
 import { runSearchBench } from "./lib/search-bench.ts";
 import { runSearchMix } from "./lib/search-mix.ts";
-import { writeMarkedSection } from "./lib/sections.ts";
+import { recordSection, writeMarkedSection } from "./lib/sections.ts";
 import { runStatusListsBench, statusListsSection, writeStatusListsSection } from "./lib/status-lists.ts";
 import { pinSelf, requireCores, requireTools } from "./lib/tools.ts";
+import { ownerControl, parseVariant, signedInConsole, variantLabel, writeColumnConfig } from "./lib/variant.ts";
 import { runWebhookScenario, webhookSection, writeWebhookSection } from "./lib/webhooks.ts";
 import { wrkCommandLine } from "./lib/wrk.ts";
 
@@ -71,6 +80,8 @@ const { values: flags } = parseArgs({
     retries: { type: "string", default: "1" },
     only: { type: "string" },
     compare: { type: "string" },
+    "variant-config": { type: "string" },
+    console: { type: "boolean", default: false },
     "one-core-listings": { type: "string" },
   },
 });
@@ -97,6 +108,22 @@ const settings: RunSettings = {
 };
 /** Another build of the product, measured beside this one on every read scenario (before/after a change). */
 const compareBinary = flags.compare ?? null;
+/** This build changed one way (a config overlay, a signed-in console), measured beside it instead (bench/lib/variant.ts). */
+const variant = (() => {
+  try {
+    return parseVariant(flags["variant-config"], flags.console === true);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+})();
+if (variant !== null && compareBinary !== null) {
+  console.error("--compare and --variant-config/--console each fill the second column: give one or the other");
+  process.exit(2);
+}
+if (variant !== null) nameSecondColumn(variantLabel(variant));
+/** Whether a second column (another build, or this one changed) is measured beside the product. */
+const comparing = compareBinary !== null || variant !== null;
 const only = flags.only ? new Set(flags.only.split(",").map((s) => s.trim())) : null;
 const wanted = (id: string) => only === null || only.has(id);
 /** Scenarios run on their own, outside the datasets' rounds; the import needs no wrk either. */
@@ -276,11 +303,16 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
   const servers: Partial<Record<Target, Server>> = {};
   let redis: Awaited<ReturnType<typeof startRedisServer>> | null = null;
   let compareDb: string | null = null;
+  let consoleSession: Awaited<ReturnType<typeof signedInConsole>> | null = null;
   try {
     const port = freePort();
+    // Beside a variant, the product runs `serve` on the same config less the variant's change.
+    const productConfig = join(OUT, `product-${dataset.label}.json`);
+    if (variant !== null)
+      writeColumnConfig(productConfig, db, join(OUT, `product-control-${dataset.label}.sqlite`), null);
     const product = await startServer({
       name: "product",
-      argv: sandboxArgv(db, port),
+      argv: variant !== null ? serveArgv(productConfig, port) : sandboxArgv(db, port),
       core: SERVER_CORE,
       port,
       logFile: join(OUT, `product-${dataset.label}.log`),
@@ -295,7 +327,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       // The compared build serves its own file, so write scenarios compare too (each grows its own).
       // Measured right after the product (right before it in the reversed rounds): the pair's ratio is taken per round.
       .map((s) =>
-        compareBinary !== null && s.targets.includes("product")
+        comparing && s.targets.includes("product")
           ? {
               ...s,
               targets: s.targets.flatMap((t) => (t === "product" ? ["product" as const, "compare" as const] : [t])),
@@ -339,6 +371,30 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       });
       note(servers.compare.command);
       tokens.compare = await issueToken(servers.compare.base);
+    }
+    if (variant !== null) {
+      // Its own copy of the dataset: the write scenarios grow each column's file alike.
+      compareDb = workingCopy({ ...dataset, label: `${dataset.label}-variant` }, source);
+      const control = variant.console
+        ? await ownerControl(OUT, dataset.label)
+        : join(OUT, `variant-control-${dataset.label}.sqlite`);
+      const config = join(OUT, `variant-${dataset.label}.json`);
+      writeColumnConfig(config, compareDb, control, variant.overlay);
+      const variantPort = freePort();
+      servers.compare = await startServer({
+        name: "variant",
+        argv: serveArgv(config, variantPort),
+        core: SERVER_CORE,
+        port: variantPort,
+        logFile: join(OUT, `variant-${dataset.label}.log`),
+        readyTimeoutMs: 300_000,
+      });
+      note(`${servers.compare.command}   # the variant: ${variantLabel(variant)}`);
+      tokens.compare = await issueToken(servers.compare.base);
+      if (variant.console) {
+        consoleSession = await signedInConsole(servers.compare.base);
+        log(`[${dataset.label}] an owner is signed in to the variant's console, loading a page every 2 s`);
+      }
     }
     const tokenFor = (target: Target) => tokens[target] ?? token;
 
@@ -440,6 +496,12 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
         }) + "   # and so on for each filter query",
       );
 
+    if (consoleSession !== null) {
+      await consoleSession.stop();
+      const { pages, failures } = consoleSession.loads;
+      log(`[${dataset.label}] console pages loaded during the run: ${pages}, answers other than 200: ${failures}`);
+      if (failures > 0) throw new Error(`the variant's console session failed ${failures} times: see its log`);
+    }
     const productSamples = [...results.flatMap((r) => r.samples.product ?? []), ...filters.flatMap((f) => f.warm)];
     return {
       dataset,
@@ -451,6 +513,7 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
       ...(seed ? { seed } : {}),
     };
   } finally {
+    await consoleSession?.stop();
     for (const server of Object.values(servers)) await server.stop();
     await redis?.stop();
     if (compareDb !== null) removeDatabase(compareDb);
@@ -659,10 +722,12 @@ function writeReport(
     imported,
     durationS: (performance.now() - started) / 1000,
   });
-  // A partial run (--only, --compare) must not replace the full run's RESULTS.md.
-  const reportPath =
-    only === null && compareBinary === null ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
-  writeFileSync(reportPath, report);
+  // A full run records its report as the page's first section (the other sections stay as their
+  // runs recorded them); a partial run (--only, --compare, a variant) writes its own file instead.
+  const full = only === null && !comparing;
+  const reportPath = full ? join(ROOT, "bench/RESULTS.md") : join(OUT, `RESULTS-${runId}.md`);
+  if (full) recordSection("full-run", report);
+  else writeFileSync(reportPath, report);
   // A run that measured no scenario beside the other build (search alone) leaves that section as it is.
   if (compareBinary !== null && results.some((r) => compareTable(r) !== "")) {
     // The ratios of the last --compare run keep a section of RESULTS.md; the rest of the file stays as the last full run wrote it.

@@ -2,7 +2,9 @@
 // through /proc (resident memory, CPU time) and stopped with SIGTERM.
 
 import { readFileSync } from "node:fs";
-import type { Subprocess } from "bun";
+import { freePort, killAll, launch, processCpuS, track } from "../harness/launch.ts";
+
+export { freePort, killAll, processCpuS, track };
 
 export interface Server {
   name: string;
@@ -12,16 +14,7 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-const running = new Set<Subprocess>();
-
-/** A free loopback port: other engineers share this machine, so fixed ports could collide. */
-export function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
+/** A server of the bench, pinned to its core(s): the shared launcher (bench/harness/launch.ts). */
 export async function startServer(options: {
   name: string;
   argv: string[];
@@ -31,54 +24,17 @@ export async function startServer(options: {
   logFile: string;
   readyTimeoutMs?: number;
 }): Promise<Server> {
-  const argv = ["taskset", "-c", String(options.core), ...options.argv];
-  // stdout (a log line per request for the product) goes to /dev/null: writing it is part of
-  // the cost being measured, keeping it is not. stderr is kept for when a start fails.
-  const proc = Bun.spawn(argv, { stdout: "ignore", stderr: Bun.file(options.logFile), stdin: "ignore" });
-  running.add(proc);
-  const base = `http://127.0.0.1:${options.port}`;
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
-  for (;;) {
-    if (proc.exitCode !== null)
-      throw new Error(`${options.name} exited with ${proc.exitCode} before it was ready; see ${options.logFile}`);
-    try {
-      const health = await fetch(`${base}/health`);
-      await health.arrayBuffer();
-      if (health.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      proc.kill("SIGKILL");
-      throw new Error(`${options.name} not ready after ${options.readyTimeoutMs ?? 60_000} ms; see ${options.logFile}`);
-    }
-    await Bun.sleep(50);
-  }
-  return {
+  const server = await launch({
     name: options.name,
-    // taskset execs the program, so the pid is the server's own.
-    pid: proc.pid,
-    base,
-    command: argv.join(" "),
-    async stop() {
-      proc.kill("SIGTERM");
-      const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
-      await proc.exited;
-      clearTimeout(timer);
-      running.delete(proc);
-    },
-  };
-}
-
-/** Registers a short-lived child (wrk) so an interrupted run stops it too. */
-export function track(proc: Subprocess): void {
-  running.add(proc);
-  void proc.exited.then(() => running.delete(proc));
-}
-
-/** Last resort on an interrupted run: nothing the bench started may outlive it. */
-export function killAll(): void {
-  for (const proc of running) proc.kill("SIGKILL");
+    argv: options.argv,
+    port: options.port,
+    core: options.core,
+    // stdout (a log line per request for the product) is dropped: writing it is part of the
+    // cost being measured, keeping it is not. stderr is kept for when a start fails.
+    stderrFile: options.logFile,
+    readyTimeoutMs: options.readyTimeoutMs,
+  });
+  return { name: server.name, pid: server.pid, base: server.base, command: server.command, stop: () => server.stop() };
 }
 
 /** VmRSS of a process in kB, and its anonymous part (heap, SQLite caches; not the mapped binary). 0 once it is gone. */
@@ -112,18 +68,6 @@ export function sampleRss(pid: number, everyMs = 100): { stop(): { rss: number; 
 
 /** /proc reports times in USER_HZ, which Linux fixes at 100 for user space. */
 const USER_HZ = 100;
-
-/** CPU seconds (user+system, all threads) a process has used. */
-export function processCpuS(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name, which may itself hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * Bytes a process (all its threads: the WAL's sync, the checkpointer) has sent towards the disk:
@@ -207,7 +151,7 @@ export async function startRedisServer(
     "no",
   ];
   const proc = Bun.spawn(argv, { stdout: Bun.file(logFile), stderr: "inherit", stdin: "ignore" });
-  running.add(proc);
+  track(proc);
   const deadline = Date.now() + 10_000;
   for (;;) {
     const open = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then(
@@ -224,7 +168,6 @@ export async function startRedisServer(
     async stop() {
       proc.kill("SIGTERM");
       await proc.exited;
-      running.delete(proc);
     },
   };
 }

@@ -44,7 +44,7 @@ const SERVER_NAME: Record<Target, string> = {
   "limiter-on": "product from source, limiter on",
   "limiter-off": "product from source, limiter off",
   "limiter-redis": "product from source, limits in Redis",
-  compare: "product, the --compare build",
+  compare: "product, the --compare build", // or the variant: nameSecondColumn
   "workers-1": "serve (one process, core 0)",
   "workers-2": "serve --workers 2 (cores 0 and 1)",
 };
@@ -73,6 +73,15 @@ function scenarioRows(result: ScenarioResult): string[][] {
       ],
     ];
   });
+}
+
+/** What the second column is, in the report's words: the --compare build, or this build changed (a variant). */
+let secondColumn = "the --compare build";
+
+/** Names the second column when it is not another build: this one with a config overlay, a signed-in console… */
+export function nameSecondColumn(label: string): void {
+  secondColumn = `the variant (this build with ${label})`;
+  SERVER_NAME.compare = `product, ${secondColumn}`;
 }
 
 /**
@@ -546,7 +555,7 @@ export function renderReport(options: {
       ...(compareTable(r)
         ? [
             "",
-            "This build ÷ the --compare build, per round (both measured in each round, one right after the other):",
+            `This build ÷ ${secondColumn}, per round (both measured in each round, one right after the other):`,
             "",
             compareTable(r),
           ]

@@ -2,8 +2,7 @@
 // a free loopback port, serving a copy of the data (the scripts create leads), with a rate
 // limit no scenario reaches, so a run measures the API and not the limiter.
 import { join } from "node:path";
-import { processCpuS } from "../../bench/lib/proc.ts";
-import { freePort, waitHealthy } from "../../test/helpers/binary.ts";
+import { freePort, launch, processCpuS } from "../../bench/harness/launch.ts";
 
 /** Requests per minute: far beyond what k6 on this kind of machine can send. */
 export const UNREACHABLE_RATE_LIMIT = 1_000_000_000;
@@ -37,33 +36,30 @@ export async function startSandbox(options: {
     if (copy.exitCode !== 0) throw new Error(`could not copy ${options.sourceDb}: ${copy.stderr.toString().trim()}`);
   }
   const port = freePort();
-  const pin = options.cpu === null ? [] : ["taskset", "-c", String(options.cpu)];
-  const argv = [
-    ...pin,
-    options.binary,
-    "sandbox",
-    "--db",
-    db,
-    "--port",
-    String(port),
-    "--rate-limit",
-    String(UNREACHABLE_RATE_LIMIT),
-  ];
-  // Its access log is part of the cost of a request, keeping it is not (a line per request).
-  const proc = Bun.spawn(argv, { cwd: options.workDir, stdout: "ignore", stderr: "pipe" });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitHealthy(url, 60_000);
-  } catch (error) {
-    proc.kill("SIGKILL");
-    throw new Error(
-      `the sandbox did not start (${(error as Error).message}):\n${await new Response(proc.stderr).text()}`,
-    );
-  }
+  // The shared launcher (bench/harness/launch.ts); its access log is part of the cost of a
+  // request, keeping it is not (a line per request): stdout is dropped.
+  const server = await launch({
+    name: "the sandbox",
+    argv: [
+      options.binary,
+      "sandbox",
+      "--db",
+      db,
+      "--port",
+      String(port),
+      "--rate-limit",
+      String(UNREACHABLE_RATE_LIMIT),
+    ],
+    port,
+    core: options.cpu,
+    cwd: options.workDir,
+    stderrFile: join(options.workDir, "sandbox.stderr.log"),
+  });
+  const url = server.base;
   return {
     url,
     // taskset execs the binary, so the pid is the server's own.
-    cpuSeconds: () => processCpuS(proc.pid),
+    cpuSeconds: () => processCpuS(server.pid),
     async metrics() {
       try {
         const response = await fetch(`${url}/metrics`);
@@ -72,9 +68,6 @@ export async function startSandbox(options: {
         return null;
       }
     },
-    async stop() {
-      proc.kill("SIGTERM");
-      await proc.exited;
-    },
+    stop: () => server.stop(),
   };
 }

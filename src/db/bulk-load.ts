@@ -8,7 +8,10 @@ import { putBack, refillOf, type SchemaObject, type SetAside, schemaObjects, set
 /**
  * The triggers TriggerStandIn stands in for. For a load that inserts each property unpublished,
  * adds its photos, then publishes it, and inserts each lead, they write one change row per
- * published property and per lead, and count both; the stand-in writes exactly that.
+ * published property and per lead, and count both; the stand-in writes exactly that (what it
+ * counts by is read from the schema: standInShape). Named here, not inferred from the tables a
+ * trigger writes: a new trigger that also writes the change log must stay and work through a
+ * load (test/db/schema-objects.test.ts) until the stand-in is taught what it writes.
  */
 const STOOD_IN_FOR: ReadonlySet<string> = new Set([
   "properties_count_insert",
@@ -101,79 +104,260 @@ export function setAsideForBulkLoad(
  * given its photos, then published, as TriggerStandIn assumes.
  */
 export function finishPropertyLoad(db: Database, aside: SetAside, at: string): void {
-  const stand = new TriggerStandIn(db, at);
-  const rows = db.query<Omit<StoodInProperty, "isPublished"> & { published: number }, []>(
-    "SELECT id, is_published AS published, status, operation_type AS operationType, property_type AS propertyType, " +
-      "highlight, created_at AS createdAt, updated_at AS updatedAt FROM properties ORDER BY rowid",
+  const shape = standInShape(db);
+  const stand = new TriggerStandIn(db, at, shape);
+  // The columns the counters read, under the names the stand-in reads them by.
+  const columns = new Set(["id", "is_published", "created_at", "updated_at", ...columnsCounted(shape, "properties")]);
+  const rows = db.query<StoodInRecord & { isPublished: number }, []>(
+    `SELECT ${[...columns].map((c) => `${c} AS ${fieldOf(c)}`).join(", ")} FROM properties ORDER BY rowid`,
   );
-  for (const row of rows.iterate()) stand.propertyInserted({ ...row, isPublished: row.published === 1 });
+  for (const row of rows.iterate()) stand.propertyInserted({ ...row, isPublished: row.isPublished === 1 });
   rows.finalize();
   stand.finish();
   putBack(db, aside);
 }
 
-/** A separator no enum value contains, for the counters' composite keys. */
-const SEP = "\u0000";
+type Entity = "properties" | "leads";
+const PREFIX = { properties: "property", leads: "lead" } as const satisfies Record<Entity, string>;
 
-function tally(counts: Map<string, number>, key: string): void {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
+/**
+ * What the stand-in counts, read from the schema so a migration that adds a counted column needs
+ * no change here: the day counters' (kind, dim) pairs of `day_dimensions`, and the columns
+ * `property_counts` and `lead_counts` count by. Plain data, so a generator thread can tally too.
+ */
+export interface StandInShape {
+  days: Record<Entity, [kind: string, dim: string][]>;
+  counts: Record<Entity, string[]>;
 }
 
-/** The day of a stored date (migration 2's counters) and its third of a month (migration 3's pairs). */
-const dayOf = (date: string) => date.slice(0, 10);
-const thirdOf = (date: string) => date.slice(0, 9);
+export function standInShape(db: Database): StandInShape {
+  const days: StandInShape["days"] = { properties: [], leads: [] };
+  const pairs = db.query("SELECT entity, kind, dim FROM day_dimensions ORDER BY entity, kind, dim").values() as [
+    Entity,
+    string,
+    string,
+  ][];
+  for (const [entity, kind, dim] of pairs) days[entity]?.push([kind, dim]);
+  const countedBy = (table: string) =>
+    (db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name).filter((c) => c !== "n");
+  return { days, counts: { properties: countedBy("property_counts"), leads: countedBy("lead_counts") } };
+}
 
-interface Dated {
+/** Every column the counters of `entity` read. */
+function columnsCounted(shape: StandInShape, entity: Entity): string[] {
+  return [...shape.days[entity].map(([, dim]) => dim).filter((dim) => dim !== ""), ...shape.counts[entity]];
+}
+
+/** The field of a loaded record that holds a column: its name in camelCase (property_type → propertyType). */
+function fieldOf(column: string): string {
+  return column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** A loaded row as the stand-in reads it: the columns the counters read, by fieldOf name (NULL as null). */
+export interface StoodInRecord {
+  id: string;
   createdAt: string;
   updatedAt: string;
 }
 
-/** What the set-aside triggers read of a property the load wrote. */
-interface StoodInProperty extends Dated {
-  id: string;
-  isPublished: boolean;
-  status: string;
-  operationType: string;
-  propertyType: string | null;
-  highlight: string;
+/** A counted column's value as the triggers store it: NULL counts as ''. A row without the field is a loader's bug. */
+function valueOf(record: StoodInRecord, field: string): string {
+  const value = (record as unknown as Record<string, unknown>)[field];
+  if (value === undefined) throw new Error(`the bulk load's rows carry no ${field}, which a counter counts`);
+  return value === null ? "" : String(value);
+}
+
+type PrefixKey = number | string;
+
+/**
+ * The day of a stored date (its first 10 characters: the per-day counters) or its third of a
+ * month (9: the date pairs), as a number read from its digits: a Map keyed by a new substring
+ * per row hashed each one anew and made the counters a sixth of a seed's records phase. A date
+ * not in the stored form (digits and dashes where they go) keys by its prefix itself.
+ */
+class DatePrefixes {
+  private readonly names = new Map<PrefixKey, string>();
+
+  constructor(private readonly length: 9 | 10) {}
+
+  key(date: string): PrefixKey {
+    let key = 0;
+    for (let i = 0; i < this.length; i++) {
+      const code = date.charCodeAt(i);
+      if (i === 4 || i === 7) {
+        if (code !== 45) return this.odd(date); // '-'
+        continue;
+      }
+      if (!(code >= 48 && code <= 57)) return this.odd(date);
+      key = key * 10 + (code - 48);
+    }
+    if (!this.names.has(key)) this.names.set(key, date.slice(0, this.length));
+    return key;
+  }
+
+  /** The prefix a key stands for. */
+  name(key: PrefixKey): string {
+    return this.names.get(key)!;
+  }
+
+  private odd(date: string): string {
+    const prefix = date.slice(0, this.length);
+    this.names.set(prefix, prefix);
+    return prefix;
+  }
+}
+
+/** Counts per tuple of strings, kept as nested maps: no key string is built per row. */
+type Level = Map<string, Level | number>;
+
+function bump(level: Level, keys: readonly string[]): void {
+  let node = level;
+  const last = keys.length - 1;
+  for (let i = 0; i < last; i++) {
+    let next = node.get(keys[i]!) as Level | undefined;
+    if (next === undefined) node.set(keys[i]!, (next = new Map()));
+    node = next;
+  }
+  node.set(keys[last]!, ((node.get(keys[last]!) as number | undefined) ?? 0) + 1);
+}
+
+function bump2<A, B>(level: Map<A, Map<B, number>>, a: A, b: B): void {
+  let inner = level.get(a);
+  if (inner === undefined) level.set(a, (inner = new Map()));
+  inner.set(b, (inner.get(b) ?? 0) + 1);
+}
+
+/** Every (tuple…, n) of a Level, depth first. */
+function* entries(level: Level, prefix: string[] = []): Generator<(string | number)[]> {
+  for (const [key, value] of level)
+    if (typeof value === "number") yield [...prefix, key, value];
+    else yield* entries(value, [...prefix, key]);
+}
+
+/** The rows the stand-in's counters come to, table by table: plain data a thread can post. */
+interface TallyRows {
+  tables: { table: string; columns: string[]; rows: (string | number)[][] }[];
+  exceptions: Record<Entity, number>;
+}
+
+/** One day counter: its kind's date, its dim's field (null for the overall count), value → day → n. */
+interface DayCounter {
+  kind: string;
+  dim: string;
+  created: boolean;
+  field: string | null;
+  counts: Map<string, Map<PrefixKey, number>>;
 }
 
 /**
- * What migrations 2 and 3's triggers keep for one entity, tallied in memory as the load goes:
- * rows per day of each date (overall and per counted column), rows per day of one date and
- * third of a month of the other, and the records updated before they were created. The same
- * sums as rebuild-day-counts.sql and rebuild-date-order.sql, without their sorts of millions
- * of rows (a fifth of a 1M seed's time).
+ * What the stood-in triggers count for one entity, tallied in memory as the load goes: rows per
+ * day of each date (overall and per counted column), rows per day of one date and third of a
+ * month of the other, the records updated before they were created, and the counters by their
+ * columns. The same sums as rebuild-day-counts.sql and rebuild-date-order.sql, without their
+ * sorts of millions of rows.
  */
-class DerivedTallies {
-  readonly days = new Map<string, number>();
-  readonly pairs = new Map<string, number>();
+class EntityTallies {
+  private readonly days: DayCounter[];
+  private readonly countFields: string[];
+  private readonly counts: Level = new Map();
+  private readonly dayKeys = new DatePrefixes(10);
+  private readonly thirdKeys = new DatePrefixes(9);
+  private readonly pairs = {
+    created: new Map<PrefixKey, Map<PrefixKey, number>>(),
+    updated: new Map<PrefixKey, Map<PrefixKey, number>>(),
+  };
   exceptions = 0;
 
-  /** `dims`: the counted columns' values by dimension name ('' is the overall count). */
-  add(record: Dated, visible: boolean, dims: readonly (readonly [string, string])[]): void {
-    if (record.createdAt > record.updatedAt) this.exceptions++;
-    if (!visible) return;
-    for (const [kind, date, other] of [
-      ["created", record.createdAt, record.updatedAt],
-      ["updated", record.updatedAt, record.createdAt],
-    ] as const) {
-      const day = dayOf(date);
-      for (const [dim, value] of dims) tally(this.days, [kind, dim, value, day].join(SEP));
-      tally(this.pairs, [kind, day, thirdOf(other)].join(SEP));
-    }
+  constructor(
+    private readonly entity: Entity,
+    shape: StandInShape,
+  ) {
+    this.days = shape.days[entity].map(([kind, dim]) => {
+      if (kind !== "created" && kind !== "updated") throw new Error(`unknown day counter kind ${kind}`);
+      return { kind, dim, created: kind === "created", field: dim === "" ? null : fieldOf(dim), counts: new Map() };
+    });
+    this.countFields = shape.counts[entity].map(fieldOf);
   }
 
-  write(db: Database, entity: "properties" | "leads", prefix: "property" | "lead"): void {
-    const day = db.prepare(`INSERT INTO ${prefix}_days (kind, dim, value, day, n) VALUES (?, ?, ?, ?, ?)`);
-    for (const [key, n] of this.days) day.run(...(key.split(SEP) as [string, string, string, string]), n);
-    day.finalize();
-    const pair = db.prepare(`INSERT INTO ${prefix}_date_pairs (kind, day, other, n) VALUES (?, ?, ?, ?)`);
-    for (const [key, n] of this.pairs) pair.run(...(key.split(SEP) as [string, string, string]), n);
-    pair.finalize();
-    db.run("UPDATE date_order_exceptions SET n = ? WHERE entity = ?", [this.exceptions, entity]);
+  /** `visible`: whether the triggers count the record (a published property, any lead). */
+  add(record: StoodInRecord, visible: boolean): void {
+    const { createdAt, updatedAt } = record;
+    if (createdAt > updatedAt) this.exceptions++;
+    if (!visible) return;
+    const createdDay = this.dayKeys.key(createdAt);
+    const updatedDay = this.dayKeys.key(updatedAt);
+    for (const day of this.days)
+      bump2(day.counts, day.field === null ? "" : valueOf(record, day.field), day.created ? createdDay : updatedDay);
+    bump2(this.pairs.created, createdDay, this.thirdKeys.key(updatedAt));
+    bump2(this.pairs.updated, updatedDay, this.thirdKeys.key(createdAt));
+    bump(
+      this.counts,
+      this.countFields.map((field) => valueOf(record, field)),
+    );
+  }
+
+  rows(shape: StandInShape): TallyRows["tables"] {
+    const prefix = PREFIX[this.entity];
+    const days: (string | number)[][] = [];
+    for (const { kind, dim, counts } of this.days)
+      for (const [value, perDay] of counts)
+        for (const [day, n] of perDay) days.push([kind, dim, value, this.dayKeys.name(day), n]);
+    const pairs: (string | number)[][] = [];
+    for (const kind of ["created", "updated"] as const)
+      for (const [day, others] of this.pairs[kind])
+        for (const [other, n] of others) pairs.push([kind, this.dayKeys.name(day), this.thirdKeys.name(other), n]);
+    return [
+      { table: `${prefix}_counts`, columns: [...shape.counts[this.entity], "n"], rows: [...entries(this.counts)] },
+      { table: `${prefix}_days`, columns: ["kind", "dim", "value", "day", "n"], rows: days },
+      { table: `${prefix}_date_pairs`, columns: ["kind", "day", "other", "n"], rows: pairs },
+    ];
   }
 }
+
+/** The counting half of the stand-in: no database, so a generator thread can keep it beside its rows. */
+export class StandInTallies {
+  private readonly properties: EntityTallies;
+  private readonly leads: EntityTallies;
+
+  constructor(private readonly shape: StandInShape) {
+    this.properties = new EntityTallies("properties", shape);
+    this.leads = new EntityTallies("leads", shape);
+  }
+
+  /** A property as loaded: counted when published. */
+  property(p: StoodInRecord, isPublished: boolean): void {
+    this.properties.add(p, isPublished);
+  }
+
+  /** A lead as loaded: always counted. */
+  lead(l: StoodInRecord): void {
+    this.leads.add(l, true);
+  }
+
+  rows(): TallyRows {
+    return {
+      tables: [...this.properties.rows(this.shape), ...this.leads.rows(this.shape)],
+      exceptions: { properties: this.properties.exceptions, leads: this.leads.exceptions },
+    };
+  }
+}
+
+/** Writes what StandInTallies counted; once, after the last row, inside a transaction. */
+function writeTallies(db: Database, tallies: TallyRows): void {
+  for (const { table, columns, rows } of tallies.tables) {
+    const insert = db.prepare(
+      `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+    );
+    for (const row of rows) insert.run(...row);
+    insert.finalize();
+  }
+  const exceptions = db.prepare("UPDATE date_order_exceptions SET n = ? WHERE entity = ?");
+  for (const entity of ["properties", "leads"] as const) exceptions.run(tallies.exceptions[entity], entity);
+  exceptions.finalize();
+}
+
+/** The columns of a change row, as the stand-in writes them. */
+const CHANGE_COLUMNS = ["entity", "record_id", "change", "at", "number"] as const;
 
 /**
  * Writes the rows the set-aside triggers would have written, as the load goes: change rows in
@@ -184,19 +368,18 @@ class DerivedTallies {
  */
 export class TriggerStandIn {
   private readonly changes: RowBuffer;
+  private readonly tallies: StandInTallies;
   /** The last number of each entity's stream, from where the file's streams stand. */
   private readonly streams = new Map<"properties" | "leads", number>();
   private readonly streamsAtStart: ReadonlyMap<string, number>;
-  private readonly propertyCounts = new Map<string, number>();
-  private readonly leadCounts = new Map<string, number>();
-  private readonly propertyDerived = new DerivedTallies();
-  private readonly leadDerived = new DerivedTallies();
 
   constructor(
     private readonly db: Database,
     private readonly at: string,
+    shape: StandInShape = standInShape(db),
   ) {
-    this.changes = new RowBuffer(db, "changes", ["entity", "record_id", "change", "at", "number"], 64);
+    this.changes = new RowBuffer(db, "changes", CHANGE_COLUMNS, 64);
+    this.tallies = new StandInTallies(shape);
     const rows = db.query<{ entity: string; last: number }, []>(
       "SELECT entity, last FROM change_streams WHERE owner = ''",
     );
@@ -211,28 +394,15 @@ export class TriggerStandIn {
     return number;
   }
 
-  propertyInserted(p: StoodInProperty): void {
-    const propertyType = p.propertyType ?? "";
-    this.propertyDerived.add(p, p.isPublished, [
-      ["", ""],
-      ["status", p.status],
-      ["operation_type", p.operationType],
-      ["property_type", propertyType],
-      ["highlight", p.highlight],
-    ]);
-    if (!p.isPublished) return;
-    this.changes.add(["properties", p.id, "upsert", this.at, this.next("properties")]);
-    tally(this.propertyCounts, [p.status, p.operationType, propertyType, p.highlight].join(SEP));
+  propertyInserted(p: StoodInRecord & { isPublished: boolean }): void {
+    this.tallies.property(p, p.isPublished);
+    if (p.isPublished) this.changes.add(["properties", p.id, "upsert", this.at, this.next("properties")]);
   }
 
-  leadInserted(l: Dated & { id: string; status: string; source: string; priority: string }): void {
-    // Seeded leads have no owner: '' in the counters, as the triggers write a NULL created_by.
-    this.leadDerived.add(l, true, [
-      ["", ""],
-      ["status", l.status],
-    ]);
+  // Seeded leads have no owner: numbered in the stream of all leads only.
+  leadInserted(l: StoodInRecord): void {
+    this.tallies.lead(l);
     this.changes.add(["leads", l.id, "upsert", this.at, this.next("leads")]);
-    tally(this.leadCounts, [l.status, l.source, l.priority, ""].join(SEP));
   }
 
   /** Writes buffered change rows; call before each commit. */
@@ -240,28 +410,16 @@ export class TriggerStandIn {
     this.changes.flush();
   }
 
-  /** Writes every counter; call once, after the last row, inside a transaction. */
+  /** Writes every counter and where each stream stands; call once, after the last row, inside a transaction. */
   finish(): void {
     this.flush();
     this.changes.finalize();
-    const property = this.db.prepare(
-      "INSERT INTO property_counts (status, operation_type, property_type, highlight, n) VALUES (?, ?, ?, ?, ?)",
-    );
-    for (const [key, n] of this.propertyCounts)
-      property.run(...(key.split(SEP) as [string, string, string, string]), n);
-    property.finalize();
-    const lead = this.db.prepare(
-      "INSERT INTO lead_counts (status, source, priority, created_by, n) VALUES (?, ?, ?, ?, ?)",
-    );
-    for (const [key, n] of this.leadCounts) lead.run(...(key.split(SEP) as [string, string, string, string]), n);
-    lead.finalize();
+    writeTallies(this.db, this.tallies.rows());
     const stream = this.db.prepare(
       "INSERT INTO change_streams (entity, owner, last) VALUES (?, '', ?) " +
         "ON CONFLICT (entity, owner) DO UPDATE SET last = excluded.last",
     );
     for (const [entity, last] of this.streams) stream.run(entity, last);
     stream.finalize();
-    this.propertyDerived.write(this.db, "properties", "property");
-    this.leadDerived.write(this.db, "leads", "lead");
   }
 }

@@ -29,6 +29,8 @@ export interface LeadRecord {
   interestedPropertyTitle: string | null;
   interestedPropertyLink: string | null;
   trafficOrigin: string | null;
+  /** The client that created the lead: none for a seeded one (NULL, counted as ''). */
+  createdBy: null;
   createdAt: string;
   updatedAt: string;
 }
@@ -135,6 +137,7 @@ export function generateLead(
     interestedPropertyTitle: link?.title ?? null,
     interestedPropertyLink: link && rng.chance(0.5) ? `${LISTING_HOST}/${link.code ?? link.id}` : null,
     trafficOrigin: origins && rng.chance(0.7) ? rng.pick(origins) : null,
+    createdBy: null,
     createdAt: isoInstant(createdMs),
     updatedAt: isoInstant(updatedMs(rng, status, createdMs, timeline.endMs)),
   };
