@@ -44,6 +44,8 @@ export class MixedLoad {
   readonly unexpected = new Map<number, number>();
   /** marker → lead id, for every 201 received. */
   readonly acknowledged = new Map<string, string>();
+  /** Per client, the ids of the leads it was answered 201 for: the ones it may read back (`leads:read:own`). */
+  private readonly acknowledgedTo = new Map<string, string[]>();
   /** Keyed creations that got their 201 (a sample), to replay after a fault. */
   readonly keyedAcknowledged = new Map<string, PendingLead & { id: string }>();
   /** Creations whose outcome is unknown (the connection broke): checked, and retried when keyed. */
@@ -169,7 +171,8 @@ export class MixedLoad {
   private async read(base: string, client: FaultClient): Promise<void> {
     const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)]!;
     const roll = Math.random();
-    const leadIds = [...this.acknowledged.values()];
+    // A client reads back the leads it created: by default it may read no other partner's.
+    const leadIds = this.acknowledgedTo.get(client.id) ?? [];
     let path: string;
     if (roll < 0.35) {
       path = `/v1/properties?fields=${pick(FIELDSETS)}&limit=${1 + Math.floor(Math.random() * 100)}&page=${1 + Math.floor(Math.random() * 4)}&sort=${pick(SORTS)}`;
@@ -224,6 +227,11 @@ export class MixedLoad {
       const earlier = this.acknowledged.get(pending.marker);
       if (earlier !== undefined && earlier !== id)
         this.problems.push(`marker ${pending.marker} acknowledged as ${earlier} and ${id}`);
+      if (earlier === undefined) {
+        const mine = this.acknowledgedTo.get(pending.client.id) ?? [];
+        mine.push(id);
+        this.acknowledgedTo.set(pending.client.id, mine);
+      }
       this.acknowledged.set(pending.marker, id);
       if (pending.key !== null && this.keyedAcknowledged.size < 2_000)
         this.keyedAcknowledged.set(pending.marker, { ...pending, id });
