@@ -93,6 +93,7 @@ describe("the docs from the compiled binary", () => {
       }
       // The webhook events a receiver gets are shown too.
       expect(Object.keys(document.webhooks).sort()).toEqual([
+        "lead.anonymized",
         "lead.created",
         "lead.updated",
         "property.removed",
