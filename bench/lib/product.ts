@@ -99,11 +99,21 @@ function upgradeSchema(file: string, log: (line: string) => void): void {
 
 /** A fresh copy of the dataset for one run; removed by the caller when the run ends. */
 export function workingCopy(dataset: Dataset, source: string): string {
-  mkdirSync(OUT, { recursive: true });
-  const copy = join(OUT, `work-${dataset.label}.sqlite`);
-  removeDatabase(copy);
+  const copy = join(folderOfItsOwn(`work-${dataset.label}`), `work-${dataset.label}.sqlite`);
   copyFileSync(source, copy);
   return copy;
+}
+
+/**
+ * An empty folder under bench/out for one server's files: a sandbox keeps its control database
+ * beside its dataset (sandbox-control.sqlite), and two servers must never share one (another
+ * build may not open its schema, and each records its own requests there).
+ */
+function folderOfItsOwn(name: string): string {
+  const folder = join(OUT, name);
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  return folder;
 }
 
 export function removeDatabase(path: string): void {
@@ -169,9 +179,7 @@ export function compareDataset(binary: string, dataset: Dataset, log: (line: str
  */
 export function seededBy(binary: string, dataset: Dataset, log: (line: string) => void): string {
   const source = compareDataset(binary, dataset, log);
-  mkdirSync(OUT, { recursive: true });
-  const out = join(OUT, `compare-${dataset.label}.sqlite`);
-  removeDatabase(out);
+  const out = join(folderOfItsOwn(`compare-${dataset.label}`), `compare-${dataset.label}.sqlite`);
   copyFileSync(source, out);
   return out;
 }
