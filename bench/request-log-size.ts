@@ -67,7 +67,7 @@ try {
   const [fileBytes, walBytes] = [sizeOf(control), sizeOf(`${control}-wal`)];
   const file = new Database(control, { readonly: true });
   const count = (sql: string) => (file.query(sql).get() as { n: number }).n;
-  const logRows = count("SELECT count(*) AS n FROM request_log");
+  const logRows = count("SELECT coalesce(sum(n), 0) AS n FROM request_log");
   const pages = count("SELECT page_count AS n FROM pragma_page_count()");
   const free = count("SELECT freelist_count AS n FROM pragma_freelist_count()");
   const pageSize = count("SELECT page_size AS n FROM pragma_page_size()");

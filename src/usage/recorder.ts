@@ -5,10 +5,10 @@
 // writes the same file, so the figures read there are the server's. Only what the request log
 // shows is kept: the route template, never the path's values, the query string or a body.
 
-import type { AttemptRow, FeedRunRow, LastSeen } from "../db/control/usage.ts";
+import { type AttemptRow, encodeRequest, type FeedRunRow, type LastSeen } from "../db/control/usage.ts";
 import { runsCompiled } from "../executable.ts";
 import { latencyBucket } from "./latency.ts";
-import { encodeRow, type WriterMessage, type WriterReport } from "./protocol.ts";
+import type { WriterMessage, WriterReport } from "./protocol.ts";
 import { USAGE_DAYS_KEPT, USAGE_FLUSH_EVERY_MS } from "./settings.ts";
 
 /** The writer thread's code: in the executable, an entry point of the build (scripts/build.ts). */
@@ -140,7 +140,7 @@ export class UsageRecorder {
       return;
     }
     this.rows.push(
-      encodeRow({
+      encodeRequest({
         at: r.at,
         client: r.clientId,
         method: r.method,

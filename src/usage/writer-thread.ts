@@ -5,7 +5,7 @@
 // in order, before the next one, and once a second meanwhile.
 import { openUsageConnection } from "../db/control/open.ts";
 import { UsageStore } from "../db/control/usage.ts";
-import { decodeRows, type WriterMessage, type WriterReport } from "./protocol.ts";
+import type { WriterMessage, WriterReport } from "./protocol.ts";
 
 declare const self: Worker;
 
@@ -29,7 +29,7 @@ function writeWaiting(): void {
         {
           counts: new Map(batch.counts),
           lastSeen: new Map(batch.lastSeen),
-          rows: decodeRows(batch.log),
+          requests: batch.log,
           attempts: batch.attempts,
           feedRuns: batch.feedRuns,
         },

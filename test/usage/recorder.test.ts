@@ -58,9 +58,17 @@ describe("the request log", () => {
     await recorder.flush();
     for (let i = 8; i < 12; i++) recorder.observe(request(at + i));
     await recorder.flush();
-    const { rows, total } = store.requestPage({}, 100, 0);
+    const { rows, total } = store.requestPage({}, 100, 0, 5);
     expect(total).toBe(5);
     expect(rows.map((r) => r.requestId)).toEqual([11, 10, 9, 8, 7].map((i) => `r-${at + i}`));
+    // The file keeps whole batches: the newest five are in the last two, the first goes with a third.
+    for (let i = 12; i < 15; i++) recorder.observe(request(at + i));
+    await recorder.flush();
+    const held = store.db.query("SELECT sum(n) AS n, count(*) AS batches FROM request_log").get();
+    expect(held).toEqual({ n: 7, batches: 2 });
+    expect(store.requestPage({}, 100, 0, 5).rows.map((r) => r.requestId)).toEqual(
+      [14, 13, 12, 11, 10].map((i) => `r-${at + i}`),
+    );
   });
 
   test("the console's and admin API's requests, health checks and scrapes are not recorded", async () => {
@@ -69,7 +77,7 @@ describe("the request log", () => {
     for (const route of ["/admin/v1/partners", "/console/usage", "/health", "/metrics"])
       recorder.observe(request(at, { route, clientId: null }));
     await recorder.flush();
-    expect(store.requestPage({}, 10, 0).total).toBe(0);
+    expect(store.requestPage({}, 10, 0, 100).total).toBe(0);
   });
 });
 
@@ -94,7 +102,7 @@ describe("counters", () => {
       { day: "2026-03-11", name: "403", n: 1 },
       { day: "2026-03-11", name: "403:IP_BLOCKED", n: 1 },
     ]);
-    expect(store.requestPage({}, 10, 0).total).toBe(2);
+    expect(store.requestPage({}, 10, 0, 100).total).toBe(2);
   });
 
   test("outcomes as the usage route names them", () => {

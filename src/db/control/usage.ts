@@ -60,11 +60,12 @@ export interface FeedRunRow {
   decidedAt?: number | null;
 }
 
-/** One batch: counter increments keyed "client\tday\tname", last-seen per client, log rows, attempts, runs. */
+/** One batch: counter increments keyed "client\tday\tname", last-seen per client, log lines, attempts, runs. */
 export interface UsageBatch {
   counts: Map<string, number>;
   lastSeen: Map<string, LastSeen>;
-  rows: RequestLogRow[];
+  /** The batch's requests for the log, encodeRequest's lines joined by "\n" ("" for none). */
+  requests: string;
   attempts: AttemptRow[];
   feedRuns: FeedRunRow[];
 }
@@ -72,6 +73,34 @@ export interface UsageBatch {
 /** Webhook attempts and feed runs kept at most (the oldest go first). */
 export const ATTEMPTS_KEPT = 100_000;
 export const FEED_RUNS_KEPT = 10_000;
+
+const FIELD = "\x1f";
+const NULL = "\x00";
+const valueOf = (text: string) => (text === NULL ? null : text);
+
+/** A request of the log as one line of fields (no field holds a newline or the separator). */
+export function encodeRequest(r: RequestLogRow): string {
+  // One template, no array: this runs for every request.
+  return `${r.at}\x1f${r.client ?? NULL}\x1f${r.method}\x1f${r.route ?? NULL}\x1f${r.status}\x1f${r.code ?? NULL}\x1f${r.ms}\x1f${r.ip ?? NULL}\x1f${r.requestId}`;
+}
+
+function decodeRequests(text: string): RequestLogRow[] {
+  if (text === "") return [];
+  return text.split("\n").map((line) => {
+    const f = line.split(FIELD);
+    return {
+      at: Number(f[0]),
+      client: valueOf(f[1]!),
+      method: f[2]!,
+      route: valueOf(f[3]!),
+      status: Number(f[4]),
+      code: valueOf(f[5]!),
+      ms: Number(f[6]),
+      ip: valueOf(f[7]!),
+      requestId: f[8]!,
+    };
+  });
+}
 
 type Raw = Record<string, unknown>;
 
@@ -91,8 +120,8 @@ export class UsageStore {
        WHERE excluded.at >= usage_last_seen.at`,
     );
     const log = this.db.query(
-      `INSERT INTO request_log (at, client, method, route, status, code, ms, ip, request_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO request_log (first_at, last_at, n, upto, requests)
+       VALUES (?1, ?2, ?3, ?3 + coalesce((SELECT upto FROM request_log ORDER BY id DESC LIMIT 1), 0), ?4)`,
     );
     this.db
       .transaction(() => {
@@ -101,10 +130,21 @@ export class UsageStore {
           count.run(client, day, name, n);
         }
         for (const [client, s] of batch.lastSeen) seen.run(client, s.at, s.ip, s.route);
-        for (const r of batch.rows)
-          log.run(r.at, r.client, r.method, r.route, r.status, r.code, r.ms, r.ip, r.requestId);
-        if (batch.rows.length > 0)
-          this.db.query("DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - ?").run(logRows);
+        if (batch.requests !== "") {
+          const lines = batch.requests.split("\n");
+          let first = Number.POSITIVE_INFINITY;
+          let last = 0;
+          for (const line of lines) {
+            const at = Number(line.slice(0, line.indexOf(FIELD)));
+            if (at < first) first = at;
+            if (at > last) last = at;
+          }
+          log.run(first, last, lines.length, batch.requests);
+          // Batches whose every request is older than the newest `logRows` go.
+          this.db
+            .query("DELETE FROM request_log WHERE upto <= (SELECT upto FROM request_log ORDER BY id DESC LIMIT 1) - ?")
+            .run(logRows);
+        }
         const attempt = this.db.query(
           `INSERT INTO webhook_attempts (database, subscription_id, delivery_id, at, status, ms, error, answer)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -168,52 +208,41 @@ export class UsageStore {
     return new Map(rows.map((r) => [r.client, r.at]));
   }
 
-  requestPage(filter: RequestLogFilter, limit: number, offset: number): { rows: RequestLogRow[]; total: number } {
-    const clauses: string[] = [];
-    const args: (string | number)[] = [];
-    if (filter.client !== undefined) {
-      clauses.push("client = ?");
-      args.push(filter.client);
+  /**
+   * A page of the request log, newest first, of the requests matching `filter` among the newest
+   * `kept` (the file may hold up to one batch more), and how many match. The batches a time bound
+   * leaves are decoded: 200,000 requests at most, by default.
+   */
+  requestPage(
+    filter: RequestLogFilter,
+    limit: number,
+    offset: number,
+    kept: number,
+  ): { rows: RequestLogRow[]; total: number } {
+    const batches = this.db
+      .query("SELECT requests FROM request_log WHERE last_at >= ? AND first_at < ? ORDER BY id DESC")
+      .all(filter.since ?? 0, filter.until ?? Number.MAX_SAFE_INTEGER) as { requests: string }[];
+    const clients = filter.clients === undefined ? null : new Set(filter.clients);
+    const matching: { row: RequestLogRow; order: number }[] = [];
+    let order = 0;
+    for (const batch of batches) {
+      if (order >= kept) break;
+      const rows = decodeRequests(batch.requests);
+      // Newest batch first, and within a batch the newest line first: ties of `at` keep that order.
+      for (let i = rows.length - 1; i >= 0 && order < kept; i--) {
+        const r = rows[i]!;
+        order++;
+        if (filter.client !== undefined && r.client !== filter.client) continue;
+        if (clients !== null && (r.client === null || !clients.has(r.client))) continue;
+        if (filter.status !== undefined && !(r.status >= filter.status.from && r.status <= filter.status.to)) continue;
+        if (filter.ip !== undefined && r.ip !== filter.ip) continue;
+        if (filter.since !== undefined && r.at < filter.since) continue;
+        if (filter.until !== undefined && r.at >= filter.until) continue;
+        matching.push({ row: r, order });
+      }
     }
-    if (filter.clients !== undefined) {
-      clauses.push(`client IN (${filter.clients.map(() => "?").join(", ") || "NULL"})`);
-      args.push(...filter.clients);
-    }
-    if (filter.status !== undefined) {
-      clauses.push("status BETWEEN ? AND ?");
-      args.push(filter.status.from, filter.status.to);
-    }
-    if (filter.ip !== undefined) {
-      clauses.push("ip = ?");
-      args.push(filter.ip);
-    }
-    if (filter.since !== undefined) {
-      clauses.push("at >= ?");
-      args.push(filter.since);
-    }
-    if (filter.until !== undefined) {
-      clauses.push("at < ?");
-      args.push(filter.until);
-    }
-    const where = clauses.length === 0 ? "" : `WHERE ${clauses.join(" AND ")}`;
-    const total = (this.db.query(`SELECT count(*) AS n FROM request_log ${where}`).get(...args) as { n: number }).n;
-    const rows = this.db
-      .query(`SELECT * FROM request_log ${where} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...args, limit, offset) as Raw[];
-    return {
-      total,
-      rows: rows.map((r) => ({
-        at: r.at as number,
-        client: r.client as string | null,
-        method: r.method as string,
-        route: r.route as string | null,
-        status: r.status as number,
-        code: r.code as string | null,
-        ms: r.ms as number,
-        ip: r.ip as string | null,
-        requestId: r.request_id as string,
-      })),
-    };
+    matching.sort((a, b) => b.row.at - a.row.at || a.order - b.order);
+    return { total: matching.length, rows: matching.slice(offset, offset + limit).map((m) => m.row) };
   }
 
   /** The attempts of deliveries, oldest first, by delivery id. */

@@ -99,7 +99,12 @@ export function requestLog(service: AdminService, actor: Actor, query: URLSearch
     if (filter.client !== undefined && !visible.includes(filter.client)) filter.clients = [];
     else if (filter.client === undefined) filter.clients = visible;
   }
-  const { rows, total } = usageStore(service).requestPage(filter, limit, (page - 1) * limit);
+  const { rows, total } = usageStore(service).requestPage(
+    filter,
+    limit,
+    (page - 1) * limit,
+    service.runtime.config.usage.requestLogRows,
+  );
   return {
     data: rows.map((r) => ({
       at: iso(r.at),
