@@ -2,10 +2,12 @@
 // The request log's rows travel as one string, a row a line of fields apart by \x1f (their values
 // hold no control character: route templates, ids, addresses, codes), so that handing a batch to
 // the thread copies one string instead of cloning thousands of objects.
-import type { AttemptRow, FeedRunRow, LastSeen, RequestLogRow } from "../db/control/usage.ts";
+import type { AttemptRow, FeedRunRow, LastSeen, RequestLogFilter, RequestLogRow } from "../db/control/usage.ts";
 
 export type WriterMessage =
   | { open: { path: string; busyTimeoutMs: number } }
+  /** A page of the request log, read here: decoding its batches would hold the event loop. */
+  | { page: { id: number; filter: RequestLogFilter; limit: number; offset: number; kept: number } }
   | {
       batch: {
         seq: number;
@@ -21,4 +23,8 @@ export type WriterMessage =
       };
     };
 
-export type WriterReport = { written: number } | { failed: number; error: string };
+export type WriterReport =
+  | { written: number }
+  | { failed: number; error: string }
+  | { page: number; rows: RequestLogRow[]; total: number }
+  | { page: number; error: string };

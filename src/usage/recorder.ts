@@ -5,7 +5,14 @@
 // writes the same file, so the figures read there are the server's. Only what the request log
 // shows is kept: the route template, never the path's values, the query string or a body.
 
-import { type AttemptRow, encodeRequest, type FeedRunRow, type LastSeen } from "../db/control/usage.ts";
+import {
+  type AttemptRow,
+  encodeRequest,
+  type FeedRunRow,
+  type LastSeen,
+  type RequestLogFilter,
+  type RequestLogRow,
+} from "../db/control/usage.ts";
 import { runsCompiled } from "../executable.ts";
 import { latencyBucket } from "./latency.ts";
 import type { WriterMessage, WriterReport } from "./protocol.ts";
@@ -72,6 +79,11 @@ export class UsageRecorder {
   private readonly writer: Worker;
   private seq = 0;
   private readonly waiting: { seq: number; resolve: () => void }[] = [];
+  private readonly pages = new Map<
+    number,
+    { resolve: (page: { rows: RequestLogRow[]; total: number }) => void; reject: (error: Error) => void }
+  >();
+  private pageId = 0;
   private failing = false;
   /** Requests not recorded because the batch was full. */
   dropped = 0;
@@ -99,6 +111,13 @@ export class UsageRecorder {
   }
 
   private reported(report: WriterReport): void {
+    if ("page" in report) {
+      const asked = this.pages.get(report.page);
+      this.pages.delete(report.page);
+      if ("error" in report) asked?.reject(new Error(report.error));
+      else asked?.resolve({ rows: report.rows, total: report.total });
+      return;
+    }
     if ("failed" in report) {
       // Said once until a batch is written again: a locked file is retried every second.
       if (!this.failing) this.options.onError(`writing usage figures failed, kept for the next try: ${report.error}`);
@@ -212,6 +231,25 @@ export class UsageRecorder {
     const last = this.waiting.at(-1);
     if (last === undefined) return Promise.resolve();
     return new Promise<void>((resolve) => this.waiting.push({ seq: last.seq, resolve }));
+  }
+
+  /**
+   * A page of the request log, newest first, read by the writer thread: a page decodes the kept
+   * batches (200,000 requests by default, a few hundred milliseconds), which the event loop must
+   * not spend. It comes after the batches handed over before it.
+   */
+  requestPage(
+    filter: RequestLogFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: RequestLogRow[]; total: number }> {
+    const id = ++this.pageId;
+    return new Promise((resolve, reject) => {
+      this.pages.set(id, { resolve, reject });
+      this.writer.postMessage({
+        page: { id, filter, limit, offset, kept: this.options.logRows() },
+      } satisfies WriterMessage);
+    });
   }
 
   /** Stops the timer, hands over what is left, and lets the thread write it before it ends. */

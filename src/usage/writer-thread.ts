@@ -54,6 +54,16 @@ self.onmessage = (event: MessageEvent<WriterMessage>) => {
     store = new UsageStore(db);
     return;
   }
+  if ("page" in message) {
+    const { id, filter, limit, offset, kept } = message.page;
+    try {
+      if (store === null) throw new Error("the control database is not open");
+      self.postMessage({ page: id, ...store.requestPage(filter, limit, offset, kept) } satisfies WriterReport);
+    } catch (error) {
+      self.postMessage({ page: id, error: (error as Error).message } satisfies WriterReport);
+    }
+    return;
+  }
   waiting.push(message.batch);
   if (waiting.length > KEPT_AT_MOST) waiting.splice(0, waiting.length - KEPT_AT_MOST);
   writeWaiting();

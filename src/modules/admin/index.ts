@@ -142,7 +142,7 @@ export function adminModule(runtime: Runtime) {
       })
       .get(`${ADMIN_PREFIX}/requests`, async ({ request, set }) => {
         const { s, actor } = await who(request, set);
-        return json(set, requestLog(s, actor, new URL(request.url).searchParams));
+        return json(set, await requestLog(s, actor, new URL(request.url).searchParams));
       })
       .get(`${ADMIN_PREFIX}/portal-feed/downloads`, async ({ request, set }) => {
         const { s, actor } = await who(request, set);
