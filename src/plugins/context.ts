@@ -168,7 +168,7 @@ export function requestContext(deps: {
         ip: state.ip,
         requestId: state.requestId,
         replayed,
-        ...(state.feedBytes === undefined ? {} : { feedBytes: state.feedBytes }),
+        feedBytes: state.feedBytes,
       });
   };
   return new Elysia({ name: "request-context" })

@@ -66,8 +66,48 @@ export function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/**
+ * One client's figures of one day, as a batch tallies them between two flushes: plain fields and
+ * maps keyed by constants or numbers, so a request costs no string building (the counters' keys of
+ * the control database, "client\tday\tname", are written once per flush instead).
+ */
+class Tally {
+  /** Requests per outcome ("2xx", "401"…) and per refusal code ("403:IP_NOT_ALLOWED"). */
+  readonly names = new Map<string, number>();
+  /** Requests per latency bucket. */
+  readonly buckets = new Map<number, number>();
+  leads = 0;
+  feed = 0;
+  feed304 = 0;
+  feedBytes = 0;
+
+  constructor(readonly day: string) {}
+
+  count(name: string): void {
+    this.names.set(name, (this.names.get(name) ?? 0) + 1);
+  }
+
+  /** Adds the tally to `counts` under the control database's keys. */
+  addTo(counts: Map<string, number>, client: string): void {
+    const prefix = `${client}\t${this.day}\t`;
+    const add = (name: string, n: number) => {
+      if (n > 0) counts.set(prefix + name, (counts.get(prefix + name) ?? 0) + n);
+    };
+    for (const [name, n] of this.names) add(name, n);
+    for (const [bucket, n] of this.buckets) add(`ms:${bucket}`, n);
+    add("leads", this.leads);
+    add("feed", this.feed);
+    add("feed:304", this.feed304);
+    add("feed:bytes", this.feedBytes);
+  }
+}
+
 export class UsageRecorder {
+  /** Counters of days a client's tally has moved on from, keyed as the control database keys them. */
   private counts = new Map<string, number>();
+  /** Each client's tally of the current day. */
+  private tallies = new Map<string, Tally>();
+  /** Each client's latest request of the batch. */
   private lastSeen = new Map<string, LastSeen>();
   private rows: string[] = [];
   private attempts: AttemptRow[] = [];
@@ -147,10 +187,6 @@ export class UsageRecorder {
     this.feedRuns.push(run);
   }
 
-  private add(key: string, n: number): void {
-    this.counts.set(key, (this.counts.get(key) ?? 0) + n);
-  }
-
   observe(r: FinishedRequest): void {
     if (!this.options.requests) return;
     if (r.route !== null && NOT_RECORDED.test(r.route)) return;
@@ -176,19 +212,31 @@ export class UsageRecorder {
       this.dayStart = r.at - (r.at % DAY_MS);
       this.day = dayOf(r.at);
     }
-    const prefix = `${r.clientId}\t${this.day}\t`;
-    const outcome = outcomeOf(r.status);
-    this.add(prefix + outcome, 1);
-    if (outcome === "403" && r.code !== null) this.add(`${prefix}403:${r.code}`, 1);
-    this.add(`${prefix}ms:${latencyBucket(r.ms)}`, 1);
-    if (r.status === 201 && !r.replayed && LEAD_ROUTES.has(`${r.method} ${r.route}`)) this.add(`${prefix}leads`, 1);
-    if (r.route === FEED_ROUTE && (r.status === 200 || r.status === 304)) {
-      this.add(`${prefix}feed`, 1);
-      if (r.status === 304) this.add(`${prefix}feed:304`, 1);
-      if (r.feedBytes !== undefined && r.feedBytes > 0) this.add(`${prefix}feed:bytes`, r.feedBytes);
+    let tally = this.tallies.get(r.clientId);
+    if (tally === undefined || tally.day !== this.day) {
+      tally?.addTo(this.counts, r.clientId);
+      tally = new Tally(this.day);
+      this.tallies.set(r.clientId, tally);
     }
+    const outcome = outcomeOf(r.status);
+    tally.count(outcome);
+    if (outcome === "403" && r.code !== null) tally.count(`403:${r.code}`);
+    const bucket = latencyBucket(r.ms);
+    tally.buckets.set(bucket, (tally.buckets.get(bucket) ?? 0) + 1);
+    if (r.status === 201 && !r.replayed && r.route !== null && LEAD_ROUTES.has(`${r.method} ${r.route}`)) tally.leads++;
+    if (r.route === FEED_ROUTE && (r.status === 200 || r.status === 304)) {
+      tally.feed++;
+      if (r.status === 304) tally.feed304++;
+      if (r.feedBytes !== undefined && r.feedBytes > 0) tally.feedBytes += r.feedBytes;
+    }
+    // Updated in place: the batch's map is new at each flush, and a request allocates nothing here.
     const seen = this.lastSeen.get(r.clientId);
-    if (seen === undefined || seen.at <= r.at) this.lastSeen.set(r.clientId, { at: r.at, ip: r.ip, route: r.route });
+    if (seen === undefined) this.lastSeen.set(r.clientId, { at: r.at, ip: r.ip, route: r.route });
+    else if (seen.at <= r.at) {
+      seen.at = r.at;
+      seen.ip = r.ip;
+      seen.route = r.route;
+    }
   }
 
   /**
@@ -196,6 +244,8 @@ export class UsageRecorder {
    * (or, the file refusing it, kept there for the next try).
    */
   flush(): Promise<void> {
+    for (const [client, tally] of this.tallies) tally.addTo(this.counts, client);
+    this.tallies.clear();
     const today = dayOf(this.options.now());
     const empty =
       this.rows.length === 0 && this.counts.size === 0 && this.attempts.length === 0 && this.feedRuns.length === 0;

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { ControlStore } from "../../src/db/control/store.ts";
 import { UsageStore } from "../../src/db/control/usage.ts";
 import { bucketUpperMs, latencyBucket, quantileMs } from "../../src/usage/latency.ts";
@@ -103,6 +104,75 @@ describe("counters", () => {
       { day: "2026-03-11", name: "403:IP_BLOCKED", n: 1 },
     ]);
     expect(store.requestPage({}, 10, 0, 100).total).toBe(2);
+  });
+
+  test("random traffic across midnight, flushed at random points: every counter and last-seen as tallied here", async () => {
+    const midnight = Date.parse("2026-03-11T00:00:00.000Z");
+    const arbRequest = fc.record({
+      // Within a minute either side of midnight, in any order: requests finish out of order.
+      at: fc.integer({ min: midnight - 60_000, max: midnight + 60_000 }),
+      clientId: fc.constantFrom("alpha", "beta", null),
+      method: fc.constantFrom("GET", "POST"),
+      route: fc.constantFrom("/v1/properties", "/v1/leads", "/v1/inbound/:clientId", "/v1/feeds/vrsync.xml", "/health"),
+      status: fc.constantFrom(200, 201, 304, 401, 403, 404, 429, 500),
+      code: fc.constantFrom(null, "IP_NOT_ALLOWED", "INSUFFICIENT_SCOPE"),
+      ms: fc.double({ min: 0, max: 2000, noNaN: true }),
+      ip: fc.constantFrom("203.0.113.1", "198.51.100.7", null),
+      replayed: fc.boolean(),
+      feedBytes: fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: undefined }),
+      flushAfter: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(arbRequest, { maxLength: 60 }), async (requests) => {
+        const { store, recorder } = setUp(1000);
+        const expected = new Map<string, number>();
+        const latest = new Map<string, { at: number; ip: string | null; route: string | null }>();
+        const count = (client: string, at: number, name: string, n = 1) => {
+          if (n <= 0) return;
+          const key = `${client} ${new Date(at).toISOString().slice(0, 10)} ${name}`;
+          expected.set(key, (expected.get(key) ?? 0) + n);
+        };
+        for (const [i, { flushAfter, ...r }] of requests.entries()) {
+          recorder.observe({ ...r, requestId: `r-${i}` });
+          if (flushAfter) await recorder.flush();
+          if (r.clientId === null || r.route === "/health") continue;
+          const outcome =
+            r.status === 200 || r.status === 201
+              ? "2xx"
+              : r.status === 304
+                ? "3xx"
+                : r.status === 500
+                  ? "5xx"
+                  : String(r.status);
+          count(r.clientId, r.at, outcome);
+          if (r.status === 403 && r.code !== null) count(r.clientId, r.at, `403:${r.code}`);
+          count(r.clientId, r.at, `ms:${latencyBucket(r.ms)}`);
+          if (
+            r.status === 201 &&
+            !r.replayed &&
+            r.method === "POST" &&
+            r.route !== "/v1/feeds/vrsync.xml" &&
+            r.route !== "/v1/properties"
+          )
+            count(r.clientId, r.at, "leads");
+          if (r.route === "/v1/feeds/vrsync.xml" && (r.status === 200 || r.status === 304)) {
+            count(r.clientId, r.at, "feed");
+            if (r.status === 304) count(r.clientId, r.at, "feed:304");
+            count(r.clientId, r.at, "feed:bytes", r.feedBytes ?? 0);
+          }
+          const seen = latest.get(r.clientId);
+          if (seen === undefined || seen.at <= r.at) latest.set(r.clientId, { at: r.at, ip: r.ip, route: r.route });
+        }
+        await recorder.flush();
+        const stored = new Map<string, number>();
+        for (const client of ["alpha", "beta"])
+          for (const c of store.counts(client, "2026-01-01")) stored.set(`${client} ${c.day} ${c.name}`, c.n);
+        expect(Object.fromEntries([...stored].sort())).toEqual(Object.fromEntries([...expected].sort()));
+        for (const client of ["alpha", "beta"]) expect(store.lastSeen(client)).toEqual(latest.get(client) ?? null);
+        expect(store.requestPage({}, 1000, 0, 1000).total).toBe(requests.filter((r) => r.route !== "/health").length);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   test("outcomes as the usage route names them", () => {
