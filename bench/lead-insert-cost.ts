@@ -1,5 +1,6 @@
-// What SQLite itself spends on durable lead creation, schema 7 (before lead owners) beside the
-// current schema, in one process: the time of one group commit of leads, and the pages it writes
+// What SQLite itself spends on durable lead creation, an earlier schema (7 by default: before
+// lead owners; --before 9: before the change log's per-stream numbers) beside the current
+// schema, in one process: the time of one group commit of leads, and the pages it writes
 // to the WAL, per table and index. Each file's connection has the server's write connection's
 // settings, read from a connection the product opened (src/db/open.ts: temp_store = MEMORY, the
 // page cache, …) and the writer's synchronous = NORMAL (src/db/group-commit.ts: the WAL is
@@ -7,7 +8,7 @@
 // savepoint per lead, the product's INSERT in it, as the writer runs them. The files take turns
 // batch by batch.
 //
-//   bun bench/lead-insert-cost.ts [--owners N] [--preload N] [--batches N] [--batch N]
+//   bun bench/lead-insert-cost.ts [--before N] [--owners N] [--preload N] [--batches N] [--batch N]
 //
 // Each file is first loaded with --preload leads (default 20,000). --batch is the leads of one
 // group commit (default 50: post-leads' 50 connections each wait for their answer). --owners
@@ -26,6 +27,7 @@ import { closeDatabase, openDatabase } from "../src/db/open.ts";
 
 const { values } = parseArgs({
   options: {
+    before: { type: "string", default: "7" },
     owners: { type: "string", default: "1" },
     preload: { type: "string", default: "20000" },
     batches: { type: "string", default: "300" },
@@ -37,7 +39,13 @@ const PRELOAD = Number(values.preload);
 const BATCHES = Number(values.batches);
 const BATCH = Number(values.batch);
 
+/** The last schema without lead owners (migration 8 adds created_by and origin_lead_id). */
 const BEFORE_OWNERS = 7;
+const BEFORE = Number(values.before);
+if (!Number.isInteger(BEFORE) || BEFORE < 1 || BEFORE >= MIGRATIONS.length) {
+  console.error(`--before must be a schema version from 1 to ${MIGRATIONS.length - 1}`);
+  process.exit(2);
+}
 const COLUMNS =
   "id, name, email, phone, message, source, status, priority, property_id, interested_property_title, " +
   "interested_property_link, traffic_origin, created_at, updated_at";
@@ -151,7 +159,7 @@ function commitBatch(subject: Subject, first: number): void {
 
 const settings = productSettings();
 const subjects = [
-  open(`schema ${BEFORE_OWNERS}`, BEFORE_OWNERS, settings),
+  open(`schema ${BEFORE}`, BEFORE, settings),
   open(`schema ${MIGRATIONS.length}`, MIGRATIONS.length, settings),
 ];
 let next = PRELOAD;
@@ -175,7 +183,7 @@ for (const s of subjects)
   );
 const ratios = sorted(after.microsPerLead.map((m, i) => m / before.microsPerLead[i]!));
 console.log(
-  `schema ${MIGRATIONS.length} ÷ schema ${BEFORE_OWNERS}: time per batch pair ${at(ratios, 0.5).toFixed(2)}× ` +
+  `schema ${MIGRATIONS.length} ÷ schema ${BEFORE}: time per batch pair ${at(ratios, 0.5).toFixed(2)}× ` +
     `(${at(ratios, 0.1).toFixed(2)}×–${at(ratios, 0.9).toFixed(2)}×), WAL pages a commit ` +
     `${(mean(after.pagesPerCommit) / mean(before.pagesPerCommit)).toFixed(2)}×`,
 );
