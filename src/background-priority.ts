@@ -13,6 +13,9 @@
 // 2.45 to 4.11 times its unloaded time on a saturated core, the server's checkpointer thread
 // competing too, and a chunk preempted while holding the lock kept leads waiting accordingly.
 
+import { readlinkSync } from "node:fs";
+import { getPriority, setPriority } from "node:os";
+
 /**
  * Moves a process, every thread it has and the threads they start later, to SCHED_BATCH with
  * util-linux's chrt; its nice value stays the one it inherited (the server's). Resolves to why
@@ -30,4 +33,23 @@ export async function lowerToBackground(pid: number, chrt: string | null = Bun.w
   });
   const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
   return code === 0 ? [] : [`chrt: ${err.trim() || `exit code ${code}`}`];
+}
+
+/**
+ * Lowers the calling thread alone by `steps` of nice (Linux: a thread is a task with a nice value
+ * of its own; at most 19), for a worker thread that must never take a busy core from the event loop when it wakes:
+ * the figures' writer (usage/writer-thread.ts) does a few milliseconds of SQLite work every half
+ * second, which on a saturated core would otherwise hold up the requests in flight meanwhile.
+ * Returns why it did not take (no /proc, a platform without per-thread nice); empty when it did.
+ */
+export function lowerThisThread(steps: number): string[] {
+  try {
+    // "/proc/thread-self" links to "<pid>/task/<tid>": the id setpriority() takes for one thread.
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").at(-1));
+    if (!Number.isInteger(tid) || tid <= 0) return ["no thread id in /proc/thread-self"];
+    setPriority(tid, Math.min(19, getPriority(tid) + steps));
+    return [];
+  } catch (error) {
+    return [`lowering the thread's priority: ${(error as Error).message}`];
+  }
 }

@@ -3,6 +3,7 @@
 // transaction, so that neither the insert nor a wait for another process's batch holds up the
 // event loop. A batch the file refuses (locked past the wait, disk full) is kept and tried again,
 // in order, before the next one, and once a second meanwhile.
+import { lowerThisThread } from "../background-priority.ts";
 import { openUsageConnection } from "../db/control/open.ts";
 import { UsageStore } from "../db/control/usage.ts";
 import type { WriterMessage, WriterReport } from "./protocol.ts";
@@ -14,6 +15,9 @@ type Batch = Extract<WriterMessage, { batch: unknown }>["batch"];
 /** Batches kept for another try at most: past it, the oldest are dropped. */
 const KEPT_AT_MOST = 120;
 const RETRY_MS = 1000;
+
+/** Nice steps below the event loop's: a request in flight on a busy core comes first. */
+const WRITER_NICE_STEPS = 10;
 
 let store: UsageStore | null = null;
 const waiting: Batch[] = [];
@@ -49,6 +53,8 @@ function writeWaiting(): void {
 self.onmessage = (event: MessageEvent<WriterMessage>) => {
   const message = event.data;
   if ("open" in message) {
+    // Nothing is lost if it does not take (no /proc): the batches are written at the same nice as requests.
+    lowerThisThread(WRITER_NICE_STEPS);
     const db = openUsageConnection(message.open.path);
     db.run(`PRAGMA busy_timeout = ${message.open.busyTimeoutMs}`);
     store = new UsageStore(db);

@@ -3,7 +3,7 @@
 // UTC days, and a day's quantiles are read from the latency buckets within 10 %.
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -11,6 +11,7 @@ import { ControlStore } from "../../src/db/control/store.ts";
 import { UsageStore } from "../../src/db/control/usage.ts";
 import { bucketUpperMs, latencyBucket, quantileMs } from "../../src/usage/latency.ts";
 import { type FinishedRequest, outcomeOf, UsageRecorder } from "../../src/usage/recorder.ts";
+import { scheduling } from "../helpers/sched.ts";
 
 const dirs: string[] = [];
 const recorders: UsageRecorder[] = [];
@@ -79,6 +80,20 @@ describe("the request log", () => {
       recorder.observe(request(at, { route, clientId: null }));
     await recorder.flush();
     expect(store.requestPage({}, 10, 0, 100).total).toBe(0);
+  });
+});
+
+describe("the writer thread", () => {
+  test("runs ten nice steps below the event loop, so a busy core serves requests first", async () => {
+    const own = scheduling("/proc/thread-self").nice;
+    const before = new Set(readdirSync("/proc/self/task"));
+    const { recorder } = setUp();
+    recorder.observe(request(Date.parse("2026-03-10T12:00:00.000Z")));
+    await recorder.flush(); // the thread has opened the file, and lowered itself first
+    const started = readdirSync("/proc/self/task").filter((tid) => !before.has(tid));
+    const nice = started.map((tid) => scheduling(`/proc/self/task/${tid}`).nice);
+    expect(nice.filter((n) => n === Math.min(19, own + 10))).toHaveLength(1);
+    expect(scheduling("/proc/thread-self").nice).toBe(own);
   });
 });
 
