@@ -263,17 +263,21 @@ describe("GroupCommitWriter while another process holds the write lock", () => {
 
   test("after 5 s of waiting the batch fails with SQLITE_BUSY (a 503 for the partner) and the next one works", async () => {
     const db = open();
+    // Each reading of the writer's clock moves it on by 250 ms: the wait is measured on that
+    // clock alone, whenever the retries run (a fixed real-time pause before moving the clock
+    // failed on a loaded machine, where the first try came after the move).
     let ms = 0;
-    const writer = new GroupCommitWriter(db, () => {}, { now: () => ms });
+    const writer = new GroupCommitWriter(db, () => {}, { now: () => (ms += 250) });
     const other = holder(db);
     const first = writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (1, 'lead')"));
-    await Bun.sleep(20);
-    ms += 5_001;
     const error = await first.then(
       () => null,
       (e: unknown) => e as { code?: string },
     );
     expect(error?.code).toBe("SQLITE_BUSY");
+    // It kept trying for 5 s of its clock before it gave up, not at the first refusal.
+    expect(ms).toBeGreaterThanOrEqual(5_000);
+    expect(ms).toBeLessThan(7_000);
     other.run("COMMIT");
     other.close();
     await writer.submit((d) => d.run("INSERT INTO t (id, v) VALUES (2, 'later')"));
