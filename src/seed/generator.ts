@@ -364,6 +364,18 @@ function build(db: Database, options: SeedOptions, timeline: Timeline, progress:
   return totals;
 }
 
+/**
+ * Writes the dataset into an open database that holds no rows yet, with the bulk-load settings
+ * (left in force): writeSeedDatabase's work without the file's handling. A file no one else may
+ * open until it returns.
+ */
+export function seedDatabase(db: Database, options: SeedOptions): Omit<SeedSummary, "ms"> {
+  const timeline = validate(options);
+  const progress: Progress = { done: 0, total: options.properties + options.leads, report: options.onProgress };
+  useBulkLoadPragmas(db);
+  return build(db, options, timeline, progress);
+}
+
 /** Moves the finished file into place; without overwrite, a hard link refuses atomically if the target appeared meanwhile. */
 function publishFile(tmpPath: string, outPath: string, overwrite: boolean): void {
   if (overwrite) {
@@ -390,19 +402,17 @@ function publishFile(tmpPath: string, outPath: string, overwrite: boolean): void
  */
 export function writeSeedDatabase(outPath: string, options: SeedOptions): SeedSummary {
   const started = performance.now();
-  const timeline = validate(options);
+  validate(options); // before anything is touched
   const overwrite = options.overwrite === true;
   if (!overwrite && existsSync(outPath)) throw new SeedTargetExistsError(outPath);
   if (overwrite) refuseIfInUse(outPath); // before minutes of work, and again before the swap
   const tmpPath = `${outPath}.tmp-${process.pid}`;
   removeDatabaseFiles(tmpPath);
-  const progress: Progress = { done: 0, total: options.properties + options.leads, report: options.onProgress };
   try {
     const db = openDatabase(tmpPath);
     let totals: Omit<SeedSummary, "ms">;
     try {
-      useBulkLoadPragmas(db);
-      totals = build(db, options, timeline, progress);
+      totals = seedDatabase(db, options);
     } finally {
       closeDatabase(db);
     }
