@@ -107,11 +107,8 @@ const PROPERTY_COLUMNS = [
 
 const PHOTO_COLUMNS = ["property_id", "id", "url", "alt", "position", "is_main"] as const;
 
-/** The word index's columns, as its triggers and refill write them (the rowid: the property's). */
-const WORD_COLUMNS = ["rowid", "title", "description", "property_type", "neighborhood", "city", "code", "amenities"];
-
-/** The derived tables this seed fills itself: the side file's and the word index, never refilled. */
-const FILLED: ReadonlySet<string> = new Set([...SIDE_TABLES, "property_words"]);
+/** The derived tables the side file fills: no refill of them after the copy. */
+const FILLED: ReadonlySet<string> = new Set(SIDE_TABLES);
 
 function validate(options: SeedOptions): Timeline {
   for (const key of ["properties", "leads"] as const) {
@@ -172,9 +169,7 @@ function propertyValues(p: PropertyRecord): Value[] {
 }
 
 /**
- * The properties, their photos and the words of the published ones (as the word index's insert
- * trigger writes them: read once here, where a refill would read every row back from the file),
- * in index order (rowids from 1), RECORD_BATCH per transaction; `onBatch` hears how many are
+ * The properties and their photos, in index order (rowids from 1), RECORD_BATCH per transaction; `onBatch` hears how many are
  * written. The other half of the dataset is the side thread's (side-file.ts).
  */
 function writeProperties(
@@ -185,35 +180,20 @@ function writeProperties(
 ): Pick<SeedSummary, "properties" | "published" | "photos"> {
   const properties = new RowBuffer(db, "properties", PROPERTY_COLUMNS, 16);
   const photos = new RowBuffer(db, "photos", PHOTO_COLUMNS, 64);
-  const words = new RowBuffer(db, "property_words", WORD_COLUMNS, 16);
   const rng = new Prng(options.seed, PROPERTY_STREAM);
   const totals = { properties: 0, published: 0, photos: 0 };
   const batch = db.transaction((records: number) => {
     for (let n = 0; n < records; n++) {
       const p = generateProperty(rng, totals.properties, options.properties, timeline);
-      const values = propertyValues(p);
-      properties.add(values);
+      properties.add(propertyValues(p));
       for (const photo of p.photos)
         photos.add([p.id, photo.id, photo.url, photo.alt, photo.position, photo.isMain ? 1 : 0]);
       totals.properties++; // the rowid
       totals.photos += p.photos.length;
-      if (p.isPublished) {
-        totals.published++;
-        words.add([
-          totals.properties,
-          p.title,
-          p.description,
-          p.propertyType,
-          p.neighborhood,
-          p.city,
-          p.code,
-          values[37]!,
-        ]);
-      }
+      if (p.isPublished) totals.published++;
     }
     properties.flush();
     photos.flush();
-    words.flush();
   });
   for (let done = 0; done < options.properties; done += RECORD_BATCH) {
     batch(Math.min(RECORD_BATCH, options.properties - done));
@@ -221,7 +201,6 @@ function writeProperties(
   }
   properties.finalize();
   photos.finalize();
-  words.finalize();
   return totals;
 }
 
@@ -264,10 +243,11 @@ function copySideTables(db: Database): void {
 
 /**
  * Loads on both cores, with the indexes and triggers set aside: this thread writes the
- * properties, their photos and their words; a side thread draws the same properties again
+ * properties and their photos; a side thread draws the same properties again
  * beside the leads and writes, into a side file, the leads and what the set-aside triggers
  * would have written for both (the change log, the counters). Once both are done the side file's
- * tables are copied in, the indexes built and the triggers put back, in one transaction.
+ * tables are copied in, the word index refilled from the properties, the indexes built and the
+ * triggers put back, in one transaction.
  * Change rows are stamped with asOf, so the same options always give the same file: the
  * dataset is a snapshot as of that instant.
  */
@@ -296,9 +276,7 @@ function build(db: Database, options: SeedOptions, timeline: Timeline, progress:
       // the same transaction need no copy.
       db.transaction(() => {
         copySideTables(db);
-        // One segment instead of the many the batches left: a search reads each token's list once.
-        db.run("INSERT INTO property_words (property_words) VALUES ('optimize')");
-        // The tables filled here are whole: no refill of them.
+        // The side file's tables are whole: only the word index is refilled.
         putBack(db, { ...aside, refills: aside.refills.filter((r) => ![...r.tables].every((t) => FILLED.has(t))) });
       })();
     } finally {
