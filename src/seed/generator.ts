@@ -7,15 +7,14 @@ import { refuseIfInUse } from "../db/in-use.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
 import { RowBuffer, type Value } from "../db/row-buffer.ts";
 import { putBack } from "../db/schema-objects.ts";
-import { runsCompiled } from "../executable.ts";
 import { Prng } from "./prng.ts";
 import { generateProperty, type PropertyRecord } from "./properties.ts";
 import {
+  awaitSideThread,
   PROPERTY_STREAM,
   RECORD_BATCH,
   SIDE_TABLES,
-  type SideJob,
-  SideState,
+  startSideThread,
   useBulkLoadPragmas,
 } from "./side-file.ts";
 import type { Timeline } from "./timeline.ts";
@@ -57,12 +56,6 @@ export class SeedTargetExistsError extends Error {
 const MAX_RECORDS = 50_000_000;
 const DAY_MS = 86_400_000;
 const TIMELINE_MS = 2 * 365 * DAY_MS;
-/** A side thread that has not started after this long never will (its code missing from a build). */
-const SIDE_START_MS = 30_000;
-
-const SIDE_THREAD_CODE = runsCompiled
-  ? "/$bunfs/root/seed/side-thread.js"
-  : new URL("./side-thread.ts", import.meta.url).href;
 
 const PROPERTY_COLUMNS = [
   "id",
@@ -202,35 +195,6 @@ function writeProperties(
   properties.finalize();
   photos.finalize();
   return totals;
-}
-
-/** The side thread, started on its file; stopped whatever happens by `stop`. */
-function startSideThread(path: string, options: SeedOptions, timeline: Timeline): { state: SideState; stop(): void } {
-  const state = new SideState();
-  const worker = new Worker(SIDE_THREAD_CODE);
-  worker.unref();
-  const { properties, leads, seed, asOf } = options;
-  worker.postMessage({
-    path,
-    options: { properties, leads, seed, asOf },
-    timeline,
-    state: state.buffer,
-  } satisfies SideJob);
-  return { state, stop: () => worker.terminate() };
-}
-
-/** Waits for the side thread to finish, reporting its leads as it goes; throws what stopped it. */
-function awaitSideThread(state: SideState, report: (leads: number) => void): void {
-  const started = performance.now();
-  for (;;) {
-    const now = state.state;
-    if (now === SideState.DONE) return report(state.leads);
-    if (now === SideState.FAILED) throw new Error(`the seed's side thread failed: ${state.error}`);
-    if (now === SideState.NOT_STARTED && performance.now() - started > SIDE_START_MS)
-      throw new Error(`the seed's side thread did not start (${SIDE_THREAD_CODE})`);
-    state.waitFrom(now, 250);
-    report(state.leads);
-  }
 }
 
 /** Copies what the side file holds over the dataset's own tables; inside the caller's transaction. */

@@ -6,6 +6,7 @@ import type { Database } from "bun:sqlite";
 import { setAsideForBulkLoad, TriggerStandIn } from "../db/bulk-load.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
 import { RowBuffer, type Value } from "../db/row-buffer.ts";
+import { runsCompiled } from "../executable.ts";
 import { generateLead, type LeadRecord, type LinkTarget } from "./leads.ts";
 import { Prng } from "./prng.ts";
 import { generateProperty, type PropertyRecord } from "./properties.ts";
@@ -18,6 +19,12 @@ const LEAD_STREAM = 2;
 export const RECORD_BATCH = 20_000;
 const DAY_MS = 86_400_000;
 const LINK_WINDOW_MS = 120 * DAY_MS;
+/** A side thread that has not started after this long never will (its code missing from a build). */
+const SIDE_START_MS = 30_000;
+
+const SIDE_THREAD_CODE = runsCompiled
+  ? "/$bunfs/root/seed/side-thread.js"
+  : new URL("./side-thread.ts", import.meta.url).href;
 
 /** What the side file holds for the dataset: copied whole, over what the dataset's file holds. */
 export const SIDE_TABLES = [
@@ -263,4 +270,37 @@ export interface SideJob {
   options: SideOptions;
   timeline: Timeline;
   state: SharedArrayBuffer;
+}
+
+/** The side thread, started on its file; stopped whatever happens by `stop`. */
+export function startSideThread(
+  path: string,
+  options: SideOptions,
+  timeline: Timeline,
+): { state: SideState; stop(): void } {
+  const state = new SideState();
+  const worker = new Worker(SIDE_THREAD_CODE);
+  worker.unref();
+  const { properties, leads, seed, asOf } = options;
+  worker.postMessage({
+    path,
+    options: { properties, leads, seed, asOf },
+    timeline,
+    state: state.buffer,
+  } satisfies SideJob);
+  return { state, stop: () => worker.terminate() };
+}
+
+/** Waits for the side thread to finish, reporting its leads as it goes; throws what stopped it. */
+export function awaitSideThread(state: SideState, report: (leads: number) => void): void {
+  const started = performance.now();
+  for (;;) {
+    const now = state.state;
+    if (now === SideState.DONE) return report(state.leads);
+    if (now === SideState.FAILED) throw new Error(`the seed's side thread failed: ${state.error}`);
+    if (now === SideState.NOT_STARTED && performance.now() - started > SIDE_START_MS)
+      throw new Error(`the seed's side thread did not start (${SIDE_THREAD_CODE})`);
+    state.waitFrom(now, 250);
+    report(state.leads);
+  }
 }
