@@ -14,6 +14,7 @@ import {
   PROPERTY_STREAM,
   RECORD_BATCH,
   SIDE_TABLES,
+  sideIndexes,
   startSideThread,
   useBulkLoadPragmas,
 } from "./side-file.ts";
@@ -239,9 +240,15 @@ function build(db: Database, options: SeedOptions, timeline: Timeline, progress:
       // the in-memory rollback journal (journal_mode MEMORY) held a copy of each. Pages written in
       // the same transaction need no copy.
       db.transaction(() => {
+        // The copied tables' indexes first, on the empty tables: the copy fills them as it goes.
+        const indexes = sideIndexes(aside.objects);
+        for (const index of indexes) db.run(index.sql);
         copySideTables(db);
         // The side file's tables are whole: only the word index is refilled.
-        putBack(db, { ...aside, refills: aside.refills.filter((r) => ![...r.tables].every((t) => FILLED.has(t))) });
+        putBack(db, {
+          objects: aside.objects.filter((o) => !indexes.includes(o)),
+          refills: aside.refills.filter((r) => ![...r.tables].every((t) => FILLED.has(t))),
+        });
       })();
     } finally {
       db.run("DETACH DATABASE side");

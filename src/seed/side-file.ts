@@ -6,6 +6,7 @@ import type { Database } from "bun:sqlite";
 import { setAsideForBulkLoad, TriggerStandIn } from "../db/bulk-load.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
 import { RowBuffer, type Value } from "../db/row-buffer.ts";
+import type { SchemaObject } from "../db/schema-objects.ts";
 import { runsCompiled } from "../executable.ts";
 import { generateLead, type LeadRecord, type LinkTarget } from "./leads.ts";
 import { Prng } from "./prng.ts";
@@ -39,6 +40,16 @@ export const SIDE_TABLES = [
   "lead_days",
   "lead_date_pairs",
 ] as const;
+
+const copied: ReadonlySet<string> = new Set(SIDE_TABLES);
+
+/**
+ * The indexes of the tables the side file holds, built in it before the copy. Copied into the
+ * dataset's file where the same indexes already stand on the empty tables, a table comes with
+ * its indexes as they are (SQLite's transfer of a whole table: cells copied in order, no sort).
+ */
+export const sideIndexes = (objects: readonly SchemaObject[]) =>
+  objects.filter((o) => o.type === "index" && copied.has(o.table));
 
 export interface SideOptions {
   properties: number;
@@ -81,24 +92,25 @@ export function useBulkLoadPragmas(db: Database): void {
 
 /**
  * Published properties of the last LINK_WINDOW_MS, oldest first: what a new lead may ask about.
- * Only the four strings a lead quotes are kept (tens of megabytes at a million rows, where the
- * whole records would take hundreds).
+ * Each is kept as one flat string (the JSON of the four strings a lead quotes): the strings of a
+ * generated record are ropes of many small pieces, and kept as they are, the window of a million
+ * listings took hundreds of megabytes.
  */
 class RecentListings {
   private createdMs: number[] = [];
-  private targets: LinkTarget[] = [];
+  private targets: string[] = [];
   private head = 0;
 
   add(createdMs: number, target: LinkTarget): void {
     this.createdMs.push(createdMs);
-    this.targets.push(target);
+    this.targets.push(JSON.stringify([target.id, target.code, target.title, target.city]));
   }
 
   /** A PRNG-chosen listing created in [ms - window, ms]; asked with ever later `ms`. */
   pick(rng: Prng, ms: number): LinkTarget | null {
     const oldest = ms - LINK_WINDOW_MS;
     while (this.head < this.createdMs.length && this.createdMs[this.head]! < oldest) this.head++;
-    if (this.head > 4096 && this.head * 2 > this.createdMs.length) {
+    if (this.head > 4096 && this.head * 4 > this.createdMs.length) {
       this.createdMs = this.createdMs.slice(this.head); // keeps memory bounded by the window
       this.targets = this.targets.slice(this.head);
       this.head = 0;
@@ -106,7 +118,14 @@ class RecentListings {
     // The newest entries may come from the lead's own grid slice yet postdate it.
     let end = this.createdMs.length;
     while (end > this.head && this.createdMs[end - 1]! > ms) end--;
-    return end === this.head ? null : this.targets[rng.int(this.head, end - 1)]!;
+    if (end === this.head) return null;
+    const [id, code, title, city] = JSON.parse(this.targets[rng.int(this.head, end - 1)]!) as [
+      string,
+      string | null,
+      string,
+      string | null,
+    ];
+    return { id, code, title, city };
   }
 }
 
@@ -197,10 +216,14 @@ export function writeSideFile(
   try {
     useBulkLoadPragmas(db);
     // What no one reads here stays aside for good: the dataset's file has its own, put back there.
-    setAsideForBulkLoad(db, { unknownTriggers: "refuse", uniqueIndexes: "aside" });
+    const aside = setAsideForBulkLoad(db, { unknownTriggers: "refuse", uniqueIndexes: "aside" });
     const stand = new TriggerStandIn(db, options.asOf);
     writeSideRecords(db, options, timeline, stand, onLeads);
-    db.transaction(() => stand.finish())();
+    db.transaction(() => {
+      stand.finish();
+      // The indexes of the copied tables are built here, on this core: the copy takes them along.
+      for (const index of sideIndexes(aside.objects)) db.run(index.sql);
+    })();
   } finally {
     closeDatabase(db);
   }
