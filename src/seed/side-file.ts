@@ -1,5 +1,5 @@
 // The seed's second half, run by a thread of its own (side-thread.ts) beside the one that writes
-// the properties, their photos and their words: the leads, the change log and the counters,
+// the properties and their photos: the leads, the change log and the counters,
 // written into a side file that the seed copies into the dataset once both halves are done
 // (docs/internals/derived-tables.md, "The seed on two cores").
 import type { Database } from "bun:sqlite";
@@ -203,8 +203,10 @@ function writeSideRecords(
 }
 
 /**
- * Writes the side file at `path` (a new file): the leads, the change log and the counters of the dataset `options` describes, as the triggers would have left them had every
- * row been written with them live. `onLeads` hears how many leads are written, batch by batch.
+ * Writes the side file at `path` (a new file): the leads, the change log and the counters of the
+ * dataset `options` describes, as the triggers would have left them had every row been written
+ * with them live, and the indexes of those tables. `onLeads` hears how many leads are written,
+ * batch by batch.
  */
 export function writeSideFile(
   path: string,
@@ -215,7 +217,8 @@ export function writeSideFile(
   const db = openDatabase(path);
   try {
     useBulkLoadPragmas(db);
-    // What no one reads here stays aside for good: the dataset's file has its own, put back there.
+    // Only the copied tables' indexes come back here (below); the triggers never do: the file is
+    // read once, by the copy, and the dataset's own are put back there.
     const aside = setAsideForBulkLoad(db, { unknownTriggers: "refuse", uniqueIndexes: "aside" });
     const stand = new TriggerStandIn(db, options.asOf);
     writeSideRecords(db, options, timeline, stand, onLeads);
