@@ -208,13 +208,12 @@ function copySideTables(db: Database): void {
 
 /**
  * Loads on both cores, with the indexes and triggers set aside: this thread writes the
- * properties and their photos; a side thread draws the same properties again
- * beside the leads and writes, into a side file, the leads and what the set-aside triggers
- * would have written for both (the change log, the counters). Once both are done the side file's
- * tables are copied in, the word index refilled from the properties, the indexes built and the
- * triggers put back, in one transaction.
- * Change rows are stamped with asOf, so the same options always give the same file: the
- * dataset is a snapshot as of that instant.
+ * properties and their photos; a side thread draws the same properties again beside the leads
+ * and writes, into a side file, the leads and what the set-aside triggers would have written for
+ * both (the change log, the counters), with those tables' indexes. Once both are done the side
+ * file's tables are copied in, the word index refilled from the properties, the other indexes
+ * built and the triggers put back, in one transaction. Change rows are stamped with asOf, so the
+ * same options always give the same file: the dataset is a snapshot as of that instant.
  */
 function build(db: Database, options: SeedOptions, timeline: Timeline, progress: Progress): Omit<SeedSummary, "ms"> {
   const aside = setAsideForBulkLoad(db, { unknownTriggers: "refuse", uniqueIndexes: "aside" });
