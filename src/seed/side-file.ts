@@ -322,7 +322,10 @@ export function awaitSideThread(state: SideState, report: (leads: number) => voi
   const started = performance.now();
   for (;;) {
     const now = state.state;
-    if (now === SideState.DONE) return report(state.leads);
+    if (now === SideState.DONE) {
+      report(state.leads);
+      return;
+    }
     if (now === SideState.FAILED) throw new Error(`the seed's side thread failed: ${state.error}`);
     if (now === SideState.NOT_STARTED && performance.now() - started > SIDE_START_MS)
       throw new Error(`the seed's side thread did not start (${SIDE_THREAD_CODE})`);
