@@ -34,13 +34,15 @@ const target = `bun-${os}-${arch}${baseline ? "-baseline" : ""}`;
 
 const build = Bun.spawnSync(
   [
-    // The checkpointer's, the reader threads and the figures' writer are entry points too: Bun bundles a worker only when told.
+    // The checkpointer's, the reader threads, the figures' writer and the seed's side thread are
+    // entry points too: Bun bundles a worker only when told.
     process.execPath,
     "build",
     "src/main.ts",
     "src/db/checkpoint-worker.ts",
     "src/reads/reader-thread.ts",
     "src/usage/writer-thread.ts",
+    "src/seed/side-thread.ts",
     "--compile",
     "--minify",
     "--sourcemap",

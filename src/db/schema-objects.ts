@@ -11,6 +11,8 @@ import { REFILL_SQL } from "./migrate.ts";
 export interface SchemaObject {
   type: "index" | "trigger";
   name: string;
+  /** The table the index or trigger is on. */
+  table: string;
   sql: string;
   /** Indexes: whether the index is UNIQUE (a constraint, and what lookups during a load use). */
   unique: boolean;
@@ -53,9 +55,10 @@ export function refillOf(trigger: SchemaObject): Refill | null {
 export function schemaObjects(db: Database): SchemaObject[] {
   const rows = db
     .query(
-      "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid",
+      'SELECT type, name, tbl_name AS "table", sql FROM sqlite_master ' +
+        "WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid",
     )
-    .all() as { type: "index" | "trigger"; name: string; sql: string }[];
+    .all() as { type: "index" | "trigger"; name: string; table: string; sql: string }[];
   return rows.map((row) => ({
     ...row,
     unique: row.type === "index" && /^\s*CREATE\s+UNIQUE\b/i.test(row.sql),

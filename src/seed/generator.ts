@@ -1,15 +1,23 @@
 // Writes a deterministic fictitious dataset (properties, photos, leads) into a new partner-api database file, streaming rows in batches.
 import type { Database } from "bun:sqlite";
 import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
-import { setAsideForBulkLoad, TriggerStandIn } from "../db/bulk-load.ts";
+import { setAsideForBulkLoad } from "../db/bulk-load.ts";
 import { removeDatabaseFiles } from "../db/files.ts";
 import { refuseIfInUse } from "../db/in-use.ts";
 import { closeDatabase, openDatabase } from "../db/open.ts";
 import { RowBuffer, type Value } from "../db/row-buffer.ts";
 import { putBack } from "../db/schema-objects.ts";
-import { generateLead, type LeadRecord, type LinkFinder, type LinkTarget } from "./leads.ts";
 import { Prng } from "./prng.ts";
 import { generateProperty, type PropertyRecord } from "./properties.ts";
+import {
+  awaitSideThread,
+  PROPERTY_STREAM,
+  RECORD_BATCH,
+  SIDE_TABLES,
+  sideIndexes,
+  startSideThread,
+  useBulkLoadPragmas,
+} from "./side-file.ts";
 import type { Timeline } from "./timeline.ts";
 
 export const DEFAULT_AS_OF = "2026-01-01T00:00:00.000Z";
@@ -46,14 +54,9 @@ export class SeedTargetExistsError extends Error {
   }
 }
 
-/** Independent PRNG streams: the leads never shift when the property count changes, and vice versa. */
-const PROPERTY_STREAM = 1;
-const LEAD_STREAM = 2;
 const MAX_RECORDS = 50_000_000;
-const RECORD_BATCH = 20_000; // properties and leads per transaction: about 80k rows with photos
 const DAY_MS = 86_400_000;
 const TIMELINE_MS = 2 * 365 * DAY_MS;
-const LINK_WINDOW_MS = 120 * DAY_MS;
 
 const PROPERTY_COLUMNS = [
   "id",
@@ -96,24 +99,10 @@ const PROPERTY_COLUMNS = [
   "amenities",
 ] as const;
 
-const LEAD_COLUMNS = [
-  "id",
-  "name",
-  "email",
-  "phone",
-  "message",
-  "source",
-  "status",
-  "priority",
-  "property_id",
-  "interested_property_title",
-  "interested_property_link",
-  "traffic_origin",
-  "created_at",
-  "updated_at",
-] as const;
-
 const PHOTO_COLUMNS = ["property_id", "id", "url", "alt", "position", "is_main"] as const;
+
+/** The derived tables the side file fills: no refill of them after the copy. */
+const FILLED: ReadonlySet<string> = new Set(SIDE_TABLES);
 
 function validate(options: SeedOptions): Timeline {
   for (const key of ["properties", "leads"] as const) {
@@ -129,19 +118,6 @@ function validate(options: SeedOptions): Timeline {
 }
 
 /** Bulk-load settings for a file nobody else can see yet: a crash only loses the temporary file. */
-function useBulkLoadPragmas(db: Database): void {
-  // WAL cannot switch to OFF (and bun:sqlite refuses OFF); an in-memory rollback journal costs next to nothing.
-  db.run("PRAGMA journal_mode = MEMORY");
-  db.run("PRAGMA synchronous = OFF");
-  // Rows are consistent by construction (photos follow their property); the check would cost a lookup per photo.
-  db.run("PRAGMA foreign_keys = OFF");
-  // Index builds at the end sort in a helper thread too.
-  db.run("PRAGMA threads = 2");
-  // The index builds and the derived counters' GROUP BYs sort millions of rows: with temporary
-  // storage in memory (the served connection's setting) their sorters grew the seed past a
-  // gigabyte at 1M. In files, SQLite spills past the page cache and the OS keeps what fits.
-  db.run("PRAGMA temp_store = FILE");
-}
 
 function propertyValues(p: PropertyRecord): Value[] {
   return [
@@ -186,182 +162,121 @@ function propertyValues(p: PropertyRecord): Value[] {
   ];
 }
 
+/**
+ * The properties and their photos, in index order (rowids from 1), RECORD_BATCH per transaction; `onBatch` hears how many are
+ * written. The other half of the dataset is the side thread's (side-file.ts).
+ */
+function writeProperties(
+  db: Database,
+  options: SeedOptions,
+  timeline: Timeline,
+  onBatch: (done: number) => void,
+): Pick<SeedSummary, "properties" | "published" | "photos"> {
+  const properties = new RowBuffer(db, "properties", PROPERTY_COLUMNS, 16);
+  const photos = new RowBuffer(db, "photos", PHOTO_COLUMNS, 64);
+  const rng = new Prng(options.seed, PROPERTY_STREAM);
+  const totals = { properties: 0, published: 0, photos: 0 };
+  const batch = db.transaction((records: number) => {
+    for (let n = 0; n < records; n++) {
+      const p = generateProperty(rng, totals.properties, options.properties, timeline);
+      properties.add(propertyValues(p));
+      for (const photo of p.photos)
+        photos.add([p.id, photo.id, photo.url, photo.alt, photo.position, photo.isMain ? 1 : 0]);
+      totals.properties++; // the rowid
+      totals.photos += p.photos.length;
+      if (p.isPublished) totals.published++;
+    }
+    properties.flush();
+    photos.flush();
+  });
+  for (let done = 0; done < options.properties; done += RECORD_BATCH) {
+    batch(Math.min(RECORD_BATCH, options.properties - done));
+    onBatch(totals.properties);
+  }
+  properties.finalize();
+  photos.finalize();
+  return totals;
+}
+
+/** Copies what the side file holds over the dataset's own tables; inside the caller's transaction. */
+function copySideTables(db: Database): void {
+  for (const table of SIDE_TABLES) {
+    db.run(`DELETE FROM main.${table}`);
+    db.run(`INSERT INTO main.${table} SELECT * FROM side.${table}`);
+  }
+}
+
+/**
+ * Loads on both cores, with the indexes and triggers set aside: this thread writes the
+ * properties and their photos; a side thread draws the same properties again beside the leads
+ * and writes, into a side file, the leads and what the set-aside triggers would have written for
+ * both (the change log, the counters), with those tables' indexes. Once both are done the side
+ * file's tables are copied in, the word index refilled from the properties, the other indexes
+ * built and the triggers put back, in one transaction. Change rows are stamped with asOf, so the
+ * same options always give the same file: the dataset is a snapshot as of that instant.
+ */
+function build(db: Database, options: SeedOptions, timeline: Timeline, progress: Progress): Omit<SeedSummary, "ms"> {
+  const aside = setAsideForBulkLoad(db, { unknownTriggers: "refuse", uniqueIndexes: "aside" });
+  const sidePath = `${db.filename}.side`;
+  removeDatabaseFiles(sidePath);
+  const side = startSideThread(sidePath, options, timeline);
+  let properties = 0;
+  let leads = 0;
+  const report = () => progress.report?.(properties + leads, progress.total);
+  try {
+    const totals = writeProperties(db, options, timeline, (done) => {
+      properties = done;
+      leads = side.state.leads;
+      report();
+    });
+    awaitSideThread(side.state, (done) => {
+      leads = done;
+      report();
+    });
+    db.run("ATTACH DATABASE ? AS side", [sidePath]);
+    try {
+      // Committed statement by statement, the index builds rewrote pages of an earlier commit, and
+      // the in-memory rollback journal (journal_mode MEMORY) held a copy of each. Pages written in
+      // the same transaction need no copy.
+      db.transaction(() => {
+        // The copied tables' indexes first, on the empty tables: the copy fills them as it goes.
+        const indexes = sideIndexes(aside.objects);
+        for (const index of indexes) db.run(index.sql);
+        copySideTables(db);
+        // The side file's tables are whole: only the word index is refilled.
+        putBack(db, {
+          objects: aside.objects.filter((o) => !indexes.includes(o)),
+          refills: aside.refills.filter((r) => ![...r.tables].every((t) => FILLED.has(t))),
+        });
+      })();
+    } finally {
+      db.run("DETACH DATABASE side");
+    }
+    // Sampled statistics: enough for the planner to pick the partial indexes, seconds cheaper at 1M rows.
+    db.run("PRAGMA analysis_limit = 1000");
+    db.run("ANALYZE");
+    db.run("PRAGMA journal_mode = WAL"); // persistent: the served file opens in WAL mode
+    return { ...totals, leads: options.leads };
+  } finally {
+    side.stop();
+    removeDatabaseFiles(sidePath);
+  }
+}
+
 interface Progress {
-  done: number;
   total: number;
   report?: (done: number, total: number) => void;
 }
 
-function advance(progress: Progress, rows: number): void {
-  progress.done += rows;
-  progress.report?.(progress.done, progress.total);
-}
-
 /**
- * Published properties of the last LINK_WINDOW_MS, oldest first, as plain numbers (creation
- * time, rowid): what a new lead may ask about. Holding the records themselves would keep
- * hundreds of megabytes of strings alive at a million rows.
+ * Writes the dataset into an open database that holds no rows yet, with the bulk-load settings
+ * (left in force): writeSeedDatabase's work without the file's handling. A file no one else may
+ * open until it returns; `<its path>.side` is written and removed beside it.
  */
-class RecentListings {
-  private createdMs: number[] = [];
-  private rowids: number[] = [];
-  private head = 0;
-
-  add(createdMs: number, rowid: number): void {
-    this.createdMs.push(createdMs);
-    this.rowids.push(rowid);
-  }
-
-  /** The rowid of a PRNG-chosen listing created in [ms - window, ms]; asked with ever later `ms`. */
-  pick(rng: Prng, ms: number): number | null {
-    const oldest = ms - LINK_WINDOW_MS;
-    while (this.head < this.createdMs.length && this.createdMs[this.head]! < oldest) this.head++;
-    if (this.head > 4096 && this.head * 2 > this.createdMs.length) {
-      this.createdMs = this.createdMs.slice(this.head); // keeps memory bounded by the window
-      this.rowids = this.rowids.slice(this.head);
-      this.head = 0;
-    }
-    // The newest entries may come from the lead's own grid slice yet postdate it.
-    let end = this.createdMs.length;
-    while (end > this.head && this.createdMs[end - 1]! > ms) end--;
-    return end === this.head ? null : this.rowids[rng.int(this.head, end - 1)]!;
-  }
-}
-
-/** Where each kind of row goes; the trigger stand-in sees every row too. */
-class Writers {
-  readonly properties: RowBuffer;
-  readonly photos: RowBuffer;
-  readonly leads: RowBuffer;
-
-  constructor(
-    db: Database,
-    readonly stand: TriggerStandIn,
-  ) {
-    this.properties = new RowBuffer(db, "properties", PROPERTY_COLUMNS, 16);
-    this.photos = new RowBuffer(db, "photos", PHOTO_COLUMNS, 64);
-    this.leads = new RowBuffer(db, "leads", LEAD_COLUMNS, 32);
-  }
-
-  property(p: PropertyRecord): void {
-    this.properties.add(propertyValues(p));
-    for (const photo of p.photos)
-      this.photos.add([p.id, photo.id, photo.url, photo.alt, photo.position, photo.isMain ? 1 : 0]);
-    this.stand.propertyInserted(p);
-  }
-
-  lead(l: LeadRecord): void {
-    this.leads.add([
-      l.id,
-      l.name,
-      l.email,
-      l.phone,
-      l.message,
-      l.source,
-      l.status,
-      l.priority,
-      l.propertyId,
-      l.interestedPropertyTitle,
-      l.interestedPropertyLink,
-      l.trafficOrigin,
-      l.createdAt,
-      l.updatedAt,
-    ]);
-    this.stand.leadInserted(l);
-  }
-
-  /** Before each commit. */
-  flush(): void {
-    this.properties.flush();
-    this.photos.flush();
-    this.leads.flush();
-    this.stand.flush();
-  }
-
-  finalize(): void {
-    for (const buffer of [this.properties, this.photos, this.leads]) buffer.finalize();
-  }
-}
-
-/** Whether property i's grid slice starts no later than lead j's (i/P <= j/L, in exact integers). */
-function propertyComesFirst(i: number, j: number, propertyCount: number, leadCount: number): boolean {
-  return j >= leadCount || (i < propertyCount && i * leadCount <= j * propertyCount);
-}
-
-/**
- * Properties and leads merged in time order (whichever grid slice starts first goes next), so
- * a lead links to a property listed in the months before it, found through a small window of
- * recent rowids. Each keeps its own PRNG stream: the properties never depend on the lead count.
- */
-function writeRecords(
-  db: Database,
-  options: SeedOptions,
-  timeline: Timeline,
-  stand: TriggerStandIn,
-  progress: Progress,
-): Omit<SeedSummary, "ms"> {
-  const { properties: propertyCount, leads: leadCount } = options;
-  const writers = new Writers(db, stand);
-  const propertyRng = new Prng(options.seed, PROPERTY_STREAM);
-  const leadRng = new Prng(options.seed, LEAD_STREAM);
-  const recent = new RecentListings();
-  const fetchListing = db.prepare("SELECT id, code, title, city FROM properties WHERE rowid = ?");
-  const findLink: LinkFinder = (rng, createdMs) => {
-    const rowid = recent.pick(rng, createdMs);
-    if (rowid === null) return null;
-    if (rowid > writers.properties.written) writers.properties.flush();
-    return fetchListing.get(rowid) as LinkTarget;
-  };
-  const totals = { properties: 0, published: 0, photos: 0, leads: 0 };
-  const batch = db.transaction((records: number) => {
-    for (let n = 0; n < records; n++) {
-      const { properties: i, leads: j } = totals;
-      if (propertyComesFirst(i, j, propertyCount, leadCount)) {
-        const p = generateProperty(propertyRng, i, propertyCount, timeline);
-        writers.property(p);
-        if (p.isPublished) {
-          recent.add(Date.parse(p.createdAt), i + 1); // rowids count from 1 in insertion order
-          totals.published++;
-        }
-        totals.photos += p.photos.length;
-        totals.properties++;
-      } else {
-        writers.lead(generateLead(leadRng, j, leadCount, timeline, findLink));
-        totals.leads++;
-      }
-    }
-    writers.flush();
-  });
-  for (let done = 0; done < progress.total; done += RECORD_BATCH) {
-    const records = Math.min(RECORD_BATCH, progress.total - done);
-    batch(records);
-    advance(progress, records);
-  }
-  writers.finalize();
-  fetchListing.finalize();
-  return totals;
-}
-
-/**
- * Loads with the indexes and triggers set aside, writing what the triggers would have written
- * as it goes (see TriggerStandIn). Change rows are stamped with asOf, so the same options always
- * give the same file: the dataset is a snapshot as of that instant.
- */
-function build(db: Database, options: SeedOptions, timeline: Timeline, progress: Progress): Omit<SeedSummary, "ms"> {
-  const aside = setAsideForBulkLoad(db, { unknownTriggers: "refuse", uniqueIndexes: "aside" });
-  const stand = new TriggerStandIn(db, options.asOf);
-  const totals = writeRecords(db, options, timeline, stand, progress);
-  db.transaction(() => stand.finish())();
-  // The search tables in one pass over the loaded rows, then the indexes, then the triggers, in
-  // one transaction. Committed statement by statement, the word index's merge into one segment
-  // rewrote pages of an earlier commit, and the in-memory rollback journal (journal_mode MEMORY)
-  // held a copy of each: 260 MB more at 1M. Pages written in the same transaction need no copy.
-  db.transaction(() => putBack(db, aside))();
-  // Sampled statistics: enough for the planner to pick the partial indexes, seconds cheaper at 1M rows.
-  db.run("PRAGMA analysis_limit = 1000");
-  db.run("ANALYZE");
-  db.run("PRAGMA journal_mode = WAL"); // persistent: the served file opens in WAL mode
-  return totals;
+export function seedDatabase(db: Database, options: SeedOptions): Omit<SeedSummary, "ms"> {
+  const timeline = validate(options);
+  useBulkLoadPragmas(db);
+  return build(db, options, timeline, { total: options.properties + options.leads, report: options.onProgress });
 }
 
 /** Moves the finished file into place; without overwrite, a hard link refuses atomically if the target appeared meanwhile. */
@@ -390,19 +305,17 @@ function publishFile(tmpPath: string, outPath: string, overwrite: boolean): void
  */
 export function writeSeedDatabase(outPath: string, options: SeedOptions): SeedSummary {
   const started = performance.now();
-  const timeline = validate(options);
+  validate(options); // before anything is touched
   const overwrite = options.overwrite === true;
   if (!overwrite && existsSync(outPath)) throw new SeedTargetExistsError(outPath);
   if (overwrite) refuseIfInUse(outPath); // before minutes of work, and again before the swap
   const tmpPath = `${outPath}.tmp-${process.pid}`;
   removeDatabaseFiles(tmpPath);
-  const progress: Progress = { done: 0, total: options.properties + options.leads, report: options.onProgress };
   try {
     const db = openDatabase(tmpPath);
     let totals: Omit<SeedSummary, "ms">;
     try {
-      useBulkLoadPragmas(db);
-      totals = build(db, options, timeline, progress);
+      totals = seedDatabase(db, options);
     } finally {
       closeDatabase(db);
     }
