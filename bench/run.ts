@@ -308,6 +308,9 @@ async function runDataset(dataset: Dataset, version: string): Promise<DatasetRes
     const port = freePort();
     // Beside a variant, the product runs `serve` on the same config less the variant's change.
     const productConfig = join(OUT, `product-${dataset.label}.json`);
+    // Each run's columns start from new control databases: one left by an earlier build may hold
+    // another layout of the figures' tables, which this build's recorder could not write.
+    for (const column of ["product", "variant"]) removeDatabase(join(OUT, `${column}-control-${dataset.label}.sqlite`));
     if (variant !== null)
       writeColumnConfig(productConfig, db, join(OUT, `product-control-${dataset.label}.sqlite`), null);
     const product = await startServer({
