@@ -1,8 +1,9 @@
 // What the recorder (recorder.ts) sends its writer thread (writer-thread.ts), and what comes back.
-// The request log's rows travel as one string, a row a line of fields apart by \x1f (their values
-// hold no control character: route templates, ids, addresses, codes), so that handing a batch to
-// the thread copies one string instead of cloning thousands of objects.
+// The request log's rows travel in columns (columns.ts): typed arrays, a few distinct strings and
+// one string of request ids, so that handing a batch to the thread copies a few arrays instead of
+// cloning thousands of objects; the thread turns them into the log's lines.
 import type { AttemptRow, FeedRunRow, LastSeen, RequestLogFilter, RequestLogRow } from "../db/control/usage.ts";
+import type { RequestColumnsData } from "./columns.ts";
 
 export type WriterMessage =
   | { open: { path: string; busyTimeoutMs: number } }
@@ -13,8 +14,8 @@ export type WriterMessage =
         seq: number;
         counts: [string, number][];
         lastSeen: [string, LastSeen][];
-        /** The requests for the log, encodeRequest's lines (db/control/usage.ts) joined by "\n". */
-        log: string;
+        /** The requests for the log. */
+        log: RequestColumnsData;
         attempts: AttemptRow[];
         feedRuns: FeedRunRow[];
         logRows: number;

@@ -5,15 +5,9 @@
 // writes the same file, so the figures read there are the server's. Only what the request log
 // shows is kept: the route template, never the path's values, the query string or a body.
 
-import {
-  type AttemptRow,
-  encodeRequest,
-  type FeedRunRow,
-  type LastSeen,
-  type RequestLogFilter,
-  type RequestLogRow,
-} from "../db/control/usage.ts";
+import type { AttemptRow, FeedRunRow, LastSeen, RequestLogFilter, RequestLogRow } from "../db/control/usage.ts";
 import { runsCompiled } from "../executable.ts";
+import { RequestColumns } from "./columns.ts";
 import { latencyBucket } from "./latency.ts";
 import type { WriterMessage, WriterReport } from "./protocol.ts";
 import { USAGE_DAYS_KEPT, USAGE_FLUSH_EVERY_MS } from "./settings.ts";
@@ -109,7 +103,8 @@ export class UsageRecorder {
   private tallies = new Map<string, Tally>();
   /** Each client's latest request of the batch. */
   private lastSeen = new Map<string, LastSeen>();
-  private rows: string[] = [];
+  /** The batch's requests for the log. */
+  private readonly requests = new RequestColumns();
   private attempts: AttemptRow[] = [];
   private feedRuns: FeedRunRow[] = [];
   private dayStart = 0;
@@ -190,23 +185,21 @@ export class UsageRecorder {
   observe(r: FinishedRequest): void {
     if (!this.options.requests) return;
     if (r.route !== null && NOT_RECORDED.test(r.route)) return;
-    if (this.rows.length >= PENDING_AT_MOST) {
+    if (this.requests.n >= PENDING_AT_MOST) {
       this.dropped++;
       return;
     }
-    this.rows.push(
-      encodeRequest({
-        at: r.at,
-        client: r.clientId,
-        method: r.method,
-        route: r.route,
-        status: r.status,
-        code: r.code,
-        ms: Math.round(r.ms * 100) / 100,
-        ip: r.ip,
-        requestId: r.requestId,
-      }),
-    );
+    this.requests.add({
+      at: r.at,
+      client: r.clientId,
+      method: r.method,
+      route: r.route,
+      status: r.status,
+      code: r.code,
+      ms: Math.round(r.ms * 100) / 100,
+      ip: r.ip,
+      requestId: r.requestId,
+    });
     if (r.clientId === null) return;
     if (r.at < this.dayStart || r.at >= this.dayStart + DAY_MS) {
       this.dayStart = r.at - (r.at % DAY_MS);
@@ -248,7 +241,7 @@ export class UsageRecorder {
     this.tallies.clear();
     const today = dayOf(this.options.now());
     const empty =
-      this.rows.length === 0 && this.counts.size === 0 && this.attempts.length === 0 && this.feedRuns.length === 0;
+      this.requests.n === 0 && this.counts.size === 0 && this.attempts.length === 0 && this.feedRuns.length === 0;
     // A batch the file refused waits in the thread: an empty one behind it settles once it is written.
     if (empty && this.forgotten === today && !this.failing) return this.lastWritten();
     const forgetBefore = this.forgotten === today ? null : dayOf(this.options.now() - USAGE_DAYS_KEPT * DAY_MS);
@@ -259,7 +252,7 @@ export class UsageRecorder {
         seq,
         counts: [...this.counts],
         lastSeen: [...this.lastSeen],
-        log: this.rows.join("\n"),
+        log: this.requests.take(),
         attempts: this.attempts,
         feedRuns: this.feedRuns,
         logRows: this.options.logRows(),
@@ -268,7 +261,6 @@ export class UsageRecorder {
     };
     this.counts = new Map();
     this.lastSeen = new Map();
-    this.rows = [];
     this.attempts = [];
     this.feedRuns = [];
     const written = new Promise<void>((resolve) => this.waiting.push({ seq, resolve }));

@@ -6,6 +6,7 @@
 import { lowerThisThread } from "../background-priority.ts";
 import { openUsageConnection } from "../db/control/open.ts";
 import { UsageStore } from "../db/control/usage.ts";
+import { linesOf } from "./columns.ts";
 import type { WriterMessage, WriterReport } from "./protocol.ts";
 
 declare const self: Worker;
@@ -33,7 +34,7 @@ function writeWaiting(): void {
         {
           counts: new Map(batch.counts),
           lastSeen: new Map(batch.lastSeen),
-          requests: batch.log,
+          requests: linesOf(batch.log),
           attempts: batch.attempts,
           feedRuns: batch.feedRuns,
         },
