@@ -1,9 +1,10 @@
 // Recording what the agency sees (docs/operators/console.md#how-it-is-recorded). Each finished
-// request is added to this process's batch, in memory, at the cost of a few map updates and one
-// line of text; a timer hands the batch to the writer thread (writer-thread.ts), which writes it
-// to the control database in one transaction, off the event loop. Every process of the server
-// writes the same file, so the figures read there are the server's. Only what the request log
-// shows is kept: the route template, never the path's values, the query string or a body.
+// request is added to this process's batch, in memory, at the cost of a few map updates and a
+// row of columns (columns.ts); a timer hands the batch to the writer thread (writer-thread.ts),
+// which writes it to the control database in one transaction, off the event loop. Every process
+// of the server writes the same file, so the figures read there are the server's. Only what the
+// request log shows is kept: the route template, never the path's values, the query string or a
+// body.
 
 import type { AttemptRow, FeedRunRow, LastSeen, RequestLogFilter, RequestLogRow } from "../db/control/usage.ts";
 import { runsCompiled } from "../executable.ts";
