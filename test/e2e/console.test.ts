@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { totpCode } from "../../src/modules/admin/totp.ts";
 import { binaryInNewFolder, freePort, waitHealthy } from "../helpers/binary.ts";
 import { REDIS_SERVER, startRedis, type TestRedis } from "../helpers/redis.ts";
+import { previousPeriodCode } from "../helpers/totp.ts";
 
 setDefaultTimeout(60_000);
 
@@ -86,7 +87,7 @@ async function owner(config: string, url: string) {
   // The code of the previous period: the next sign-in's code is then a later one, as a person's would be.
   const confirm = await post(`${url}/admin/v1/setup/confirm`, {
     token,
-    code: await totpCode(totpSecret, Date.now() - 30_000),
+    code: await previousPeriodCode(totpSecret),
   });
   expect(confirm.status).toBe(200);
   expect(
@@ -321,7 +322,7 @@ test("on the binary: wrong parts alike, lockout, CSRF, a viewer, presets, overla
   const token = link.split("/").pop()!;
   const setup = await post(`${url}/admin/v1/setup`, { token, password: "quiet reader phrase 12345" });
   const { totpSecret } = ((await setup.json()) as { data: { totpSecret: string } }).data;
-  await post(`${url}/admin/v1/setup/confirm`, { token, code: await totpCode(totpSecret, Date.now() - 30_000) });
+  await post(`${url}/admin/v1/setup/confirm`, { token, code: await previousPeriodCode(totpSecret) });
   const viewerSignIn = await post(`${url}/admin/v1/sessions`, {
     email: "viewer@agency.example",
     password: "quiet reader phrase 12345",

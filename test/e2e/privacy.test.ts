@@ -13,6 +13,7 @@ import { totpCode } from "../../src/modules/admin/totp.ts";
 import { GRUPOZAP_EXAMPLE } from "../../src/modules/inbound/model.ts";
 import { hashSecret } from "../../src/security/secrets.ts";
 import { binaryInNewFolder, type RunningBinary, startBinary } from "../helpers/binary.ts";
+import { previousPeriodCode } from "../helpers/totp.ts";
 
 setDefaultTimeout(120_000);
 
@@ -127,7 +128,7 @@ async function adminTokens(): Promise<{ admin: Record<string, string>; viewer: R
   const secret = setup.body.data.totpSecret as string;
   const confirm = await call(
     "/admin/v1/setup/confirm",
-    json("POST", { token, code: await totpCode(secret, Date.now() - 30_000) }),
+    json("POST", { token, code: await previousPeriodCode(secret) }),
   );
   expect(confirm.status).toBe(200);
   const signIn = await fetch(

@@ -1,6 +1,7 @@
 // An owner on a running binary: `admin new`, set-up with a TOTP code, sign-in; its session's
 // headers and an admin API token (docs/operators/console.md).
 import { totpCode } from "../../src/modules/admin/totp.ts";
+import { previousPeriodCode } from "./totp.ts";
 
 export const OWNER_PASSWORD = "a long pass phrase for the console 7";
 
@@ -27,7 +28,7 @@ export async function ownerOnBinary(
   const { totpSecret } = ((await setup.json()) as { data: { totpSecret: string } }).data;
   const confirm = await post(`${url}/admin/v1/setup/confirm`, {
     token,
-    code: await totpCode(totpSecret, Date.now() - 30_000),
+    code: await previousPeriodCode(totpSecret),
   });
   if (confirm.status !== 200) throw new Error(`confirm: ${confirm.status}`);
   const signIn = await post(`${url}/admin/v1/sessions`, {
