@@ -117,8 +117,6 @@ function validate(options: SeedOptions): Timeline {
   return { startMs: endMs - TIMELINE_MS, endMs };
 }
 
-/** Bulk-load settings for a file nobody else can see yet: a crash only loses the temporary file. */
-
 function propertyValues(p: PropertyRecord): Value[] {
   return [
     p.id,
