@@ -5,7 +5,7 @@
 // as they are. A request then costs a few stores and map lookups and allocates nothing: building
 // its line on the event loop, and keeping half a second of such lines alive, cost every request
 // several times what the line itself takes (measured: bench/results, "recording's cost").
-import { encodeRequest, type RequestLogRow } from "../db/control/usage.ts";
+import { encodeRequest, type RequestLines, type RequestLogRow } from "../db/control/usage.ts";
 
 /** A batch's requests as the writer thread receives them. */
 export interface RequestColumnsData {
@@ -97,16 +97,21 @@ export class RequestColumns {
   }
 }
 
-/** The log's lines of a batch's requests (encodeRequest's, joined by "\n"; "" for none). */
-export function linesOf(data: RequestColumnsData): string {
-  if (data.n === 0) return "";
+/** The log's lines of a batch's requests, with their count and time span. */
+export function linesOf(data: RequestColumnsData): RequestLines {
+  if (data.n === 0) return { text: "", n: 0, firstAt: 0, lastAt: 0 };
   const ids = data.requestIds.split("\n");
   const value = (ref: number) => data.values[data.refs[ref]!] ?? null;
   const lines = new Array<string>(data.n);
+  let firstAt = Number.POSITIVE_INFINITY;
+  let lastAt = 0;
   for (let i = 0; i < data.n; i++) {
     const refs = i * REFS;
+    const at = data.at[i]!;
+    if (at < firstAt) firstAt = at;
+    if (at > lastAt) lastAt = at;
     lines[i] = encodeRequest({
-      at: data.at[i]!,
+      at,
       client: value(refs),
       method: value(refs + 1) as string,
       route: value(refs + 2),
@@ -117,5 +122,5 @@ export function linesOf(data: RequestColumnsData): string {
       requestId: ids[i]!,
     });
   }
-  return lines.join("\n");
+  return { text: lines.join("\n"), n: data.n, firstAt, lastAt };
 }

@@ -26,7 +26,7 @@ describe("request columns", () => {
         for (const batch of batches) {
           for (const r of batch) columns.add(r);
           expect(columns.n).toBe(batch.length);
-          expect(linesOf(columns.take())).toBe(batch.map(encodeRequest).join("\n"));
+          expect(linesOf(columns.take()).text).toBe(batch.map(encodeRequest).join("\n"));
           expect(columns.n).toBe(0);
         }
       }),

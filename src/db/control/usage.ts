@@ -60,12 +60,22 @@ export interface FeedRunRow {
   decidedAt?: number | null;
 }
 
+/** A batch's requests as the log stores them: encodeRequest's lines, and what its row says of them. */
+export interface RequestLines {
+  /** The lines joined by "\n" ("" for none). */
+  text: string;
+  n: number;
+  /** The earliest and latest arrival among them (ms since the epoch). */
+  firstAt: number;
+  lastAt: number;
+}
+
 /** One batch: counter increments keyed "client\tday\tname", last-seen per client, log lines, attempts, runs. */
 export interface UsageBatch {
   counts: Map<string, number>;
   lastSeen: Map<string, LastSeen>;
-  /** The batch's requests for the log, encodeRequest's lines joined by "\n" ("" for none). */
-  requests: string;
+  /** The batch's requests for the log. */
+  requests: RequestLines;
   attempts: AttemptRow[];
   feedRuns: FeedRunRow[];
 }
@@ -130,16 +140,9 @@ export class UsageStore {
           count.run(client, day, name, n);
         }
         for (const [client, s] of batch.lastSeen) seen.run(client, s.at, s.ip, s.route);
-        if (batch.requests !== "") {
-          const lines = batch.requests.split("\n");
-          let first = Number.POSITIVE_INFINITY;
-          let last = 0;
-          for (const line of lines) {
-            const at = Number(line.slice(0, line.indexOf(FIELD)));
-            if (at < first) first = at;
-            if (at > last) last = at;
-          }
-          log.run(first, last, lines.length, batch.requests);
+        const { text, n, firstAt, lastAt } = batch.requests;
+        if (n > 0) {
+          log.run(firstAt, lastAt, n, text);
           // Batches whose every request is older than the newest `logRows` go.
           this.db
             .query("DELETE FROM request_log WHERE upto <= (SELECT upto FROM request_log ORDER BY id DESC LIMIT 1) - ?")
