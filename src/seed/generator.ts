@@ -11,6 +11,7 @@ import { Prng } from "./prng.ts";
 import { generateProperty, type PropertyRecord } from "./properties.ts";
 import {
   awaitSideThread,
+  isSideTable,
   PROPERTY_STREAM,
   RECORD_BATCH,
   SIDE_TABLES,
@@ -100,9 +101,6 @@ const PROPERTY_COLUMNS = [
 ] as const;
 
 const PHOTO_COLUMNS = ["property_id", "id", "url", "alt", "position", "is_main"] as const;
-
-/** The derived tables the side file fills: no refill of them after the copy. */
-const FILLED: ReadonlySet<string> = new Set(SIDE_TABLES);
 
 function validate(options: SeedOptions): Timeline {
   for (const key of ["properties", "leads"] as const) {
@@ -244,7 +242,7 @@ function build(db: Database, options: SeedOptions, timeline: Timeline, progress:
         // The side file's tables are whole: only the word index is refilled.
         putBack(db, {
           objects: aside.objects.filter((o) => !indexes.includes(o)),
-          refills: aside.refills.filter((r) => ![...r.tables].every((t) => FILLED.has(t))),
+          refills: aside.refills.filter((r) => ![...r.tables].every(isSideTable)),
         });
       })();
     } finally {

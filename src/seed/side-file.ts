@@ -43,13 +43,16 @@ export const SIDE_TABLES = [
 
 const copied: ReadonlySet<string> = new Set(SIDE_TABLES);
 
+/** Whether the side file fills `table` (copied in whole: neither indexed nor refilled after). */
+export const isSideTable = (table: string) => copied.has(table);
+
 /**
  * The indexes of the tables the side file holds, built in it before the copy. Copied into the
  * dataset's file where the same indexes already stand on the empty tables, a table comes with
  * its indexes as they are (SQLite's transfer of a whole table: cells copied in order, no sort).
  */
 export const sideIndexes = (objects: readonly SchemaObject[]) =>
-  objects.filter((o) => o.type === "index" && copied.has(o.table));
+  objects.filter((o) => o.type === "index" && isSideTable(o.table));
 
 export interface SideOptions {
   properties: number;
