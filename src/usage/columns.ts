@@ -5,7 +5,7 @@
 // as they are. A request then costs a few stores and map lookups and allocates nothing: building
 // its line on the event loop, and keeping half a second of such lines alive, cost every request
 // several times what the line itself takes (measured: bench/results, "recording's cost").
-import { encodeRequest, type RequestLines, type RequestLogRow } from "../db/control/usage.ts";
+import { encodeRequest, type RequestLines } from "../db/control/usage.ts";
 
 /** A batch's requests as the writer thread receives them. */
 export interface RequestColumnsData {
@@ -19,6 +19,22 @@ export interface RequestColumnsData {
   refs: Uint32Array;
   /** The requests' ids, joined by "\n" (a request id never holds one: plugins/context.ts). */
   requestIds: string;
+}
+
+/** A finished request, as the log keeps it. */
+export interface LoggedRequest {
+  /** When it arrived (ms since the epoch). */
+  at: number;
+  /** The client it was answered for, or the one whose key (or token) it claimed at a refusal. */
+  clientId: string | null;
+  method: string;
+  route: string | null;
+  status: number;
+  code: string | null;
+  /** Its latency; the log keeps hundredths of a millisecond. */
+  ms: number;
+  ip: string | null;
+  requestId: string;
 }
 
 const REFS = 5;
@@ -36,14 +52,15 @@ export class RequestColumns {
   /** Requests held. */
   n = 0;
 
-  add(r: RequestLogRow): void {
+  /** Takes the request's fields as they are: the request's own object, nothing allocated here. */
+  add(r: LoggedRequest): void {
     if (this.n === this.capacity) this.grow();
     const i = this.n++;
     this.at[i] = r.at;
     this.status[i] = r.status;
-    this.ms[i] = r.ms;
+    this.ms[i] = Math.round(r.ms * 100) / 100;
     const refs = i * REFS;
-    this.refs[refs] = this.position(r.client);
+    this.refs[refs] = this.position(r.clientId);
     this.refs[refs + 1] = this.position(r.method);
     this.refs[refs + 2] = this.position(r.route);
     this.refs[refs + 3] = this.position(r.code);

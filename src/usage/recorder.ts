@@ -8,7 +8,7 @@
 
 import type { AttemptRow, FeedRunRow, LastSeen, RequestLogFilter, RequestLogRow } from "../db/control/usage.ts";
 import { runsCompiled } from "../executable.ts";
-import { RequestColumns } from "./columns.ts";
+import { type LoggedRequest, RequestColumns } from "./columns.ts";
 import { latencyBucket } from "./latency.ts";
 import type { WriterMessage, WriterReport } from "./protocol.ts";
 import { USAGE_DAYS_KEPT, USAGE_FLUSH_EVERY_MS } from "./settings.ts";
@@ -18,18 +18,7 @@ const WRITER_CODE = runsCompiled
   ? "/$bunfs/root/usage/writer-thread.js"
   : new URL("./writer-thread.ts", import.meta.url).href;
 
-export interface FinishedRequest {
-  /** When it arrived (ms since the epoch). */
-  at: number;
-  /** The client it was answered for, or the one whose key (or token) it claimed at a refusal. */
-  clientId: string | null;
-  method: string;
-  route: string | null;
-  status: number;
-  code: string | null;
-  ms: number;
-  ip: string | null;
-  requestId: string;
+export interface FinishedRequest extends LoggedRequest {
   /** An Idempotency-Key replay: no new lead. */
   replayed: boolean;
   /** Body bytes of a portal feed sent. */
@@ -190,17 +179,7 @@ export class UsageRecorder {
       this.dropped++;
       return;
     }
-    this.requests.add({
-      at: r.at,
-      client: r.clientId,
-      method: r.method,
-      route: r.route,
-      status: r.status,
-      code: r.code,
-      ms: Math.round(r.ms * 100) / 100,
-      ip: r.ip,
-      requestId: r.requestId,
-    });
+    this.requests.add(r);
     if (r.clientId === null) return;
     if (r.at < this.dayStart || r.at >= this.dayStart + DAY_MS) {
       this.dayStart = r.at - (r.at % DAY_MS);

@@ -24,7 +24,7 @@ describe("request columns", () => {
     fc.assert(
       fc.property(fc.array(fc.array(row, { maxLength: 3000 }), { minLength: 1, maxLength: 3 }), (batches) => {
         for (const batch of batches) {
-          for (const r of batch) columns.add(r);
+          for (const r of batch) columns.add({ ...r, clientId: r.client });
           expect(columns.n).toBe(batch.length);
           expect(linesOf(columns.take()).text).toBe(batch.map(encodeRequest).join("\n"));
           expect(columns.n).toBe(0);
