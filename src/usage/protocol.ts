@@ -1,9 +1,10 @@
 // What the recorder (recorder.ts) sends its writer thread (writer-thread.ts), and what comes back.
-// The request log's rows travel in columns (columns.ts): typed arrays, a few distinct strings and
-// one string of request ids, so that handing a batch to the thread copies a few arrays instead of
-// cloning thousands of objects; the thread turns them into the log's lines.
-import type { AttemptRow, FeedRunRow, LastSeen, RequestLogFilter, RequestLogRow } from "../db/control/usage.ts";
-import type { RequestColumnsData } from "./columns.ts";
+// A batch's requests travel in columns (columns.ts): typed arrays, transferred rather than
+// copied, a few distinct strings and the request ids as bytes, instead of thousands of cloned
+// objects; the thread tallies the counters from them and packs them into one row of the log
+// (request-log.ts).
+import type { RequestColumnsData, RequestLogRow } from "../db/control/request-log.ts";
+import type { AttemptRow, FeedRunRow, RequestLogFilter } from "../db/control/usage.ts";
 
 export type WriterMessage =
   | { open: { path: string; busyTimeoutMs: number } }
@@ -12,10 +13,8 @@ export type WriterMessage =
   | {
       batch: {
         seq: number;
-        counts: [string, number][];
-        lastSeen: [string, LastSeen][];
-        /** The requests for the log. */
-        log: RequestColumnsData;
+        /** The requests, for the counters (tallied by the thread) and the log. */
+        requests: RequestColumnsData;
         attempts: AttemptRow[];
         feedRuns: FeedRunRow[];
         logRows: number;

@@ -5,9 +5,10 @@
 // in order, before the next one, and once a second meanwhile.
 import { lowerThisThread } from "../background-priority.ts";
 import { openUsageConnection } from "../db/control/open.ts";
+import { packRequests } from "../db/control/request-log.ts";
 import { UsageStore } from "../db/control/usage.ts";
-import { linesOf } from "./columns.ts";
 import type { WriterMessage, WriterReport } from "./protocol.ts";
+import { tallyOf } from "./tally.ts";
 
 declare const self: Worker;
 
@@ -30,11 +31,12 @@ function writeWaiting(): void {
   while (waiting.length > 0 && store !== null) {
     const batch = waiting[0]!;
     try {
+      const { counts, lastSeen } = tallyOf(batch.requests);
       store.write(
         {
-          counts: new Map(batch.counts),
-          lastSeen: new Map(batch.lastSeen),
-          requests: linesOf(batch.log),
+          counts,
+          lastSeen,
+          requests: packRequests(batch.requests),
           attempts: batch.attempts,
           feedRuns: batch.feedRuns,
         },

@@ -1,36 +1,153 @@
-// A batch's requests held in columns (src/usage/columns.ts) come out as the same log lines as
-// encoding each request on its own would give: across the columns' growth, with null fields,
-// repeated and distinct values, and empty again after each take.
-import { describe, expect, test } from "bun:test";
+// A batch's requests held in columns (src/usage/columns.ts) and packed into the log's row
+// (src/db/control/request-log.ts) read back as the requests themselves: across the columns'
+// growth, with null fields, repeated and distinct values, latencies rounded to hundredths, and
+// empty again after each take. A file written before the packed form keeps its batches of lines,
+// read beside the packed ones after the upgrade.
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
-import { encodeRequest, type RequestLogRow } from "../../src/db/control/usage.ts";
-import { linesOf, RequestColumns } from "../../src/usage/columns.ts";
+import { CONTROL_APPLICATION_ID, CONTROL_MIGRATIONS, openUsageConnection } from "../../src/db/control/open.ts";
+import { packRequests, type RequestLogRow, requestsOf } from "../../src/db/control/request-log.ts";
+import { ControlStore } from "../../src/db/control/store.ts";
+import { UsageStore } from "../../src/db/control/usage.ts";
+import { RequestColumns } from "../../src/usage/columns.ts";
 
 const row: fc.Arbitrary<RequestLogRow> = fc.record({
   at: fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }),
-  client: fc.constantFrom(null, "alpha", "beta", "portal-zap"),
+  client: fc.constantFrom(null, "alpha", "beta", "portal-zap", "imobiliária-são-joão"),
   method: fc.constantFrom("GET", "POST", "PATCH"),
   route: fc.constantFrom(null, "/v1/properties", "/v1/leads/:id"),
   status: fc.constantFrom(200, 201, 304, 401, 403, 404, 429, 500),
   code: fc.constantFrom(null, "IP_BLOCKED", "NOT_FOUND"),
-  ms: fc.integer({ min: 0, max: 500_000 }).map((hundredths) => hundredths / 100),
+  // As measured: the log keeps hundredths.
+  ms: fc.double({ min: 0, max: 5_000, noNaN: true }),
   ip: fc.oneof(fc.constant(null), fc.ipV4(), fc.ipV6()),
-  requestId: fc.uuid(),
+  requestId: fc.oneof(
+    fc.uuid(),
+    fc.stringMatching(/^[A-Za-z0-9._-]{1,64}$/),
+    // Not one the server makes or takes, but a caller of the recorder may give any id without a newline.
+    fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 }).filter((id) => !id.includes("\n")),
+  ),
 });
 
+const hundredths = (r: RequestLogRow): RequestLogRow => ({ ...r, ms: Math.round(r.ms * 100) / 100 });
+
 describe("request columns", () => {
-  test("the lines of each take are the requests' own lines, in order", () => {
+  test("each take, packed and read back, is the requests added, in order", () => {
     const columns = new RequestColumns();
     fc.assert(
       fc.property(fc.array(fc.array(row, { maxLength: 3000 }), { minLength: 1, maxLength: 3 }), (batches) => {
         for (const batch of batches) {
-          for (const r of batch) columns.add({ ...r, clientId: r.client });
+          for (const r of batch) columns.add({ ...r, clientId: r.client, replayed: false });
           expect(columns.n).toBe(batch.length);
-          expect(linesOf(columns.take()).text).toBe(batch.map(encodeRequest).join("\n"));
+          const packed = packRequests(columns.take().data);
           expect(columns.n).toBe(0);
+          expect(packed.n).toBe(batch.length);
+          expect(requestsOf(packed.bytes)).toEqual(batch.map(hundredths));
+          if (batch.length > 0) {
+            expect(packed.firstAt).toBe(Math.min(...batch.map((r) => r.at)));
+            expect(packed.lastAt).toBe(Math.max(...batch.map((r) => r.at)));
+          }
         }
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe("the request log's rows across the upgrade to the packed form", () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a batch of lines written before is read beside a packed one written after", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pa-request-log-"));
+    dirs.push(dir);
+    const path = join(dir, "control.sqlite");
+    // A control file as the build before the packed form left it: its three migrations, one batch of lines.
+    const before = new Database(path, { create: true, strict: true });
+    for (const [i, sql] of CONTROL_MIGRATIONS.slice(0, 3).entries()) {
+      before.run(sql);
+      before.run(`PRAGMA user_version = ${i + 1}`);
+    }
+    before.run(`PRAGMA application_id = ${CONTROL_APPLICATION_ID}`);
+    const old = [
+      "1767225600000\x1falpha\x1fGET\x1f/v1/properties\x1f200\x1f\x00\x1f3.25\x1f203.0.113.1\x1fold-1",
+      "1767225600500\x1f\x00\x1fGET\x1f\x00\x1f401\x1fUNAUTHORIZED\x1f0.5\x1f\x00\x1fold-2",
+    ].join("\n");
+    before
+      .query("INSERT INTO request_log (first_at, last_at, n, upto, requests) VALUES (?, ?, 2, 2, ?)")
+      .run(1767225600000, 1767225600500, old);
+    before.close();
+
+    ControlStore.open(path, { create: false }).close(); // the upgrade
+    const store = new UsageStore(openUsageConnection(path));
+    const columns = new RequestColumns();
+    columns.add({
+      at: 1767225601000,
+      clientId: "beta",
+      method: "POST",
+      route: "/v1/leads",
+      status: 201,
+      code: null,
+      ms: 12.346,
+      ip: "2001:db8::1",
+      requestId: "new-1",
+      replayed: false,
+    });
+    store.write(
+      {
+        counts: new Map(),
+        lastSeen: new Map(),
+        requests: packRequests(columns.take().data),
+        attempts: [],
+        feedRuns: [],
+      },
+      1000,
+    );
+    const page = store.requestPage({}, 10, 0, 1000);
+    expect(page.total).toBe(3);
+    expect(page.rows).toEqual([
+      {
+        at: 1767225601000,
+        client: "beta",
+        method: "POST",
+        route: "/v1/leads",
+        status: 201,
+        code: null,
+        ms: 12.35,
+        ip: "2001:db8::1",
+        requestId: "new-1",
+      },
+      {
+        at: 1767225600500,
+        client: null,
+        method: "GET",
+        route: null,
+        status: 401,
+        code: "UNAUTHORIZED",
+        ms: 0.5,
+        ip: null,
+        requestId: "old-2",
+      },
+      {
+        at: 1767225600000,
+        client: "alpha",
+        method: "GET",
+        route: "/v1/properties",
+        status: 200,
+        code: null,
+        ms: 3.25,
+        ip: "203.0.113.1",
+        requestId: "old-1",
+      },
+    ]);
+    const kinds = store.db.query("SELECT typeof(requests) AS kind FROM request_log ORDER BY id").all();
+    expect(kinds).toEqual([{ kind: "text" }, { kind: "blob" }]);
+    store.db.close();
   });
 });

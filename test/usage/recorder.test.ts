@@ -10,7 +10,8 @@ import fc from "fast-check";
 import { ControlStore } from "../../src/db/control/store.ts";
 import { UsageStore } from "../../src/db/control/usage.ts";
 import { bucketUpperMs, latencyBucket, quantileMs } from "../../src/usage/latency.ts";
-import { type FinishedRequest, outcomeOf, UsageRecorder } from "../../src/usage/recorder.ts";
+import { type FinishedRequest, UsageRecorder } from "../../src/usage/recorder.ts";
+import { outcomeOf } from "../../src/usage/tally.ts";
 import { scheduling } from "../helpers/sched.ts";
 
 const dirs: string[] = [];

@@ -7,11 +7,12 @@ import { migrate, SchemaTooNewError, schemaVersion } from "../migrate.ts";
 import control1 from "./migrations/001_control.sql" with { type: "text" };
 import control2 from "./migrations/002_privacy.sql" with { type: "text" };
 import control3 from "./migrations/003_insight.sql" with { type: "text" };
+import control4 from "./migrations/004_request_log_packed.sql" with { type: "text" };
 
 /** "PACT" (partner-api control) in PRAGMA application_id; tenant files keep 0. */
 export const CONTROL_APPLICATION_ID = 0x50414354;
 
-export const CONTROL_MIGRATIONS: readonly string[] = [control1, control2, control3];
+export const CONTROL_MIGRATIONS: readonly string[] = [control1, control2, control3, control4];
 
 export class NotAControlDatabaseError extends Error {}
 

@@ -2,18 +2,7 @@
 // client's counters by day, its last request, and the request log, in the control database.
 // Written in batches by the recorder of each process (src/usage/recorder.ts), read by the admin API.
 import type { Database } from "bun:sqlite";
-
-export interface RequestLogRow {
-  at: number;
-  client: string | null;
-  method: string;
-  route: string | null;
-  status: number;
-  code: string | null;
-  ms: number;
-  ip: string | null;
-  requestId: string;
-}
+import { type PackedRequests, type RequestLogRow, requestsOf } from "./request-log.ts";
 
 export interface LastSeen {
   at: number;
@@ -60,22 +49,12 @@ export interface FeedRunRow {
   decidedAt?: number | null;
 }
 
-/** A batch's requests as the log stores them: encodeRequest's lines, and what its row says of them. */
-export interface RequestLines {
-  /** The lines joined by "\n" ("" for none). */
-  text: string;
-  n: number;
-  /** The earliest and latest arrival among them (ms since the epoch). */
-  firstAt: number;
-  lastAt: number;
-}
-
 /** One batch: counter increments keyed "client\tday\tname", last-seen per client, log lines, attempts, runs. */
 export interface UsageBatch {
   counts: Map<string, number>;
   lastSeen: Map<string, LastSeen>;
   /** The batch's requests for the log. */
-  requests: RequestLines;
+  requests: PackedRequests;
   attempts: AttemptRow[];
   feedRuns: FeedRunRow[];
 }
@@ -83,34 +62,6 @@ export interface UsageBatch {
 /** Webhook attempts and feed runs kept at most (the oldest go first). */
 export const ATTEMPTS_KEPT = 100_000;
 export const FEED_RUNS_KEPT = 10_000;
-
-const FIELD = "\x1f";
-const NULL = "\x00";
-const valueOf = (text: string) => (text === NULL ? null : text);
-
-/** A request of the log as one line of fields (no field holds a newline or the separator). */
-export function encodeRequest(r: RequestLogRow): string {
-  // One template, no array: this runs for every request.
-  return `${r.at}\x1f${r.client ?? NULL}\x1f${r.method}\x1f${r.route ?? NULL}\x1f${r.status}\x1f${r.code ?? NULL}\x1f${r.ms}\x1f${r.ip ?? NULL}\x1f${r.requestId}`;
-}
-
-function decodeRequests(text: string): RequestLogRow[] {
-  if (text === "") return [];
-  return text.split("\n").map((line) => {
-    const f = line.split(FIELD);
-    return {
-      at: Number(f[0]),
-      client: valueOf(f[1]!),
-      method: f[2]!,
-      route: valueOf(f[3]!),
-      status: Number(f[4]),
-      code: valueOf(f[5]!),
-      ms: Number(f[6]),
-      ip: valueOf(f[7]!),
-      requestId: f[8]!,
-    };
-  });
-}
 
 type Raw = Record<string, unknown>;
 
@@ -140,9 +91,9 @@ export class UsageStore {
           count.run(client, day, name, n);
         }
         for (const [client, s] of batch.lastSeen) seen.run(client, s.at, s.ip, s.route);
-        const { text, n, firstAt, lastAt } = batch.requests;
+        const { bytes, n, firstAt, lastAt } = batch.requests;
         if (n > 0) {
-          log.run(firstAt, lastAt, n, text);
+          log.run(firstAt, lastAt, n, bytes);
           // Batches whose every request is older than the newest `logRows` go.
           this.db
             .query("DELETE FROM request_log WHERE upto <= (SELECT upto FROM request_log ORDER BY id DESC LIMIT 1) - ?")
@@ -224,13 +175,13 @@ export class UsageStore {
   ): { rows: RequestLogRow[]; total: number } {
     const batches = this.db
       .query("SELECT requests FROM request_log WHERE last_at >= ? AND first_at < ? ORDER BY id DESC")
-      .all(filter.since ?? 0, filter.until ?? Number.MAX_SAFE_INTEGER) as { requests: string }[];
+      .all(filter.since ?? 0, filter.until ?? Number.MAX_SAFE_INTEGER) as { requests: Uint8Array | string }[];
     const clients = filter.clients === undefined ? null : new Set(filter.clients);
     const matching: { row: RequestLogRow; order: number }[] = [];
     let order = 0;
     for (const batch of batches) {
       if (order >= kept) break;
-      const rows = decodeRequests(batch.requests);
+      const rows = requestsOf(batch.requests);
       // Newest batch first, and within a batch the newest line first: ties of `at` keep that order.
       for (let i = rows.length - 1; i >= 0 && order < kept; i--) {
         const r = rows[i]!;

@@ -6,8 +6,8 @@ import { ApiError, type FieldProblem } from "../../errors.ts";
 import { canonicalAddress } from "../../security/ip.ts";
 import { quantileMs } from "../../usage/latency.ts";
 import type { OriginRow } from "../../usage/origins.ts";
-import { dayOf } from "../../usage/recorder.ts";
 import { USAGE_DAYS_KEPT } from "../../usage/settings.ts";
+import { dayOf } from "../../usage/tally.ts";
 import { listPartners, visiblePartner } from "./partners.ts";
 import { type Actor, type AdminService, iso, whole, worksOn } from "./service.ts";
 
