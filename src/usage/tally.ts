@@ -28,25 +28,32 @@ export function outcomeOf(status: number): string {
   return "4xx";
 }
 
-/** One client's figures of one day within a batch. */
+/** Latency buckets a tally keeps (latency.ts caps a bucket at 400). */
+const BUCKETS = 401;
+
+/**
+ * One client's figures of one day within a batch, counted by number (status, latency bucket) and
+ * named only once per batch, when they are added to the counters.
+ */
 class DayTally {
-  /** Requests per outcome ("2xx", "401"…) and per refusal code ("403:IP_NOT_ALLOWED"). */
-  readonly names = new Map<string, number>();
+  /** Requests per status. */
+  readonly statuses = new Map<number, number>();
+  /** 403s per refusal code ("IP_NOT_ALLOWED"). */
+  readonly refusals = new Map<string, number>();
   /** Requests per latency bucket. */
-  readonly buckets = new Map<number, number>();
+  readonly buckets = new Uint32Array(BUCKETS);
   leads = 0;
   feed = 0;
   feed304 = 0;
   feedBytes = 0;
+  /** The client's latest request of the day in the batch (its arrival, its position). */
+  lastAt = Number.NEGATIVE_INFINITY;
+  lastIndex = -1;
 
   constructor(
     readonly client: string,
     readonly day: string,
   ) {}
-
-  count(name: string): void {
-    this.names.set(name, (this.names.get(name) ?? 0) + 1);
-  }
 
   /** Adds the tally to `counts` under the control database's keys, "client\tday\tname". */
   addTo(counts: Map<string, number>): void {
@@ -54,8 +61,9 @@ class DayTally {
     const add = (name: string, n: number) => {
       if (n > 0) counts.set(prefix + name, (counts.get(prefix + name) ?? 0) + n);
     };
-    for (const [name, n] of this.names) add(name, n);
-    for (const [bucket, n] of this.buckets) add(`ms:${bucket}`, n);
+    for (const [status, n] of this.statuses) add(outcomeOf(status), n);
+    for (const [code, n] of this.refusals) add(`403:${code}`, n);
+    for (let bucket = 0; bucket < BUCKETS; bucket++) add(`ms:${bucket}`, this.buckets[bucket]!);
     add("leads", this.leads);
     add("feed", this.feed);
     add("feed:304", this.feed304);
@@ -72,7 +80,6 @@ export function tallyOf(data: RequestColumnsData): {
   lastSeen: Map<string, LastSeen>;
 } {
   const tallies = new Map<number, DayTally>();
-  const lastSeen = new Map<string, LastSeen>();
   const value = (ref: number) => data.values[data.refs[ref]!] ?? null;
   for (let i = 0; i < data.n; i++) {
     const refs = i * REFS;
@@ -80,7 +87,6 @@ export function tallyOf(data: RequestColumnsData): {
     if (client === null) continue;
     const at = data.at[i]!;
     const status = data.status[i]!;
-    const route = value(refs + 2);
     // A day number stays below 2^16 until 2149, so client and day make one number.
     const dayNumber = Math.floor(at / DAY_MS);
     const key = data.refs[refs]! * 65_536 + dayNumber;
@@ -89,29 +95,35 @@ export function tallyOf(data: RequestColumnsData): {
       tally = new DayTally(client, dayOf(dayNumber * DAY_MS));
       tallies.set(key, tally);
     }
-    const outcome = outcomeOf(status);
-    tally.count(outcome);
-    const code = value(refs + 3);
-    if (outcome === "403" && code !== null) tally.count(`403:${code}`);
-    const bucket = latencyBucket(data.ms[i]!);
-    tally.buckets.set(bucket, (tally.buckets.get(bucket) ?? 0) + 1);
-    const replayed = (data.flags[i]! & REPLAYED) !== 0;
-    if (status === 201 && !replayed && route !== null && LEAD_ROUTES.has(`${value(refs + 1)} ${route}`)) tally.leads++;
-    if (route === FEED_ROUTE && (status === 200 || status === 304)) {
+    tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
+    if (status === 403) {
+      const code = value(refs + 3);
+      if (code !== null) tally.refusals.set(code, (tally.refusals.get(code) ?? 0) + 1);
+    }
+    tally.buckets[latencyBucket(data.ms[i]!)]!++;
+    if (status === 201 && (data.flags[i]! & REPLAYED) === 0) {
+      const route = value(refs + 2);
+      if (route !== null && LEAD_ROUTES.has(`${value(refs + 1)} ${route}`)) tally.leads++;
+    }
+    if ((status === 200 || status === 304) && value(refs + 2) === FEED_ROUTE) {
       tally.feed++;
       if (status === 304) tally.feed304++;
       tally.feedBytes += data.feedBytes[i]!;
     }
-    const seen = lastSeen.get(client);
-    const ip = value(refs + 4);
-    if (seen === undefined) lastSeen.set(client, { at, ip, route });
-    else if (seen.at <= at) {
-      seen.at = at;
-      seen.ip = ip;
-      seen.route = route;
+    if (at >= tally.lastAt) {
+      tally.lastAt = at;
+      tally.lastIndex = i;
     }
   }
   const counts = new Map<string, number>();
-  for (const tally of tallies.values()) tally.addTo(counts);
+  const lastSeen = new Map<string, LastSeen>();
+  for (const tally of tallies.values()) {
+    tally.addTo(counts);
+    const seen = lastSeen.get(tally.client);
+    if (seen === undefined || seen.at <= tally.lastAt) {
+      const refs = tally.lastIndex * REFS;
+      lastSeen.set(tally.client, { at: tally.lastAt, ip: value(refs + 4), route: value(refs + 2) });
+    }
+  }
   return { counts, lastSeen };
 }
