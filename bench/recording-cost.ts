@@ -4,9 +4,9 @@
 // finished requests like a partner's (three clients, a few routes and addresses, a new request
 // id each), handed to its writer thread every 5,000 as a server at 10,000 requests a second would
 // twice a second, and written to a real control database. The event loop's share (observe and
-// flush) and the writer thread's (the lines, the SQLite transaction, the checkpoints) are each
-// divided by the requests; the bench's variant run (`--variant-config '{"usage":{"record":false}}'`)
-// gives the whole request's CPU to compare them with.
+// flush) and the writer thread's (the tally, the packing, the SQLite transaction, the
+// checkpoints) are each divided by the requests; recording-side-by-side.ts gives the whole
+// request's CPU to compare them with.
 //
 //   bun bench/recording-cost.ts [--requests 200000] [--rounds 5]
 //
@@ -105,7 +105,7 @@ const lines = [
   "| thread | CPU µs per request |",
   "|---|---|",
   `| event loop (observe, flush) | ${us(loop)} (${rounds.map((r) => us(r.loopUs)).join(", ")}) |`,
-  `| writer thread (lines, SQLite, checkpoints) | ${us(writer)} (${rounds.map((r) => us(r.writerUs)).join(", ")}) |`,
+  `| writer thread (tally, packing, SQLite, checkpoints) | ${us(writer)} (${rounds.map((r) => us(r.writerUs)).join(", ")}) |`,
   `| both | ${us(total)} |`,
 ];
 console.log(lines.join("\n"));

@@ -3,7 +3,7 @@
 // wrk pinned to the other, in interleaved rounds, and writes bench/RESULTS.md.
 //
 //   bun bench/run.ts [--1m] [--rounds N] [--duration S] [--filter-duration S]
-//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|search|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads|status-lists]
+//                    [--cold-samples N] [--connections N] [--retries N] [--only id,id,…|filters|search|seed|import|webhooks|feed-run|feed-run-control|feed-run-one-core|portal-feed|portal-feed-burst|inbound|own-leads|status-lists|recording]
 //                    [--compare BINARY] [--one-core-listings N]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -138,6 +138,7 @@ const STANDALONE = [
   "inbound",
   "own-leads",
   "status-lists",
+  "recording",
 ];
 const datasetsWanted = only === null || [...only].some((id) => !STANDALONE.includes(id));
 const wrkWanted = only === null || [...only].some((id) => id !== "import");
@@ -670,6 +671,15 @@ async function main(): Promise<void> {
     });
     writeOwnLeadsSection(ownLeadsSection(result, { date, version, machine: `${machine.nproc} cores, ${machine.cpu}` }));
     log("wrote the own-leads section of bench/RESULTS.md");
+  }
+  // Recording on against off, both servers loaded at once (the script says why): its own script,
+  // which records its own section.
+  if (wanted("recording") && !comparing) {
+    const script = join(ROOT, "bench/recording-side-by-side.ts");
+    note(`${process.execPath} ${script}`);
+    const run = Bun.spawnSync([process.execPath, script], { stdout: "inherit", stderr: "inherit" });
+    if (run.exitCode !== 0) throw new Error(`${script} exited ${run.exitCode}`);
+    log("wrote the recording-side-by-side section of bench/RESULTS.md");
   }
   // Asked for by name only, with --compare: the CRM's status lists at 1M, cold, beside the other build.
   if (only?.has("status-lists")) {
