@@ -3,7 +3,7 @@
 // UTC days, and a day's quantiles are read from the latency buckets within 10 %.
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -95,6 +95,23 @@ describe("the writer thread", () => {
     const nice = started.map((tid) => scheduling(`/proc/self/task/${tid}`).nice);
     expect(nice.filter((n) => n === Math.min(19, own + 10))).toHaveLength(1);
     expect(scheduling("/proc/thread-self").nice).toBe(own);
+  });
+
+  test("once the recorder and then the server's connection close, the batch is in the file and no WAL is left", async () => {
+    const { path, store, recorder } = setUp();
+    store.db.close();
+    const server = ControlStore.open(path, { create: false });
+    recorder.observe(request(Date.parse("2026-03-10T12:00:00.000Z")));
+    await recorder.flush();
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    recorders.splice(recorders.indexOf(recorder), 1);
+    await recorder.close();
+    server.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    // And what it wrote is in the file itself.
+    const file = new Database(path, { readonly: true, strict: true });
+    expect(file.query("SELECT sum(n) AS n FROM request_log").get()).toEqual({ n: 1 });
+    file.close();
   });
 });
 
