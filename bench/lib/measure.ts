@@ -168,7 +168,8 @@ export async function coldAndWarm(
   return { cold: spread(cold), warm: spread(warm) };
 }
 
-let written = 0;
+/** How many times each path was written anew, so each one's spaces grow only with its own samples. */
+const written = new Map<string, number>();
 /**
  * The same query written anew: its `fields` (or `facets`) value after one more space each time
  * (spaces around names are ignored, so the query is the same, but the page cache is keyed by the
@@ -178,9 +179,10 @@ let written = 0;
  * behaviour §8's rule, so none can be added.
  */
 export function unseenPath(path: string): string {
-  written++;
+  const times = (written.get(path) ?? 0) + 1;
+  written.set(path, times);
   const match = /([?&](?:fields|facets)=)/.exec(path);
   if (match === null) return path;
   const at = match.index + match[1]!.length;
-  return `${path.slice(0, at)}${"%20".repeat(written)}${path.slice(at)}`;
+  return `${path.slice(0, at)}${"%20".repeat(times)}${path.slice(at)}`;
 }

@@ -1,8 +1,9 @@
 // The `search` scenario: what an agency website's search page asks (docs/partners/search.md),
-// each query uncached (a parameter it never sent before), one request at a time, on the
+// each query uncached (written in a way it never sent before), one request at a time, on the
 // product's core: its median, its exact total, and its ratio to the plain page-1 list timed
 // the same way in the same run.
 import { getJson, timeGet } from "./api.ts";
+import { unseenPath } from "./measure.ts";
 import { type Spread, spread } from "./stats.ts";
 
 export interface SearchQuery {
@@ -103,9 +104,9 @@ export function searchQueries(): SearchQuery[] {
 }
 
 /**
- * Each query `samples` times, never from the page cache (a parameter the server ignores makes each
- * request new); with `compare`, on both servers, taking turns request by request (alternating
- * which goes first), so a slow patch of the machine hits both.
+ * Each query `samples` times, never from the page cache (its `fields` or `facets` written anew
+ * each time, measure.ts's unseenPath); with `compare`, on both servers, taking turns request by
+ * request (alternating which goes first), so a slow patch of the machine hits both.
  */
 export async function runSearchBench(
   product: SearchTarget,
@@ -114,10 +115,8 @@ export async function runSearchBench(
   compare: SearchTarget | null = null,
 ): Promise<SearchResult[]> {
   const results: SearchResult[] = [];
-  let n = 0;
-  const fresh = (path: string) => `${path}&uncached=${Date.now().toString(36)}${n++}`;
   const totalOf = async ({ base, token }: SearchTarget, path: string) => {
-    const first = await getJson<{ meta?: { total: number }; data: { total?: number } }>(base, token, fresh(path));
+    const first = await getJson<{ meta?: { total: number }; data: { total?: number } }>(base, token, unseenPath(path));
     return first.meta?.total ?? first.data.total ?? -1;
   };
   for (const query of searchQueries()) {
@@ -127,7 +126,7 @@ export async function runSearchBench(
     const times: number[][] = targets.map(() => []);
     for (let i = 0; i < samples; i++) {
       const order = i % 2 === 0 ? targets.keys() : [...targets.keys()].reverse();
-      for (const t of order) times[t]!.push(await timeGet(targets[t]!.base, targets[t]!.token, fresh(query.path)));
+      for (const t of order) times[t]!.push(await timeGet(targets[t]!.base, targets[t]!.token, unseenPath(query.path)));
     }
     const result: SearchResult = { query, ms: spread(times[0]!), total: totals[0]! };
     if (compare !== null) result.compare = { ms: spread(times[1]!), total: totals[1]! };
