@@ -12,7 +12,7 @@
 // each are printed too, but the scheduler gives the recording server's writer thread a time slice
 // of its own, which flatters the recording server's figure.
 //
-//   bun bench/recording-side-by-side.ts [--launches 3] [--rounds 5] [--duration 4] [--connections 25]
+//   bun bench/recording-side-by-side.ts [--launches 5] [--rounds 5] [--duration 4] [--connections 25]
 //
 // Prints its Markdown section and records it for bench/RESULTS.md
 // (bench/results/*-recording-side-by-side.md).
@@ -39,7 +39,7 @@ import { runWrk, type WrkResult } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
   options: {
-    launches: { type: "string", default: "3" },
+    launches: { type: "string", default: "5" },
     rounds: { type: "string", default: "5" },
     duration: { type: "string", default: "4" },
     connections: { type: "string", default: "25" },
