@@ -7,26 +7,14 @@
 // cost every request several times what the line itself takes (measured: bench/results,
 // "recording's cost"). The arrays are handed to the thread as they are (transferred, not
 // copied) and new ones take over.
-import { REFS, type RequestColumnsData } from "../db/control/request-log.ts";
+import { REFS, type RequestColumnsData, type RequestLogRow } from "../db/control/request-log.ts";
 
-/** A finished request, as the log keeps it. */
-export interface LoggedRequest {
-  /** When it arrived (ms since the epoch). */
-  at: number;
+/** A finished request, as the recorder is given it: what the log shows of it, and what it counts. */
+export interface FinishedRequest extends Omit<RequestLogRow, "client" | "ms"> {
   /** The client it was answered for, or the one whose key (or token) it claimed at a refusal. */
   clientId: string | null;
-  method: string;
-  route: string | null;
-  status: number;
-  code: string | null;
-  /** Its latency; the log keeps hundredths of a millisecond. */
+  /** Its latency as measured; the log keeps hundredths of a millisecond. */
   ms: number;
-  ip: string | null;
-  requestId: string;
-}
-
-/** A finished request, as the recorder is given it. */
-export interface FinishedRequest extends LoggedRequest {
   /** An Idempotency-Key replay: no new lead. */
   replayed: boolean;
   /** Body bytes of a portal feed sent. */

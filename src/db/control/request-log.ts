@@ -20,12 +20,14 @@
 
 /** A request as the log shows it. */
 export interface RequestLogRow {
+  /** When it arrived (ms since the epoch). */
   at: number;
   client: string | null;
   method: string;
   route: string | null;
   status: number;
   code: string | null;
+  /** Its latency in ms, to the hundredth. */
   ms: number;
   ip: string | null;
   requestId: string;
