@@ -41,7 +41,7 @@ export interface RequestColumnsData {
   n: number;
   at: Float64Array;
   status: Uint16Array;
-  /** The latency as measured; the log's line rounds it. */
+  /** The latency as measured; the packed row keeps hundredths. */
   ms: Float64Array;
   /** REPLAYED, or 0. */
   flags: Uint8Array;

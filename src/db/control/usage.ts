@@ -49,7 +49,7 @@ export interface FeedRunRow {
   decidedAt?: number | null;
 }
 
-/** One batch: counter increments keyed "client\tday\tname", last-seen per client, log lines, attempts, runs. */
+/** One batch: counter increments keyed "client\tday\tname", last-seen per client, the log's packed requests, attempts, runs. */
 export interface UsageBatch {
   counts: Map<string, number>;
   lastSeen: Map<string, LastSeen>;
@@ -182,7 +182,7 @@ export class UsageStore {
     for (const batch of batches) {
       if (order >= kept) break;
       const rows = requestsOf(batch.requests);
-      // Newest batch first, and within a batch the newest line first: ties of `at` keep that order.
+      // Newest batch first, and within a batch the newest request first: ties of `at` keep that order.
       for (let i = rows.length - 1; i >= 0 && order < kept; i--) {
         const r = rows[i]!;
         order++;
