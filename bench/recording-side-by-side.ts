@@ -157,10 +157,12 @@ const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`
 const version = ensureBinary(log);
 const source = ensureDataset(DATASET_1K, log);
 let running: Column[] = [];
-process.on("SIGINT", () => {
-  killAll();
-  process.exit(130);
-});
+// Interrupted or stopped, the servers go with it.
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
 
 /** Each route's rounds, over every launch. */
 const byRoute = new Map<string, Pair[]>();

@@ -2,7 +2,7 @@
 // packs them into the log's row (db/control/request-log.ts). Numbers go to typed arrays; the
 // strings that repeat from request to request (client, method, route template, code, address)
 // to a list of the batch's distinct values, each request keeping their positions; request ids
-// as they are. A request then costs a few stores and map lookups and allocates nothing: building
+// as their bytes. A request then costs a few stores and map lookups and allocates nothing: building
 // a line of text per request on the event loop, and keeping half a second of such lines alive,
 // cost every request several times what the line itself takes (measured: bench/results,
 // "recording's cost"). The arrays are handed to the thread as they are (transferred, not

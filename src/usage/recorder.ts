@@ -1,10 +1,10 @@
 // Recording what the agency sees (docs/operators/console.md#how-it-is-recorded). Each finished
 // request is added to this process's batch, in memory, as a row of columns (columns.ts); a timer
 // hands the batch to the writer thread (writer-thread.ts), which tallies the counters from it
-// (tally.ts) and writes both to the control database in one transaction, off the event loop. Every process
-// of the server writes the same file, so the figures read there are the server's. Only what the
-// request log shows is kept: the route template, never the path's values, the query string or a
-// body.
+// (tally.ts) and writes both to the control database in one transaction, off the event loop.
+// Every process of the server writes the same file, so the figures read there are the server's.
+// Only what the request log shows is kept: the route template, never the path's values, the
+// query string or a body.
 
 import type { RequestLogRow } from "../db/control/request-log.ts";
 import type { AttemptRow, FeedRunRow, RequestLogFilter } from "../db/control/usage.ts";
@@ -35,8 +35,6 @@ export class UsageRecorder {
   private readonly requests = new RequestColumns();
   private attempts: AttemptRow[] = [];
   private feedRuns: FeedRunRow[] = [];
-  /** Whether a route template is one NOT_RECORDED matches: a few templates, tested once each. */
-  private readonly unrecorded = new Map<string, boolean>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private forgotten = "";
   private readonly writer: Worker;
@@ -112,14 +110,7 @@ export class UsageRecorder {
 
   observe(r: FinishedRequest): void {
     if (!this.options.requests) return;
-    if (r.route !== null) {
-      let skip = this.unrecorded.get(r.route);
-      if (skip === undefined) {
-        skip = NOT_RECORDED.test(r.route);
-        if (this.unrecorded.size < 1000) this.unrecorded.set(r.route, skip);
-      }
-      if (skip) return;
-    }
+    if (r.route !== null && NOT_RECORDED.test(r.route)) return;
     if (this.requests.n >= PENDING_AT_MOST) {
       this.dropped++;
       return;

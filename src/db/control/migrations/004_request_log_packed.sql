@@ -1,5 +1,5 @@
 -- The request log's batches packed (src/db/control/request-log.ts) instead of lines of text: the
--- writer thread builds no text per request, and the file takes about two thirds of the bytes.
+-- writer thread builds no text per request, and the file takes about two fifths of the bytes.
 -- `requests` holds a batch written before as its lines (TEXT) and one written since as its
 -- packed bytes (BLOB); the rows already there are copied as they are.
 CREATE TABLE request_log_any (
