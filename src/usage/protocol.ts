@@ -10,6 +10,8 @@ export type WriterMessage =
   | { open: { path: string; busyTimeoutMs: number } }
   /** A page of the request log, read here: decoding its batches would hold the event loop. */
   | { page: { id: number; filter: RequestLogFilter; limit: number; offset: number; kept: number } }
+  /** The server stops: the thread closes its connection, and answers `closed`. */
+  | { close: true }
   | {
       batch: {
         seq: number;
@@ -27,4 +29,5 @@ export type WriterReport =
   | { written: number }
   | { failed: number; error: string }
   | { page: number; rows: RequestLogRow[]; total: number }
-  | { page: number; error: string };
+  | { page: number; error: string }
+  | { closed: true };

@@ -46,6 +46,8 @@ export class UsageRecorder {
   >();
   private pageId = 0;
   private failing = false;
+  /** Resolves close()'s wait once the thread has closed its connection. */
+  private closed: (() => void) | null = null;
   /** Requests not recorded because the batch was full. */
   dropped = 0;
 
@@ -72,6 +74,10 @@ export class UsageRecorder {
   }
 
   private reported(report: WriterReport): void {
+    if ("closed" in report) {
+      this.closed?.();
+      return;
+    }
     if ("page" in report) {
       const asked = this.pages.get(report.page);
       this.pages.delete(report.page);
@@ -174,12 +180,17 @@ export class UsageRecorder {
     });
   }
 
-  /** Stops the timer, hands over what is left, and lets the thread write it before it ends. */
+  /** Stops the timer, hands over what is left, lets the thread write it and close its connection, then ends it. */
   async close(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     const written = this.flush();
     await Promise.race([written, Bun.sleep(2000)]);
+    const closed = new Promise<void>((resolve) => {
+      this.closed = resolve;
+    });
+    this.writer.postMessage({ close: true } satisfies WriterMessage);
+    await Promise.race([closed, Bun.sleep(1000)]);
     this.writer.terminate();
   }
 }

@@ -63,6 +63,15 @@ self.onmessage = (event: MessageEvent<WriterMessage>) => {
     store = new UsageStore(db);
     return;
   }
+  if ("close" in message) {
+    // Closed here, before the thread ends: a connection left to the thread's end may still be
+    // open when the server's own closes, which then is not the file's last and leaves the WAL.
+    if (timer !== null) clearTimeout(timer);
+    store?.db.close();
+    store = null;
+    self.postMessage({ closed: true } satisfies WriterReport);
+    return;
+  }
   if ("page" in message) {
     const { id, filter, limit, offset, kept } = message.page;
     try {
